@@ -1,0 +1,10 @@
+/**
+ * Everything that touches the outside world: validation of incoming bytes,
+ * canonical JSON, hashing, git, processes, the sandbox, the event log store and
+ * coding backends. Adapters translate the world into kernel events and kernel
+ * actions into operations; they never decide a verdict the kernel should decide.
+ *
+ * @module
+ */
+export * from "./digest/mod.ts";
+export * from "./canonical_json/mod.ts";

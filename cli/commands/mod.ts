@@ -1,0 +1,10 @@
+/**
+ * The table of CLI subcommands. Each command lives in its own file; add one
+ * line here per command.
+ *
+ * @module
+ */
+import type { CliCommand } from "../command.ts";
+
+/** All subcommands, in the order `vouch --help` lists them. */
+export const COMMANDS: readonly CliCommand[] = [];

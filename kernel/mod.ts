@@ -1,0 +1,12 @@
+/**
+ * The trusted core of vouch: the deterministic lifecycle reducer and the pure
+ * verification primitives (diff parser, path confinement, globs, scope,
+ * contract judgement).
+ *
+ * Rules: imports nothing outside `kernel/`; uses no `Deno.*`, no I/O, no clock,
+ * no randomness. Time, ids and results arrive as events; a digest or a faster
+ * WASM implementation is passed in through interfaces defined here.
+ *
+ * @module
+ */
+export * from "./digest.ts";

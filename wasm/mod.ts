@@ -1,0 +1,8 @@
+/**
+ * AssemblyScript implementations of kernel interfaces (diff scanner, glob
+ * matcher), instantiated lazily. The TypeScript twins in `kernel/` are the
+ * specification and the fallback.
+ *
+ * @module
+ */
+export {};
