@@ -10,3 +10,4 @@
  * @module
  */
 export * from "./digest.ts";
+export * from "./diff/mod.ts";
