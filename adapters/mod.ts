@@ -8,3 +8,6 @@
  */
 export * from "./digest/mod.ts";
 export * from "./canonical_json/mod.ts";
+export * from "./process/mod.ts";
+export * from "./sandbox/mod.ts";
+export * from "./git/mod.ts";

@@ -1,0 +1,9 @@
+/**
+ * git for vouch: every invocation hardened (`core.fsmonitor=false`,
+ * `core.hooksPath=/dev/null`, no system or global config) and run through the
+ * process runner. Must never run git with a repository's own hooks, fsmonitor
+ * or credential helpers.
+ *
+ * @module
+ */
+export * from "./hardened_git.ts";

@@ -1,0 +1,333 @@
+import { isAbsolute, join } from "node:path";
+import { BoundedCapture, DEFAULT_MAX_CAPTURE_BYTES } from "./capture.ts";
+import { envDenyReason, sanitizePath } from "./env.ts";
+import {
+  type ProcessResult,
+  type ProcessSpec,
+  ProcessSpecError,
+  type SpawnError,
+} from "./types.ts";
+import { BWRAP_HOME, bwrapArgv } from "../sandbox/bwrap.ts";
+
+const DEFAULT_GRACE_MS = 2000;
+const DEFAULT_DRAIN_MS = 1000;
+
+function hostEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The environment a child gets: PATH (absolute entries only), LANG, TERM, a
+ * private HOME and TMPDIR, plus the caller's extras after the deny rules.
+ */
+export function childEnv(
+  spec: Pick<ProcessSpec, "env" | "allowSecretEnv">,
+  home: string,
+  tmpdir: string,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: sanitizePath(hostEnv("PATH")),
+    LANG: hostEnv("LANG") ?? "C.UTF-8",
+    TERM: hostEnv("TERM") ?? "dumb",
+    HOME: home,
+    TMPDIR: tmpdir,
+  };
+  for (const [name, value] of Object.entries(spec.env ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new ProcessSpecError(
+        "env-denied",
+        `Cannot pass environment: invalid name ${JSON.stringify(name)}`,
+      );
+    }
+    const reason = envDenyReason(name);
+    if (
+      reason === "injection" || (reason === "secret" && !(spec.allowSecretEnv ?? []).includes(name))
+    ) {
+      throw new ProcessSpecError(
+        "env-denied",
+        `Cannot pass environment: ${name} looks like ${
+          reason === "secret" ? "a secret" : "code injection"
+        }`,
+      );
+    }
+    env[name] = name === "PATH" ? sanitizePath(value) : value;
+  }
+  return env;
+}
+
+function isExecutableFile(path: string): "ok" | "missing" | "not-executable" {
+  try {
+    const s = Deno.statSync(path);
+    if (!s.isFile) return "not-executable";
+    if (s.mode !== null && (s.mode & 0o111) === 0) return "not-executable";
+    return "ok";
+  } catch {
+    return "missing";
+  }
+}
+
+/** Resolves argv[0] like execvp would, so "cannot run" is known before spawning. */
+function resolveProgram(program: string, cwd: string, pathVar: string): string | SpawnError {
+  if (program.length === 0) return { code: "not-found", message: "Cannot run: empty program name" };
+  if (program.includes("/")) {
+    const full = isAbsolute(program) ? program : join(cwd, program);
+    const state = isExecutableFile(full);
+    if (state === "ok") return program;
+    return state === "missing"
+      ? { code: "not-found", message: `Cannot run: ${program}: no such file` }
+      : { code: "not-executable", message: `Cannot run: ${program}: not an executable file` };
+  }
+  let sawNonExec = false;
+  for (const dir of pathVar.split(":")) {
+    const state = isExecutableFile(join(dir, program));
+    if (state === "ok") return join(dir, program);
+    if (state === "not-executable") sawNonExec = true;
+  }
+  return sawNonExec
+    ? { code: "not-executable", message: `Cannot run: ${program}: not executable` }
+    : { code: "not-found", message: `Cannot run: ${program}: not found on PATH` };
+}
+
+function killGroup(pid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function drain(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  capture: BoundedCapture,
+): Promise<void> {
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      capture.push(value);
+    }
+  } catch {
+    // Cancelled after the drain bound: keep what was read.
+  }
+}
+
+function emptyResult(
+  argv: readonly string[],
+  spec: ProcessSpec,
+  envNames: string[],
+  spawnError: SpawnError,
+  started: number,
+): ProcessResult {
+  const empty = new BoundedCapture(2).finish();
+  return {
+    argv,
+    spawnedArgv: [],
+    cwd: spec.cwd,
+    exitCode: spawnError.code === "not-executable" ? 126 : 127,
+    signal: null,
+    timedOut: false,
+    cancelled: false,
+    durationMs: performance.now() - started,
+    stdout: empty,
+    stderr: { ...empty },
+    envNames,
+    sandbox: spec.sandbox?.kind ?? "none",
+    spawnError,
+    leftoversKilled: false,
+  };
+}
+
+const SIGNAL_NUMBERS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGILL: 4,
+  SIGABRT: 6,
+  SIGKILL: 9,
+  SIGSEGV: 11,
+  SIGPIPE: 13,
+  SIGALRM: 14,
+  SIGTERM: 15,
+};
+
+/**
+ * Runs one process with a cleared, allowlisted environment, stdin from
+ * `/dev/null` (unless bytes are given), in its own process group, under the
+ * given sandbox profile, with bounded capture of both streams. Never throws
+ * for a command that cannot run: that is a result with `spawnError` set.
+ * Throws {@linkcode ProcessSpecError} only for a malformed spec.
+ *
+ * On timeout or abort: SIGTERM to the whole group, `graceMs`, then SIGKILL;
+ * exit code 124. After the child exits, anything left in its group is killed
+ * and pipes are drained for at most `drainMs`.
+ *
+ * @example
+ * ```ts
+ * import { runProcess } from "./run.ts";
+ * const r = await runProcess({ argv: ["echo", "hi"], cwd: "/" });
+ * if (r.exitCode !== 0 || r.stdout.head !== "hi\n") throw new Error();
+ * ```
+ */
+export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
+  const started = performance.now();
+  if ((spec.argv === undefined) === (spec.shell === undefined)) {
+    throw new ProcessSpecError("invalid-spec", "Cannot run: give exactly one of argv and shell");
+  }
+  const argv: readonly string[] = spec.shell !== undefined ? ["sh", "-c", spec.shell] : spec.argv!;
+  if (argv.length === 0) throw new ProcessSpecError("invalid-spec", "Cannot run: empty argv");
+  if (!isAbsolute(spec.cwd)) {
+    throw new ProcessSpecError("invalid-spec", `Cannot run: cwd must be absolute: ${spec.cwd}`);
+  }
+  const sandbox = spec.sandbox ?? { kind: "none" as const };
+
+  let privateDir: string | null = null;
+  let home: string;
+  let tmpdir: string;
+  if (sandbox.kind === "bwrap") {
+    home = BWRAP_HOME;
+    tmpdir = "/tmp";
+  } else if (spec.home !== undefined) {
+    home = spec.home;
+    tmpdir = spec.home;
+  } else {
+    home = "";
+    tmpdir = "";
+  }
+  const envProbe = childEnv(spec, home, tmpdir);
+  const envNames = Object.keys(envProbe).sort();
+
+  try {
+    if (!Deno.statSync(spec.cwd).isDirectory) {
+      return emptyResult(argv, spec, envNames, {
+        code: "bad-cwd",
+        message: `Cannot run: cwd is not a directory: ${spec.cwd}`,
+      }, started);
+    }
+  } catch {
+    return emptyResult(argv, spec, envNames, {
+      code: "bad-cwd",
+      message: `Cannot run: cwd does not exist: ${spec.cwd}`,
+    }, started);
+  }
+  const resolved = resolveProgram(argv[0]!, spec.cwd, envProbe.PATH!);
+  if (typeof resolved !== "string") return emptyResult(argv, spec, envNames, resolved, started);
+
+  if (sandbox.kind === "none" && spec.home === undefined) {
+    privateDir = await Deno.makeTempDir({ prefix: "vouch-proc-" });
+    home = privateDir;
+    tmpdir = privateDir;
+  }
+  const env = childEnv(spec, home, tmpdir);
+  const spawnedArgv = sandbox.kind === "bwrap"
+    ? bwrapArgv(sandbox, argv, spec.cwd, env)
+    : [...argv];
+
+  const out = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
+  const err = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(spawnedArgv[0]!, {
+      args: spawnedArgv.slice(1),
+      cwd: spec.cwd,
+      env,
+      clearEnv: true,
+      stdin: spec.stdin ? "piped" : "null",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+  } catch (error) {
+    if (privateDir) await Deno.remove(privateDir, { recursive: true }).catch(() => {});
+    const message = error instanceof Error ? error.message : String(error);
+    return emptyResult(argv, spec, envNames, {
+      code: "spawn-failed",
+      message: `Cannot run: ${message}`,
+    }, started);
+  }
+  const pid = child.pid;
+  const outReader = child.stdout.getReader();
+  const errReader = child.stderr.getReader();
+  const outDone = drain(outReader, out);
+  const errDone = drain(errReader, err);
+  if (spec.stdin) {
+    const writer = child.stdin.getWriter();
+    writer.write(spec.stdin).then(() => writer.close()).catch(() => {});
+  }
+
+  let timedOut = false;
+  let cancelled = false;
+  let exited = false;
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const terminate = () => {
+    if (exited) return;
+    killGroup(pid, "SIGTERM");
+    killTimer = setTimeout(() => {
+      if (!exited) killGroup(pid, "SIGKILL");
+    }, spec.graceMs ?? DEFAULT_GRACE_MS);
+  };
+  const timeoutTimer = spec.timeoutMs !== undefined
+    ? setTimeout(() => {
+      if (exited || cancelled) return;
+      timedOut = true;
+      terminate();
+    }, Math.max(0, spec.timeoutMs))
+    : undefined;
+  const onAbort = () => {
+    if (exited || timedOut) return;
+    cancelled = true;
+    terminate();
+  };
+  if (spec.signal?.aborted) onAbort();
+  else spec.signal?.addEventListener("abort", onAbort, { once: true });
+
+  const status = await child.status;
+  exited = true;
+  clearTimeout(timeoutTimer);
+  clearTimeout(killTimer);
+  spec.signal?.removeEventListener("abort", onAbort);
+  // Anything still in the group is a leftover grandchild: kill it so pipes close.
+  const leftoversKilled = killGroup(pid, "SIGKILL");
+
+  let drainTimer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<"late">((r) =>
+    drainTimer = setTimeout(() => r("late"), spec.drainMs ?? DEFAULT_DRAIN_MS)
+  );
+  const drained = await Promise.race([
+    Promise.all([outDone, errDone]).then(() => "done" as const),
+    bound,
+  ]);
+  clearTimeout(drainTimer);
+  if (drained === "late") {
+    await Promise.all([outReader.cancel().catch(() => {}), errReader.cancel().catch(() => {})]);
+    await Promise.all([outDone, errDone]);
+  }
+  if (privateDir) await Deno.remove(privateDir, { recursive: true }).catch(() => {});
+
+  const signal = status.signal ?? null;
+  const exitCode = timedOut || cancelled
+    ? 124
+    : signal !== null
+    ? 128 + (SIGNAL_NUMBERS[signal] ?? 0)
+    : status.code;
+  return {
+    argv,
+    spawnedArgv,
+    cwd: spec.cwd,
+    exitCode,
+    signal,
+    timedOut,
+    cancelled,
+    durationMs: performance.now() - started,
+    stdout: out.finish(),
+    stderr: err.finish(),
+    envNames,
+    sandbox: sandbox.kind,
+    spawnError: null,
+    leftoversKilled,
+  };
+}

@@ -1,0 +1,83 @@
+import type { SandboxKind, SandboxProfile } from "../sandbox/profile.ts";
+import type { CapturedStream } from "./capture.ts";
+
+/** What to run and how. Exactly one of `argv` and `shell` must be given. */
+export interface ProcessSpec {
+  /** Program and arguments, spawned directly (no shell). */
+  readonly argv?: readonly string[];
+  /** A shell string, run as exactly `sh -c <shell>`. */
+  readonly shell?: string;
+  /** Working directory (absolute). */
+  readonly cwd: string;
+  /** Extra environment on top of the allowlist; secret-looking or code-injecting names are refused. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Names the caller explicitly lets through although they look like secrets (never injection names). */
+  readonly allowSecretEnv?: readonly string[];
+  /** Wall-clock limit; on expiry SIGTERM, `graceMs`, then SIGKILL to the whole group. */
+  readonly timeoutMs?: number;
+  /** Time between SIGTERM and SIGKILL (default 2000 ms). */
+  readonly graceMs?: number;
+  /** How long to wait for pipes held open by leftover processes after the child exits (default 1000 ms). */
+  readonly drainMs?: number;
+  /** Cancels like a timeout (exit 124, `cancelled: true`). */
+  readonly signal?: AbortSignal;
+  /** Bytes kept per stream, head plus tail (default 64 KiB). */
+  readonly maxCaptureBytes?: number;
+  /** Confinement (default: the explicit `none` profile). */
+  readonly sandbox?: SandboxProfile;
+  /** Bytes for standard input; `null`/absent means `/dev/null`. */
+  readonly stdin?: Uint8Array | null;
+  /** Private HOME for an unsandboxed child (default: a fresh temp dir, removed afterwards). */
+  readonly home?: string;
+}
+
+/** Why a process could not be started at all. */
+export interface SpawnError {
+  /** Stable code. */
+  readonly code: "not-found" | "not-executable" | "bad-cwd" | "spawn-failed";
+  /** Human-readable detail. */
+  readonly message: string;
+}
+
+/** Evidence of one process run. */
+export interface ProcessResult {
+  /** The command as requested (`["sh", "-c", s]` for shell strings). */
+  readonly argv: readonly string[];
+  /** What was actually spawned (the sandbox wrapper included). */
+  readonly spawnedArgv: readonly string[];
+  /** Working directory. */
+  readonly cwd: string;
+  /** Exit code; 124 on timeout or cancellation; 128+n when killed by signal n; 127/126 when it could not start. */
+  readonly exitCode: number;
+  /** The terminating signal name, if any. */
+  readonly signal: string | null;
+  /** Whether the timeout fired. */
+  readonly timedOut: boolean;
+  /** Whether the AbortSignal fired. */
+  readonly cancelled: boolean;
+  /** Wall-clock duration. */
+  readonly durationMs: number;
+  /** Standard output capture. */
+  readonly stdout: CapturedStream;
+  /** Standard error capture. */
+  readonly stderr: CapturedStream;
+  /** Names (never values) of the environment passed. */
+  readonly envNames: readonly string[];
+  /** The sandbox profile used. */
+  readonly sandbox: SandboxKind;
+  /** Set when the process could not be started. */
+  readonly spawnError: SpawnError | null;
+  /** Whether processes left in the group after the child exited were killed. */
+  readonly leftoversKilled: boolean;
+}
+
+/** Thrown for a malformed {@linkcode ProcessSpec} (a programming error, not untrusted input). */
+export class ProcessSpecError extends Error {
+  /** Stable code. */
+  readonly code: "invalid-spec" | "env-denied";
+  constructor(code: "invalid-spec" | "env-denied", message: string) {
+    super(message);
+    this.name = "ProcessSpecError";
+    this.code = code;
+  }
+}
