@@ -1,0 +1,27 @@
+/**
+ * The tamper-evident event log: RFC 8785 canonical JSON lines chained by
+ * SHA-256, a single-writer append-only file store with durable appends, torn
+ * tail recovery, full verification and kernel replay. It must never rewrite
+ * earlier bytes of a log, and never accept a line it cannot verify.
+ *
+ * @example
+ * ```ts
+ * import { EventLog, readLogFile } from "./mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * const log = await EventLog.open(`${dir}/events.jsonl`);
+ * await log.append({ task: "t1", kind: "demo", body: { hello: "world" } });
+ * await log.close();
+ * const result = await readLogFile(`${dir}/events.jsonl`);
+ * if (result.status !== "ok" || result.head.seq !== 1) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+export * from "./errors.ts";
+export * from "./record.ts";
+export * from "./verify.ts";
+export * from "./lock.ts";
+export * from "./store.ts";
+export * from "./kinds.ts";
+export * from "./replay.ts";

@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { canonicalJson } from "../../../adapters/canonical_json/mod.ts";
+import {
+  EventLogError,
+  frameRecord,
+  GENESIS_HASH,
+  parseRecordLine,
+} from "../../../adapters/log/mod.ts";
+import { buildLog } from "./_helpers.ts";
+
+Deno.test("frameRecord() writes exactly the RFC 8785 canonical form of the record", () => {
+  const { records, lines } = buildLog(5);
+  for (let i = 0; i < records.length; i++) {
+    assert.equal(lines[i], canonicalJson(records[i]));
+  }
+  assert.equal(records[0]!.prev, GENESIS_HASH);
+  assert.equal(records[1]!.prev, records[0]!.hash);
+  assert.deepEqual(records.map((r) => r.seq), [1, 2, 3, 4, 5]);
+});
+
+Deno.test("frameRecord() canonicalises unordered and unicode bodies", () => {
+  const { line, record } = frameRecord({ seq: 0, hash: GENESIS_HASH }, {
+    task: null,
+    kind: "demo",
+    body: { z: "é\u2028\ud83d\ude00", a: [1.5, -0, 1e21], m: { b: null, a: true } },
+  }, 0);
+  assert.equal(line, canonicalJson(record));
+  assert.deepEqual(parseRecordLine(line), record);
+});
+
+Deno.test("frameRecord() rejects bad kinds, tasks, timestamps and non-JSON bodies", () => {
+  const head = { seq: 0, hash: GENESIS_HASH };
+  const cases: [() => unknown, string][] = [
+    [() => frameRecord(head, { kind: "Bad Kind", body: 1 }, 0), "invalid_record"],
+    [() => frameRecord(head, { task: "../x", kind: "k", body: 1 }, 0), "invalid_record"],
+    [() => frameRecord(head, { kind: "k", body: 1 }, -1), "invalid_record"],
+    [() => frameRecord(head, { kind: "k", body: 1n }, 0), "invalid_record"],
+    [() => frameRecord(head, { kind: "k", body: NaN }, 0), "invalid_record"],
+  ];
+  for (const [fn, code] of cases) {
+    assert.throws(fn, (e) => e instanceof EventLogError && e.code === code);
+  }
+});
+
+Deno.test("parseRecordLine() reports each reason code", () => {
+  const { lines } = buildLog(1);
+  const line = lines[0]!;
+  const code = (text: string) => {
+    try {
+      parseRecordLine(text);
+      return "ok";
+    } catch (e) {
+      assert.ok(e instanceof EventLogError);
+      return e.code;
+    }
+  };
+  assert.equal(code(line), "ok");
+  assert.equal(code(line.slice(0, -1)), "not_json");
+  assert.equal(code("[]"), "schema");
+  assert.equal(code(line.replace('"v":1}', '"v":1,"extra":1}')), "schema");
+  assert.equal(code(line.replace('{"body":', '{"body":{},"body":')), "duplicate_key");
+  assert.equal(code(line.replace('"i":0', '"i":0,"i":0')), "duplicate_key");
+  assert.equal(code(" " + line), "not_canonical");
+  assert.equal(code(line.replace('"i":0', '"i":0.0')), "not_canonical");
+  assert.equal(code(line.replace('"step 0"', '"step 1"')), "bad_hash");
+});
+
+Deno.test("parseRecordLine() never throws anything but EventLogError (property)", () => {
+  const { lines } = buildLog(1);
+  const base = lines[0]!;
+  const mutated = fc.tuple(fc.nat({ max: base.length }), fc.nat({ max: base.length }), fc.string())
+    .map(([a, b, s]) => base.slice(0, Math.min(a, b)) + s + base.slice(Math.max(a, b)));
+  const jsonish = fc.jsonValue().map((v) => JSON.stringify(v));
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.string({ unit: "binary" }), mutated, jsonish), (text) => {
+      try {
+        parseRecordLine(text);
+      } catch (e) {
+        if (!(e instanceof EventLogError)) throw e;
+      }
+    }),
+    { numRuns: 300 },
+  );
+});
