@@ -11,3 +11,4 @@ export * from "./canonical_json/mod.ts";
 export * from "./process/mod.ts";
 export * from "./sandbox/mod.ts";
 export * from "./git/mod.ts";
+export * from "./log/mod.ts";
