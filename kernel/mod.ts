@@ -11,3 +11,5 @@
  */
 export * from "./digest.ts";
 export * from "./diff/mod.ts";
+export * from "./paths/mod.ts";
+export * from "./glob/mod.ts";
