@@ -13,3 +13,4 @@ export * from "./digest.ts";
 export * from "./diff/mod.ts";
 export * from "./paths/mod.ts";
 export * from "./glob/mod.ts";
+export * from "./lifecycle/mod.ts";

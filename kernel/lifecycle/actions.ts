@@ -1,0 +1,192 @@
+/**
+ * Kernel actions: descriptions of effects for adapters to perform. The kernel
+ * never performs them. Tool actions carry an `effectId`; the adapter echoes it
+ * in the result event so late or stale results can be told apart.
+ *
+ * @module
+ */
+import type { GatedEffect, ReasonCode, SensitiveClass, TaskStatus } from "./codes.ts";
+import type { TaskBudget } from "./events.ts";
+
+/** Fields every action carries. */
+export interface ActionBase {
+  /** Schema version of the action. */
+  readonly v: 1;
+  /** The task the action belongs to. */
+  readonly taskId: string;
+}
+
+/** Create the disposable worktree at `baseRev`. */
+export interface CreateWorktreeAction extends ActionBase {
+  readonly kind: "create_worktree";
+  readonly effectId: string;
+  readonly baseRev: string;
+}
+
+/** What the backend is told for a round (the previous round's real results). */
+export interface RoundFeedback {
+  /** Check ids that failed (or were inconclusive) in the previous verification. */
+  readonly failingChecks: readonly string[];
+  /** Check ids that already failed on the base revision. */
+  readonly baselineFailing: readonly string[];
+  /** Why this round exists (`null` for the first attempt). */
+  readonly reason: ReasonCode | null;
+}
+
+/** Run the coding backend in the worktree. */
+export interface RunBackendAction extends ActionBase {
+  readonly kind: "run_backend";
+  readonly effectId: string;
+  /** 0 for the first attempt, then 1, 2, ... for repair rounds. */
+  readonly round: number;
+  readonly goal: string;
+  readonly worktree: string;
+  readonly feedback: RoundFeedback;
+  /** Event time after which the task's wall-time budget is gone. */
+  readonly deadlineAt: number;
+  /** What is left of the task's budgets. */
+  readonly remaining: TaskBudget;
+}
+
+/** Stop an in-flight effect (its late result will be ignored). */
+export interface CancelEffectAction extends ActionBase {
+  readonly kind: "cancel_effect";
+  readonly effectId: string;
+  readonly reason: ReasonCode;
+}
+
+/** Re-derive the real diff from the worktree. */
+export interface ExtractDiffAction extends ActionBase {
+  readonly kind: "extract_diff";
+  readonly effectId: string;
+  readonly worktree: string;
+  readonly baseRev: string;
+}
+
+/** Parse and scope-check the extracted diff. */
+export interface CheckScopeAction extends ActionBase {
+  readonly kind: "check_scope";
+  readonly effectId: string;
+  readonly patchDigest: string;
+}
+
+/** Run the outcome contract: on the base revision (`baseline`) or on the patch (`round`). */
+export interface RunContractAction extends ActionBase {
+  readonly kind: "run_contract";
+  readonly effectId: string;
+  readonly phase: "baseline" | "round";
+  readonly round: number;
+  readonly contractDigest: string;
+  readonly baseRev: string;
+  /** `null` for the baseline. */
+  readonly patchDigest: string | null;
+}
+
+/** Ask a human to approve a gated effect on this exact patch. */
+export interface RequestApprovalAction extends ActionBase {
+  readonly kind: "request_approval";
+  readonly approvalId: string;
+  readonly action: GatedEffect;
+  readonly patchDigest: string;
+  readonly sensitive: readonly SensitiveClass[];
+  /** Why approval is needed. */
+  readonly reasons: readonly string[];
+  /** Event time after which the approval is no longer accepted. */
+  readonly expiresAt: number;
+}
+
+/**
+ * The value an adapter needs to perform a gated effect. Minted only by the
+ * kernel, bound to one task, one effect and one patch; single use.
+ */
+export interface CapabilityToken {
+  readonly v: 1;
+  readonly effect: GatedEffect;
+  readonly taskId: string;
+  readonly effectId: string;
+  readonly patchDigest: string;
+  /** The human approval it rests on, or `null` when policy allowed it outright. */
+  readonly approvalId: string | null;
+  /** Who approved, or `null`. */
+  readonly approvedBy: string | null;
+  /** Event time after which the token is void, or `null` without approval. */
+  readonly expiresAt: number | null;
+}
+
+/** Apply the verified patch to the target. Irreversible unless policy says otherwise. */
+export interface IntegrateAction extends ActionBase {
+  readonly kind: "integrate";
+  readonly effectId: string;
+  readonly patchDigest: string;
+  readonly token: CapabilityToken;
+}
+
+/** Remove the worktree; cancel anything still running for the task. */
+export interface CleanupAction extends ActionBase {
+  readonly kind: "cleanup";
+  readonly effectId: string;
+  readonly cancelRunning: boolean;
+}
+
+/** An audit record the kernel derived (the driver logs every event itself). */
+export type AuditRecord =
+  | {
+    readonly type: "transition";
+    readonly from: TaskStatus | null;
+    readonly to: TaskStatus;
+    readonly on: string;
+    readonly reason: ReasonCode;
+  }
+  | {
+    readonly type: "risk";
+    readonly reason: ReasonCode;
+    readonly eventKind: string;
+    readonly status: TaskStatus | null;
+  }
+  | {
+    readonly type: "note";
+    readonly reason: ReasonCode;
+    readonly eventKind: string;
+    readonly status: TaskStatus | null;
+  };
+
+/** Append a kernel-derived record to the audit log. */
+export interface AppendLogAction extends ActionBase {
+  readonly kind: "append_log";
+  readonly record: AuditRecord;
+}
+
+/** Tell the humans something. */
+export interface NotifyAction extends ActionBase {
+  readonly kind: "notify";
+  readonly level: "info" | "warn" | "action_required";
+  readonly reason: ReasonCode;
+  readonly status: TaskStatus;
+}
+
+/**
+ * Every action the kernel emits.
+ *
+ * @example
+ * ```ts
+ * import type { KernelAction } from "./actions.ts";
+ * function isToolAction(a: KernelAction): boolean {
+ *   return a.kind !== "append_log";
+ * }
+ * ```
+ */
+export type KernelAction =
+  | CreateWorktreeAction
+  | RunBackendAction
+  | CancelEffectAction
+  | ExtractDiffAction
+  | CheckScopeAction
+  | RunContractAction
+  | RequestApprovalAction
+  | IntegrateAction
+  | CleanupAction
+  | AppendLogAction
+  | NotifyAction;
+
+/** Hard cap on the actions one `step` may emit. Typical steps emit 1 to 4. */
+export const MAX_ACTIONS_PER_STEP = 8;

@@ -1,0 +1,226 @@
+/**
+ * Kernel events: everything the kernel learns arrives as one of these values.
+ * Time (`at`, milliseconds), ids and results come from outside; the kernel
+ * never reads a clock. Every event has `v: 1`, a unique `id`, and a `seq` that
+ * strictly increases across the whole event stream (the event log's sequence).
+ *
+ * @module
+ */
+import type { BackendOutcome, CheckOutcome, GatedEffect, SensitiveClass } from "./codes.ts";
+import type { PolicySnapshot } from "./policy_types.ts";
+
+/** Fields every event carries. */
+export interface EventBase {
+  /** Schema version of the event. */
+  readonly v: 1;
+  /** Unique event id (assigned by the driver or the log). */
+  readonly id: string;
+  /** Strictly increasing position in the event stream; a repeat is a redelivery. */
+  readonly seq: number;
+  /** Event time in milliseconds since the epoch; the kernel's only clock. */
+  readonly at: number;
+}
+
+/** Budgets of one task. All limits are inclusive. */
+export interface TaskBudget {
+  /** Wall time from submission, in milliseconds (waiting for a human is not counted). */
+  readonly wallTimeMs: number;
+  /** Repair rounds allowed after the first backend attempt. */
+  readonly repairRounds: number;
+  /** Total backend output bytes. */
+  readonly outputBytes: number;
+  /** Total backend cost units (tokens, cents: whatever the backend reports). */
+  readonly costUnits: number;
+}
+
+/** The result of one check in a contract run. */
+export interface CheckResult {
+  /** Check id from the contract. */
+  readonly id: string;
+  /** `inconclusive` counts as a failure (fail closed). */
+  readonly outcome: CheckOutcome;
+}
+
+/** A new task. */
+export interface TaskSubmittedEvent extends EventBase {
+  readonly kind: "task_submitted";
+  readonly taskId: string;
+  /** What the backend is asked to achieve. */
+  readonly goal: string;
+  /** Git revision the worktree starts from. */
+  readonly baseRev: string;
+  readonly budget: TaskBudget;
+  /** Digest of the outcome contract that decides "verified". */
+  readonly contractDigest: string;
+  /** Digest of the policy in force (for the audit trail). */
+  readonly policyDigest: string;
+  /** Policy for this task; `null` means the kernel state's default policy. */
+  readonly policy: PolicySnapshot | null;
+}
+
+/** The disposable worktree exists. */
+export interface WorktreeReadyEvent extends EventBase {
+  readonly kind: "worktree_ready";
+  readonly taskId: string;
+  /** The `create_worktree` effect this answers. */
+  readonly effectId: string;
+  readonly path: string;
+}
+
+/** The worktree could not be created. */
+export interface WorktreeFailedEvent extends EventBase {
+  readonly kind: "worktree_failed";
+  readonly taskId: string;
+  readonly effectId: string;
+  readonly error: string;
+}
+
+/** The backend process/function started. */
+export interface BackendStartedEvent extends EventBase {
+  readonly kind: "backend_started";
+  readonly taskId: string;
+  readonly effectId: string;
+}
+
+/** The backend finished. Its claims are not trusted; only its accounting is. */
+export interface BackendFinishedEvent extends EventBase {
+  readonly kind: "backend_finished";
+  readonly taskId: string;
+  readonly effectId: string;
+  readonly outcome: BackendOutcome;
+  /** Bytes of output the backend produced in this run. */
+  readonly outputBytes: number;
+  /** Cost units the backend reported for this run. */
+  readonly costUnits: number;
+}
+
+/** The real diff was re-derived from the worktree. */
+export interface PatchExtractedEvent extends EventBase {
+  readonly kind: "patch_extracted";
+  readonly taskId: string;
+  readonly effectId: string;
+  /** Digest of the extracted diff bytes. */
+  readonly patchDigest: string;
+  /** Number of changed files (0: the backend changed nothing). */
+  readonly filesChanged: number;
+}
+
+/** The scope check ran on the extracted diff. */
+export interface ScopeCheckedEvent extends EventBase {
+  readonly kind: "scope_checked";
+  readonly taskId: string;
+  readonly effectId: string;
+  readonly verdict: "accept" | "reject";
+  /** Violation codes (empty when accepted). */
+  readonly violations: readonly string[];
+  /** Sensitive classes of the changed files. */
+  readonly sensitive: readonly SensitiveClass[];
+}
+
+/** The contract ran on the untouched base revision. */
+export interface BaselineResultEvent extends EventBase {
+  readonly kind: "baseline_result";
+  readonly taskId: string;
+  readonly effectId: string;
+  /** `false` when the baseline could not be run at all. */
+  readonly ran: boolean;
+  readonly checks: readonly CheckResult[];
+}
+
+/** The contract ran on the patched worktree in a clean sandbox. */
+export interface VerificationResultEvent extends EventBase {
+  readonly kind: "verification_result";
+  readonly taskId: string;
+  readonly effectId: string;
+  /** The round the run judged (0 = first attempt). */
+  readonly round: number;
+  readonly checks: readonly CheckResult[];
+}
+
+/** A human approved an action. Bound to one task, one action, one patch. */
+export interface ApprovalGrantedEvent extends EventBase {
+  readonly kind: "approval_granted";
+  readonly taskId: string;
+  /** The id from the `request_approval` action. */
+  readonly approvalId: string;
+  readonly action: GatedEffect;
+  /** The patch the human looked at. */
+  readonly patchDigest: string;
+  /** Who approved (for the audit trail). */
+  readonly by: string;
+  /** Latest event time at which the approval may be used. */
+  readonly expiresAt: number;
+}
+
+/** A human refused an action. */
+export interface ApprovalDeniedEvent extends EventBase {
+  readonly kind: "approval_denied";
+  readonly taskId: string;
+  readonly approvalId: string;
+  readonly by: string;
+}
+
+/** The verified patch was applied to the target (or failed to). */
+export interface IntegratedEvent extends EventBase {
+  readonly kind: "integrated";
+  readonly taskId: string;
+  readonly effectId: string;
+  readonly ok: boolean;
+  /** Resulting commit when `ok`, else `null`. */
+  readonly commit: string | null;
+}
+
+/** The worktree and processes of a task are gone. */
+export interface CleanupDoneEvent extends EventBase {
+  readonly kind: "cleanup_done";
+  readonly taskId: string;
+  readonly effectId: string;
+}
+
+/** A human or supervisor asked to stop the task now. */
+export interface KillRequestedEvent extends EventBase {
+  readonly kind: "kill_requested";
+  readonly taskId: string;
+  readonly by: string;
+}
+
+/** More budget for a task; resumes a paused task when it is enough. */
+export interface BudgetExtendedEvent extends EventBase {
+  readonly kind: "budget_extended";
+  readonly taskId: string;
+  /** Amounts added to each limit (0 for none). */
+  readonly add: TaskBudget;
+}
+
+/** Time passed for a task: the only way wall-time budgets are enforced. */
+export interface TimerTickEvent extends EventBase {
+  readonly kind: "timer_tick";
+  readonly taskId: string;
+}
+
+/**
+ * Every event the kernel accepts.
+ *
+ * @example
+ * ```ts
+ * import type { KernelEvent } from "./events.ts";
+ * const tick: KernelEvent = { v: 1, kind: "timer_tick", id: "e9", seq: 9, at: 1000, taskId: "t1" };
+ * ```
+ */
+export type KernelEvent =
+  | TaskSubmittedEvent
+  | WorktreeReadyEvent
+  | WorktreeFailedEvent
+  | BackendStartedEvent
+  | BackendFinishedEvent
+  | PatchExtractedEvent
+  | ScopeCheckedEvent
+  | BaselineResultEvent
+  | VerificationResultEvent
+  | ApprovalGrantedEvent
+  | ApprovalDeniedEvent
+  | IntegratedEvent
+  | CleanupDoneEvent
+  | KillRequestedEvent
+  | BudgetExtendedEvent
+  | TimerTickEvent;

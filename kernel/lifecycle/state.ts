@@ -1,0 +1,103 @@
+/**
+ * The kernel state: plain JSON data. `JSON.parse(JSON.stringify(state))`
+ * behaves exactly like `state` (no `undefined`, no `Map`, no class instances,
+ * no non-finite numbers).
+ *
+ * Ownership rule: `step(state, event)` takes ownership of `state` and updates
+ * it in place (only the touched task record changes), returning the same
+ * object. A caller that wants to keep an old state must copy it first
+ * (`structuredClone` or a JSON round trip). This is what keeps a step O(1)
+ * with thousands of live tasks.
+ *
+ * @module
+ */
+import type { GatedEffect, ReasonCode, SensitiveClass, TaskStatus } from "./codes.ts";
+import type { TaskBudget } from "./events.ts";
+import type { PolicySnapshot } from "./policy_types.ts";
+
+/** Kinds of in-flight effects. */
+export type PendingKind =
+  | "create_worktree"
+  | "run_backend"
+  | "extract_diff"
+  | "check_scope"
+  | "run_baseline"
+  | "run_round"
+  | "integrate"
+  | "cleanup";
+
+/** The one effect a task is waiting for. */
+export interface PendingEffect {
+  readonly effectId: string;
+  /** What is running (`run_baseline`/`run_round`: the two phases of `run_contract`). */
+  readonly kind: PendingKind;
+}
+
+/** A requested, not yet used, human approval. */
+export interface PendingApproval {
+  readonly approvalId: string;
+  readonly action: GatedEffect;
+  readonly patchDigest: string;
+  readonly expiresAt: number;
+}
+
+/** Budget consumed so far. */
+export interface BudgetUsed {
+  outputBytes: number;
+  costUnits: number;
+}
+
+/** Everything the kernel knows about one task. Mutated in place by `step`. */
+export interface TaskRecord {
+  readonly id: string;
+  status: TaskStatus;
+  readonly goal: string;
+  readonly baseRev: string;
+  readonly contractDigest: string;
+  readonly policyDigest: string;
+  /** Task policy, or `null` for the kernel state's default. */
+  readonly policy: PolicySnapshot | null;
+  budget: TaskBudget;
+  used: BudgetUsed;
+  readonly submittedAt: number;
+  /** `submittedAt + budget.wallTimeMs`. */
+  deadlineAt: number;
+  /** Current round: 0 for the first attempt, then repair rounds. */
+  round: number;
+  worktree: string | null;
+  baselineDone: boolean;
+  /** Checks failing on the base revision. */
+  baselineFailing: string[];
+  /** Checks failing in the last verification (fed to the next round). */
+  failingChecks: string[];
+  /** Why the next backend round runs (`null` for the first). */
+  roundReason: ReasonCode | null;
+  patchDigest: string | null;
+  sensitive: SensitiveClass[];
+  violations: string[];
+  pending: PendingEffect | null;
+  approval: PendingApproval | null;
+  /** Approval ids already consumed (single use). */
+  usedApprovals: string[];
+  /** Status to return to when a paused task resumes. */
+  resumeTo: TaskStatus | null;
+  /** Last reason the task moved (pause reason, terminal reason, ...). */
+  reason: ReasonCode | null;
+  /** Counter for effect and approval ids. */
+  nextEffect: number;
+  commit: string | null;
+  cleanedUp: boolean;
+}
+
+/** The whole kernel state. */
+export interface KernelState {
+  readonly v: 1;
+  /** Highest event `seq` applied; events at or below it are redeliveries. */
+  lastSeq: number;
+  /** Latest event time seen (time only moves through events). */
+  now: number;
+  /** Default policy for tasks submitted without one. */
+  policy: PolicySnapshot;
+  /** Tasks by id. Read only through own-property checks. */
+  tasks: Record<string, TaskRecord>;
+}
