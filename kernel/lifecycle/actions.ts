@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { GatedEffect, ReasonCode, SensitiveClass, TaskStatus } from "./codes.ts";
+import type { GatedEffect, LifecycleReason, SensitiveClass, TaskStatus } from "./codes.ts";
 import type { TaskBudget } from "./events.ts";
 
 /** Fields every action carries. */
-export interface ActionBase {
+export interface KernelActionBase {
   /** Schema version of the action. */
   readonly v: 1;
   /** The task the action belongs to. */
@@ -17,7 +17,7 @@ export interface ActionBase {
 }
 
 /** Create the disposable worktree at `baseRev`. */
-export interface CreateWorktreeAction extends ActionBase {
+export interface CreateWorktreeAction extends KernelActionBase {
   readonly kind: "create_worktree";
   readonly effectId: string;
   readonly baseRev: string;
@@ -30,11 +30,11 @@ export interface RoundFeedback {
   /** Check ids that already failed on the base revision. */
   readonly baselineFailing: readonly string[];
   /** Why this round exists (`null` for the first attempt). */
-  readonly reason: ReasonCode | null;
+  readonly reason: LifecycleReason | null;
 }
 
 /** Run the coding backend in the worktree. */
-export interface RunBackendAction extends ActionBase {
+export interface RunBackendAction extends KernelActionBase {
   readonly kind: "run_backend";
   readonly effectId: string;
   /** 0 for the first attempt, then 1, 2, ... for repair rounds. */
@@ -49,14 +49,14 @@ export interface RunBackendAction extends ActionBase {
 }
 
 /** Stop an in-flight effect (its late result will be ignored). */
-export interface CancelEffectAction extends ActionBase {
+export interface CancelEffectAction extends KernelActionBase {
   readonly kind: "cancel_effect";
   readonly effectId: string;
-  readonly reason: ReasonCode;
+  readonly reason: LifecycleReason;
 }
 
 /** Re-derive the real diff from the worktree. */
-export interface ExtractDiffAction extends ActionBase {
+export interface ExtractDiffAction extends KernelActionBase {
   readonly kind: "extract_diff";
   readonly effectId: string;
   readonly worktree: string;
@@ -64,14 +64,14 @@ export interface ExtractDiffAction extends ActionBase {
 }
 
 /** Parse and scope-check the extracted diff. */
-export interface CheckScopeAction extends ActionBase {
+export interface CheckScopeAction extends KernelActionBase {
   readonly kind: "check_scope";
   readonly effectId: string;
   readonly patchDigest: string;
 }
 
 /** Run the outcome contract: on the base revision (`baseline`) or on the patch (`round`). */
-export interface RunContractAction extends ActionBase {
+export interface RunContractAction extends KernelActionBase {
   readonly kind: "run_contract";
   readonly effectId: string;
   readonly phase: "baseline" | "round";
@@ -83,7 +83,7 @@ export interface RunContractAction extends ActionBase {
 }
 
 /** Ask a human to approve a gated effect on this exact patch. */
-export interface RequestApprovalAction extends ActionBase {
+export interface RequestApprovalAction extends KernelActionBase {
   readonly kind: "request_approval";
   readonly approvalId: string;
   readonly action: GatedEffect;
@@ -114,7 +114,7 @@ export interface CapabilityToken {
 }
 
 /** Apply the verified patch to the target. Irreversible unless policy says otherwise. */
-export interface IntegrateAction extends ActionBase {
+export interface IntegrateAction extends KernelActionBase {
   readonly kind: "integrate";
   readonly effectId: string;
   readonly patchDigest: string;
@@ -122,45 +122,45 @@ export interface IntegrateAction extends ActionBase {
 }
 
 /** Remove the worktree; cancel anything still running for the task. */
-export interface CleanupAction extends ActionBase {
+export interface CleanupAction extends KernelActionBase {
   readonly kind: "cleanup";
   readonly effectId: string;
   readonly cancelRunning: boolean;
 }
 
 /** An audit record the kernel derived (the driver logs every event itself). */
-export type AuditRecord =
+export type KernelAuditRecord =
   | {
     readonly type: "transition";
     readonly from: TaskStatus | null;
     readonly to: TaskStatus;
     readonly on: string;
-    readonly reason: ReasonCode;
+    readonly reason: LifecycleReason;
   }
   | {
     readonly type: "risk";
-    readonly reason: ReasonCode;
+    readonly reason: LifecycleReason;
     readonly eventKind: string;
     readonly status: TaskStatus | null;
   }
   | {
     readonly type: "note";
-    readonly reason: ReasonCode;
+    readonly reason: LifecycleReason;
     readonly eventKind: string;
     readonly status: TaskStatus | null;
   };
 
 /** Append a kernel-derived record to the audit log. */
-export interface AppendLogAction extends ActionBase {
+export interface AppendLogAction extends KernelActionBase {
   readonly kind: "append_log";
-  readonly record: AuditRecord;
+  readonly record: KernelAuditRecord;
 }
 
 /** Tell the humans something. */
-export interface NotifyAction extends ActionBase {
+export interface NotifyAction extends KernelActionBase {
   readonly kind: "notify";
   readonly level: "info" | "warn" | "action_required";
-  readonly reason: ReasonCode;
+  readonly reason: LifecycleReason;
   readonly status: TaskStatus;
 }
 

@@ -192,14 +192,14 @@ export const POLICY_DECISION = {
 export type PolicyDecision = typeof POLICY_DECISION[keyof typeof POLICY_DECISION];
 
 /** Outcome of a single check in a contract run. `inconclusive` counts as a failure. */
-export const CHECK_OUTCOME = {
+export const ROUND_CHECK_OUTCOME = {
   pass: "pass",
   fail: "fail",
   inconclusive: "inconclusive",
 } as const;
 
 /** A check outcome string. */
-export type CheckOutcome = typeof CHECK_OUTCOME[keyof typeof CHECK_OUTCOME];
+export type RoundCheckOutcome = typeof ROUND_CHECK_OUTCOME[keyof typeof ROUND_CHECK_OUTCOME];
 
 /** How a backend run ended. */
 export const BACKEND_OUTCOME = {
@@ -218,11 +218,11 @@ export type BackendOutcome = typeof BACKEND_OUTCOME[keyof typeof BACKEND_OUTCOME
  *
  * @example
  * ```ts
- * import { REASON } from "./codes.ts";
- * const r: string = REASON.budget_repair_rounds; // "budget_repair_rounds"
+ * import { LIFECYCLE_REASON } from "./codes.ts";
+ * const r: string = LIFECYCLE_REASON.budget_repair_rounds; // "budget_repair_rounds"
  * ```
  */
-export const REASON = {
+export const LIFECYCLE_REASON = {
   // progress
   submitted: "submitted",
   worktree_created: "worktree_created",
@@ -274,7 +274,7 @@ export const REASON = {
 } as const;
 
 /** A reason code string. */
-export type ReasonCode = typeof REASON[keyof typeof REASON];
+export type LifecycleReason = typeof LIFECYCLE_REASON[keyof typeof LIFECYCLE_REASON];
 
 /** Every reason code (for docs and exhaustive tests). */
-export const REASON_CODES: readonly ReasonCode[] = Object.values(REASON);
+export const LIFECYCLE_REASONS: readonly LifecycleReason[] = Object.values(LIFECYCLE_REASON);

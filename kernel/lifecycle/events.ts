@@ -6,11 +6,11 @@
  *
  * @module
  */
-import type { BackendOutcome, CheckOutcome, GatedEffect, SensitiveClass } from "./codes.ts";
+import type { BackendOutcome, GatedEffect, RoundCheckOutcome, SensitiveClass } from "./codes.ts";
 import type { PolicySnapshot } from "./policy_types.ts";
 
 /** Fields every event carries. */
-export interface EventBase {
+export interface KernelEventBase {
   /** Schema version of the event. */
   readonly v: 1;
   /** Unique event id (assigned by the driver or the log). */
@@ -34,15 +34,15 @@ export interface TaskBudget {
 }
 
 /** The result of one check in a contract run. */
-export interface CheckResult {
+export interface RoundCheckResult {
   /** Check id from the contract. */
   readonly id: string;
   /** `inconclusive` counts as a failure (fail closed). */
-  readonly outcome: CheckOutcome;
+  readonly outcome: RoundCheckOutcome;
 }
 
 /** A new task. */
-export interface TaskSubmittedEvent extends EventBase {
+export interface TaskSubmittedEvent extends KernelEventBase {
   readonly kind: "task_submitted";
   readonly taskId: string;
   /** What the backend is asked to achieve. */
@@ -59,7 +59,7 @@ export interface TaskSubmittedEvent extends EventBase {
 }
 
 /** The disposable worktree exists. */
-export interface WorktreeReadyEvent extends EventBase {
+export interface WorktreeReadyEvent extends KernelEventBase {
   readonly kind: "worktree_ready";
   readonly taskId: string;
   /** The `create_worktree` effect this answers. */
@@ -68,7 +68,7 @@ export interface WorktreeReadyEvent extends EventBase {
 }
 
 /** The worktree could not be created. */
-export interface WorktreeFailedEvent extends EventBase {
+export interface WorktreeFailedEvent extends KernelEventBase {
   readonly kind: "worktree_failed";
   readonly taskId: string;
   readonly effectId: string;
@@ -76,14 +76,14 @@ export interface WorktreeFailedEvent extends EventBase {
 }
 
 /** The backend process/function started. */
-export interface BackendStartedEvent extends EventBase {
+export interface BackendStartedEvent extends KernelEventBase {
   readonly kind: "backend_started";
   readonly taskId: string;
   readonly effectId: string;
 }
 
 /** The backend finished. Its claims are not trusted; only its accounting is. */
-export interface BackendFinishedEvent extends EventBase {
+export interface BackendFinishedEvent extends KernelEventBase {
   readonly kind: "backend_finished";
   readonly taskId: string;
   readonly effectId: string;
@@ -95,7 +95,7 @@ export interface BackendFinishedEvent extends EventBase {
 }
 
 /** The real diff was re-derived from the worktree. */
-export interface PatchExtractedEvent extends EventBase {
+export interface PatchExtractedEvent extends KernelEventBase {
   readonly kind: "patch_extracted";
   readonly taskId: string;
   readonly effectId: string;
@@ -106,7 +106,7 @@ export interface PatchExtractedEvent extends EventBase {
 }
 
 /** The scope check ran on the extracted diff. */
-export interface ScopeCheckedEvent extends EventBase {
+export interface ScopeCheckedEvent extends KernelEventBase {
   readonly kind: "scope_checked";
   readonly taskId: string;
   readonly effectId: string;
@@ -118,27 +118,27 @@ export interface ScopeCheckedEvent extends EventBase {
 }
 
 /** The contract ran on the untouched base revision. */
-export interface BaselineResultEvent extends EventBase {
+export interface BaselineResultEvent extends KernelEventBase {
   readonly kind: "baseline_result";
   readonly taskId: string;
   readonly effectId: string;
   /** `false` when the baseline could not be run at all. */
   readonly ran: boolean;
-  readonly checks: readonly CheckResult[];
+  readonly checks: readonly RoundCheckResult[];
 }
 
 /** The contract ran on the patched worktree in a clean sandbox. */
-export interface VerificationResultEvent extends EventBase {
+export interface VerificationResultEvent extends KernelEventBase {
   readonly kind: "verification_result";
   readonly taskId: string;
   readonly effectId: string;
   /** The round the run judged (0 = first attempt). */
   readonly round: number;
-  readonly checks: readonly CheckResult[];
+  readonly checks: readonly RoundCheckResult[];
 }
 
 /** A human approved an action. Bound to one task, one action, one patch. */
-export interface ApprovalGrantedEvent extends EventBase {
+export interface ApprovalGrantedEvent extends KernelEventBase {
   readonly kind: "approval_granted";
   readonly taskId: string;
   /** The id from the `request_approval` action. */
@@ -153,7 +153,7 @@ export interface ApprovalGrantedEvent extends EventBase {
 }
 
 /** A human refused an action. */
-export interface ApprovalDeniedEvent extends EventBase {
+export interface ApprovalDeniedEvent extends KernelEventBase {
   readonly kind: "approval_denied";
   readonly taskId: string;
   readonly approvalId: string;
@@ -161,7 +161,7 @@ export interface ApprovalDeniedEvent extends EventBase {
 }
 
 /** The verified patch was applied to the target (or failed to). */
-export interface IntegratedEvent extends EventBase {
+export interface IntegratedEvent extends KernelEventBase {
   readonly kind: "integrated";
   readonly taskId: string;
   readonly effectId: string;
@@ -171,21 +171,21 @@ export interface IntegratedEvent extends EventBase {
 }
 
 /** The worktree and processes of a task are gone. */
-export interface CleanupDoneEvent extends EventBase {
+export interface CleanupDoneEvent extends KernelEventBase {
   readonly kind: "cleanup_done";
   readonly taskId: string;
   readonly effectId: string;
 }
 
 /** A human or supervisor asked to stop the task now. */
-export interface KillRequestedEvent extends EventBase {
+export interface KillRequestedEvent extends KernelEventBase {
   readonly kind: "kill_requested";
   readonly taskId: string;
   readonly by: string;
 }
 
 /** More budget for a task; resumes a paused task when it is enough. */
-export interface BudgetExtendedEvent extends EventBase {
+export interface BudgetExtendedEvent extends KernelEventBase {
   readonly kind: "budget_extended";
   readonly taskId: string;
   /** Amounts added to each limit (0 for none). */
@@ -193,7 +193,7 @@ export interface BudgetExtendedEvent extends EventBase {
 }
 
 /** Time passed for a task: the only way wall-time budgets are enforced. */
-export interface TimerTickEvent extends EventBase {
+export interface TimerTickEvent extends KernelEventBase {
   readonly kind: "timer_tick";
   readonly taskId: string;
 }

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { GatedEffect, ReasonCode, SensitiveClass, TaskStatus } from "./codes.ts";
+import type { GatedEffect, LifecycleReason, SensitiveClass, TaskStatus } from "./codes.ts";
 import type { TaskBudget } from "./events.ts";
 import type { PolicySnapshot } from "./policy_types.ts";
 
@@ -71,7 +71,7 @@ export interface TaskRecord {
   /** Checks failing in the last verification (fed to the next round). */
   failingChecks: string[];
   /** Why the next backend round runs (`null` for the first). */
-  roundReason: ReasonCode | null;
+  roundReason: LifecycleReason | null;
   patchDigest: string | null;
   sensitive: SensitiveClass[];
   violations: string[];
@@ -82,7 +82,7 @@ export interface TaskRecord {
   /** Status to return to when a paused task resumes. */
   resumeTo: TaskStatus | null;
   /** Last reason the task moved (pause reason, terminal reason, ...). */
-  reason: ReasonCode | null;
+  reason: LifecycleReason | null;
   /** Counter for effect and approval ids. */
   nextEffect: number;
   commit: string | null;

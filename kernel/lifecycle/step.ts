@@ -27,12 +27,12 @@
  * @module
  */
 import type { KernelAction } from "./actions.ts";
-import type { ReasonCode, TaskStatus } from "./codes.ts";
-import type { CheckResult, KernelEvent, TaskBudget, TaskSubmittedEvent } from "./events.ts";
+import type { LifecycleReason, TaskStatus } from "./codes.ts";
+import type { KernelEvent, RoundCheckResult, TaskBudget, TaskSubmittedEvent } from "./events.ts";
 import { evaluateGatedEffect, sensitiveDenied } from "./policy.ts";
 import type { PolicySnapshot } from "./policy_types.ts";
 import type { KernelState, PendingKind, TaskRecord } from "./state.ts";
-import { isTransition, type Trigger } from "./transitions.ts";
+import { isTransition, type TransitionTrigger } from "./transitions.ts";
 
 /** What one step returns: the (same, updated) state and the actions to perform. */
 export interface StepResult {
@@ -134,14 +134,14 @@ interface Ctx {
 
 function risk(
   taskId: string,
-  reason: ReasonCode,
+  reason: LifecycleReason,
   eventKind: string,
   status: TaskStatus | null,
 ): KernelAction {
   return { v: 1, kind: "append_log", taskId, record: { type: "risk", reason, eventKind, status } };
 }
 
-function note(ctx: Ctx, reason: ReasonCode, eventKind: string): void {
+function note(ctx: Ctx, reason: LifecycleReason, eventKind: string): void {
   ctx.actions.push({
     v: 1,
     kind: "append_log",
@@ -172,7 +172,7 @@ function policyOf(ctx: Ctx): PolicySnapshot {
   return ctx.task.policy ?? ctx.state.policy;
 }
 
-function exhaustedBudget(task: TaskRecord, now: number): ReasonCode | null {
+function exhaustedBudget(task: TaskRecord, now: number): LifecycleReason | null {
   if (now > task.deadlineAt) return "budget_wall_time";
   if (task.used.outputBytes > task.budget.outputBytes) return "budget_output_bytes";
   if (task.used.costUnits > task.budget.costUnits) return "budget_cost_units";
@@ -193,7 +193,13 @@ function remaining(task: TaskRecord, now: number): TaskBudget {
  * Moves the task along a table row, then runs the entry behaviour of the new
  * status. A move that is not a row is itself contradictory: the task fails.
  */
-function move(ctx: Ctx, on: Trigger, to: TaskStatus, reason: ReasonCode, eventKind: string): void {
+function move(
+  ctx: Ctx,
+  on: TransitionTrigger,
+  to: TaskStatus,
+  reason: LifecycleReason,
+  eventKind: string,
+): void {
   const task = ctx.task;
   const from = task.status;
   if (!isTransition(from, on, to)) {
@@ -329,7 +335,7 @@ function startWork(ctx: Ctx): void {
   }
 }
 
-function pause(ctx: Ctx, reason: ReasonCode, resumeTo: TaskStatus, eventKind: string): void {
+function pause(ctx: Ctx, reason: LifecycleReason, resumeTo: TaskStatus, eventKind: string): void {
   const task = ctx.task;
   const from = task.status;
   if (!isTransition(from, "budget_exhausted", "paused")) {
@@ -625,13 +631,18 @@ const RESULT_OF: Readonly<Record<string, PendingKind>> = {
   cleanup_done: "cleanup",
 };
 
-function failingOf(checks: readonly CheckResult[]): string[] {
+function failingOf(checks: readonly RoundCheckResult[]): string[] {
   const failing: string[] = [];
   for (const c of checks) if (c.outcome !== "pass") failing.push(String(c.id));
   return failing;
 }
 
-function startRepair(ctx: Ctx, on: Trigger, reason: ReasonCode, eventKind: string): void {
+function startRepair(
+  ctx: Ctx,
+  on: TransitionTrigger,
+  reason: LifecycleReason,
+  eventKind: string,
+): void {
   const task = ctx.task;
   task.round = addCount(task.round, 1);
   task.roundReason = reason;

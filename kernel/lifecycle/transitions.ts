@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { ReasonCode, TaskStatus } from "./codes.ts";
+import type { LifecycleReason, TaskStatus } from "./codes.ts";
 
 /**
  * Transition triggers, written out as stable strings.
@@ -52,17 +52,17 @@ export const TRIGGER = {
 } as const;
 
 /** A trigger string. */
-export type Trigger = typeof TRIGGER[keyof typeof TRIGGER];
+export type TransitionTrigger = typeof TRIGGER[keyof typeof TRIGGER];
 
 /** One row of the lifecycle table. */
 export interface TransitionRow {
   readonly from: TaskStatus | null;
-  readonly on: Trigger;
+  readonly on: TransitionTrigger;
   readonly to: TaskStatus;
   /** `event` rows fire on an event; `state` rows fire on entering `from`. */
   readonly by: "event" | "state";
   /** Default reason recorded (budget rows record the specific budget instead). */
-  readonly reason: ReasonCode;
+  readonly reason: LifecycleReason;
   /** One line for the docs. */
   readonly note: string;
 }
@@ -409,7 +409,11 @@ function buildIndex(): Record<string, Record<string, TaskStatus[]>> {
  * isTransition("completed", "kill", "killed"); // false: terminal
  * ```
  */
-export function isTransition(from: TaskStatus | null, on: Trigger, to: TaskStatus): boolean {
+export function isTransition(
+  from: TaskStatus | null,
+  on: TransitionTrigger,
+  to: TaskStatus,
+): boolean {
   const tos = INDEX[from ?? ""]?.[on];
   return tos !== undefined && tos.includes(to);
 }
