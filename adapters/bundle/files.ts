@@ -1,0 +1,201 @@
+/**
+ * Reading untrusted bundle files: every path component is `lstat`ed (no
+ * symlinks anywhere, directories only on the way), the file must be regular
+ * with exactly one link, its identity is re-checked after `open`, and the
+ * bytes are hashed while streaming under a verifier-owned cap. Nothing here
+ * throws: every outcome is a `FileObservation`.
+ *
+ * @module
+ */
+import { join } from "node:path/posix";
+import type { FileFailureCode, FileObservation } from "../../kernel/bundle/facts.ts";
+import { StreamingSha256 } from "../digest/mod.ts";
+
+/** Options for {@linkcode readBundleFile}. */
+export interface ReadBundleFileOptions {
+  /** Verifier-owned cap; reading stops and fails as soon as it is exceeded. */
+  maxBytes: number;
+  /** Return the bytes as well as the digest. @default false */
+  keepBytes?: boolean;
+}
+
+const CHUNK = 64 * 1024;
+
+function fail(code: FileFailureCode, detail: string): FileObservation {
+  return { ok: false, code, detail };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Reads `relPath` (already confined, `/`-separated) under `root`.
+ *
+ * @example
+ * ```ts
+ * import { readBundleFile } from "./files.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/a.txt`, "abc");
+ * const seen = await readBundleFile(dir, "a.txt", { maxBytes: 10 });
+ * if (!seen.ok || !seen.digest.startsWith("sha256:ba7816bf")) throw new Error("unexpected");
+ * const big = await readBundleFile(dir, "a.txt", { maxBytes: 2 });
+ * if (big.ok || big.code !== "file_oversize") throw new Error("unexpected");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function readBundleFile(
+  root: string,
+  relPath: string,
+  options: ReadBundleFileOptions,
+): Promise<FileObservation> {
+  const parts = relPath.split("/");
+  let current = root;
+  for (let i = 0; i < parts.length - 1; i++) {
+    current = join(current, parts[i]!);
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(current);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        return fail(
+          "file_missing",
+          `${relPath}: directory ${parts.slice(0, i + 1).join("/")} is missing`,
+        );
+      }
+      return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
+    }
+    if (info.isSymlink) {
+      return fail(
+        "file_symlink",
+        `${relPath}: ${parts.slice(0, i + 1).join("/")} is a symbolic link`,
+      );
+    }
+    if (!info.isDirectory) {
+      return fail(
+        "file_not_regular",
+        `${relPath}: ${parts.slice(0, i + 1).join("/")} is not a directory`,
+      );
+    }
+  }
+  const full = join(root, relPath);
+  let before: Deno.FileInfo;
+  try {
+    before = await Deno.lstat(full);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return fail("file_missing", `${relPath} is missing`);
+    return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
+  }
+  if (before.isSymlink) return fail("file_symlink", `${relPath} is a symbolic link`);
+  if (!before.isFile) {
+    return fail("file_not_regular", `${relPath} is not a regular file`);
+  }
+  if (before.nlink === null || before.nlink !== 1) {
+    return fail("file_hardlinked", `${relPath} has ${before.nlink ?? "unknown"} links, expected 1`);
+  }
+  if (before.size > options.maxBytes) {
+    return fail("file_oversize", `${relPath} has ${before.size} bytes, cap ${options.maxBytes}`);
+  }
+
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(full, { read: true });
+  } catch (error) {
+    return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
+  }
+  try {
+    const opened = await file.stat();
+    if (
+      !opened.isFile || opened.dev !== before.dev || opened.ino !== before.ino ||
+      opened.nlink !== 1
+    ) {
+      return fail("file_changed", `${relPath} changed between lstat and open`);
+    }
+    const hash = new StreamingSha256();
+    const chunks: Uint8Array[] = [];
+    const buffer = new Uint8Array(CHUNK);
+    let total = 0;
+    while (true) {
+      const n = await file.read(buffer);
+      if (n === null) break;
+      total += n;
+      if (total > options.maxBytes) {
+        return fail("file_oversize", `${relPath} exceeds the cap of ${options.maxBytes} bytes`);
+      }
+      const chunk = buffer.subarray(0, n);
+      hash.update(chunk);
+      if (options.keepBytes === true) chunks.push(chunk.slice());
+    }
+    if (total !== before.size) {
+      return fail("file_changed", `${relPath} was ${before.size} bytes at lstat, read ${total}`);
+    }
+    const digest = hash.hex();
+    if (options.keepBytes !== true) return { ok: true, digest, size: total };
+    const bytes = new Uint8Array(total);
+    let offset = 0;
+    for (const c of chunks) {
+      bytes.set(c, offset);
+      offset += c.length;
+    }
+    return { ok: true, digest, size: total, bytes };
+  } catch (error) {
+    return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
+  } finally {
+    file.close();
+  }
+}
+
+/** Options for {@linkcode listBundleEntries}. */
+export interface ListBundleEntriesOptions {
+  /** Stop (and fail) after this many entries. @default 10000 */
+  maxEntries?: number;
+  /** Stop (and fail) below this directory depth. @default 32 */
+  maxDepth?: number;
+}
+
+/**
+ * Lists every non-directory entry under `root` (files, symlinks, FIFOs, ...)
+ * as `/`-separated relative paths, sorted. Symlinks are listed, never followed.
+ *
+ * @example
+ * ```ts
+ * import { listBundleEntries } from "./files.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.mkdir(`${dir}/d`);
+ * await Deno.writeTextFile(`${dir}/d/x`, "1");
+ * const listed = await listBundleEntries(dir);
+ * if (!listed.ok || listed.paths.join() !== "d/x") throw new Error("unexpected");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function listBundleEntries(
+  root: string,
+  options: ListBundleEntriesOptions = {},
+): Promise<{ ok: true; paths: string[] } | { ok: false; detail: string }> {
+  const maxEntries = options.maxEntries ?? 10_000;
+  const maxDepth = options.maxDepth ?? 32;
+  const paths: string[] = [];
+  let seen = 0;
+  const walk = async (dir: string, prefix: string, depth: number): Promise<string | null> => {
+    if (depth > maxDepth) return `directory nesting deeper than ${maxDepth}`;
+    for await (const entry of Deno.readDir(dir)) {
+      if (++seen > maxEntries) return `more than ${maxEntries} entries`;
+      const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+      if (entry.isDirectory && !entry.isSymlink) {
+        const problem = await walk(join(dir, entry.name), rel, depth + 1);
+        if (problem !== null) return problem;
+      } else {
+        paths.push(rel);
+      }
+    }
+    return null;
+  };
+  try {
+    const problem = await walk(root, "", 0);
+    if (problem !== null) return { ok: false, detail: `Cannot list bundle: ${problem}` };
+  } catch (error) {
+    return { ok: false, detail: `Cannot list bundle: ${describeError(error)}` };
+  }
+  paths.sort();
+  return { ok: true, paths };
+}
