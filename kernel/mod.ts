@@ -14,3 +14,4 @@ export * from "./diff/mod.ts";
 export * from "./paths/mod.ts";
 export * from "./glob/mod.ts";
 export * from "./lifecycle/mod.ts";
+export * from "./contract/mod.ts";

@@ -9,3 +9,4 @@
  */
 export * from "./profile.ts";
 export * from "./bwrap.ts";
+export * from "./probe.ts";

@@ -1,0 +1,10 @@
+/**
+ * Outcome contracts, pure: the model (checks, expectations, baselines,
+ * differentials) and its judgement from observations the adapter supplies.
+ * Never runs anything, never reads a file; fails closed.
+ *
+ * @module
+ */
+export * from "./types.ts";
+export * from "./json.ts";
+export * from "./judge.ts";

@@ -1,0 +1,185 @@
+/**
+ * The outcome-contract model: what "done" means for a task, as checks vouch
+ * runs itself. Plain data; the adapter validates the contract file into these.
+ *
+ * @module
+ */
+
+/** How a check is run: an argv spawned directly, or a shell string run as `sh -c`. */
+export type CheckRun =
+  | { readonly argv: readonly string[] }
+  | { readonly shell: string };
+
+/** What a check's output must show. */
+export type Expectation =
+  | { readonly kind: "exit-zero" }
+  | { readonly kind: "output-contains"; readonly text: string }
+  | { readonly kind: "json-equals"; readonly pointer: string; readonly value: JsonValue };
+
+/** A JSON value. */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+/** What a differential check expects of its output compared with a baseline capture. */
+export type DifferentialExpect =
+  | { readonly kind: "changed" }
+  | { readonly kind: "unchanged" }
+  | { readonly kind: "delta-within"; readonly min: number | null; readonly max: number | null };
+
+/** Compare this check's stdout with the capture of baseline check `against`. */
+export interface Differential {
+  /** Name of a `baseline: true` check. */
+  readonly against: string;
+  /** The expected relation. */
+  readonly expect: DifferentialExpect;
+}
+
+/** Test-output formats the failing-test parsers understand. */
+export type TestFormat =
+  | "pytest"
+  | "deno"
+  | "node"
+  | "jest"
+  | "vitest"
+  | "cargo"
+  | "go"
+  | "go-json";
+
+/** One check of a contract. */
+export interface ContractCheck {
+  /** Unique name. */
+  readonly name: string;
+  /** The command. */
+  readonly run: CheckRun;
+  /** All must hold (empty only for baseline and differential checks). */
+  readonly expect: readonly Expectation[];
+  /** Timeout in milliseconds (clamped by the run's deadline). */
+  readonly timeoutMs: number;
+  /** Capture-only: run on the unmodified tree, output kept for differentials; gates nothing itself. */
+  readonly baseline: boolean;
+  /** Compare against a baseline capture at every later evaluation. */
+  readonly differential: Differential | null;
+  /** When set, the output is parsed for failing tests and the SWE-bench-like guard applies. */
+  readonly tests: TestFormat | null;
+}
+
+/** A validated outcome contract. */
+export interface OutcomeContract {
+  /** What the contract proves, for humans. */
+  readonly description: string;
+  /** The checks, in order. */
+  readonly checks: readonly ContractCheck[];
+  /** Globs of paths a patch may not touch (e.g. the tests that define done). */
+  readonly protect: readonly string[];
+}
+
+/** What the adapter observed when running one check. */
+export interface CheckObservation {
+  /** The check's name. */
+  readonly name: string;
+  /** Why the command could not execute at all, or `null`. */
+  readonly cannotRun: string | null;
+  /** Exit code (124 on timeout). */
+  readonly exitCode: number;
+  /** Whether the check timed out. */
+  readonly timedOut: boolean;
+  /** Stdout text available for matching (the whole stream unless truncated). */
+  readonly stdout: string;
+  /** Stderr text available for matching. */
+  readonly stderr: string;
+  /** Whether stdout was truncated (then `$json` checks cannot be judged). */
+  readonly stdoutTruncated: boolean;
+  /** `sha256:<hex>` of the full stdout. */
+  readonly stdoutDigest: string;
+  /** The last at most 4 KiB of stdout, cut on a UTF-8 boundary (what a baseline capture keeps). */
+  readonly stdoutTail: string;
+  /** Failing tests parsed from the output, when the check declares `tests`. */
+  readonly testReport: TestReport | null;
+}
+
+/** What a test-output parser learned. An empty `failing` means "learned nothing". */
+export interface TestReport {
+  /** Failing test ids, in order, deduplicated. */
+  readonly failing: readonly string[];
+  /** How many tests ran according to a summary line, or `null` when unknown. */
+  readonly ran: number | null;
+}
+
+/** What a baseline pass keeps of a capture-only check. */
+export interface BaselineCapture {
+  /** The check's name. */
+  readonly name: string;
+  /** Exit code on the unmodified tree. */
+  readonly exitCode: number;
+  /** Last at most 4 KiB of stdout. */
+  readonly stdoutTail: string;
+  /** `sha256:<hex>` of the full stdout. */
+  readonly stdoutDigest: string;
+}
+
+/** Stable codes of check-judgement reasons. */
+export type CheckReasonCode =
+  | "cannot-run"
+  | "timed-out"
+  | "exit-nonzero"
+  | "output-missing"
+  | "json-unparsable"
+  | "json-pointer-missing"
+  | "json-mismatch"
+  | "output-truncated"
+  | "never-captured"
+  | "differential-unchanged"
+  | "differential-changed"
+  | "not-a-number"
+  | "delta-out-of-range"
+  | "tests-exit-without-failures"
+  | "tests-none-ran";
+
+/** One reason a check did not pass. */
+export interface CheckReason {
+  /** Stable code. */
+  readonly code: CheckReasonCode;
+  /** Human-readable detail. */
+  readonly message: string;
+}
+
+/** Outcome of one check. */
+export type CheckStatus = "passed" | "failed" | "inconclusive" | "captured";
+
+/** Judgement of one check. */
+export interface CheckJudgement {
+  /** The check's name. */
+  readonly name: string;
+  /** The outcome. */
+  readonly status: CheckStatus;
+  /** Why it did not pass (empty when passed or captured). */
+  readonly reasons: readonly CheckReason[];
+  /** Failing tests parsed from its output, when known. */
+  readonly failingTests: readonly string[];
+}
+
+/** Judgement of a whole contract evaluation. */
+export interface ContractJudgement {
+  /** `passed` only when every gating check passed. */
+  readonly verdict: "passed" | "failed" | "inconclusive";
+  /** Per check, in contract order. */
+  readonly checks: readonly CheckJudgement[];
+}
+
+/** Stable codes of baseline diagnostics. */
+export type BaselineDiagnosticCode = "baseline-cannot-run" | "baseline-gates-nothing";
+
+/** A finding about the contract itself from the baseline pass. */
+export interface BaselineDiagnostic {
+  /** Stable code. */
+  readonly code: BaselineDiagnosticCode;
+  /** The checks concerned. */
+  readonly checks: readonly string[];
+  /** Human-readable detail. */
+  readonly message: string;
+}

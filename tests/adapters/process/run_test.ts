@@ -1,0 +1,250 @@
+import assert from "node:assert/strict";
+import {
+  BoundedCapture,
+  ProcessSpecError,
+  runProcess,
+  utf8Tail,
+} from "../../../adapters/process/mod.ts";
+import fc from "fast-check";
+
+const enc = new TextEncoder();
+
+function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("argv is spawned directly: no shell interpretation", async () => {
+  const r = await runProcess({ argv: ["echo", "$HOME; ls", "`id`"], cwd: "/" });
+  assert.equal(r.exitCode, 0);
+  assert.equal(r.stdout.head, "$HOME; ls `id`\n");
+  assert.equal(r.sandbox, "none");
+  assert.equal(r.spawnError, null);
+});
+
+Deno.test("a shell string runs as exactly sh -c", async () => {
+  const r = await runProcess({ shell: "echo $((1+2)); exit 7", cwd: "/" });
+  assert.deepEqual(r.argv, ["sh", "-c", "echo $((1+2)); exit 7"]);
+  assert.equal(r.stdout.head, "3\n");
+  assert.equal(r.exitCode, 7);
+});
+
+Deno.test("stdin is /dev/null by default, bytes when given", async () => {
+  const r = await runProcess({ argv: ["cat"], cwd: "/", timeoutMs: 5000 });
+  assert.equal(r.timedOut, false);
+  assert.equal(r.stdout.totalBytes, 0);
+  const r2 = await runProcess({ argv: ["cat"], cwd: "/", stdin: enc.encode("fed") });
+  assert.equal(r2.stdout.head, "fed");
+});
+
+Deno.test("planted secret and injection variables are invisible to the child", async () => {
+  const planted = {
+    GITHUB_TOKEN: "ghp_planted1",
+    AWS_SECRET_ACCESS_KEY: "planted2",
+    MY_SERVICE_PASSWORD: "planted3",
+    NODE_OPTIONS: "--require=/planted4.js",
+    GIT_SSH_COMMAND: "planted5",
+    SSH_AUTH_SOCK: "/planted6",
+    OPENAI_API_KEY: "planted7",
+  };
+  for (const [k, v] of Object.entries(planted)) Deno.env.set(k, v);
+  try {
+    const r = await runProcess({ argv: ["env"], cwd: "/" });
+    assert.equal(r.exitCode, 0);
+    for (const [k, v] of Object.entries(planted)) {
+      assert.ok(!r.stdout.head.includes(k), `${k} leaked`);
+      assert.ok(!r.stdout.head.includes(v), `${k} value leaked`);
+    }
+    const names = r.stdout.head.trim().split("\n").map((l) => l.split("=")[0]).filter((n) =>
+      n !== "PWD"
+    ).sort();
+    assert.deepEqual(names, [...r.envNames]);
+    assert.deepEqual([...r.envNames], ["HOME", "LANG", "PATH", "TERM", "TMPDIR"]);
+    // HOME is private, not the user's.
+    assert.ok(!r.stdout.head.includes(`HOME=${Deno.env.get("HOME")}\n`));
+  } finally {
+    for (const k of Object.keys(planted)) Deno.env.delete(k);
+  }
+});
+
+Deno.test("extra env: allowed names pass, secret/injection names are refused", async () => {
+  const r = await runProcess({
+    argv: ["sh", "-c", "echo $CI_MODE"],
+    cwd: "/",
+    env: { CI_MODE: "1" },
+  });
+  assert.equal(r.stdout.head, "1\n");
+  assert.ok(r.envNames.includes("CI_MODE"));
+  for (const name of ["LD_PRELOAD", "GH_TOKEN", "NPM_TOKEN", "BASH_ENV", "GIT_EXTERNAL_DIFF"]) {
+    await assert.rejects(
+      () => runProcess({ argv: ["true"], cwd: "/", env: { [name]: "x" } }),
+      (e) => e instanceof ProcessSpecError && e.code === "env-denied",
+    );
+  }
+  const ok = await runProcess({
+    argv: ["sh", "-c", "echo $OPENAI_API_KEY"],
+    cwd: "/",
+    env: { OPENAI_API_KEY: "k" },
+    allowSecretEnv: ["OPENAI_API_KEY"],
+  });
+  assert.equal(ok.stdout.head, "k\n");
+  await assert.rejects(
+    () =>
+      runProcess({
+        argv: ["true"],
+        cwd: "/",
+        env: { LD_PRELOAD: "x" },
+        allowSecretEnv: ["LD_PRELOAD"],
+      }),
+    (e) => e instanceof ProcessSpecError && e.code === "env-denied",
+  );
+});
+
+Deno.test("a program that cannot run is a result with spawnError, never a throw", async () => {
+  const r = await runProcess({ argv: ["definitely-not-a-program-xyz"], cwd: "/" });
+  assert.equal(r.spawnError?.code, "not-found");
+  assert.equal(r.exitCode, 127);
+  const r2 = await runProcess({ argv: ["true"], cwd: "/nonexistent-dir-xyz" });
+  assert.equal(r2.spawnError?.code, "bad-cwd");
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/script.sh`, "echo hi\n");
+  const r3 = await runProcess({ argv: ["./script.sh"], cwd: dir });
+  assert.equal(r3.spawnError?.code, "not-executable");
+  assert.equal(r3.exitCode, 126);
+  await Deno.remove(dir, { recursive: true });
+  await assert.rejects(() => runProcess({ cwd: "/" }), ProcessSpecError);
+});
+
+Deno.test("killed by a signal reports 128+n and the signal name", async () => {
+  const r = await runProcess({ shell: "kill -KILL $$", cwd: "/" });
+  assert.equal(r.exitCode, 137);
+  assert.equal(r.signal, "SIGKILL");
+});
+
+Deno.test("timeout: a grandchild ignoring SIGTERM is gone afterwards (by pid)", async () => {
+  const started = performance.now();
+  const r = await runProcess({
+    // The grandchild (sleep) inherits the ignored SIGTERM; so does the shell.
+    shell: 'trap "" TERM; sleep 60 & echo $!; sleep 60',
+    cwd: "/",
+    timeoutMs: 300,
+    graceMs: 300,
+  });
+  const elapsed = performance.now() - started;
+  assert.equal(r.timedOut, true);
+  assert.equal(r.exitCode, 124);
+  assert.ok(elapsed < 5000, `took ${elapsed} ms`);
+  const pid = Number(r.stdout.head.trim());
+  assert.ok(pid > 0, r.stdout.head);
+  await new Promise((res) => setTimeout(res, 50));
+  assert.equal(alive(pid), false, `grandchild ${pid} survived`);
+});
+
+Deno.test("after a normal exit, leftovers in the group are killed and pipes drain quickly", async () => {
+  const started = performance.now();
+  const r = await runProcess({ shell: "(sleep 60; echo late) & echo $!; echo done", cwd: "/" });
+  assert.ok(performance.now() - started < 3000);
+  assert.equal(r.exitCode, 0);
+  assert.equal(r.leftoversKilled, true);
+  const pid = Number(r.stdout.head.split("\n")[0]);
+  await new Promise((res) => setTimeout(res, 50));
+  assert.equal(alive(pid), false);
+});
+
+Deno.test("a grandchild escaping the group cannot hold the pipes past the drain bound", async () => {
+  const started = performance.now();
+  const r = await runProcess({
+    shell: "setsid sleep 60 & pid=$!; sleep 0.3; echo $pid",
+    cwd: "/",
+    drainMs: 300,
+  });
+  const elapsed = performance.now() - started;
+  const pid = Number(r.stdout.head.trim());
+  try {
+    assert.equal(r.exitCode, 0);
+    assert.ok(elapsed < 3000, `took ${elapsed} ms`);
+    // It escaped the group (so only the drain bound ended the wait) and its output position is known.
+    assert.equal(alive(pid), true);
+    assert.ok(elapsed >= 300, `took ${elapsed} ms`);
+  } finally {
+    if (pid > 0) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* already gone */ }
+    }
+  }
+});
+
+Deno.test("AbortSignal cancels like a timeout", async () => {
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 100);
+  const r = await runProcess({ shell: "sleep 60", cwd: "/", signal: ac.signal, graceMs: 200 });
+  assert.equal(r.cancelled, true);
+  assert.equal(r.timedOut, false);
+  assert.equal(r.exitCode, 124);
+  const pre = new AbortController();
+  pre.abort();
+  const r2 = await runProcess({ shell: "sleep 60", cwd: "/", signal: pre.signal, graceMs: 200 });
+  assert.equal(r2.cancelled, true);
+});
+
+Deno.test({
+  name: "1 GiB of output: capture exact to the byte, digest matches sha256sum, memory bounded",
+  sanitizeResources: false,
+  fn: async () => {
+    const cmd = "yes 'vouch é output line' | head -c 1073741824";
+    const expected = await runProcess({ shell: `${cmd} | sha256sum`, cwd: "/", timeoutMs: 60_000 });
+    const hex = expected.stdout.head.split(" ")[0];
+    const rssBefore = Deno.memoryUsage().rss;
+    const r = await runProcess({ shell: cmd, cwd: "/", maxCaptureBytes: 4096, timeoutMs: 60_000 });
+    const rssGrowth = Deno.memoryUsage().rss - rssBefore;
+    assert.equal(r.exitCode, 0);
+    assert.equal(r.stdout.totalBytes, 1073741824);
+    assert.equal(r.stdout.sha256, `sha256:${hex}`);
+    assert.equal(r.stdout.truncated, true);
+    assert.ok(enc.encode(r.stdout.head).length <= 2048);
+    assert.ok(enc.encode(r.stdout.tail).length <= 2048);
+    assert.ok(!r.stdout.head.includes("\uFFFD") && !r.stdout.tail.includes("\uFFFD"));
+    assert.ok(r.stdout.head.startsWith("vouch é output line\n"));
+    assert.ok(rssGrowth < 96 * 1024 * 1024, `rss grew ${rssGrowth}`);
+  },
+});
+
+Deno.test("capture: small output kept whole; multibyte boundaries never split", () => {
+  const c = new BoundedCapture(10);
+  c.push(enc.encode("héllo"));
+  const s = c.finish();
+  assert.deepEqual([s.head, s.tail, s.truncated, s.totalBytes], ["héllo", "", false, 6]);
+  fc.assert(
+    fc.property(
+      fc.array(fc.string({ unit: "grapheme" }), { maxLength: 20 }),
+      fc.integer({ min: 2, max: 64 }),
+      (parts, max) => {
+        const c = new BoundedCapture(max);
+        let all = "";
+        for (const p of parts) {
+          c.push(enc.encode(p));
+          all += p;
+        }
+        const s = c.finish();
+        const bytes = enc.encode(all);
+        assert.equal(s.totalBytes, bytes.length);
+        assert.equal(s.truncated, bytes.length > max);
+        if (!s.truncated) assert.equal(s.head, all);
+        else {
+          assert.ok(!s.head.includes("\uFFFD") && !s.tail.includes("\uFFFD"));
+          assert.ok(all.startsWith(s.head));
+          assert.ok(all.endsWith(s.tail));
+          assert.ok(enc.encode(s.head).length + enc.encode(s.tail).length <= max);
+        }
+      },
+    ),
+    { numRuns: 200 },
+  );
+  assert.equal(utf8Tail("abc", 10), "abc");
+});

@@ -1,0 +1,212 @@
+import assert from "node:assert/strict";
+import { runProcess } from "../../../adapters/process/mod.ts";
+import {
+  bwrapArgv,
+  bwrapProfile,
+  probeSandbox,
+  SandboxError,
+  selectSandbox,
+  worktreeGitPaths,
+} from "../../../adapters/sandbox/mod.ts";
+
+const probe = await probeSandbox();
+const skipReason = probe.bwrap.available ? null : `bwrap unavailable: ${probe.bwrap.reason}`;
+if (skipReason !== null) console.log(`SKIP bwrap tests: ${skipReason}`);
+
+function git(cwd: string, ...args: string[]): void {
+  const r = new Deno.Command("git", {
+    args: ["-c", "user.name=t", "-c", "user.email=t@t", ...args],
+    cwd,
+    stdout: "null",
+    stderr: "piped",
+  }).outputSync();
+  if (!r.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(r.stderr)}`);
+}
+
+async function repo(): Promise<string> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "vouch-sbx-" }));
+  git(dir, "init", "-q");
+  await Deno.writeTextFile(`${dir}/a.txt`, "a\n");
+  git(dir, "add", "a.txt");
+  git(dir, "commit", "-qm", "init");
+  return dir;
+}
+
+Deno.test("bwrapArgv: isolation flags, clean env, worktree rw then .git ro, argv last", () => {
+  const argv = bwrapArgv(
+    {
+      kind: "bwrap",
+      bwrapPath: "/usr/bin/bwrap",
+      writable: ["/wt"],
+      readOnly: ["/wt/.git"],
+      hiddenDirs: ["/home/u/.ssh"],
+      hiddenFiles: ["/home/u/.netrc"],
+    },
+    ["deno", "test"],
+    "/wt",
+    { PATH: "/usr/bin" },
+  );
+  for (
+    const flag of [
+      "--unshare-net",
+      "--unshare-pid",
+      "--die-with-parent",
+      "--new-session",
+      "--clearenv",
+    ]
+  ) {
+    assert.ok(argv.includes(flag), flag);
+  }
+  const s = argv.join(" ");
+  assert.ok(s.includes("--ro-bind / /"));
+  assert.ok(s.includes("--tmpfs /tmp"));
+  assert.ok(s.includes("--tmpfs /home/u/.ssh"));
+  assert.ok(s.includes("--ro-bind /dev/null /home/u/.netrc"));
+  assert.ok(s.indexOf("--bind /wt /wt") < s.indexOf("--ro-bind /wt/.git /wt/.git"));
+  assert.ok(s.endsWith("--chdir /wt -- deno test"));
+});
+
+Deno.test("worktreeGitPaths handles a .git dir and a linked worktree's gitdir file", async () => {
+  const main = await repo();
+  assert.deepEqual(worktreeGitPaths(main), [`${main}/.git`]);
+  const linked = `${main}-linked`;
+  git(main, "worktree", "add", "-q", linked);
+  const paths = worktreeGitPaths(linked);
+  assert.equal(paths[0], `${linked}/.git`);
+  assert.ok(paths.includes(`${main}/.git/worktrees/${linked.split("/").pop()}`), paths.join());
+  assert.ok(paths.includes(`${main}/.git`), paths.join());
+  await Deno.remove(linked, { recursive: true });
+  await Deno.remove(main, { recursive: true });
+});
+
+Deno.test({
+  name: "bwrap: loopback connect fails, writes outside the worktree fail, inside succeed",
+  ignore: skipReason !== null,
+  fn: async () => {
+    const wt = await repo();
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    const accepting = (async () => {
+      for await (const conn of listener) conn.close();
+    })();
+    const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`;
+    try {
+      // Control: without the sandbox the same connect succeeds.
+      const open = await runProcess({ argv: ["bash", "-c", connect], cwd: wt, timeoutMs: 5000 });
+      assert.equal(open.stdout.head, "connected\n");
+      const profile = bwrapProfile({ worktree: wt });
+      const boxed = await runProcess({
+        argv: ["bash", "-c", connect],
+        cwd: wt,
+        sandbox: profile,
+        timeoutMs: 5000,
+      });
+      assert.equal(boxed.sandbox, "bwrap");
+      assert.notEqual(boxed.exitCode, 0);
+      assert.ok(!boxed.stdout.head.includes("connected"));
+
+      const outside = `/var/tmp/vouch-outside-${crypto.randomUUID()}`;
+      const w = await runProcess({
+        shell:
+          `echo x > ${outside}; echo $?; echo y > inside.txt && echo wrote-inside; echo z > /tmp/private && echo tmp-ok`,
+        cwd: wt,
+        sandbox: profile,
+      });
+      assert.ok(!w.stdout.head.startsWith("0\n"), w.stdout.head);
+      assert.ok(w.stdout.head.includes("wrote-inside"));
+      assert.ok(w.stdout.head.includes("tmp-ok"));
+      await assert.rejects(() => Deno.stat(outside));
+      assert.equal(await Deno.readTextFile(`${wt}/inside.txt`), "y\n");
+      // The private /tmp left nothing on the host.
+      await assert.rejects(() => Deno.stat("/tmp/private"));
+    } finally {
+      listener.close();
+      await accepting.catch(() => {});
+      await Deno.remove(wt, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "bwrap: .git is read-only (plain and linked worktree), secret dirs and files hidden",
+  ignore: skipReason !== null,
+  fn: async () => {
+    const wt = await repo();
+    const home = await Deno.makeTempDir({ prefix: "vouch-home-" });
+    await Deno.mkdir(`${home}/.ssh`);
+    await Deno.writeTextFile(`${home}/.ssh/id_ed25519`, "PLANTED-PRIVATE-KEY");
+    await Deno.mkdir(`${home}/.aws`);
+    await Deno.writeTextFile(`${home}/.aws/credentials`, "PLANTED-AWS");
+    await Deno.writeTextFile(`${home}/.netrc`, "machine x password PLANTED-NETRC");
+    const keys = await Deno.makeTempDir({ prefix: "vouch-keys-" });
+    await Deno.writeTextFile(`${keys}/mac.key`, "PLANTED-MAC-KEY");
+    const linked = `${wt}-linked`;
+    git(wt, "worktree", "add", "-q", linked);
+    try {
+      for (const tree of [wt, linked]) {
+        const profile = bwrapProfile({ worktree: tree, home, keyStoreDir: keys });
+        const r = await runProcess({
+          shell: [
+            "echo hacked > .git/hooks-planted && echo git-writable",
+            `cat ${home}/.ssh/id_ed25519 ${home}/.aws/credentials ${home}/.netrc ${keys}/mac.key 2>/dev/null`,
+            "git config core.fsmonitor evil 2>/dev/null && echo config-writable",
+            "echo ok > work.txt && echo worktree-writable",
+          ].join("; "),
+          cwd: tree,
+          sandbox: profile,
+        });
+        const out = r.stdout.head;
+        assert.ok(!out.includes("git-writable"), `${tree}: ${out}`);
+        assert.ok(!out.includes("config-writable"), `${tree}: ${out}`);
+        assert.ok(!out.includes("PLANTED"), `${tree}: ${out}`);
+        assert.ok(out.includes("worktree-writable"), `${tree}: ${out}`);
+      }
+    } finally {
+      for (const d of [linked, wt, home, keys]) await Deno.remove(d, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "bwrap: timeout kills the whole pid namespace (SIGTERM-ignoring grandchild)",
+  ignore: skipReason !== null,
+  fn: async () => {
+    const wt = await Deno.realPath(await Deno.makeTempDir());
+    const marker = `vouch-marker-${crypto.randomUUID()}`;
+    const r = await runProcess({
+      shell: `trap "" TERM; sh -c 'trap "" TERM; exec sleep 61 ${marker}' & sleep 60`,
+      cwd: wt,
+      sandbox: bwrapProfile({ worktree: wt }),
+      timeoutMs: 300,
+      graceMs: 300,
+    });
+    assert.equal(r.exitCode, 124);
+    await new Promise((res) => setTimeout(res, 200));
+    const ps = await runProcess({ argv: ["ps", "-eo", "args"], cwd: "/" });
+    assert.ok(
+      !ps.stdout.head.includes(marker) && !ps.stdout.tail.includes(marker),
+      "survivor found",
+    );
+    await Deno.remove(wt, { recursive: true });
+  },
+});
+
+Deno.test("probe reports availability with a reason; policy refuses rather than downgrades", async () => {
+  assert.equal(probe.none.available, true);
+  if (probe.bwrap.available) assert.equal(probe.bwrap.reason, null);
+  else assert.ok(probe.bwrap.reason);
+  const broken = await probeSandbox({ bwrapPath: "/bin/false" });
+  assert.equal(broken.bwrap.available, false);
+  assert.match(broken.bwrap.reason ?? "", /probe run failed/);
+  const wt = await Deno.makeTempDir();
+  await assert.rejects(
+    () => selectSandbox("bwrap", { worktree: wt, probe: broken }),
+    (e) => e instanceof SandboxError && e.code === "sandbox-unavailable",
+  );
+  assert.equal((await selectSandbox("auto", { worktree: wt, probe: broken })).kind, "none");
+  assert.equal((await selectSandbox("none", { worktree: wt })).kind, "none");
+  if (probe.bwrap.available) {
+    assert.equal((await selectSandbox("bwrap", { worktree: wt, probe })).kind, "bwrap");
+  }
+  await Deno.remove(wt, { recursive: true });
+});
