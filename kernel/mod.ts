@@ -15,3 +15,4 @@ export * from "./paths/mod.ts";
 export * from "./glob/mod.ts";
 export * from "./lifecycle/mod.ts";
 export * from "./contract/mod.ts";
+export * from "./scope/mod.ts";
