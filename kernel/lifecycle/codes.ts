@@ -260,7 +260,6 @@ export const LIFECYCLE_REASON = {
   integrate_failed: "integrate_failed",
   killed: "killed",
   // risks and anomalies
-  unexpected_event: "unexpected_event",
   contradictory_event: "contradictory_event",
   stale_result: "stale_result",
   unknown_task: "unknown_task",

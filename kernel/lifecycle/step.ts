@@ -777,5 +777,7 @@ function onResult(ctx: Ctx, event: ResultEvent): void {
     case "cleanup_done":
       break;
   }
-  move(ctx, "unexpected_event", "failed", "unexpected_event", kind);
+  // The effect matches but the status does not expect this result (e.g. a
+  // second backend_started): the stream contradicts itself.
+  move(ctx, "contradictory_event", "failed", "contradictory_event", kind);
 }

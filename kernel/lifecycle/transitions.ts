@@ -47,7 +47,6 @@ export const TRIGGER = {
   budget_exhausted: "budget_exhausted",
   resume: "resume",
   kill: "kill",
-  unexpected_event: "unexpected_event",
   contradictory_event: "contradictory_event",
 } as const;
 
@@ -80,7 +79,19 @@ export const WORK_STATUSES: readonly TaskStatus[] = [
 /** Statuses a paused task can resume to (its entry action is re-issued). */
 export const RESUMABLE_STATUSES: readonly TaskStatus[] = WORK_STATUSES;
 
-/** Statuses from which a task can be killed or fail on a bad event. */
+/** Statuses in which a task waits on an in-flight effect. */
+export const WAITING_STATUSES: readonly TaskStatus[] = [
+  "submitted",
+  "worktree_ready",
+  "backend_running",
+  "extracting",
+  "patch_proposed",
+  "scope_checked",
+  "verifying",
+  "integrating",
+];
+
+/** Statuses from which a task can be killed (every non-terminal status). */
 export const LIVE_STATUSES: readonly TaskStatus[] = [
   "submitted",
   "worktree_ready",
@@ -353,22 +364,14 @@ function generatedRows(): TransitionRow[] {
       note: "emit cleanup (cancelling anything running), notify",
     });
   }
-  for (const from of LIVE_STATUSES) {
-    rows.push({
-      from,
-      on: "unexpected_event",
-      to: "failed",
-      by: "event",
-      reason: "unexpected_event",
-      note: "event kind not expected in this status",
-    });
+  for (const from of WAITING_STATUSES) {
     rows.push({
       from,
       on: "contradictory_event",
       to: "failed",
       by: "event",
       reason: "contradictory_event",
-      note: "result contradicts the effect it answers",
+      note: "a result contradicts the effect it names (wrong kind, round, or repeat)",
     });
   }
   return rows;

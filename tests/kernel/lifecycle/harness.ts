@@ -1,0 +1,229 @@
+/**
+ * Test harness for the lifecycle reducer: a tiny in-memory "driver" that
+ * stamps events with id/seq/time, feeds them to `step`, and remembers every
+ * step. No I/O, no clock: runs with no permissions.
+ */
+import {
+  defaultPolicy,
+  initialKernelState,
+  type KernelAction,
+  type KernelEvent,
+  type KernelState,
+  type PolicySnapshot,
+  step,
+  type TaskBudget,
+  type TaskRecord,
+} from "../../../kernel/lifecycle/mod.ts";
+
+/** Distributive Omit so each event variant keeps its own fields. */
+export type EventBody = KernelEvent extends infer E
+  ? E extends KernelEvent ? Omit<E, "v" | "id" | "seq" | "at"> : never
+  : never;
+
+/** A roomy budget for example tests. */
+export const BIG_BUDGET: TaskBudget = {
+  wallTimeMs: 1_000_000,
+  repairRounds: 3,
+  outputBytes: 1_000_000,
+  costUnits: 1_000,
+};
+
+/** A recorded step. */
+export interface SimStep {
+  readonly event: KernelEvent;
+  readonly actions: KernelAction[];
+}
+
+/** Drives the reducer with stamped events. */
+export class Sim {
+  state: KernelState;
+  seq = 0;
+  at = 1_000;
+  readonly steps: SimStep[] = [];
+
+  constructor(policy: PolicySnapshot = defaultPolicy()) {
+    this.state = initialKernelState(policy);
+  }
+
+  /** Sends an event `dt` ms after the previous one; returns its actions. */
+  send(body: EventBody, dt = 10): KernelAction[] {
+    this.seq++;
+    this.at += dt;
+    const event = { v: 1, id: `e${this.seq}`, seq: this.seq, at: this.at, ...body } as KernelEvent;
+    const { state, actions } = step(this.state, event);
+    this.state = state;
+    this.steps.push({ event, actions });
+    return actions;
+  }
+
+  task(id: string): TaskRecord {
+    const t = this.state.tasks[id];
+    if (t === undefined) throw new Error(`no task ${id}`);
+    return t;
+  }
+
+  /** The effect id the task is waiting on (throws if none). */
+  effect(id: string): string {
+    const p = this.task(id).pending;
+    if (p === null) throw new Error(`task ${id} waits on nothing (${this.task(id).status})`);
+    return p.effectId;
+  }
+
+  submit(
+    taskId: string,
+    budget: TaskBudget = BIG_BUDGET,
+    policy: PolicySnapshot | null = null,
+  ): KernelAction[] {
+    return this.send({
+      kind: "task_submitted",
+      taskId,
+      goal: `goal of ${taskId}`,
+      baseRev: "base0",
+      budget,
+      contractDigest: "sha256:contract",
+      policyDigest: "sha256:policy",
+      policy,
+    });
+  }
+
+  worktreeReady(taskId: string): KernelAction[] {
+    return this.send({
+      kind: "worktree_ready",
+      taskId,
+      effectId: this.effect(taskId),
+      path: `/wt/${taskId}`,
+    });
+  }
+
+  backendStarted(taskId: string): KernelAction[] {
+    return this.send({ kind: "backend_started", taskId, effectId: this.effect(taskId) });
+  }
+
+  backendFinished(
+    taskId: string,
+    outcome: "ok" | "error" | "cancelled" | "timed_out" = "ok",
+    outputBytes = 100,
+    costUnits = 1,
+  ): KernelAction[] {
+    return this.send({
+      kind: "backend_finished",
+      taskId,
+      effectId: this.effect(taskId),
+      outcome,
+      outputBytes,
+      costUnits,
+    });
+  }
+
+  patch(taskId: string, patchDigest = "sha256:patch1", filesChanged = 1): KernelAction[] {
+    return this.send({
+      kind: "patch_extracted",
+      taskId,
+      effectId: this.effect(taskId),
+      patchDigest,
+      filesChanged,
+    });
+  }
+
+  scope(
+    taskId: string,
+    verdict: "accept" | "reject" = "accept",
+    sensitive: ("ci_workflow" | "lockfile" | "secrets" | "symlink" | "executable")[] = [],
+    violations: string[] = [],
+  ): KernelAction[] {
+    return this.send({
+      kind: "scope_checked",
+      taskId,
+      effectId: this.effect(taskId),
+      verdict,
+      violations,
+      sensitive,
+    });
+  }
+
+  baseline(taskId: string, ran = true): KernelAction[] {
+    return this.send({
+      kind: "baseline_result",
+      taskId,
+      effectId: this.effect(taskId),
+      ran,
+      checks: [{ id: "unit", outcome: "fail" }, { id: "lint", outcome: "pass" }],
+    });
+  }
+
+  verify(taskId: string, pass: boolean, round = this.task(taskId).round): KernelAction[] {
+    return this.send({
+      kind: "verification_result",
+      taskId,
+      effectId: this.effect(taskId),
+      round,
+      checks: [{ id: "unit", outcome: pass ? "pass" : "fail" }, { id: "lint", outcome: "pass" }],
+    });
+  }
+
+  /** Grants the task's pending approval as requested (or with overrides). */
+  approve(
+    taskId: string,
+    overrides: Partial<{ approvalId: string; patchDigest: string; expiresAt: number }> = {},
+    dt = 10,
+  ): KernelAction[] {
+    const a = this.task(taskId).approval;
+    return this.send({
+      kind: "approval_granted",
+      taskId,
+      approvalId: overrides.approvalId ?? a?.approvalId ?? "none",
+      action: "integrate",
+      patchDigest: overrides.patchDigest ?? a?.patchDigest ?? "none",
+      by: "alice",
+      expiresAt: overrides.expiresAt ?? a?.expiresAt ?? 0,
+    }, dt);
+  }
+
+  deny(taskId: string): KernelAction[] {
+    const a = this.task(taskId).approval;
+    return this.send({
+      kind: "approval_denied",
+      taskId,
+      approvalId: a?.approvalId ?? "none",
+      by: "alice",
+    });
+  }
+
+  integrated(taskId: string, ok = true): KernelAction[] {
+    return this.send({
+      kind: "integrated",
+      taskId,
+      effectId: this.effect(taskId),
+      ok,
+      commit: ok ? "c0ffee" : null,
+    });
+  }
+
+  /** Runs a task from submission to `verified` (awaiting approval). */
+  toVerified(taskId: string, policy: PolicySnapshot | null = null): KernelAction[] {
+    this.submit(taskId, BIG_BUDGET, policy);
+    this.worktreeReady(taskId);
+    this.backendStarted(taskId);
+    this.backendFinished(taskId);
+    this.patch(taskId);
+    this.scope(taskId);
+    this.baseline(taskId);
+    return this.verify(taskId, true);
+  }
+}
+
+/** Kinds of the actions, with `append_log` shown as `log`. */
+export function kinds(actions: readonly KernelAction[]): string[] {
+  return actions.map((a) => a.kind === "append_log" ? "log" : a.kind);
+}
+
+/** The `from>on>to` of every transition record in the actions. */
+export function transitionsOf(actions: readonly KernelAction[]): string[] {
+  const out: string[] = [];
+  for (const a of actions) {
+    if (a.kind === "append_log" && a.record.type === "transition") {
+      out.push(`${a.record.from ?? "null"}>${a.record.on}>${a.record.to}`);
+    }
+  }
+  return out;
+}
