@@ -285,8 +285,16 @@ class Parser {
         continue;
       }
       if (this.#startsWith(P_MINUS3) && this.#nextStartsWith(P_PLUS3)) {
-        this.#parseUnifiedFile();
-        continue;
+        // Like git (apply.c find_header), a ---/+++ pair starts a file only when a
+        // hunk header follows; otherwise it is text (say, in a commit message).
+        const third = this.#lineAfterNext();
+        if (third >= 0 && this.#startsWithAt(third, this.#findEol(third), P_HUNK)) {
+          this.#parseUnifiedFile();
+          continue;
+        }
+        if (third >= 0 && this.#isEdCommand(third, this.#findEol(third))) {
+          this.#fail("ed_script", "ed-script body where a unified hunk belongs");
+        }
       }
       if (this.#startsWith(P_DIFF_CC) || this.#startsWith(P_DIFF_COMBINED)) {
         this.#fail("combined_diff", "combined (merge) diffs are not supported");
@@ -369,6 +377,13 @@ class Parser {
     if (this.#eol >= this.#size) return false;
     const next = this.#eol + 1;
     return this.#startsWithAt(next, this.#findEol(next), prefix);
+  }
+
+  /** Offset of the line after the next one, or -1. */
+  #lineAfterNext(): number {
+    if (this.#eol >= this.#size) return -1;
+    const next = this.#findEol(this.#eol + 1);
+    return next >= this.#size ? -1 : next + 1;
   }
 
   #fail(code: DiffParseError["code"], detail: string): never {
