@@ -12,3 +12,5 @@ export * from "./process/mod.ts";
 export * from "./sandbox/mod.ts";
 export * from "./git/mod.ts";
 export * from "./log/mod.ts";
+export * from "./worktree/mod.ts";
+export * from "./backends/mod.ts";

@@ -7,3 +7,6 @@
  * @module
  */
 export * from "./hardened_git.ts";
+export * from "./git_checked.ts";
+export * from "./repo_info.ts";
+export * from "./checkout_snapshot.ts";

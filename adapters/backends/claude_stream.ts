@@ -1,0 +1,294 @@
+/**
+ * Parser for Claude Code's `claude -p --output-format stream-json --verbose`
+ * stream. Lines are validated with zod; unknown fields and unknown message
+ * types are tolerated (recorded), malformed and truncated lines become typed
+ * protocol issues. Success is decided from the final `result` message:
+ * `subtype == "success" && !is_error && num_turns > 0`, and there must be
+ * exactly one `result`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { BackendEvent, BackendUsage } from "./types.ts";
+import { boundList, boundText, MAX_ENTRY_CHARS, MAX_SUMMARY_CHARS } from "./types.ts";
+import { decodeJsonLine, describeZodIssues, protocolIssue } from "./json_line.ts";
+import type { StreamLine } from "./line_splitter.ts";
+
+const ContentBlock = z.object({ type: z.string() }).loose();
+const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
+const ToolUseBlock = z.object({
+  type: z.literal("tool_use"),
+  id: z.string().optional(),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()).optional(),
+});
+const ToolResultBlock = z.object({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string().optional(),
+  is_error: z.boolean().nullable().optional(),
+});
+
+const ClaudeUsage = z.object({
+  input_tokens: z.number().nonnegative().optional(),
+  output_tokens: z.number().nonnegative().optional(),
+  cache_read_input_tokens: z.number().nonnegative().optional(),
+});
+
+const ClaudeLine = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("system"),
+    subtype: z.string(),
+    session_id: z.string().optional(),
+    model: z.string().optional(),
+    permissionMode: z.string().optional(),
+    permission_mode: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal("assistant"),
+    message: z.object({ content: z.array(ContentBlock) }),
+    error: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal("user"),
+    message: z.object({ content: z.union([z.string(), z.array(ContentBlock)]) }),
+  }),
+  z.object({
+    type: z.literal("result"),
+    subtype: z.string(),
+    is_error: z.boolean(),
+    num_turns: z.number().int().nonnegative(),
+    session_id: z.string().optional(),
+    total_cost_usd: z.number().nonnegative().optional(),
+    usage: ClaudeUsage.optional(),
+    result: z.string().optional(),
+    errors: z.array(z.unknown()).optional(),
+  }),
+  z.object({ type: z.literal("stream_event") }),
+  z.object({ type: z.literal("rate_limit_event") }),
+]);
+
+/** What the Claude Code stream said, normalized. */
+export interface ClaudeOutcome {
+  /** `subtype == "success" && !is_error && num_turns > 0`, exactly one result. */
+  readonly success: boolean;
+  /** Why `success` is false (empty when true). */
+  readonly failureReason: string;
+  readonly sessionId: string | null;
+  readonly model: string | null;
+  readonly permissionMode: string | null;
+  /** The `result` subtype, or null when no result message arrived. */
+  readonly resultSubtype: string | null;
+  readonly numTurns: number | null;
+  /** The final text (result, or the last assistant text), bounded. */
+  readonly finalMessage: string;
+  /** Bash commands the agent issued (bounded). */
+  readonly commands: readonly string[];
+  /** Files the agent says it edited or wrote (bounded; hints only). */
+  readonly filesChanged: readonly string[];
+  readonly errors: readonly string[];
+  readonly usage: BackendUsage;
+  readonly issues: number;
+}
+
+const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
+
+/**
+ * Incremental parser of a Claude Code stream-json stream.
+ *
+ * @example
+ * ```ts
+ * import { ClaudeStreamParser } from "./claude_stream.ts";
+ * const p = new ClaudeStreamParser();
+ * const lines = [
+ *   '{"type":"system","subtype":"init","session_id":"s1","model":"m","tools":[]}',
+ *   '{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"fixed"}',
+ * ];
+ * lines.forEach((text, i) => p.accept({ number: i + 1, text, tooLong: false, unterminated: false }));
+ * if (!p.outcome().success) throw new Error(p.outcome().failureReason);
+ * ```
+ */
+export class ClaudeStreamParser {
+  #sessionId: string | null = null;
+  #model: string | null = null;
+  #permissionMode: string | null = null;
+  #results: {
+    subtype: string;
+    isError: boolean;
+    numTurns: number;
+    text: string | undefined;
+  }[] = [];
+  #lastAssistantText = "";
+  #commands: string[] = [];
+  #files: string[] = [];
+  #errors: string[] = [];
+  #usage: {
+    inputTokens?: number;
+    cachedInputTokens?: number;
+    outputTokens?: number;
+    costUsd?: number;
+  } = {};
+  #issues = 0;
+
+  /** Accepts one line; returns the normalized events it produced. */
+  accept(line: StreamLine): BackendEvent[] {
+    const decoded = decodeJsonLine(line);
+    if (!decoded.ok) {
+      if (decoded.issue === null) return [];
+      this.#issues += 1;
+      return [decoded.issue];
+    }
+    const type = decoded.value["type"];
+    const parsed = ClaudeLine.safeParse(decoded.value);
+    if (!parsed.success) {
+      this.#issues += 1;
+      const known = typeof type === "string" &&
+        ["system", "assistant", "user", "result"].includes(type);
+      return [
+        protocolIssue(
+          known ? "schema" : "unknown_type",
+          line.number,
+          known
+            ? `${String(type)}: ${describeZodIssues(parsed.error.issues)}`
+            : `unknown message type ${JSON.stringify(type)?.slice(0, 80)}`,
+        ),
+      ];
+    }
+    const msg = parsed.data;
+    switch (msg.type) {
+      case "system": {
+        if (msg.subtype !== "init") return [];
+        this.#sessionId = msg.session_id ?? null;
+        this.#model = msg.model ?? null;
+        this.#permissionMode = msg.permissionMode ?? msg.permission_mode ?? null;
+        return [{
+          kind: "started",
+          backend: "claude",
+          ...(msg.session_id ? { sessionId: msg.session_id } : {}),
+        }];
+      }
+      case "assistant":
+        return this.#assistant(msg.message.content, msg.error);
+      case "user":
+        return this.#user(msg.message.content);
+      case "result": {
+        this.#results.push({
+          subtype: msg.subtype,
+          isError: msg.is_error,
+          numTurns: msg.num_turns,
+          text: msg.result,
+        });
+        if (msg.total_cost_usd !== undefined) this.#usage.costUsd = msg.total_cost_usd;
+        if (msg.usage) {
+          if (msg.usage.input_tokens !== undefined) {
+            this.#usage.inputTokens = msg.usage.input_tokens;
+          }
+          if (msg.usage.output_tokens !== undefined) {
+            this.#usage.outputTokens = msg.usage.output_tokens;
+          }
+          if (msg.usage.cache_read_input_tokens !== undefined) {
+            this.#usage.cachedInputTokens = msg.usage.cache_read_input_tokens;
+          }
+        }
+        if (msg.is_error || msg.subtype !== "success") {
+          const detail = `${msg.subtype}${msg.is_error ? " (is_error)" : ""}${
+            msg.result ? `: ${msg.result}` : ""
+          }`;
+          this.#pushError(`result ${detail}`);
+        }
+        return [{ kind: "usage", usage: { ...this.#usage } }];
+      }
+      default:
+        return [];
+    }
+  }
+
+  #assistant(
+    content: ({ type: string } & Record<string, unknown>)[],
+    error: string | undefined,
+  ): BackendEvent[] {
+    const out: BackendEvent[] = [];
+    if (error !== undefined) {
+      this.#pushError(`assistant error: ${error}`);
+      out.push({ kind: "error", message: boundText(error, 200), fatal: false });
+    }
+    for (const block of content.slice(0, 200)) {
+      if (block.type === "text") {
+        const r = TextBlock.safeParse(block);
+        if (!r.success) continue;
+        this.#lastAssistantText = boundText(r.data.text, MAX_SUMMARY_CHARS);
+        out.push({ kind: "message", text: boundText(r.data.text, MAX_ENTRY_CHARS) });
+      } else if (block.type === "tool_use") {
+        const r = ToolUseBlock.safeParse(block);
+        if (!r.success) continue;
+        const input = r.data.input ?? {};
+        if (r.data.name === "Bash" && typeof input["command"] === "string") {
+          if (this.#commands.length < 200) this.#commands.push(input["command"]);
+          out.push({
+            kind: "command",
+            command: boundText(input["command"], MAX_ENTRY_CHARS),
+            exitCode: null,
+            status: "requested",
+          });
+        } else if (EDIT_TOOLS.has(r.data.name)) {
+          const path = typeof input["file_path"] === "string"
+            ? input["file_path"]
+            : typeof input["notebook_path"] === "string"
+            ? input["notebook_path"]
+            : "";
+          if (path !== "" && this.#files.length < 200) this.#files.push(path);
+          out.push({
+            kind: "file_change",
+            path: boundText(path, MAX_ENTRY_CHARS),
+            change: r.data.name,
+          });
+        } else {
+          out.push({ kind: "tool", name: boundText(r.data.name, 200), isError: false });
+        }
+      }
+    }
+    return out;
+  }
+
+  #user(content: string | ({ type: string } & Record<string, unknown>)[]): BackendEvent[] {
+    if (typeof content === "string") return [];
+    const out: BackendEvent[] = [];
+    for (const block of content.slice(0, 200)) {
+      if (block.type !== "tool_result") continue;
+      const r = ToolResultBlock.safeParse(block);
+      if (!r.success) continue;
+      out.push({ kind: "tool", name: "tool_result", isError: r.data.is_error === true });
+    }
+    return out;
+  }
+
+  #pushError(message: string): void {
+    if (this.#errors.length < 50) this.#errors.push(boundText(message, MAX_ENTRY_CHARS));
+  }
+
+  /** The outcome so far (call after the stream ended). */
+  outcome(): ClaudeOutcome {
+    const last = this.#results.at(-1);
+    let failureReason = "";
+    if (last === undefined) failureReason = "stream ended without a result message";
+    else if (this.#results.length > 1) {
+      failureReason = `expected exactly one result, saw ${this.#results.length}`;
+    } else if (last.subtype !== "success") failureReason = `result subtype ${last.subtype}`;
+    else if (last.isError) failureReason = `result is_error: ${last.text ?? ""}`;
+    else if (last.numTurns <= 0) failureReason = "result reports num_turns 0 (nothing ran)";
+    return {
+      success: failureReason === "",
+      failureReason: boundText(failureReason, MAX_ENTRY_CHARS),
+      sessionId: this.#sessionId,
+      model: this.#model,
+      permissionMode: this.#permissionMode,
+      resultSubtype: last?.subtype ?? null,
+      numTurns: last?.numTurns ?? null,
+      finalMessage: boundText(last?.text ?? this.#lastAssistantText, MAX_SUMMARY_CHARS),
+      commands: boundList(this.#commands),
+      filesChanged: boundList(this.#files),
+      errors: [...this.#errors],
+      usage: { ...this.#usage },
+      issues: this.#issues,
+    };
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * Parser for the Codex CLI `codex exec --json` JSONL stream. Each line is
+ * validated with zod; unknown fields are tolerated, unknown event and item
+ * types are recorded as protocol notes, and malformed or truncated lines
+ * become typed protocol issues. The run's success is decided here, from the
+ * stream: exactly one `turn.completed` and no `turn.failed` or fatal `error`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { BackendEvent, BackendUsage } from "./types.ts";
+import { boundList, boundText, MAX_ENTRY_CHARS, MAX_SUMMARY_CHARS } from "./types.ts";
+import { decodeJsonLine, describeZodIssues, protocolIssue } from "./json_line.ts";
+import type { StreamLine } from "./line_splitter.ts";
+
+const Usage = z.object({
+  input_tokens: z.number().int().nonnegative().optional(),
+  cached_input_tokens: z.number().int().nonnegative().optional(),
+  output_tokens: z.number().int().nonnegative().optional(),
+});
+
+const Item = z.object({ id: z.string().optional(), type: z.string() });
+const AgentMessageItem = z.object({ type: z.literal("agent_message"), text: z.string() });
+const CommandItem = z.object({
+  type: z.literal("command_execution"),
+  command: z.string(),
+  exit_code: z.number().int().nullable().optional(),
+  status: z.string().optional(),
+});
+const FileChangeItem = z.object({
+  type: z.literal("file_change"),
+  changes: z.array(z.object({ path: z.string(), kind: z.string() })),
+  status: z.string().optional(),
+});
+const McpItem = z.object({
+  type: z.literal("mcp_tool_call"),
+  server: z.string().optional(),
+  tool: z.string(),
+  status: z.string().optional(),
+  error: z.object({ message: z.string() }).nullable().optional(),
+});
+const ErrorItem = z.object({ type: z.literal("error"), message: z.string() });
+
+const CodexLine = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("thread.started"), thread_id: z.string() }),
+  z.object({ type: z.literal("turn.started") }),
+  z.object({ type: z.literal("turn.completed"), usage: Usage.optional() }),
+  z.object({
+    type: z.literal("turn.failed"),
+    error: z.object({ message: z.string() }).optional(),
+  }),
+  z.object({
+    type: z.enum(["item.started", "item.updated", "item.completed"]),
+    item: Item.loose(),
+  }),
+  z.object({ type: z.literal("error"), message: z.string() }),
+  z.object({ type: z.literal("item.plan.delta") }),
+  z.object({ type: z.literal("request_user_input") }),
+]);
+
+const KNOWN_ITEM_TYPES = new Set([
+  "agent_message",
+  "reasoning",
+  "command_execution",
+  "file_change",
+  "mcp_tool_call",
+  "web_search",
+  "todo_list",
+  "plan",
+  "collab_tool_call",
+  "error",
+]);
+
+/** What the Codex stream said, normalized. */
+export interface CodexOutcome {
+  /** Decided from the stream: exactly one turn.completed, no turn.failed, no fatal error. */
+  readonly success: boolean;
+  /** Why `success` is false (empty when it is true). */
+  readonly failureReason: string;
+  readonly threadId: string | null;
+  readonly turnsCompleted: number;
+  readonly turnsFailed: number;
+  /** Fatal stream errors and turn failure messages (bounded). */
+  readonly errors: readonly string[];
+  /** The last agent message (bounded). */
+  readonly finalMessage: string;
+  /** Commands the agent ran (bounded). */
+  readonly commands: readonly string[];
+  /** Paths the agent says it changed (bounded; hints only). */
+  readonly filesChanged: readonly string[];
+  readonly usage: BackendUsage;
+  /** Lines rejected as protocol issues. */
+  readonly issues: number;
+}
+
+/**
+ * Incremental parser of a `codex exec --json` stream.
+ *
+ * @example
+ * ```ts
+ * import { CodexStreamParser } from "./codex_stream.ts";
+ * const p = new CodexStreamParser();
+ * const lines = [
+ *   '{"type":"thread.started","thread_id":"t1"}',
+ *   '{"type":"turn.started"}',
+ *   '{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"done"}}',
+ *   '{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":5}}',
+ * ];
+ * lines.forEach((text, i) => p.accept({ number: i + 1, text, tooLong: false, unterminated: false }));
+ * if (!p.outcome().success || p.outcome().finalMessage !== "done") throw new Error();
+ * ```
+ */
+export class CodexStreamParser {
+  #threadId: string | null = null;
+  #completed = 0;
+  #failed = 0;
+  #errors: string[] = [];
+  #final = "";
+  #commands: string[] = [];
+  #files: string[] = [];
+  #usage: { inputTokens?: number; cachedInputTokens?: number; outputTokens?: number } = {};
+  #issues = 0;
+
+  /** Accepts one line; returns the normalized events it produced. */
+  accept(line: StreamLine): BackendEvent[] {
+    const decoded = decodeJsonLine(line);
+    if (!decoded.ok) {
+      if (decoded.issue === null) return [];
+      this.#issues += 1;
+      return [decoded.issue];
+    }
+    const parsed = CodexLine.safeParse(decoded.value);
+    if (!parsed.success) {
+      this.#issues += 1;
+      const type = decoded.value["type"];
+      const known = typeof type === "string" &&
+        [
+          "thread.started",
+          "turn.started",
+          "turn.completed",
+          "turn.failed",
+          "item.started",
+          "item.updated",
+          "item.completed",
+          "error",
+        ].includes(type);
+      return [
+        protocolIssue(
+          known ? "schema" : "unknown_type",
+          line.number,
+          known
+            ? `${String(type)}: ${describeZodIssues(parsed.error.issues)}`
+            : `unknown event type ${JSON.stringify(type)?.slice(0, 80)}`,
+        ),
+      ];
+    }
+    const ev = parsed.data;
+    switch (ev.type) {
+      case "thread.started":
+        this.#threadId = ev.thread_id;
+        return [{ kind: "started", backend: "codex", sessionId: ev.thread_id }];
+      case "turn.started":
+        return [];
+      case "turn.completed": {
+        this.#completed += 1;
+        if (ev.usage === undefined) return [];
+        this.#addUsage(ev.usage);
+        return [{ kind: "usage", usage: this.#usageView() }];
+      }
+      case "turn.failed": {
+        this.#failed += 1;
+        const message = ev.error?.message ?? "turn failed";
+        this.#pushError(`turn.failed: ${message}`);
+        return [{ kind: "error", message: boundText(message, MAX_ENTRY_CHARS), fatal: true }];
+      }
+      case "error":
+        this.#pushError(`error: ${ev.message}`);
+        return [{ kind: "error", message: boundText(ev.message, MAX_ENTRY_CHARS), fatal: true }];
+      case "item.started":
+      case "item.updated":
+        return [];
+      case "item.completed":
+        return this.#item(ev.item, line.number);
+      default:
+        return [];
+    }
+  }
+
+  #item(item: { type: string } & Record<string, unknown>, lineNo: number): BackendEvent[] {
+    if (!KNOWN_ITEM_TYPES.has(item.type)) {
+      this.#issues += 1;
+      return [protocolIssue("unknown_type", lineNo, `unknown item type ${item.type.slice(0, 80)}`)];
+    }
+    const schemaIssue = (error: { issues: { path: PropertyKey[]; message: string }[] }) => {
+      this.#issues += 1;
+      return [protocolIssue("schema", lineNo, `${item.type}: ${describeZodIssues(error.issues)}`)];
+    };
+    switch (item.type) {
+      case "agent_message": {
+        const r = AgentMessageItem.safeParse(item);
+        if (!r.success) return schemaIssue(r.error);
+        this.#final = boundText(r.data.text, MAX_SUMMARY_CHARS);
+        return [{ kind: "message", text: boundText(r.data.text, MAX_ENTRY_CHARS) }];
+      }
+      case "command_execution": {
+        const r = CommandItem.safeParse(item);
+        if (!r.success) return schemaIssue(r.error);
+        if (this.#commands.length < 200) this.#commands.push(r.data.command);
+        return [{
+          kind: "command",
+          command: boundText(r.data.command, MAX_ENTRY_CHARS),
+          exitCode: r.data.exit_code ?? null,
+          status: r.data.status ?? "completed",
+        }];
+      }
+      case "file_change": {
+        const r = FileChangeItem.safeParse(item);
+        if (!r.success) return schemaIssue(r.error);
+        const out: BackendEvent[] = [];
+        for (const c of r.data.changes.slice(0, 200)) {
+          if (this.#files.length < 200) this.#files.push(c.path);
+          out.push({
+            kind: "file_change",
+            path: boundText(c.path, MAX_ENTRY_CHARS),
+            change: boundText(c.kind, 40),
+          });
+        }
+        return out;
+      }
+      case "mcp_tool_call": {
+        const r = McpItem.safeParse(item);
+        if (!r.success) return schemaIssue(r.error);
+        return [{
+          kind: "tool",
+          name: boundText(`${r.data.server ?? "mcp"}.${r.data.tool}`, 200),
+          isError: r.data.status === "failed" || (r.data.error ?? null) !== null,
+        }];
+      }
+      case "error": {
+        const r = ErrorItem.safeParse(item);
+        if (!r.success) return schemaIssue(r.error);
+        // Item-level errors are non-fatal (config warnings, reroute notices).
+        return [{
+          kind: "error",
+          message: boundText(r.data.message, MAX_ENTRY_CHARS),
+          fatal: false,
+        }];
+      }
+      default:
+        return [];
+    }
+  }
+
+  #addUsage(u: z.infer<typeof Usage>): void {
+    if (u.input_tokens !== undefined) {
+      this.#usage.inputTokens = (this.#usage.inputTokens ?? 0) + u.input_tokens;
+    }
+    if (u.cached_input_tokens !== undefined) {
+      this.#usage.cachedInputTokens = (this.#usage.cachedInputTokens ?? 0) + u.cached_input_tokens;
+    }
+    if (u.output_tokens !== undefined) {
+      this.#usage.outputTokens = (this.#usage.outputTokens ?? 0) + u.output_tokens;
+    }
+  }
+
+  #usageView(): BackendUsage {
+    return { ...this.#usage };
+  }
+
+  #pushError(message: string): void {
+    if (this.#errors.length < 50) this.#errors.push(boundText(message, MAX_ENTRY_CHARS));
+  }
+
+  /** The outcome so far (call after the stream ended). */
+  outcome(): CodexOutcome {
+    let failureReason = "";
+    if (this.#failed > 0) failureReason = `turn failed: ${this.#errors[0] ?? ""}`;
+    else if (this.#errors.length > 0) failureReason = `fatal stream error: ${this.#errors[0]}`;
+    else if (this.#completed === 0) failureReason = "stream ended without turn.completed";
+    else if (this.#completed > 1) {
+      failureReason = `expected exactly one turn.completed, saw ${this.#completed}`;
+    }
+    return {
+      success: failureReason === "",
+      failureReason: boundText(failureReason, MAX_ENTRY_CHARS),
+      threadId: this.#threadId,
+      turnsCompleted: this.#completed,
+      turnsFailed: this.#failed,
+      errors: [...this.#errors],
+      finalMessage: this.#final,
+      commands: boundList(this.#commands),
+      filesChanged: boundList(this.#files),
+      usage: this.#usageView(),
+      issues: this.#issues,
+    };
+  }
+}

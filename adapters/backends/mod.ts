@@ -1,0 +1,16 @@
+/**
+ * Coding backends: the `AgentBackend` contract, the worker input contract,
+ * zod-validated stream parsers for Codex CLI and Claude Code, and the
+ * `command`, `codex`, `claude` and `fn` backends. Everything a backend
+ * reports is a claim; backends must never decide a verdict, and nothing in a
+ * transcript may change policy.
+ *
+ * @module
+ */
+export * from "./errors.ts";
+export * from "./types.ts";
+export * from "./line_splitter.ts";
+export * from "./json_line.ts";
+export * from "./worker_input.ts";
+export * from "./codex_stream.ts";
+export * from "./claude_stream.ts";

@@ -1,0 +1,215 @@
+/**
+ * The backend contract: what every coding backend receives and returns.
+ * Everything a backend reports is a claim; vouch re-derives the truth from the
+ * worktree and its own checks.
+ *
+ * @module
+ */
+import type { BackendErrorCode } from "./errors.ts";
+
+/** Stable persisted status strings of a backend run. */
+export type BackendStatus = "ok" | "error" | "cancelled" | "timed_out";
+
+/** What a backend can do; used by the driver for display and routing only. */
+export interface BackendCapabilities {
+  /** Emits events while running (not only at the end). */
+  readonly streaming: boolean;
+  /** Works by editing files in the task's worktree. */
+  readonly editsWorktree: boolean;
+  /** Reports token usage / cost. */
+  readonly reportsUsage: boolean;
+  /** Runs as a separate OS process (so it can be killed). */
+  readonly subprocess: boolean;
+}
+
+/** One unit of work handed to a backend: one task, one attempt (round). */
+export interface AgentTask {
+  /** Stable task id (safe for file names). */
+  readonly taskId: string;
+  /** 1-based attempt / round number. */
+  readonly attempt: number;
+  /** The goal as the user wrote it. */
+  readonly goal: string;
+  /** Feedback from the previous round (failing checks and output tails), if any. */
+  readonly feedback?: string;
+  /** Absolute path of the disposable worktree the backend works in. */
+  readonly worktree: string;
+  /** Globs (relative to the worktree) the backend may change. */
+  readonly allowedRoots: readonly string[];
+  /** Globs (relative to the worktree) the backend must not change. */
+  readonly forbiddenPaths: readonly string[];
+  /** Wall-clock budget for this run, in seconds. */
+  readonly maxSeconds: number;
+  /** Output budget for this run, in MiB. */
+  readonly maxOutputMb: number;
+}
+
+/** Token usage and cost, where the backend reports them. */
+export interface BackendUsage {
+  readonly inputTokens?: number;
+  readonly cachedInputTokens?: number;
+  readonly outputTokens?: number;
+  readonly costUsd?: number;
+}
+
+/** A normalized event from a running backend (all text bounded). */
+export type BackendEvent =
+  | { readonly kind: "started"; readonly backend: string; readonly sessionId?: string }
+  | { readonly kind: "message"; readonly text: string }
+  | {
+    readonly kind: "command";
+    readonly command: string;
+    readonly exitCode: number | null;
+    readonly status: string;
+  }
+  | { readonly kind: "file_change"; readonly path: string; readonly change: string }
+  | { readonly kind: "tool"; readonly name: string; readonly isError: boolean }
+  | { readonly kind: "usage"; readonly usage: BackendUsage }
+  | { readonly kind: "error"; readonly message: string; readonly fatal: boolean }
+  | {
+    readonly kind: "protocol";
+    readonly code: ProtocolIssueCode;
+    readonly line: number;
+    readonly detail: string;
+  }
+  | { readonly kind: "stderr"; readonly text: string };
+
+/** Why a stream line was not accepted as a protocol message. */
+export type ProtocolIssueCode =
+  | "not_json"
+  | "schema"
+  | "line_too_long"
+  | "truncated"
+  | "unknown_type"
+  | "too_many_issues";
+
+/** Where the bounded, masked transcript of a run was written. */
+export interface TranscriptRef {
+  /** Absolute path of the transcript file, or null when it was kept only in memory. */
+  readonly path: string | null;
+  /** `sha256:<hex>` of the transcript bytes as stored (after masking). */
+  readonly digest: string;
+  /** Stored size in bytes. */
+  readonly bytes: number;
+  /** Whether the transcript was cut to stay within its bound. */
+  readonly truncated: boolean;
+  /** How many secret-looking values were masked. */
+  readonly masked: number;
+}
+
+/** The error part of a {@linkcode BackendResult} that did not end `ok`. */
+export interface BackendFailure {
+  readonly code: BackendErrorCode;
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
+/**
+ * What a backend run returns. Every field except `status`, `backend` and
+ * `transcript` is the backend's own claim.
+ */
+export interface BackendResult {
+  /** The backend id. */
+  readonly backend: string;
+  /** How the run ended, decided by the adapter from the protocol, not the exit code alone. */
+  readonly status: BackendStatus;
+  /** The backend's final message, bounded. */
+  readonly summary: string;
+  /**
+   * A patch the backend handed over as text (only the `fn` backend may do this;
+   * worktree-editing backends leave it unset and vouch extracts the real diff).
+   * Unverified bytes, never trusted.
+   */
+  readonly patchText?: Uint8Array;
+  /** Whether the backend claims the goal is done. A claim, nothing more. */
+  readonly selfClaimedDone: boolean;
+  /** Commands the backend says it ran (bounded list). */
+  readonly commandsRun: readonly string[];
+  /** Risks the backend reports (bounded list). */
+  readonly risks: readonly string[];
+  /** Usage as reported. */
+  readonly usage: BackendUsage;
+  /** The captured transcript, or null when none was captured. */
+  readonly transcript: TranscriptRef | null;
+  /** Process exit code (subprocess backends), null when killed or not a process. */
+  readonly exitCode: number | null;
+  /** Number of stream lines rejected as protocol issues. */
+  readonly protocolIssues: number;
+  /** Present when `status` is not `ok`. */
+  readonly failure?: BackendFailure;
+}
+
+/** What the driver hands to `run` besides the task. */
+export interface BackendContext {
+  /** Aborted on cancellation (Ctrl-C, budget); `run` must return `cancelled` promptly. */
+  readonly signal: AbortSignal;
+  /** Receives normalized events while the backend runs. Must not throw. */
+  emit(event: BackendEvent): void;
+  /** Where to write the transcript file (a directory); omitted = keep none on disk. */
+  readonly transcriptDir?: string;
+}
+
+/**
+ * A coding backend: Codex CLI, Claude Code, an external command or an in-process function.
+ *
+ * @example
+ * ```ts
+ * import type { AgentBackend } from "./types.ts";
+ * const idle: AgentBackend = {
+ *   id: "idle",
+ *   capabilities: () => ({ streaming: false, editsWorktree: true, reportsUsage: false, subprocess: false }),
+ *   run: () => Promise.resolve({
+ *     backend: "idle", status: "ok", summary: "", selfClaimedDone: false, commandsRun: [],
+ *     risks: [], usage: {}, transcript: null, exitCode: null, protocolIssues: 0,
+ *   }),
+ * };
+ * if (idle.id !== "idle") throw new Error();
+ * ```
+ */
+export interface AgentBackend {
+  /** Stable registry key, e.g. `codex`, `claude`, `command`, `fn`. */
+  readonly id: string;
+  /** Static description of what this backend can do. */
+  capabilities(): BackendCapabilities;
+  /** Runs one attempt. Resolves (never rejects) with a result whose status says how it ended. */
+  run(task: AgentTask, ctx: BackendContext): Promise<BackendResult>;
+}
+
+/** Maximum characters kept in {@linkcode BackendResult.summary}. */
+export const MAX_SUMMARY_CHARS = 4096;
+/** Maximum entries kept in list fields of {@linkcode BackendResult}. */
+export const MAX_LIST_ENTRIES = 200;
+/** Maximum characters per list entry / event text. */
+export const MAX_ENTRY_CHARS = 2000;
+
+/**
+ * Cuts text to at most `max` characters (UTF-16 code units, never splitting a
+ * surrogate pair), marking the cut.
+ *
+ * @example
+ * ```ts
+ * import { boundText } from "./types.ts";
+ * if (boundText("abcdef", 4) !== "abc…") throw new Error();
+ * ```
+ */
+export function boundText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  const code = text.charCodeAt(end - 1);
+  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return text.slice(0, end) + "…";
+}
+
+/**
+ * Bounds a list of strings: at most {@linkcode MAX_LIST_ENTRIES} entries of at
+ * most {@linkcode MAX_ENTRY_CHARS} characters each.
+ *
+ * @example
+ * ```ts
+ * import { boundList } from "./types.ts";
+ * if (boundList(["a", "b"]).length !== 2) throw new Error();
+ * ```
+ */
+export function boundList(items: readonly string[]): string[] {
+  return items.slice(0, MAX_LIST_ENTRIES).map((s) => boundText(s, MAX_ENTRY_CHARS));
+}

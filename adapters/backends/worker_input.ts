@@ -1,0 +1,115 @@
+/**
+ * The external worker input contract handed to every subprocess backend (on
+ * stdin and in the file named by `VOUCH_TASK_FILE`), and the claims a
+ * `command` worker may print as its last JSON line. Both are zod schemas with
+ * exported JSON Schemas.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { AgentTask } from "./types.ts";
+
+/** What a worker must return (as claims; vouch verifies every one of them itself). */
+export const MUST_RETURN = [
+  "summary",
+  "diff",
+  "tests_run",
+  "commands_run",
+  "risks",
+  "files_changed",
+] as const;
+
+/** zod schema of the worker input contract. */
+export const WorkerInputSchema = z.object({
+  task_id: z.string().min(1).max(200),
+  attempt: z.number().int().min(1),
+  goal: z.string().max(200_000),
+  feedback: z.string().max(200_000).optional(),
+  repo_root: z.string().min(1),
+  allowed_roots: z.array(z.string()),
+  forbidden_paths: z.array(z.string()),
+  network: z.literal("deny"),
+  secrets: z.literal("none"),
+  max_seconds: z.number().int().positive(),
+  max_output_mb: z.number().positive(),
+  must_return: z.array(z.enum(MUST_RETURN)),
+}).strict();
+
+/** The worker input contract. */
+export type WorkerInput = z.infer<typeof WorkerInputSchema>;
+
+/**
+ * Builds the worker input for a task. `repo_root` is the task's worktree: the
+ * only place the worker may write.
+ *
+ * @example
+ * ```ts
+ * import { workerInputFor } from "./worker_input.ts";
+ * const input = workerInputFor({
+ *   taskId: "t1", attempt: 1, goal: "fix it", worktree: "/tmp/wt", allowedRoots: ["src/**"],
+ *   forbiddenPaths: [".github/**"], maxSeconds: 60, maxOutputMb: 10,
+ * });
+ * if (input.network !== "deny") throw new Error();
+ * ```
+ */
+export function workerInputFor(task: AgentTask): WorkerInput {
+  return {
+    task_id: task.taskId,
+    attempt: task.attempt,
+    goal: task.goal,
+    ...(task.feedback !== undefined ? { feedback: task.feedback } : {}),
+    repo_root: task.worktree,
+    allowed_roots: [...task.allowedRoots],
+    forbidden_paths: [...task.forbiddenPaths],
+    network: "deny",
+    secrets: "none",
+    max_seconds: Math.max(1, Math.ceil(task.maxSeconds)),
+    max_output_mb: task.maxOutputMb,
+    must_return: [...MUST_RETURN],
+  };
+}
+
+/** JSON Schema (draft 2020-12) of the worker input contract, for worker authors. */
+export const WORKER_INPUT_JSON_SCHEMA: Record<string, unknown> = z.toJSONSchema(
+  WorkerInputSchema,
+) as Record<string, unknown>;
+
+const StringList = z.array(z.string().max(10_000)).max(1000);
+
+/**
+ * zod schema of a worker's claims (its optional last JSON line). Unknown
+ * fields are tolerated and dropped.
+ */
+export const WorkerClaimsSchema = z.object({
+  summary: z.string().max(100_000).optional(),
+  done: z.boolean().optional(),
+  status: z.string().max(100).optional(),
+  diff: z.string().optional(),
+  tests_run: StringList.optional(),
+  commands_run: StringList.optional(),
+  risks: StringList.optional(),
+  files_changed: StringList.optional(),
+});
+
+/** A worker's claims. Never evidence. */
+export type WorkerClaims = z.infer<typeof WorkerClaimsSchema>;
+
+/** JSON Schema of the worker claims line. */
+export const WORKER_CLAIMS_JSON_SCHEMA: Record<string, unknown> = z.toJSONSchema(
+  WorkerClaimsSchema,
+) as Record<string, unknown>;
+
+/**
+ * Whether claims say "done": `done: true`, or a status of done/completed/success/ok.
+ *
+ * @example
+ * ```ts
+ * import { claimsSayDone } from "./worker_input.ts";
+ * if (!claimsSayDone({ status: "completed" })) throw new Error();
+ * ```
+ */
+export function claimsSayDone(claims: WorkerClaims): boolean {
+  if (claims.done !== undefined) return claims.done;
+  const s = claims.status?.toLowerCase();
+  return s === "done" || s === "completed" || s === "success" || s === "ok";
+}

@@ -1,0 +1,130 @@
+/**
+ * The clean re-verification tree: a fresh worktree of the same base with the
+ * patch applied by `git apply --index` (never `--unsafe-paths`, `--reject` or
+ * `--3way`), so nothing the worker left behind (untracked files, build
+ * artefacts) can make checks pass. Protected paths are restored from the base.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { gitChecked, splitNul } from "../git/git_checked.ts";
+import { runGit } from "../git/hardened_git.ts";
+import { WorktreeError } from "./errors.ts";
+import { worktreeGitArgs } from "./extract_diff.ts";
+import { createWorktree, removeWorktree, type Worktree } from "./worktree.ts";
+
+/** Options of {@linkcode createCleanTree}. */
+export interface CleanTreeOptions {
+  /** The user's repository. */
+  readonly repo: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  /** Base revision the patch is relative to (default `HEAD`). */
+  readonly base?: string;
+  /** Exact patch bytes (a `git diff --binary` patch; may be empty). */
+  readonly patch: Uint8Array;
+  /** Paths for which the base version wins over the patch (e.g. the tests that define done). */
+  readonly isProtected?: (path: string) => boolean;
+  /** Worktree root (default: the vouch default). */
+  readonly root?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** A clean tree ready for verification. Remove it with `removeWorktree(tree.worktree)`. */
+export interface CleanTree {
+  readonly worktree: Worktree;
+  /** Paths the patch changed (after protected paths were restored, still listed). */
+  readonly changed: readonly string[];
+  /** Protected paths that were reset to their base content (or removed when absent in base). */
+  readonly restored: readonly string[];
+}
+
+/** The exact argv tail of the apply step (for documentation and tests). */
+export const APPLY_FLAGS: readonly string[] = ["apply", "--index", "--whitespace=nowarn"];
+
+/**
+ * Creates a fresh `verify` worktree of the base and applies the patch with
+ * `git apply --index`; throws {@linkcode WorktreeError} `apply_failed` (and
+ * removes the tree) when git refuses the patch.
+ *
+ * @example
+ * ```ts ignore
+ * import { createCleanTree } from "./clean_tree.ts";
+ * import { removeWorktree } from "./worktree.ts";
+ * const clean = await createCleanTree({ repo: ".", taskId: "t", attempt: 1, patch });
+ * try { console.log(clean.changed); } finally { await removeWorktree(clean.worktree); }
+ * ```
+ */
+export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree> {
+  const wt = await createWorktree({
+    repo: opts.repo,
+    taskId: opts.taskId,
+    attempt: opts.attempt,
+    purpose: "verify",
+    ...(opts.base !== undefined ? { base: opts.base } : {}),
+    ...(opts.root !== undefined ? { root: opts.root } : {}),
+  });
+  try {
+    const sig = opts.signal ? { signal: opts.signal } : {};
+    const g = (args: string[]) =>
+      gitChecked([...worktreeGitArgs(wt), ...args], { cwd: wt.path, timeoutMs: 120_000, ...sig });
+    let changed: string[] = [];
+    if (opts.patch.length > 0) {
+      const tmp = await Deno.makeTempDir({ prefix: "vouch-apply-" });
+      try {
+        const file = join(tmp, "patch");
+        await Deno.writeFile(file, opts.patch);
+        const r = await runGit([...worktreeGitArgs(wt), ...APPLY_FLAGS, "--", file], {
+          cwd: wt.path,
+          timeoutMs: 120_000,
+          ...sig,
+        });
+        if (r.exitCode !== 0) {
+          const detail = (r.stderr.head + r.stderr.tail).trim().split("\n").slice(0, 8).join("\n");
+          throw new WorktreeError(
+            "apply_failed",
+            `Cannot apply patch in the clean tree: ${detail}`,
+          );
+        }
+      } finally {
+        await Deno.remove(tmp, { recursive: true }).catch(() => {});
+      }
+      const names = await g([
+        "diff",
+        "--cached",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        wt.base,
+        "--",
+      ]);
+      changed = splitNul(names.stdout.head);
+    }
+    const restored: string[] = [];
+    if (opts.isProtected) {
+      for (const path of changed) {
+        if (!opts.isProtected(path)) continue;
+        const inBase = await runGit(
+          [...worktreeGitArgs(wt), "cat-file", "-e", `${wt.base}:${path}`],
+          { cwd: wt.path, ...sig },
+        );
+        if (inBase.exitCode === 0) {
+          await g(["checkout", wt.base, "--", path]);
+        } else {
+          await g(["rm", "-q", "-f", "--cached", "--", path]);
+          await Deno.remove(join(wt.path, path)).catch(() => {});
+        }
+        restored.push(path);
+      }
+    }
+    return { worktree: wt, changed, restored };
+  } catch (error) {
+    await removeWorktree(wt);
+    if (error instanceof WorktreeError) throw error;
+    throw new WorktreeError(
+      "apply_failed",
+      `Cannot prepare the clean tree: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}

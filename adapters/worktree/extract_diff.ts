@@ -1,0 +1,128 @@
+/**
+ * Diff extraction that trusts the worktree, never the worker: everything in
+ * the worktree is staged into a temporary index (`GIT_INDEX_FILE`, starting
+ * from the base tree) and diffed against the base commit with hardened flags.
+ * git is pointed at the worktree's real git directory explicitly, so a `.git`
+ * file the worker rewrote cannot redirect it.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { sha256Hex } from "../digest/sha256.ts";
+import { gitChecked, splitNul } from "../git/git_checked.ts";
+import { WorktreeError } from "./errors.ts";
+import type { Worktree } from "./worktree.ts";
+
+/** The flags of the authoritative diff (after `diff --cached`). */
+export const EXTRACT_DIFF_FLAGS: readonly string[] = [
+  "--binary",
+  "--full-index",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--no-color",
+  "--no-renames",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+  "--ignore-submodules=none",
+];
+
+/** One changed path as git lists it (`--name-status -z --no-renames`). */
+export interface ChangedPath {
+  /** `A`, `M`, `D`, `T` (type change). */
+  readonly status: string;
+  /** Repository-relative path (raw bytes decoded as UTF-8). */
+  readonly path: string;
+}
+
+/** The real diff of a worktree against its base. */
+export interface ExtractedDiff {
+  /** Exact bytes of `git diff --cached --binary --full-index ... <base>`. */
+  readonly bytes: Uint8Array;
+  /** `sha256:<hex>` of `bytes`. */
+  readonly digest: string;
+  /** The base commit the diff is relative to. */
+  readonly base: string;
+  /** Authoritative changed-path list. */
+  readonly changed: readonly ChangedPath[];
+}
+
+/** Options of {@linkcode extractDiff}. */
+export interface ExtractDiffOptions {
+  /** Refuse patches larger than this (default 32 MiB): `patch_too_large`. */
+  readonly maxBytes?: number;
+  /** Abort signal (e.g. the run's deadline). */
+  readonly signal?: AbortSignal;
+}
+
+/** Hardened git arguments addressing a worktree through its real git dir. */
+export function worktreeGitArgs(wt: Worktree): string[] {
+  return [`--git-dir=${wt.gitDir}`, `--work-tree=${wt.path}`, "--no-replace-objects"];
+}
+
+/**
+ * Extracts the real diff of everything in the worktree (tracked changes,
+ * deletions, new untracked files; ignored files excluded) against the base.
+ *
+ * @example
+ * ```ts ignore
+ * import { extractDiff } from "./extract_diff.ts";
+ * const diff = await extractDiff(wt);
+ * console.log(diff.changed.map((c) => c.path));
+ * ```
+ */
+export async function extractDiff(
+  wt: Worktree,
+  opts: ExtractDiffOptions = {},
+): Promise<ExtractedDiff> {
+  const maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
+  const tmp = await Deno.makeTempDir({ prefix: "vouch-extract-" });
+  try {
+    const env = { GIT_INDEX_FILE: join(tmp, "index") };
+    const g = (args: string[]) =>
+      gitChecked([...worktreeGitArgs(wt), ...args], {
+        cwd: wt.path,
+        env,
+        timeoutMs: 120_000,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    try {
+      await g(["read-tree", wt.base]);
+      await g(["add", "-A", "--", "."]);
+      const patchFile = join(tmp, "patch");
+      await g(["diff", "--cached", ...EXTRACT_DIFF_FLAGS, `--output=${patchFile}`, wt.base, "--"]);
+      const stat = await Deno.stat(patchFile);
+      if (stat.size > maxBytes) {
+        throw new WorktreeError(
+          "patch_too_large",
+          `Cannot extract diff: ${stat.size} bytes exceeds the limit of ${maxBytes}`,
+        );
+      }
+      const bytes = await Deno.readFile(patchFile);
+      const names = await g([
+        "diff",
+        "--cached",
+        "--name-status",
+        "-z",
+        "--no-renames",
+        "--no-ext-diff",
+        wt.base,
+        "--",
+      ]);
+      const parts = splitNul(names.stdout.head);
+      const changed: ChangedPath[] = [];
+      for (let i = 0; i + 1 < parts.length; i += 2) {
+        changed.push({ status: parts[i]!, path: parts[i + 1]! });
+      }
+      return { bytes, digest: sha256Hex(bytes), base: wt.base, changed };
+    } catch (error) {
+      if (error instanceof WorktreeError) throw error;
+      throw new WorktreeError(
+        "extract_failed",
+        `Cannot extract diff: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}

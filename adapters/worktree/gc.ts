@@ -1,0 +1,112 @@
+/**
+ * Garbage collection of worktrees left behind by crashed or killed runs.
+ * Only directories carrying a valid vouch ownership marker are ever removed.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import { runGit } from "../git/hardened_git.ts";
+import { defaultWorktreeRoot } from "./location.ts";
+import { OWNER_SCHEMA, processStartTime } from "./worktree.ts";
+
+const OwnerSchema = z.object({
+  schema: z.literal(OWNER_SCHEMA),
+  repo: z.string().startsWith("/"),
+  pid: z.number().int(),
+  pidStart: z.string().nullable(),
+});
+
+/** Options of {@linkcode gcWorktrees}. */
+export interface GcOptions {
+  /** Worktree root to scan (default {@linkcode defaultWorktreeRoot}). */
+  readonly root?: string;
+  /** Remove worktrees even when their owning process still runs. */
+  readonly force?: boolean;
+  /** Only report what would be removed. */
+  readonly dryRun?: boolean;
+}
+
+/** What {@linkcode gcWorktrees} did. */
+export interface GcReport {
+  /** Containers removed (or that would be, with `dryRun`). */
+  readonly removed: readonly string[];
+  /** Containers kept because their owner is still running. */
+  readonly kept: readonly string[];
+  /** Directories skipped because they carry no valid vouch marker. */
+  readonly skipped: readonly string[];
+}
+
+function ownerAlive(pid: number, pidStart: string | null): boolean {
+  if (pid === Deno.pid) return true;
+  const start = processStartTime(pid);
+  if (start === null) return false;
+  return pidStart === null || start === pidStart;
+}
+
+/**
+ * Removes worktrees whose owning vouch process is gone (or all, with `force`),
+ * including their admin entries in the repositories they belong to.
+ *
+ * @example
+ * ```ts ignore
+ * import { gcWorktrees } from "./gc.ts";
+ * const report = await gcWorktrees({ dryRun: true });
+ * console.log(report.removed);
+ * ```
+ */
+export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
+  const root = opts.root ?? defaultWorktreeRoot();
+  const removed: string[] = [];
+  const kept: string[] = [];
+  const skipped: string[] = [];
+  const repos = new Set<string>();
+  let repoDirs: Deno.DirEntry[];
+  try {
+    repoDirs = await Array.fromAsync(Deno.readDir(root));
+  } catch {
+    return { removed, kept, skipped };
+  }
+  for (const repoDir of repoDirs) {
+    if (!repoDir.isDirectory || repoDir.isSymlink) continue;
+    const dir = join(root, repoDir.name);
+    for await (const entry of Deno.readDir(dir)) {
+      const container = join(dir, entry.name);
+      if (!entry.isDirectory || entry.isSymlink) {
+        skipped.push(container);
+        continue;
+      }
+      let owner: z.infer<typeof OwnerSchema>;
+      try {
+        const parsed = OwnerSchema.safeParse(
+          JSON.parse(await Deno.readTextFile(join(container, "owner.json"))),
+        );
+        if (!parsed.success) {
+          skipped.push(container);
+          continue;
+        }
+        owner = parsed.data;
+      } catch {
+        skipped.push(container);
+        continue;
+      }
+      if (!opts.force && ownerAlive(owner.pid, owner.pidStart)) {
+        kept.push(container);
+        continue;
+      }
+      removed.push(container);
+      if (opts.dryRun) continue;
+      const tree = join(container, "tree");
+      await runGit(["worktree", "remove", "--force", "--force", "--end-of-options", tree], {
+        cwd: owner.repo,
+      }).catch(() => null);
+      await Deno.remove(container, { recursive: true }).catch(() => {});
+      repos.add(owner.repo);
+    }
+    if (!opts.dryRun) await Deno.remove(dir).catch(() => {}); // only when empty
+  }
+  for (const repo of repos) {
+    await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);
+  }
+  return { removed, kept, skipped };
+}

@@ -1,0 +1,252 @@
+/**
+ * Creating and removing one throwaway git worktree per task and attempt.
+ *
+ * @module
+ */
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { gitChecked } from "../git/git_checked.ts";
+import { runGit } from "../git/hardened_git.ts";
+import { resolveCommit } from "../git/repo_info.ts";
+import { WorktreeError } from "./errors.ts";
+import { defaultWorktreeRoot, repoKey, TASK_ID_PATTERN } from "./location.ts";
+
+/** Marker `schema` value in `owner.json`. */
+export const OWNER_SCHEMA = "vouch.worktree/v1";
+
+/** What `owner.json` records about who created a worktree. */
+export interface WorktreeOwner {
+  readonly schema: typeof OWNER_SCHEMA;
+  /** Absolute top level of the repository the worktree belongs to. */
+  readonly repo: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly purpose: WorktreePurpose;
+  readonly base: string;
+  /** Process id of the vouch process that created it. */
+  readonly pid: number;
+  /** Start time of that process (from /proc), to tell a reused pid apart; null if unknown. */
+  readonly pidStart: string | null;
+  /** ISO time of creation. */
+  readonly createdAt: string;
+}
+
+/** `work`: where a backend works; `verify`: the clean re-verification tree. */
+export type WorktreePurpose = "work" | "verify";
+
+/** A live worktree created by {@linkcode createWorktree}. */
+export interface Worktree {
+  /** Absolute top level of the user's repository. */
+  readonly repo: string;
+  /** Absolute path of the checkout (the worktree itself). */
+  readonly path: string;
+  /** The vouch-owned directory holding `owner.json` and the checkout. */
+  readonly container: string;
+  /** Absolute path of this worktree's private git directory (inside the repo's `.git/worktrees/`). */
+  readonly gitDir: string;
+  /** Full commit id of the base. */
+  readonly base: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly purpose: WorktreePurpose;
+}
+
+/** Options of {@linkcode createWorktree}. */
+export interface CreateWorktreeOptions {
+  /** The user's repository (any directory inside it). */
+  readonly repo: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  /** Base revision (default `HEAD`). */
+  readonly base?: string;
+  /** Worktree root (default {@linkcode defaultWorktreeRoot}). */
+  readonly root?: string;
+  /** Default `work`. */
+  readonly purpose?: WorktreePurpose;
+}
+
+/** Reads this process's start time from /proc (Linux), or null. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function repoTop(dir: string): Promise<string> {
+  const r = await runGit(["rev-parse", "--show-toplevel"], { cwd: resolve(dir) });
+  if (r.exitCode !== 0) {
+    throw new WorktreeError(
+      "create_failed",
+      `Cannot create worktree: ${dir} is not a git work tree`,
+    );
+  }
+  return await Deno.realPath(r.stdout.head.trim());
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * Creates a detached worktree of `base` in a vouch-owned directory outside the
+ * repository (`git worktree add --detach`), with an ownership marker next to
+ * it. The user's checkout and its uncommitted changes are not touched.
+ *
+ * @example
+ * ```ts ignore
+ * import { createWorktree, removeWorktree } from "./worktree.ts";
+ * const wt = await createWorktree({ repo: ".", taskId: "t1", attempt: 1 });
+ * try { console.log(wt.path); } finally { await removeWorktree(wt); }
+ * ```
+ */
+export async function createWorktree(opts: CreateWorktreeOptions): Promise<Worktree> {
+  if (!TASK_ID_PATTERN.test(opts.taskId)) {
+    throw new WorktreeError(
+      "bad_task_id",
+      `Cannot create worktree: bad task id ${JSON.stringify(opts.taskId)}`,
+    );
+  }
+  if (!Number.isSafeInteger(opts.attempt) || opts.attempt < 1) {
+    throw new WorktreeError("bad_task_id", `Cannot create worktree: bad attempt ${opts.attempt}`);
+  }
+  const repo = await repoTop(opts.repo);
+  const purpose = opts.purpose ?? "work";
+  const rootInput = resolve(opts.root ?? defaultWorktreeRoot());
+  await Deno.mkdir(rootInput, { recursive: true, mode: 0o700 });
+  const root = await Deno.realPath(rootInput);
+  if (isInside(root, repo) || isInside(repo, root)) {
+    throw new WorktreeError(
+      "inside_repo",
+      `Cannot create worktree: root ${root} must be outside the repository ${repo}`,
+    );
+  }
+  const base = await resolveCommit(repo, opts.base ?? "HEAD");
+  const repoDir = join(root, repoKey(repo));
+  await Deno.mkdir(repoDir, { recursive: true, mode: 0o700 });
+  const container = join(
+    repoDir,
+    `${opts.taskId}-${opts.attempt}${purpose === "verify" ? "-verify" : ""}`,
+  );
+  try {
+    await Deno.mkdir(container, { mode: 0o700 });
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) {
+      throw new WorktreeError("exists", `Cannot create worktree: ${container} already exists`);
+    }
+    throw new WorktreeError("create_failed", `Cannot create worktree: ${String(error)}`);
+  }
+  const owner: WorktreeOwner = {
+    schema: OWNER_SCHEMA,
+    repo,
+    taskId: opts.taskId,
+    attempt: opts.attempt,
+    purpose,
+    base,
+    pid: Deno.pid,
+    pidStart: processStartTime(Deno.pid),
+    createdAt: new Date().toISOString(),
+  };
+  await Deno.writeTextFile(join(container, "owner.json"), JSON.stringify(owner, null, 2) + "\n");
+  const path = join(container, "tree");
+  try {
+    await gitChecked(
+      ["worktree", "add", "--detach", "--no-checkout", "--end-of-options", path, base],
+      { cwd: repo },
+    );
+    const gd = await gitChecked(["rev-parse", "--path-format=absolute", "--git-dir"], {
+      cwd: path,
+    });
+    const gitDir = gd.stdout.head.trim();
+    // Populate the checkout from the base with hardened git (no hooks, no fsmonitor).
+    await gitChecked(
+      [
+        `--git-dir=${gitDir}`,
+        `--work-tree=${path}`,
+        "--no-replace-objects",
+        "reset",
+        "--hard",
+        "-q",
+        base,
+      ],
+      { cwd: path },
+    );
+    return {
+      repo,
+      path,
+      container,
+      gitDir,
+      base,
+      taskId: opts.taskId,
+      attempt: opts.attempt,
+      purpose,
+    };
+  } catch (error) {
+    await forceRemove(repo, path, container);
+    throw new WorktreeError(
+      "create_failed",
+      `Cannot create worktree: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+async function forceRemove(repo: string, path: string, container: string): Promise<void> {
+  await runGit(["worktree", "remove", "--force", "--force", "--end-of-options", path], {
+    cwd: repo,
+  })
+    .catch(() => null);
+  await Deno.remove(container, { recursive: true }).catch(() => {});
+  // The admin entry of a worktree whose directory is gone is stale: prune it.
+  await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);
+}
+
+/**
+ * Removes a worktree, its git admin entry and its container. Idempotent;
+ * never throws (removal happens on success, failure and kill paths alike).
+ *
+ * @example
+ * ```ts ignore
+ * import { removeWorktree } from "./worktree.ts";
+ * await removeWorktree(wt);
+ * ```
+ */
+export async function removeWorktree(wt: Worktree): Promise<void> {
+  // Make everything writable first: an agent may have left read-only dirs behind.
+  await chmodWritable(wt.path).catch(() => {});
+  await forceRemove(wt.repo, wt.path, wt.container);
+}
+
+async function chmodWritable(dir: string): Promise<void> {
+  for await (const entry of Deno.readDir(dir)) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory && !entry.isSymlink) {
+      await Deno.chmod(p, 0o700).catch(() => {});
+      await chmodWritable(p);
+    }
+  }
+}
+
+/**
+ * Creates a worktree, runs `fn` with it and always removes it afterwards.
+ *
+ * @example
+ * ```ts ignore
+ * import { withWorktree } from "./worktree.ts";
+ * const files = await withWorktree({ repo: ".", taskId: "t", attempt: 1 }, (wt) => Deno.readDir(wt.path));
+ * ```
+ */
+export async function withWorktree<T>(
+  opts: CreateWorktreeOptions,
+  fn: (wt: Worktree) => Promise<T> | T,
+): Promise<T> {
+  const wt = await createWorktree(opts);
+  try {
+    return await fn(wt);
+  } finally {
+    await removeWorktree(wt);
+  }
+}
