@@ -8,3 +8,4 @@
  */
 export * from "./codes.ts";
 export * from "./check_scope.ts";
+export * from "./check_patch_scope.ts";
