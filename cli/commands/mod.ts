@@ -5,6 +5,9 @@
  * @module
  */
 import type { CliCommand } from "../command.ts";
+import { evaluateCommand } from "./evaluate.ts";
 
 /** All subcommands, in the order `vouch --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [];
+export const COMMANDS: readonly CliCommand[] = [
+  evaluateCommand,
+];

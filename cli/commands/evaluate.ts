@@ -1,0 +1,94 @@
+/**
+ * `vouch evaluate`: judge a result bundle made elsewhere, without running it.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { evaluateBundleIsolated } from "../../adapters/bundle/isolated.ts";
+import type { VerificationResult } from "../../kernel/bundle/types.ts";
+import { type CliCommand, EXIT, UsageError } from "../command.ts";
+
+const HELP = `vouch evaluate: judge a result bundle (never executes it)
+
+Usage:
+  vouch evaluate --bundle DIR --work-unit FILE --plan FILE [--json]
+
+The bundle directory holds result-manifest.json (the worker's claim) and the
+files it declares. The WorkUnit (path authority, required validators) and the
+EvaluatorPlan (v0.1 exact-JSON or v0.2 unified_diff) are verifier-owned and
+must live outside the bundle. The evaluation runs in a child deno process that
+may only read those three paths.
+
+Options:
+  --bundle DIR       the candidate root
+  --work-unit FILE   the WorkUnit JSON
+  --plan FILE        the EvaluatorPlan JSON
+  --json             print the VerificationResult as JSON
+
+Exit codes: 0 accept_candidate, 1 any other recommendation, 2 usage error.
+
+Examples:
+  vouch evaluate --bundle out/attempt-1 --work-unit wu.json --plan plan.json
+  vouch evaluate --bundle out/attempt-1 --work-unit wu.json --plan plan.json --json | jq .decision_support
+`;
+
+/**
+ * Renders a VerificationResult as a short readable summary.
+ *
+ * @example
+ * ```ts
+ * import { renderVerificationResult } from "./evaluate.ts";
+ * import { unjudgeableResult } from "../../kernel/bundle/judge.ts";
+ * const text = renderVerificationResult(unjudgeableResult("plan_invalid", "missing"));
+ * if (!text.includes("insufficient_evidence")) throw new Error("unexpected");
+ * ```
+ */
+export function renderVerificationResult(result: VerificationResult): string {
+  const d = result.decision_support;
+  const lines = [
+    `recommendation: ${d.recommendation} (${result.status}, confidence ${d.confidence})`,
+    `work unit: ${result.work_unit_id ?? "-"}@${result.work_unit_version ?? "-"}  manifest: ${
+      result.result_manifest_id ?? "-"
+    }  worker: ${result.independence.worker_id_observed ?? "-"}`,
+  ];
+  if (result.checks.length > 0) lines.push("checks:");
+  for (const c of result.checks) lines.push(`  ${c.status.padEnd(12)} ${c.id}: ${c.summary}`);
+  if (result.findings.length > 0) lines.push("findings:");
+  for (const f of result.findings) {
+    // Worker-controlled text is shown escaped, never raw (no ANSI, no overprinting).
+    const where = f.path === undefined ? "" : ` [${JSON.stringify(f.path)}]`;
+    lines.push(`  ${f.code}${where}: ${JSON.stringify(f.summary).slice(1, -1)}`);
+  }
+  lines.push(`rationale: ${JSON.stringify(d.rationale).slice(1, -1)}`);
+  return lines.join("\n") + "\n";
+}
+
+/** The `evaluate` command. */
+export const evaluateCommand: CliCommand = {
+  name: "evaluate",
+  summary: "judge a result bundle (manifest, patch, logs) against a WorkUnit and plan",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        bundle: { type: "string" },
+        "work-unit": { type: "string" },
+        plan: { type: "string" },
+        json: { type: "boolean", default: false },
+      },
+    });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+    const bundleDir = values.bundle;
+    const workUnitPath = values["work-unit"];
+    const planPath = values.plan;
+    if (bundleDir === undefined) throw new UsageError("--bundle DIR is required");
+    if (workUnitPath === undefined) throw new UsageError("--work-unit FILE is required");
+    if (planPath === undefined) throw new UsageError("--plan FILE is required");
+    const result = await evaluateBundleIsolated({ bundleDir, workUnitPath, planPath });
+    io.out(values.json ? JSON.stringify(result, null, 2) + "\n" : renderVerificationResult(result));
+    return result.decision_support.recommendation === "accept_candidate" ? EXIT.ok : EXIT.rejected;
+  },
+};
