@@ -2,7 +2,14 @@ import type { Sha256 } from "../../kernel/digest.ts";
 import { nodeSha256 } from "../digest/sha256.ts";
 import { EventLogError } from "./errors.ts";
 import { acquireWriterLock, type LockOwner, type WriterLock } from "./lock.ts";
-import { frameRecord, type LogHead, type LogRecord, type RecordInput } from "./record.ts";
+import { LOG_KINDS } from "./kinds.ts";
+import {
+  frameRecord,
+  type JsonValue,
+  type LogHead,
+  type LogRecord,
+  type RecordInput,
+} from "./record.ts";
 import { verifyLogBytes } from "./verify.ts";
 
 /** How appends reach the disk. */
@@ -34,6 +41,8 @@ export interface OpenReport {
   readonly recovered: { readonly droppedBytes: number; readonly tornFile: string } | null;
   /** Set when a stale lock of a dead writer was broken. */
   readonly brokeStaleLock: LockOwner | null;
+  /** Body of the last `tool.receipt` record, to resume the receipt chain. */
+  readonly lastReceipt: JsonValue | null;
 }
 
 const encoder = new TextEncoder();
@@ -129,9 +138,13 @@ export class EventLog {
         bytes = new Uint8Array();
       }
       const sha256 = options.sha256 ?? nodeSha256;
+      let lastReceipt: JsonValue | null = null;
       const result = verifyLogBytes(bytes, {
         sha256,
         keepRecords: false,
+        onRecord: (r) => {
+          if (r.kind === LOG_KINDS.toolReceipt) lastReceipt = r.body;
+        },
         ...(options.expectHead ? { expectHead: options.expectHead } : {}),
       });
       if (result.status === "tampered") {
@@ -168,12 +181,13 @@ export class EventLog {
         records: result.head.seq,
         recovered,
         brokeStaleLock: lock.brokeStale,
+        lastReceipt,
       };
       const log = new EventLog(path, file, lock, result.head, options, report);
       if (recovered) {
         await file.syncData();
         await log.append({
-          kind: "log.recovered",
+          kind: LOG_KINDS.logRecovered,
           body: {
             droppedBytes: recovered.droppedBytes,
             tornFile: recovered.tornFile.slice(recovered.tornFile.lastIndexOf("/") + 1),

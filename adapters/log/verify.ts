@@ -11,6 +11,8 @@ export interface VerifyLogOptions {
   readonly keepRecords?: boolean;
   /** A known head the log must contain (seq and hash must match that record). */
   readonly expectHead?: LogHead;
+  /** Called with each verified record, in order (e.g. to index without keeping all). */
+  readonly onRecord?: (record: LogRecord) => void;
 }
 
 /** Result of verifying a log file's bytes. */
@@ -143,6 +145,7 @@ export function verifyLogBytes(bytes: Uint8Array, options: VerifyLogOptions = {}
       });
     }
     head = { seq: record.seq, hash: record.hash };
+    options.onRecord?.(record);
     if (keep) records.push(record);
     else if (options.expectHead && record.seq === options.expectHead.seq) records.push(record);
   }

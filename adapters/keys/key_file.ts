@@ -1,0 +1,74 @@
+import { dirname } from "node:path";
+import { KeyError } from "./errors.ts";
+
+/**
+ * Reads a private key file, refusing one that group or others can access.
+ * Returns null when it does not exist.
+ */
+export function readPrivateFile(path: string): Uint8Array | null {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw new KeyError("io", `Cannot read key file ${path}: ${String(error)}`, { cause: error });
+  }
+  if (info.mode !== null && (info.mode & 0o077) !== 0) {
+    throw new KeyError(
+      "insecure_permissions",
+      `Cannot use key file ${path}: mode ${
+        (info.mode & 0o777).toString(8)
+      } lets others read it; run chmod 600`,
+    );
+  }
+  try {
+    return Deno.readFileSync(path);
+  } catch (error) {
+    throw new KeyError("io", `Cannot read key file ${path}: ${String(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Creates a private file (mode 0600, parent directories 0700) with `createNew`,
+ * so two processes racing to create a key agree on one. Returns false when the
+ * file already existed (the caller then reads it).
+ */
+export function createPrivateFile(path: string, bytes: Uint8Array): boolean {
+  try {
+    Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new KeyError("io", `Cannot create key directory for ${path}: ${String(error)}`, {
+      cause: error,
+    });
+  }
+  // Write to a temp file, then hard-link into place: the key file never exists
+  // half-written, and link() fails if another process created it first.
+  const tmp = `${path}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
+  try {
+    const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o600 });
+    try {
+      let off = 0;
+      while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+      file.syncDataSync();
+    } finally {
+      file.close();
+    }
+    Deno.chmodSync(tmp, 0o600);
+    try {
+      Deno.linkSync(tmp, path);
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) return false;
+      throw error;
+    }
+  } catch (error) {
+    if (error instanceof KeyError) throw error;
+    throw new KeyError("io", `Cannot create key file ${path}: ${String(error)}`, { cause: error });
+  } finally {
+    try {
+      Deno.removeSync(tmp);
+    } catch {
+      // already gone
+    }
+  }
+}

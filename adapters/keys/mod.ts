@@ -1,0 +1,24 @@
+/**
+ * Key management: the per-repository HMAC key that seals receipts and verified
+ * patches, and the Ed25519 key that signs attestations. Keys live in the user's
+ * state directory (`$XDG_STATE_HOME/vouch/keys`, mode 0600) or `VOUCH_KEY_FILE`,
+ * never inside a repository or worktree, and are persisted so receipts verify
+ * after vouch exits. This module must never hand key bytes to a child process.
+ *
+ * @example
+ * ```ts
+ * import { loadOrCreateMacKey } from "./mod.ts";
+ * const state = await Deno.makeTempDir();
+ * const repo = await Deno.makeTempDir();
+ * const key = await loadOrCreateMacKey({ repoRoot: repo, env: { XDG_STATE_HOME: state } });
+ * if (!key.path.startsWith(state)) throw new Error();
+ * await Deno.remove(state, { recursive: true });
+ * await Deno.remove(repo, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+export * from "./errors.ts";
+export * from "./paths.ts";
+export * from "./mac_key.ts";
+export * from "./signing_key.ts";
