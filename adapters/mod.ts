@@ -14,3 +14,6 @@ export * from "./git/mod.ts";
 export * from "./log/mod.ts";
 export * from "./worktree/mod.ts";
 export * from "./backends/mod.ts";
+export * from "./keys/mod.ts";
+export * from "./receipts/mod.ts";
+export * from "./verified_patch/mod.ts";
