@@ -17,3 +17,4 @@ export * from "./backends/mod.ts";
 export * from "./keys/mod.ts";
 export * from "./receipts/mod.ts";
 export * from "./verified_patch/mod.ts";
+export * from "./test_failures/mod.ts";

@@ -1,0 +1,287 @@
+import type { TestFormat, TestReport } from "../../kernel/contract/types.ts";
+
+/** Every format {@linkcode parseFailingTests} understands. */
+export const TEST_FORMATS: readonly TestFormat[] = [
+  "pytest",
+  "deno",
+  "node",
+  "jest",
+  "vitest",
+  "cargo",
+  "go",
+  "go-json",
+];
+
+// deno-lint-ignore no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+function lines(log: string): string[] {
+  return log.replace(ANSI, "").replace(/\r\n?/g, "\n").split("\n");
+}
+
+class Ids {
+  readonly #seen = new Set<string>();
+  readonly list: string[] = [];
+  add(id: string): void {
+    const t = id.trim();
+    if (t.length === 0 || this.#seen.has(t)) return;
+    this.#seen.add(t);
+    this.list.push(t);
+  }
+}
+
+function count(text: string, word: RegExp): number {
+  const m = word.exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+function parsePytest(log: string): TestReport {
+  const ids = new Ids();
+  let ran: number | null = null;
+  for (const line of lines(log)) {
+    const summary = /^(FAILED|ERROR) (.+)$/.exec(line);
+    if (summary) {
+      const rest = summary[2]!;
+      const cut = rest.indexOf(" - ");
+      ids.add(cut === -1 ? rest : rest.slice(0, cut));
+      continue;
+    }
+    const verbose = /^(\S+::\S+) (FAILED|ERROR)\b/.exec(line);
+    if (verbose) {
+      ids.add(verbose[1]!);
+      continue;
+    }
+    const bare = line.replace(/^=+\s*/, "").replace(/\s*=+$/, "");
+    const counts = /^(\d+ \w+(?:, )?)+ in [0-9.]+s\b/.test(bare);
+    if (counts || /^no tests ran in [0-9.]+s\b/.test(bare)) {
+      if (!counts) ran = 0;
+      else {
+        ran = count(line, /(\d+) passed/) + count(line, /(\d+) failed/) +
+          count(line, /(\d+) errors?\b/) + count(line, /(\d+) xfailed/) +
+          count(line, /(\d+) xpassed/);
+      }
+    }
+  }
+  return { failing: ids.list, ran };
+}
+
+function parseDeno(log: string): TestReport {
+  const ids = new Ids();
+  let ran: number | null = null;
+  let inFailures = false;
+  const fallback = new Ids();
+  for (const line of lines(log)) {
+    if (/^\s*FAILURES\s*$/.test(line)) {
+      inFailures = true;
+      continue;
+    }
+    const summary = /^(ok|FAILED) \| (\d+) passed(?: \([^)]*\))? \| (\d+) failed/.exec(line);
+    if (summary) {
+      ran = (ran ?? 0) + Number(summary[2]) + Number(summary[3]);
+      inFailures = false;
+      continue;
+    }
+    if (inFailures) {
+      const m = /^(.+?) => \S+:\d+:\d+$/.exec(line);
+      if (m) ids.add(m[1]!);
+      continue;
+    }
+    const listed = /^(\S.*?) \.\.\. FAILED(?! \(due to)/.exec(line);
+    if (listed) fallback.add(listed[1]!);
+  }
+  return { failing: ids.list.length > 0 ? ids.list : fallback.list, ran };
+}
+
+function parseNode(log: string): TestReport {
+  const ids = new Ids();
+  let ran: number | null = null;
+  const all = lines(log);
+  // TAP reporter (the default when stdout is not a terminal).
+  const stack: { indent: number; name: string }[] = [];
+  for (let i = 0; i < all.length; i++) {
+    const line = all[i]!;
+    const sub = /^(\s*)# Subtest: (.*)$/.exec(line);
+    if (sub) {
+      const indent = sub[1]!.length;
+      while (stack.length > 0 && stack.at(-1)!.indent >= indent) stack.pop();
+      stack.push({ indent, name: sub[2]! });
+      continue;
+    }
+    const notOk = /^(\s*)not ok \d+ - (.*?)(?: # (?:SKIP|TODO).*)?$/.exec(line);
+    if (notOk) {
+      const indent = notOk[1]!.length;
+      let suite = false;
+      for (let j = i + 1; j < all.length && j < i + 40; j++) {
+        const l = all[j]!;
+        if (/^\s*\.\.\.\s*$/.test(l)) break;
+        if (/failureType: 'subtestsFailed'|type: 'suite'/.test(l)) suite = true;
+      }
+      const parents = stack.filter((s) => s.indent < indent).map((s) => s.name);
+      if (!suite) ids.add([...parents, notOk[2]!].join(" > "));
+      continue;
+    }
+    const tapTests = /^# (tests|skipped|todo) (\d+)$/.exec(line);
+    if (tapTests) ran = (ran ?? 0) + (tapTests[1] === "tests" ? 1 : -1) * Number(tapTests[2]);
+  }
+  if (ids.list.length > 0 || ran !== null) return { failing: ids.list, ran };
+  // Spec reporter.
+  const suites: { indent: number; name: string }[] = [];
+  for (const line of all) {
+    if (/^\s*✖ failing tests:/.test(line)) break;
+    const suite = /^(\s*)▶ (.*)$/.exec(line);
+    if (suite) {
+      const indent = suite[1]!.length;
+      while (suites.length > 0 && suites.at(-1)!.indent >= indent) suites.pop();
+      suites.push({ indent, name: suite[2]! });
+      continue;
+    }
+    const fail = /^(\s*)✖ (.*?) \([0-9.]+m?s\)$/.exec(line);
+    if (fail) {
+      const indent = fail[1]!.length;
+      const isSuiteEnd = suites.some((s) => s.indent === indent && s.name === fail[2]);
+      if (isSuiteEnd) {
+        while (suites.length > 0 && suites.at(-1)!.indent >= indent) suites.pop();
+        continue;
+      }
+      const parents = suites.filter((s) => s.indent < indent).map((s) => s.name);
+      ids.add([...parents, fail[2]!].join(" > "));
+      continue;
+    }
+    const specTests = /^ℹ (tests|skipped|todo) (\d+)$/.exec(line);
+    if (specTests) ran = (ran ?? 0) + (specTests[1] === "tests" ? 1 : -1) * Number(specTests[2]);
+  }
+  return { failing: ids.list, ran };
+}
+
+function parseJest(log: string): TestReport {
+  const ids = new Ids();
+  let ran: number | null = null;
+  for (const line of lines(log)) {
+    const bullet = /^\s{2}● (.+)$/.exec(line);
+    if (bullet && !/^Test suite failed to run/.test(bullet[1]!) && !/^Console$/.test(bullet[1]!)) {
+      ids.add(bullet[1]!);
+      continue;
+    }
+    const summary = /^Tests:\s+(.*\d+ total)/.exec(line);
+    if (summary) {
+      const s = summary[1]!;
+      ran = (ran ?? 0) + count(s, /(\d+) total/) - count(s, /(\d+) skipped/) -
+        count(s, /(\d+) todo/);
+    }
+  }
+  return { failing: ids.list, ran };
+}
+
+function parseVitest(log: string): TestReport {
+  const ids = new Ids();
+  let ran: number | null = null;
+  const fallback = new Ids();
+  for (const line of lines(log)) {
+    const fail = /^ FAIL\s+(\S.* > .+?)\s*$/.exec(line);
+    if (fail) {
+      ids.add(fail[1]!.replace(/ \[[^\]]*\]$/, ""));
+      continue;
+    }
+    const cross = /^\s+× (.+?)(?: \d+ms)?$/.exec(line);
+    if (cross) fallback.add(cross[1]!);
+    const summary = /^\s+Tests\s+(.*)\((\d+)\)\s*$/.exec(line);
+    if (summary) {
+      ran = (ran ?? 0) + Number(summary[2]) - count(summary[1]!, /(\d+) skipped/) -
+        count(summary[1]!, /(\d+) todo/);
+    }
+  }
+  return { failing: ids.list.length > 0 ? ids.list : fallback.list, ran };
+}
+
+function parseCargo(log: string): TestReport {
+  const ids = new Ids();
+  let ran: number | null = null;
+  for (const line of lines(log)) {
+    const m = /^test (\S+) \.\.\. FAILED$/.exec(line);
+    if (m) {
+      ids.add(m[1]!);
+      continue;
+    }
+    const summary = /^test result: \w+\. (\d+) passed; (\d+) failed;/.exec(line);
+    if (summary) ran = (ran ?? 0) + Number(summary[1]) + Number(summary[2]);
+  }
+  return { failing: ids.list, ran };
+}
+
+function parseGo(log: string): TestReport {
+  const ids = new Ids();
+  let results = 0;
+  let okPackages = 0;
+  let sawSummary = false;
+  for (const line of lines(log)) {
+    const m = /^\s*--- (FAIL|PASS): (\S+) \(/.exec(line);
+    if (m) {
+      results++;
+      if (m[1] === "FAIL") ids.add(m[2]!);
+      continue;
+    }
+    if (/^ok\s+\S+/.test(line)) {
+      sawSummary = true;
+      if (!/\[no test files\]|\[no tests to run\]/.test(line)) okPackages++;
+    }
+    if (/^FAIL\s+\S+/.test(line)) sawSummary = true;
+  }
+  const ran = results > 0 ? results : sawSummary ? okPackages : null;
+  return { failing: ids.list, ran };
+}
+
+function parseGoJson(log: string): TestReport {
+  const ids = new Ids();
+  let ran: number | null = null;
+  for (const line of log.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof event !== "object" || event === null) continue;
+    const { Action, Test } = event as { Action?: unknown; Test?: unknown };
+    if (typeof Test !== "string") continue;
+    if (Action === "fail") ids.add(Test);
+    if (Action === "fail" || Action === "pass") ran = (ran ?? 0) + 1;
+  }
+  return { failing: ids.list, ran };
+}
+
+const PARSERS: Record<TestFormat, (log: string) => TestReport> = {
+  pytest: parsePytest,
+  deno: parseDeno,
+  node: parseNode,
+  jest: parseJest,
+  vitest: parseVitest,
+  cargo: parseCargo,
+  go: parseGo,
+  "go-json": parseGoJson,
+};
+
+/**
+ * Parses the failing-test ids out of a test runner's output: best-effort,
+ * order-preserving, deduplicated. An empty `failing` means "learned nothing",
+ * never "no failures". `ran` is the number of tests a summary line reports
+ * (`null` when no summary was found). Never throws.
+ *
+ * Ids: pytest node ids, deno test names (`parent ... step`), node test names
+ * joined with ` > `, jest `describe › test`, vitest `file > describe > test`,
+ * cargo paths, go test names (`TestX/sub`).
+ *
+ * @example
+ * ```ts
+ * import { parseFailingTests } from "./parse.ts";
+ * const r = parseFailingTests("cargo", "test a::b ... FAILED\ntest result: FAILED. 1 passed; 1 failed; 0 ignored");
+ * if (r.failing[0] !== "a::b" || r.ran !== 2) throw new Error();
+ * ```
+ */
+export function parseFailingTests(format: TestFormat, log: string): TestReport {
+  try {
+    return PARSERS[format](log);
+  } catch {
+    return { failing: [], ran: null };
+  }
+}
