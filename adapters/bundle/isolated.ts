@@ -26,6 +26,8 @@ export interface IsolatedEvaluationOptions {
   timeoutMs?: number;
   /** Maximum bytes of child stdout accepted. @default 16 MiB */
   maxOutputBytes?: number;
+  /** The child entry module (tests substitute misbehaving children). @default EVALUATE_CHILD_ENTRY */
+  childEntry?: URL;
 }
 
 /**
@@ -159,15 +161,16 @@ export async function evaluateBundleIsolated(
   input: EvaluateBundleInput,
   options: IsolatedEvaluationOptions = {},
 ): Promise<VerificationResult> {
-  if (EVALUATE_CHILD_ENTRY.protocol !== "file:") {
+  const entry = options.childEntry ?? EVALUATE_CHILD_ENTRY;
+  if (entry.protocol !== "file:" || EVALUATE_CHILD_CONFIG.protocol !== "file:") {
     return unjudgeableResult(
       "evaluator_error",
-      `Cannot isolate the evaluation: the evaluator is not on a local file system (${EVALUATE_CHILD_ENTRY.protocol})`,
+      `Cannot isolate the evaluation: the evaluator is not on a local file system (${entry.protocol})`,
     );
   }
   let args: string[];
   try {
-    args = await childArgs(input, EVALUATE_CHILD_ENTRY, [
+    args = await childArgs(input, entry, [
       "--bundle",
       resolve(input.bundleDir),
       "--work-unit",

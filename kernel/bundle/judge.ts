@@ -501,10 +501,14 @@ function rationale(recommendation: string, reasons: readonly Reason[]): string {
     return "Every required check passed on independently recomputed evidence, and the worker " +
       "reported succeeded (necessary, not sufficient).";
   }
-  const shown = reasons.slice(0, 8).map((r) =>
-    r.path === undefined ? r.code : `${r.code} (${r.path})`
-  );
-  const more = reasons.length > 8 ? `, and ${reasons.length - 8} more` : "";
+  const all = [
+    ...new Set(reasons.map((r) => {
+      const code = r.subcode === undefined ? r.code : `${r.code}/${r.subcode}`;
+      return r.path === undefined ? code : `${code} (${r.path})`;
+    })),
+  ];
+  const shown = all.slice(0, 8);
+  const more = all.length > 8 ? `, and ${all.length - 8} more` : "";
   return `${recommendation}: ${shown.join(", ")}${more}`;
 }
 
