@@ -1,0 +1,120 @@
+/**
+ * The public result of one `vouch run`: its explicit final state, the exit code
+ * the CLI maps it to, and a summary of every round.
+ *
+ * @module
+ */
+
+/** How a run ended. Stable strings: they are persisted in logs and `--json` output. */
+export type RunFinalState =
+  | "verified"
+  | "rejected"
+  | "budget_exhausted"
+  | "killed"
+  | "backend_failed";
+
+/** Every final state, in a fixed order (for docs and exhaustiveness tests). */
+export const RUN_FINAL_STATES: readonly RunFinalState[] = [
+  "verified",
+  "rejected",
+  "budget_exhausted",
+  "killed",
+  "backend_failed",
+];
+
+/**
+ * The distinct process exit code of each final state (2 is reserved for usage errors).
+ *
+ * @example
+ * ```ts
+ * import { RUN_EXIT_CODES } from "./outcome.ts";
+ * if (RUN_EXIT_CODES.verified !== 0) throw new Error("verified must exit 0");
+ * ```
+ */
+export const RUN_EXIT_CODES: Readonly<Record<RunFinalState, number>> = {
+  verified: 0,
+  rejected: 1,
+  budget_exhausted: 3,
+  backend_failed: 4,
+  killed: 130,
+};
+
+/** The result of one check in one evaluation, reduced to what a summary shows. */
+export interface CheckSummary {
+  /** The check's name from the contract. */
+  readonly name: string;
+  /** Whether it passed. */
+  readonly passed: boolean;
+  /** Stable outcome word from the contract evaluator (e.g. `pass`, `fail`, `inconclusive`). */
+  readonly outcome: string;
+  /** Exit code of the check's command, null if it never ran. */
+  readonly exitCode: number | null;
+  /** Duration in milliseconds. */
+  readonly durationMs: number;
+  /** The last few KiB of the check's output (masked), fed back to the next round on failure. */
+  readonly outputTail: string;
+}
+
+/** What happened in one backend round. */
+export interface RoundSummary {
+  /** 1-based round number. */
+  readonly round: number;
+  /** The backend's own status word (`ok`, `error`, `cancelled`, `timed_out`). */
+  readonly backendStatus: string;
+  /** Whether the backend claimed it was done (a claim, never trusted). */
+  readonly selfClaimedDone: boolean;
+  /** Files the real diff changes (from the supervisor's extraction, not the worker). */
+  readonly filesChanged: readonly string[];
+  /** `verified` when this round's patch passed everything, else `rejected`. */
+  readonly verdict: "verified" | "rejected" | "not_verified";
+  /** Stable reason codes for a rejection (scope violations, outside writes, failing checks...). */
+  readonly reasons: readonly string[];
+  /** Per-check results of this round's clean re-verification (empty if it never got there). */
+  readonly checks: readonly CheckSummary[];
+}
+
+/** The result of `runTask`. */
+export interface RunOutcome {
+  /** Task id (also the artefacts directory name under `.vouch/runs/`). */
+  readonly task: string;
+  /** How it ended. */
+  readonly state: RunFinalState;
+  /** Exit code for the CLI (see {@link RUN_EXIT_CODES}). */
+  readonly exitCode: number;
+  /** Stable reason code for the final state. */
+  readonly reason: string;
+  /** Human-readable explanation. */
+  readonly message: string;
+  /** Base revision (full commit id) every round started from. */
+  readonly base: string;
+  /** Baseline results (the unmodified tree). */
+  readonly baseline: readonly CheckSummary[];
+  /** Every round, in order. */
+  readonly rounds: readonly RoundSummary[];
+  /** Absolute path of the verified patch file, when verified. */
+  readonly patchFile: string | null;
+  /** `sha256:<hex>` of the verified patch, when verified. */
+  readonly patchDigest: string | null;
+  /** Directory with this run's artefacts. */
+  readonly artefactsDir: string;
+  /** Path of the event log. */
+  readonly logPath: string;
+  /** Set when the verified patch was committed on a new branch. */
+  readonly integrated: { readonly branch: string; readonly commit: string } | null;
+  /** Wall time of the whole run, in milliseconds. */
+  readonly elapsedMs: number;
+}
+
+/** Live progress, reported while a run proceeds (the CLI renders it on a terminal). */
+export interface RunProgress {
+  /** Current phase word: `baseline`, `backend`, `validate`, `verify`, `integrate`, `cleanup`, `done`. */
+  readonly phase: string;
+  /** Current round (0 before the first backend round). */
+  readonly round: number;
+  /** The check being run, if any. */
+  readonly check: string | null;
+  /** Milliseconds since the run started. */
+  readonly elapsedMs: number;
+  /** Optional short detail. */
+  readonly detail?: string;
+}

@@ -1,0 +1,51 @@
+/**
+ * What the driver needs from contract verification: a baseline on the clean
+ * base revision and a clean re-verification of a patch. The supervisor
+ * implements it (`adapters/supervisor/clean_verifier.ts`); tests may pass
+ * their own.
+ *
+ * @module
+ */
+import type { RoundCheckResult } from "../../kernel/lifecycle/events.ts";
+import type { ToolReceipt } from "../receipts/receipt.ts";
+import type { CheckEvidence } from "../verified_patch/verified_patch.ts";
+import type { CheckSummary } from "./outcome.ts";
+
+/** The result of one contract evaluation. */
+export interface VerificationRun {
+  /** Whether the contract could run at all (a baseline that cannot run fails closed). */
+  readonly ran: boolean;
+  /** Per-check results for the kernel. */
+  readonly checks: readonly RoundCheckResult[];
+  /** Per-check summaries for humans and the next round's prompt. */
+  readonly summaries: readonly CheckSummary[];
+  /** Whether every gating check passed. */
+  readonly passed: boolean;
+  /** Reason codes when the run was refused before checks ran (e.g. `apply_failed`). */
+  readonly refusals: readonly string[];
+  /** Diagnostics about the contract itself (e.g. `baseline-gates-nothing`). */
+  readonly diagnostics: readonly string[];
+  /** The sandbox profile the checks ran in. */
+  readonly sandbox: string;
+  /** Evidence per check, citing its receipt (what a `VerifiedPatch` carries). */
+  readonly checkEvidence: readonly CheckEvidence[];
+  /** Receipts of every command this run performed for the verdict. */
+  readonly receipts: readonly ToolReceipt[];
+  /** JSON evidence to store as an artefact. */
+  readonly evidence: unknown;
+}
+
+/** Clean verification, as the driver sees it. */
+export interface Verifier {
+  /** `sha256:` digest of the contract. */
+  readonly contractDigest: string;
+  /** Runs the contract on the untouched base revision. */
+  baseline(signal: AbortSignal, onCheck: (name: string) => void): Promise<VerificationRun>;
+  /** Applies `patch` to a fresh tree of the base and runs the contract there. */
+  verify(
+    round: number,
+    patch: Uint8Array,
+    signal: AbortSignal,
+    onCheck: (name: string) => void,
+  ): Promise<VerificationRun>;
+}

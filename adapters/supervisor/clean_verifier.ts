@@ -1,0 +1,377 @@
+/**
+ * Clean re-verification: the contract runs in a FRESH worktree of the base with
+ * the patch applied by `git apply --index` (protected paths restored from the
+ * base), inside the selected sandbox, with a MAC'd receipt for every command.
+ * Nothing the worker left in its own worktree (untracked files, build
+ * artefacts) exists there. Installed dependency directories of the user's
+ * checkout (`node_modules`, ...) are linked in when the patch touches no
+ * dependency manifest or lockfile; a patch that does is refused, because its
+ * dependencies cannot be verified without a setup step.
+ *
+ * @module
+ */
+import type { OutcomeContract } from "../../kernel/contract/types.ts";
+import type {
+  BaselineCapture,
+  CheckJudgement,
+  CheckObservation,
+} from "../../kernel/contract/types.ts";
+import { judgeBaseline, judgeContract } from "../../kernel/contract/judge.ts";
+import { compileGlobs } from "../../kernel/glob/glob_set.ts";
+import type { RoundCheckResult } from "../../kernel/lifecycle/events.ts";
+import { canonicalDigest } from "../canonical_json/canonical_json.ts";
+import { runProcess } from "../process/run.ts";
+import type { ProcessResult } from "../process/types.ts";
+import { utf8Tail } from "../process/capture.ts";
+import type { ReceiptRecorder } from "../receipts/chain.ts";
+import { receiptDigest, receiptInputFromProcess, type ToolReceipt } from "../receipts/receipt.ts";
+import { type SandboxRequirement, selectSandbox } from "../sandbox/probe.ts";
+import type { CheckEvidence } from "../verified_patch/verified_patch.ts";
+import { createCleanTree } from "../worktree/clean_tree.ts";
+import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
+import { WorktreeError } from "../worktree/errors.ts";
+import type { CheckSummary } from "../driver/outcome.ts";
+import type { VerificationRun, Verifier } from "../driver/verifier.ts";
+import { classifyPath } from "./classify.ts";
+import { maskSecrets } from "../backends/transcript.ts";
+
+/** Dependency directories made available (read-only intent) in the clean tree. */
+export const DEPENDENCY_DIRS: readonly string[] = [
+  "node_modules",
+  ".venv",
+  "venv",
+  "vendor",
+  "target",
+];
+
+/** Options of {@link createCleanVerifier}. */
+export interface CleanVerifierOptions {
+  /** The user's repository (top level). */
+  readonly repo: string;
+  /** Full base commit. */
+  readonly base: string;
+  /** The task id (names the verification worktrees). */
+  readonly taskId: string;
+  /** The contract. */
+  readonly contract: OutcomeContract;
+  /** Receipts for every command run for the verdict. */
+  readonly receipts: ReceiptRecorder;
+  /** Sandbox requirement (`auto` uses bwrap when it works, else the explicit `none`). */
+  readonly sandbox: SandboxRequirement;
+  /** Worktree root (default: the worktree module's). */
+  readonly worktreeRoot?: string;
+  /** Refuse a contract whose gating checks all pass before any change. @default false */
+  readonly requireFailingBaseline?: boolean;
+}
+
+const OUTPUT_TAIL_BYTES = 4096;
+
+function summarize(
+  judgement: CheckJudgement,
+  result: ProcessResult | undefined,
+): CheckSummary {
+  const passed = judgement.status === "passed" || judgement.status === "captured";
+  const text = result === undefined
+    ? ""
+    : `${result.stdout.tail || result.stdout.head}\n${result.stderr.tail || result.stderr.head}`;
+  const why = judgement.reasons.map((r) => `${r.code}: ${r.message}`).join("\n");
+  return {
+    name: judgement.name,
+    passed,
+    outcome: judgement.status === "passed" ? "pass" : judgement.status,
+    exitCode: result?.exitCode ?? null,
+    durationMs: Math.round(result?.durationMs ?? 0),
+    outputTail: maskSecrets(utf8Tail(`${text.trim()}${why ? `\n${why}` : ""}`, OUTPUT_TAIL_BYTES))
+      .text,
+  };
+}
+
+function toKernelOutcome(j: CheckJudgement): RoundCheckResult {
+  const outcome = j.status === "passed" || j.status === "captured"
+    ? "pass"
+    : j.status === "inconclusive"
+    ? "inconclusive"
+    : "fail";
+  return { id: j.name, outcome };
+}
+
+/**
+ * Builds the {@link Verifier} the driver uses.
+ *
+ * @example
+ * ```ts ignore
+ * import { createCleanVerifier } from "./clean_verifier.ts";
+ * const verifier = createCleanVerifier({ repo, base, taskId, contract, receipts, sandbox: "auto" });
+ * const baseline = await verifier.baseline(AbortSignal.timeout(60_000), () => {});
+ * ```
+ */
+export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
+  const contract = opts.contract;
+  const contractDigest = canonicalDigest(contract as unknown as never);
+  const isProtected = contract.protect.length > 0
+    ? ((set) => (path: string) => set.matches(path))(compileGlobs(contract.protect))
+    : () => false;
+  let captures: readonly BaselineCapture[] = [];
+  let attempt = 0;
+
+  async function linkDependencies(tree: Worktree, changed: readonly string[]): Promise<string[]> {
+    const touchesDeps = changed.some((p) =>
+      classifyPath(p).some((c) => c === "dependency_manifest" || c === "lockfile")
+    );
+    const present: string[] = [];
+    for (const dir of DEPENDENCY_DIRS) {
+      try {
+        const info = await Deno.lstat(`${opts.repo}/${dir}`);
+        if (info.isDirectory) present.push(dir);
+      } catch {
+        // not installed in the user's checkout
+      }
+    }
+    if (touchesDeps && present.length > 0) {
+      throw new WorktreeError(
+        "apply_failed",
+        "Cannot verify: the patch changes a dependency manifest or lockfile, and the installed " +
+          `dependencies (${present.join(", ")}) would not match it; a setup step is required`,
+      );
+    }
+    const linked: string[] = [];
+    for (const dir of present) {
+      try {
+        await Deno.lstat(`${tree.path}/${dir}`);
+      } catch {
+        await Deno.symlink(`${opts.repo}/${dir}`, `${tree.path}/${dir}`);
+        linked.push(dir);
+      }
+    }
+    return linked;
+  }
+
+  async function runChecks(
+    tree: Worktree,
+    phase: "baseline" | "round",
+    signal: AbortSignal,
+    onCheck: (name: string) => void,
+  ): Promise<{
+    observations: CheckObservation[];
+    results: Map<string, ProcessResult>;
+    receipts: Map<string, ToolReceipt>;
+    sandbox: string;
+  }> {
+    const sandbox = await selectSandbox(opts.sandbox, { worktree: tree.path });
+    const observations: CheckObservation[] = [];
+    const results = new Map<string, ProcessResult>();
+    const receipts = new Map<string, ToolReceipt>();
+    for (const check of contract.checks) {
+      if (phase === "round" && check.baseline) continue;
+      onCheck(check.name);
+      const startedAt = Date.now();
+      const result = await runProcess({
+        ...("argv" in check.run ? { argv: check.run.argv } : { shell: check.run.shell }),
+        cwd: tree.path,
+        timeoutMs: check.timeoutMs,
+        signal,
+        sandbox,
+        maxCaptureBytes: 256 * 1024,
+      });
+      results.set(check.name, result);
+      const receipt = await opts.receipts.record(
+        receiptInputFromProcess(opts.taskId, `${phase}:${check.name}`, result, startedAt),
+      );
+      receipts.set(check.name, receipt);
+      const stdout = result.stdout.truncated
+        ? result.stdout.tail
+        : result.stdout.head + result.stdout.tail;
+      const stderr = result.stderr.truncated
+        ? result.stderr.tail
+        : result.stderr.head + result.stderr.tail;
+      observations.push({
+        name: check.name,
+        cannotRun: result.spawnError !== null
+          ? `${result.spawnError.code}: ${result.spawnError.message}`
+          : signal.aborted
+          ? "cancelled"
+          : null,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        stdout,
+        stderr,
+        stdoutTruncated: result.stdout.truncated,
+        stdoutDigest: result.stdout.sha256,
+        stdoutTail: utf8Tail(stdout, OUTPUT_TAIL_BYTES),
+        testReport: null,
+      });
+    }
+    return { observations, results, receipts, sandbox: sandbox.kind };
+  }
+
+  function refused(code: string, message: string, sandbox = "none"): VerificationRun {
+    return {
+      ran: false,
+      checks: [],
+      summaries: [],
+      passed: false,
+      refusals: [code],
+      diagnostics: [],
+      sandbox,
+      checkEvidence: [],
+      receipts: [],
+      evidence: { refused: code, message },
+    };
+  }
+
+  return {
+    contractDigest,
+    async baseline(signal, onCheck) {
+      let tree: Worktree | null = null;
+      try {
+        const clean = await createCleanTree({
+          repo: opts.repo,
+          taskId: opts.taskId,
+          attempt: attempt++,
+          base: opts.base,
+          patch: new Uint8Array(),
+          ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
+          signal,
+        });
+        tree = clean.worktree;
+        await linkDependencies(tree, []);
+        const run = await runChecks(tree, "baseline", signal, onCheck);
+        const judgement = judgeBaseline(contract, run.observations, {
+          requireFailingBaseline: opts.requireFailingBaseline ?? false,
+          allowGatesNothing: !(opts.requireFailingBaseline ?? false),
+        });
+        captures = judgement.captures;
+        const cannotRun = judgement.diagnostics.some((d) => d.code === "baseline-cannot-run") &&
+          judgement.before.length === 0 && judgement.captures.length === 0;
+        const summaries = judgement.before.map((j) => summarize(j, run.results.get(j.name)));
+        return {
+          ran: !cannotRun,
+          checks: judgement.before.map(toKernelOutcome),
+          summaries,
+          passed: judgement.before.every((j) => j.status === "passed"),
+          refusals: [],
+          diagnostics: judgement.refusal !== null ? [judgement.refusal.code] : [],
+          sandbox: run.sandbox,
+          checkEvidence: [],
+          receipts: [...run.receipts.values()],
+          evidence: {
+            phase: "baseline",
+            base: opts.base,
+            sandbox: run.sandbox,
+            diagnostics: judgement.diagnostics,
+            refusal: judgement.refusal,
+            checks: judgement.before,
+            captures: judgement.captures,
+            summaries,
+          },
+        };
+      } catch (error) {
+        return refused(
+          error instanceof WorktreeError ? error.code : "baseline_failed",
+          error instanceof Error ? error.message : String(error),
+        );
+      } finally {
+        if (tree !== null) await removeWorktree(tree).catch(() => {});
+      }
+    },
+    async verify(round, patch, signal, onCheck) {
+      let tree: Worktree | null = null;
+      try {
+        let clean;
+        try {
+          clean = await createCleanTree({
+            repo: opts.repo,
+            taskId: opts.taskId,
+            attempt: attempt++,
+            base: opts.base,
+            patch,
+            isProtected,
+            ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
+            signal,
+          });
+        } catch (error) {
+          if (error instanceof WorktreeError) return refused(error.code, error.message);
+          throw error;
+        }
+        tree = clean.worktree;
+        try {
+          await linkDependencies(tree, clean.changed);
+        } catch (error) {
+          if (error instanceof WorktreeError) {
+            return refused("dependency_change_needs_setup", error.message);
+          }
+          throw error;
+        }
+        const run = await runChecks(tree, "round", signal, onCheck);
+        const judgement = judgeContract(contract, run.observations, captures);
+        const gating = judgement.checks.filter((j) =>
+          !(contract.checks.find((c) => c.name === j.name)?.baseline ?? false)
+        );
+        const summaries = gating.map((j) => summarize(j, run.results.get(j.name)));
+        const checkEvidence: CheckEvidence[] = gating.map((j) => {
+          const receipt = run.receipts.get(j.name);
+          return {
+            id: j.name,
+            outcome: toKernelOutcome(j).outcome,
+            receipt: receipt === undefined ? "sha256:" + "0".repeat(64) : receiptDigest(receipt),
+          };
+        });
+        return {
+          ran: true,
+          checks: gating.map(toKernelOutcome),
+          summaries,
+          passed: judgement.verdict === "passed",
+          refusals: [],
+          diagnostics: [],
+          sandbox: run.sandbox,
+          checkEvidence,
+          receipts: [...run.receipts.values()],
+          evidence: {
+            phase: "round",
+            round,
+            base: opts.base,
+            sandbox: run.sandbox,
+            restoredProtected: clean.restored,
+            changed: clean.changed,
+            verdict: judgement.verdict,
+            checks: judgement.checks,
+            summaries,
+          },
+        };
+      } finally {
+        if (tree !== null) await removeWorktree(tree).catch(() => {});
+      }
+    },
+  };
+}
+
+/**
+ * The one-check contract `--verify CMD` stands for: run CMD with `sh -c` in the
+ * clean tree; exit zero passes.
+ *
+ * @example
+ * ```ts
+ * import { contractFromCommand } from "./clean_verifier.ts";
+ * const c = contractFromCommand("deno test", 60_000);
+ * if (c.checks[0]?.name !== "verify") throw new Error();
+ * ```
+ */
+export function contractFromCommand(
+  command: string,
+  timeoutMs: number,
+  protect: readonly string[] = [],
+): OutcomeContract {
+  return {
+    description: `\`${command}\` exits 0`,
+    checks: [{
+      name: "verify",
+      run: { shell: command },
+      expect: [{ kind: "exit-zero" }],
+      timeoutMs,
+      baseline: false,
+      differential: null,
+      tests: null,
+    }],
+    protect,
+  };
+}

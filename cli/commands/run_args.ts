@@ -1,0 +1,123 @@
+/**
+ * Argument parsing for `vouch run` (kept apart from the command so it can be
+ * tested without running anything).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { UsageError } from "../command.ts";
+
+/** Which backend `--backend` selected. */
+export type BackendChoice =
+  | { readonly kind: "codex" }
+  | { readonly kind: "claude" }
+  | { readonly kind: "command"; readonly path: string };
+
+/** The parsed flags of `vouch run`. */
+export interface RunArgs {
+  readonly dir: string;
+  readonly goal: string;
+  readonly verify: string | null;
+  readonly contract: string | null;
+  readonly backend: BackendChoice;
+  readonly maxRounds: number;
+  readonly allow: readonly string[];
+  readonly forbid: readonly string[];
+  readonly json: boolean;
+  readonly base: string | null;
+  readonly timeoutSeconds: number;
+  readonly backendTimeoutSeconds: number | null;
+  readonly integrateBranch: string | null;
+  readonly yes: boolean;
+  readonly sandbox: "auto" | "bwrap" | "none";
+}
+
+function positiveInt(flag: string, raw: string, max: number): number {
+  if (!/^[0-9]+$/.test(raw)) throw new UsageError(`Cannot parse ${flag}: "${raw}" is not a number`);
+  const n = Number(raw);
+  if (n < 1 || n > max) throw new UsageError(`Cannot use ${flag} ${raw}: expected 1..${max}`);
+  return n;
+}
+
+/**
+ * Parses `vouch run` arguments; throws {@link UsageError} for bad combinations.
+ *
+ * @example
+ * ```ts
+ * import { parseRunArgs } from "./run_args.ts";
+ * const args = parseRunArgs(["--goal", "fix it", "--verify", "deno test"]);
+ * if (args.maxRounds !== 3 || args.backend.kind !== "codex") throw new Error();
+ * ```
+ */
+export function parseRunArgs(argv: string[]): RunArgs {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      dir: { type: "string", default: "." },
+      goal: { type: "string" },
+      verify: { type: "string" },
+      contract: { type: "string" },
+      backend: { type: "string", default: "codex" },
+      "max-rounds": { type: "string", default: "3" },
+      allow: { type: "string", multiple: true },
+      forbid: { type: "string", multiple: true },
+      json: { type: "boolean", default: false },
+      base: { type: "string" },
+      timeout: { type: "string", default: "1800" },
+      "backend-timeout": { type: "string" },
+      integrate: { type: "string" },
+      yes: { type: "boolean", default: false },
+      sandbox: { type: "string", default: "auto" },
+    },
+  });
+  if (positionals.length > 0) {
+    throw new UsageError(`Cannot use positional arguments: ${positionals.join(" ")}`);
+  }
+  if (values.goal === undefined || values.goal.trim() === "") {
+    throw new UsageError("Cannot run: --goal TEXT is required");
+  }
+  if (values.verify !== undefined && values.contract !== undefined) {
+    throw new UsageError("Cannot use both --verify and --contract");
+  }
+  let backend: BackendChoice;
+  const raw = values.backend;
+  if (raw === "codex" || raw === "claude") backend = { kind: raw };
+  else if (raw.startsWith("command:") && raw.length > "command:".length) {
+    backend = { kind: "command", path: raw.slice("command:".length) };
+  } else {
+    throw new UsageError(`Cannot use --backend "${raw}": expected codex, claude or command:PATH`);
+  }
+  let integrateBranch: string | null = null;
+  if (values.integrate !== undefined) {
+    const m = /^branch:(.+)$/.exec(values.integrate);
+    if (m === null || m[1] === undefined) {
+      throw new UsageError(`Cannot use --integrate "${values.integrate}": expected branch:NAME`);
+    }
+    integrateBranch = m[1];
+  }
+  const sandbox = values.sandbox;
+  if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
+    throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
+  }
+  return {
+    dir: values.dir,
+    goal: values.goal,
+    verify: values.verify ?? null,
+    contract: values.contract ?? null,
+    backend,
+    maxRounds: positiveInt("--max-rounds", values["max-rounds"], 50),
+    allow: values.allow ?? [],
+    forbid: values.forbid ?? [],
+    json: values.json,
+    base: values.base ?? null,
+    timeoutSeconds: positiveInt("--timeout", values.timeout, 7 * 24 * 3600),
+    backendTimeoutSeconds: values["backend-timeout"] === undefined
+      ? null
+      : positiveInt("--backend-timeout", values["backend-timeout"], 7 * 24 * 3600),
+    integrateBranch,
+    yes: values.yes,
+    sandbox,
+  };
+}
