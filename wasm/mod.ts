@@ -6,3 +6,4 @@
  * @module
  */
 export {};
+export * from "./diff_scanner.ts";

@@ -1,0 +1,91 @@
+/**
+ * The WebAssembly diff hunk scanner: a `DiffLineScanner` for
+ * `parseGitDiff(bytes, { scanner })`, compiled from
+ * `wasm/assembly/diff_scan.ts`. The module is instantiated on first use, never
+ * at import time. `kernel/diff/scan.ts` is the specification and fallback.
+ *
+ * @module
+ */
+import type { DiffLineScanner, DiffScanSession, HunkScan } from "../kernel/diff/types.ts";
+import { WASM_BASE64 } from "./_gen/diff_scan_wasm.ts";
+
+interface DiffScanExports {
+  readonly memory: WebAssembly.Memory;
+  resultPtr(): number;
+  inputPtr(): number;
+  scanHunk(size: number, start: number, oldLines: number, newLines: number): number;
+}
+
+const PAGE = 65536;
+let exportsCache: DiffScanExports | null = null;
+
+function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+function instance(): DiffScanExports {
+  if (exportsCache === null) {
+    const module = new WebAssembly.Module(decodeBase64(WASM_BASE64));
+    const inst = new WebAssembly.Instance(module, {
+      env: {
+        abort: () => {
+          throw new Error("Cannot scan diff: the WASM scanner aborted");
+        },
+      },
+    });
+    exportsCache = inst.exports as unknown as DiffScanExports;
+  }
+  return exportsCache;
+}
+
+/**
+ * Creates the WASM scanner. Instantiation happens on the first `begin`; each
+ * `begin` copies the patch into the module's memory (grown as needed, never
+ * shrunk) and sessions must not be interleaved.
+ *
+ * @example
+ * ```ts
+ * import { createWasmDiffScanner } from "./diff_scanner.ts";
+ * import { parseGitDiff } from "../kernel/diff/mod.ts";
+ * const patch = new TextEncoder().encode("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+ * const diff = parseGitDiff(patch, { scanner: createWasmDiffScanner() });
+ * if (diff.files[0]?.additions !== 1) throw new Error("unexpected");
+ * ```
+ */
+export function createWasmDiffScanner(): DiffLineScanner {
+  return {
+    name: "wasm",
+    begin(bytes: Uint8Array): DiffScanSession {
+      const wasm = instance();
+      const base = wasm.inputPtr();
+      // 8 spare bytes: the word-at-a-time LF search may read (never use) past the end.
+      const needed = base + bytes.length + 8;
+      const have = wasm.memory.buffer.byteLength;
+      if (needed > have) wasm.memory.grow(Math.ceil((needed - have) / PAGE));
+      new Uint8Array(wasm.memory.buffer, base, bytes.length).set(bytes);
+      const size = bytes.length;
+      const resultAt = wasm.resultPtr();
+      let ended = false;
+      return {
+        scanHunk(start: number, oldLines: number, newLines: number): HunkScan {
+          if (ended) throw new Error("Cannot scan diff: the session has ended");
+          const status = wasm.scanHunk(size, start, oldLines, newLines);
+          const result = new Int32Array(wasm.memory.buffer, resultAt, 4);
+          return {
+            status,
+            end: result[0]!,
+            lines: result[1]!,
+            additions: result[2]!,
+            deletions: result[3]!,
+          };
+        },
+        end(): void {
+          ended = true;
+        },
+      };
+    },
+  };
+}
