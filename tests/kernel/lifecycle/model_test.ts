@@ -1,0 +1,252 @@
+/**
+ * Model-based test: `fc.commands` drives the real reducer (through the
+ * harness) and a deliberately simple model of the lifecycle side by side;
+ * after every command the task's status and round must agree.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import type { TaskStatus } from "../../../kernel/lifecycle/mod.ts";
+import { BIG_BUDGET, Sim } from "./harness.ts";
+
+interface ModelTask {
+  status: TaskStatus;
+  round: number;
+  maxRounds: number;
+  baselineDone: boolean;
+  resumeTo: TaskStatus | null;
+}
+
+type Model = Map<string, ModelTask>;
+
+const TERMINAL = new Set<TaskStatus>(["completed", "rejected", "failed", "killed"]);
+
+function check(model: Model, sim: Sim, id: string): void {
+  const m = model.get(id)!;
+  const t = sim.task(id);
+  assert.equal(t.status, m.status, `status of ${id}`);
+  if (!TERMINAL.has(m.status)) assert.equal(t.round, m.round, `round of ${id}`);
+}
+
+/** Model of "a new round starts": over the round budget it pauses instead. */
+function repair(m: ModelTask): void {
+  m.round++;
+  if (m.round > m.maxRounds) {
+    m.status = "paused";
+    m.resumeTo = "worktree_ready";
+  } else {
+    m.status = "worktree_ready";
+  }
+}
+
+abstract class TaskCmd implements fc.Command<Model, Sim> {
+  constructor(readonly id: string) {}
+  abstract allowed(m: ModelTask): boolean;
+  abstract apply(m: ModelTask, sim: Sim): void;
+  check(model: Readonly<Model>): boolean {
+    const m = model.get(this.id);
+    return m !== undefined && this.allowed(m);
+  }
+  run(model: Model, sim: Sim): void {
+    this.apply(model.get(this.id)!, sim);
+    check(model, sim, this.id);
+  }
+  toString(): string {
+    return `${this.constructor.name}(${this.id})`;
+  }
+}
+
+class Submit implements fc.Command<Model, Sim> {
+  constructor(readonly id: string, readonly maxRounds: number) {}
+  check(model: Readonly<Model>): boolean {
+    return !model.has(this.id);
+  }
+  run(model: Model, sim: Sim): void {
+    sim.submit(this.id, { ...BIG_BUDGET, repairRounds: this.maxRounds });
+    model.set(this.id, {
+      status: "submitted",
+      round: 0,
+      maxRounds: this.maxRounds,
+      baselineDone: false,
+      resumeTo: null,
+    });
+    check(model, sim, this.id);
+  }
+  toString(): string {
+    return `Submit(${this.id}, rounds=${this.maxRounds})`;
+  }
+}
+
+class WorktreeReady extends TaskCmd {
+  allowed = (m: ModelTask) => m.status === "submitted";
+  apply(m: ModelTask, sim: Sim): void {
+    sim.worktreeReady(this.id);
+    m.status = "worktree_ready";
+  }
+}
+
+class BackendStarted extends TaskCmd {
+  allowed = (m: ModelTask) => m.status === "worktree_ready";
+  apply(m: ModelTask, sim: Sim): void {
+    sim.backendStarted(this.id);
+    m.status = "backend_running";
+  }
+}
+
+class BackendFinished extends TaskCmd {
+  constructor(id: string, readonly ok: boolean) {
+    super(id);
+  }
+  allowed = (m: ModelTask) => m.status === "worktree_ready" || m.status === "backend_running";
+  apply(m: ModelTask, sim: Sim): void {
+    sim.backendFinished(this.id, this.ok ? "ok" : "error");
+    if (this.ok) m.status = "extracting";
+    else repair(m);
+  }
+  override toString(): string {
+    return `BackendFinished(${this.id}, ${this.ok})`;
+  }
+}
+
+class Patch extends TaskCmd {
+  constructor(id: string, readonly empty: boolean) {
+    super(id);
+  }
+  allowed = (m: ModelTask) => m.status === "extracting";
+  apply(m: ModelTask, sim: Sim): void {
+    sim.patch(this.id, "sha256:p", this.empty ? 0 : 2);
+    if (this.empty) repair(m);
+    else m.status = "patch_proposed";
+  }
+  override toString(): string {
+    return `Patch(${this.id}, empty=${this.empty})`;
+  }
+}
+
+class Scope extends TaskCmd {
+  constructor(id: string, readonly accept: boolean) {
+    super(id);
+  }
+  allowed = (m: ModelTask) => m.status === "patch_proposed";
+  apply(m: ModelTask, sim: Sim): void {
+    sim.scope(this.id, this.accept ? "accept" : "reject", [], this.accept ? [] : ["escape"]);
+    m.status = this.accept ? "scope_checked" : "rejected";
+  }
+  override toString(): string {
+    return `Scope(${this.id}, accept=${this.accept})`;
+  }
+}
+
+class Baseline extends TaskCmd {
+  allowed = (m: ModelTask) => m.status === "scope_checked" && !m.baselineDone;
+  apply(m: ModelTask, sim: Sim): void {
+    sim.baseline(this.id);
+    m.baselineDone = true;
+    m.status = "verifying";
+  }
+}
+
+class Verify extends TaskCmd {
+  constructor(id: string, readonly pass: boolean) {
+    super(id);
+  }
+  allowed = (m: ModelTask) =>
+    m.status === "verifying" || (m.status === "scope_checked" && m.baselineDone);
+  apply(m: ModelTask, sim: Sim): void {
+    sim.verify(this.id, this.pass);
+    if (this.pass) m.status = "verified";
+    else repair(m);
+  }
+  override toString(): string {
+    return `Verify(${this.id}, pass=${this.pass})`;
+  }
+}
+
+class Approve extends TaskCmd {
+  allowed = (m: ModelTask) => m.status === "verified";
+  apply(m: ModelTask, sim: Sim): void {
+    sim.approve(this.id);
+    m.status = "integrating";
+  }
+}
+
+class Deny extends TaskCmd {
+  allowed = (m: ModelTask) => m.status === "verified";
+  apply(m: ModelTask, sim: Sim): void {
+    sim.deny(this.id);
+    m.status = "rejected";
+  }
+}
+
+class Integrated extends TaskCmd {
+  constructor(id: string, readonly ok: boolean) {
+    super(id);
+  }
+  allowed = (m: ModelTask) => m.status === "integrating";
+  apply(m: ModelTask, sim: Sim): void {
+    sim.integrated(this.id, this.ok);
+    m.status = this.ok ? "completed" : "failed";
+  }
+  override toString(): string {
+    return `Integrated(${this.id}, ${this.ok})`;
+  }
+}
+
+class Kill extends TaskCmd {
+  allowed = () => true;
+  apply(m: ModelTask, sim: Sim): void {
+    sim.send({ kind: "kill_requested", taskId: this.id, by: "bob" });
+    if (!TERMINAL.has(m.status)) m.status = "killed";
+  }
+}
+
+class AddRound extends TaskCmd {
+  allowed = () => true;
+  apply(m: ModelTask, sim: Sim): void {
+    sim.send({
+      kind: "budget_extended",
+      taskId: this.id,
+      add: { wallTimeMs: 0, repairRounds: 1, outputBytes: 0, costUnits: 0 },
+    });
+    if (TERMINAL.has(m.status)) return;
+    m.maxRounds++;
+    if (m.status === "paused" && m.round <= m.maxRounds) {
+      m.status = m.resumeTo!;
+      m.resumeTo = null;
+    }
+  }
+}
+
+class Tick extends TaskCmd {
+  allowed = () => true;
+  apply(_m: ModelTask, sim: Sim): void {
+    // well inside the wall-time budget: nothing changes
+    sim.send({ kind: "timer_tick", taskId: this.id }, 1);
+  }
+}
+
+const ids = fc.constantFrom("a", "b", "c");
+const allCommands = [
+  fc.tuple(ids, fc.nat({ max: 2 })).map(([id, r]) => new Submit(id, r)),
+  ids.map((id) => new WorktreeReady(id)),
+  ids.map((id) => new BackendStarted(id)),
+  fc.tuple(ids, fc.boolean()).map(([id, ok]) => new BackendFinished(id, ok)),
+  fc.tuple(ids, fc.boolean()).map(([id, e]) => new Patch(id, e)),
+  fc.tuple(ids, fc.boolean()).map(([id, a]) => new Scope(id, a)),
+  ids.map((id) => new Baseline(id)),
+  fc.tuple(ids, fc.boolean()).map(([id, p]) => new Verify(id, p)),
+  ids.map((id) => new Approve(id)),
+  ids.map((id) => new Deny(id)),
+  fc.tuple(ids, fc.boolean()).map(([id, ok]) => new Integrated(id, ok)),
+  ids.map((id) => new Kill(id)),
+  ids.map((id) => new AddRound(id)),
+  ids.map((id) => new Tick(id)),
+];
+
+Deno.test("model-based: the reducer agrees with a simple lifecycle model", () => {
+  fc.assert(
+    fc.property(fc.commands(allCommands, { maxCommands: 60 }), (cmds) => {
+      fc.modelRun(() => ({ model: new Map(), real: new Sim() }), cmds);
+    }),
+    { numRuns: 200 },
+  );
+});
