@@ -7,3 +7,4 @@
  */
 export {};
 export * from "./diff_scanner.ts";
+export * from "./glob_matcher.ts";
