@@ -18,3 +18,4 @@ export * from "./keys/mod.ts";
 export * from "./receipts/mod.ts";
 export * from "./verified_patch/mod.ts";
 export * from "./test_failures/mod.ts";
+export * from "./bundle/mod.ts";

@@ -16,3 +16,4 @@ export * from "./glob/mod.ts";
 export * from "./lifecycle/mod.ts";
 export * from "./contract/mod.ts";
 export * from "./scope/mod.ts";
+export * from "./bundle/mod.ts";

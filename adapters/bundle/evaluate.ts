@@ -25,7 +25,7 @@ import type { EvaluatorPlan, VerificationResult, WorkUnit } from "../../kernel/b
 import { canonicalDigest } from "../canonical_json/mod.ts";
 import { listBundleEntries, readBundleFile } from "./files.ts";
 import { EvaluatorPlanSchema, ResultManifestSchema, WorkUnitSchema } from "./schemas.ts";
-import { type JsonValue, tryParseStrictJson } from "./strict_json.ts";
+import { type StrictJsonValue, tryParseStrictJson } from "./strict_json.ts";
 
 /** Where the three inputs of an evaluation live. */
 export interface EvaluateBundleInput {
@@ -40,7 +40,7 @@ export interface EvaluateBundleInput {
 /** Verifier-owned cap on the WorkUnit and plan files. */
 export const MAX_VERIFIER_DOCUMENT_BYTES = 4 * 1024 * 1024;
 
-type Loaded<T> = { ok: true; value: T; raw: JsonValue } | { ok: false; detail: string };
+type Loaded<T> = { ok: true; value: T; raw: StrictJsonValue } | { ok: false; detail: string };
 
 async function loadVerifierDocument<T>(
   path: string,

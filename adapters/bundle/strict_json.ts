@@ -42,13 +42,13 @@ export interface StrictJsonOptions {
 }
 
 /** A JSON value as the strict parser produces it. */
-export type JsonValue =
+export type StrictJsonValue =
   | null
   | boolean
   | number
   | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+  | StrictJsonValue[]
+  | { [key: string]: StrictJsonValue };
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -71,7 +71,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export function parseStrictJson(
   input: Uint8Array | string,
   options: StrictJsonOptions = {},
-): JsonValue {
+): StrictJsonValue {
   let text: string;
   if (typeof input === "string") {
     text = input;
@@ -106,7 +106,7 @@ export function parseStrictJson(
 export function tryParseStrictJson(
   input: Uint8Array | string,
   options: StrictJsonOptions = {},
-): { ok: true; value: JsonValue } | { ok: false; error: StrictJsonError } {
+): { ok: true; value: StrictJsonValue } | { ok: false; error: StrictJsonError } {
   try {
     return { ok: true, value: parseStrictJson(input, options) };
   } catch (error) {
@@ -138,7 +138,7 @@ class Parser {
     }
   }
 
-  value(depth: number): JsonValue {
+  value(depth: number): StrictJsonValue {
     const c = this.text[this.pos];
     switch (c) {
       case "{":
@@ -162,7 +162,7 @@ class Parser {
     }
   }
 
-  literal<T extends JsonValue>(word: string, value: T): T {
+  literal<T extends StrictJsonValue>(word: string, value: T): T {
     if (!this.text.startsWith(word, this.pos)) this.fail("json_syntax", "invalid literal");
     this.pos += word.length;
     return value;
@@ -246,10 +246,10 @@ class Parser {
     }
   }
 
-  array(depth: number): JsonValue[] {
+  array(depth: number): StrictJsonValue[] {
     if (depth > this.maxDepth) this.fail("json_too_deep", "nesting too deep");
     this.pos++;
-    const out: JsonValue[] = [];
+    const out: StrictJsonValue[] = [];
     this.skipSpace();
     if (this.text[this.pos] === "]") {
       this.pos++;
@@ -272,10 +272,10 @@ class Parser {
     }
   }
 
-  object(depth: number): { [key: string]: JsonValue } {
+  object(depth: number): { [key: string]: StrictJsonValue } {
     if (depth > this.maxDepth) this.fail("json_too_deep", "nesting too deep");
     this.pos++;
-    const out: { [key: string]: JsonValue } = {};
+    const out: { [key: string]: StrictJsonValue } = {};
     const seen = new Set<string>();
     this.skipSpace();
     if (this.text[this.pos] === "}") {

@@ -12,19 +12,19 @@
  *
  * @example
  * ```ts
- * import { jsonEqual } from "./json_equal.ts";
- * if (!jsonEqual({ a: [1, "x"], b: null }, { b: null, a: [1, "x"] })) throw new Error("unexpected");
- * if (jsonEqual([1, 2], [2, 1])) throw new Error("unexpected");
+ * import { sameJsonValue } from "./json_equal.ts";
+ * if (!sameJsonValue({ a: [1, "x"], b: null }, { b: null, a: [1, "x"] })) throw new Error("unexpected");
+ * if (sameJsonValue([1, 2], [2, 1])) throw new Error("unexpected");
  * ```
  */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+export function sameJsonValue(a: unknown, b: unknown): boolean {
   if (a === null || b === null) return a === b;
   if (typeof a === "number") return typeof b === "number" && Number.isFinite(a) && a === b;
   if (typeof a === "string" || typeof a === "boolean") return a === b;
   if (typeof a !== "object" || typeof b !== "object") return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJsonValue(a[i], b[i])) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
@@ -33,7 +33,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(ra);
   if (ka.length !== Object.keys(rb).length) return false;
   for (const k of ka) {
-    if (!Object.hasOwn(rb, k) || !jsonEqual(ra[k], rb[k])) return false;
+    if (!Object.hasOwn(rb, k) || !sameJsonValue(ra[k], rb[k])) return false;
   }
   return true;
 }

@@ -10,7 +10,7 @@
 import { tryParseGitDiff } from "../diff/mod.ts";
 import { checkScope } from "../scope/mod.ts";
 import type { BundleFacts } from "./facts.ts";
-import { jsonEqual } from "./json_equal.ts";
+import { sameJsonValue } from "./json_equal.ts";
 import { BUNDLE_REASONS, type BundleReasonCode, recommendationFor } from "./reasons.ts";
 import { type BundleProblem, MANIFEST_LOCATOR, planBundleReads } from "./read_plan.ts";
 import type {
@@ -334,7 +334,7 @@ function reviewManifest(
         });
       } else if (!json.ok) {
         reasons.push({ code: "candidate_json_invalid", detail: json.detail, subcode: json.code });
-      } else if (!jsonEqual(json.value, plan.required_json)) {
+      } else if (!sameJsonValue(json.value, plan.required_json)) {
         reasons.push({
           code: "json_mismatch",
           detail: "the candidate JSON differs from the plan's required_json",

@@ -243,7 +243,7 @@ export type Recommendation =
   | "insufficient_evidence";
 
 /** Status of one emitted check. */
-export type CheckStatus = "passed" | "failed" | "inconclusive";
+export type VerificationCheckStatus = "passed" | "failed" | "inconclusive";
 
 /** One diagnostic under a check: a reason code plus detail. */
 export interface CheckDiagnostic {
@@ -260,7 +260,7 @@ export interface VerificationCheck {
   id: string;
   type: string;
   required: boolean;
-  status: CheckStatus;
+  status: VerificationCheckStatus;
   summary: string;
   evidence_ids: string[];
   diagnostics: CheckDiagnostic[];
