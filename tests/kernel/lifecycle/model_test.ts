@@ -18,6 +18,8 @@ interface ModelTask {
 
 type Model = Map<string, ModelTask>;
 
+let reachedEnd = 0;
+
 const TERMINAL = new Set<TaskStatus>(["completed", "rejected", "failed", "killed"]);
 
 function check(model: Model, sim: Sim, id: string): void {
@@ -185,6 +187,7 @@ class Integrated extends TaskCmd {
   apply(m: ModelTask, sim: Sim): void {
     sim.integrated(this.id, this.ok);
     m.status = this.ok ? "completed" : "failed";
+    reachedEnd++;
   }
   override toString(): string {
     return `Integrated(${this.id}, ${this.ok})`;
@@ -244,9 +247,10 @@ const allCommands = [
 
 Deno.test("model-based: the reducer agrees with a simple lifecycle model", () => {
   fc.assert(
-    fc.property(fc.commands(allCommands, { maxCommands: 60 }), (cmds) => {
+    fc.property(fc.commands(allCommands, { maxCommands: 80, size: "max" }), (cmds) => {
       fc.modelRun(() => ({ model: new Map(), real: new Sim() }), cmds);
     }),
     { numRuns: 200 },
   );
+  assert.ok(reachedEnd > 5, `only ${reachedEnd} integrations exercised`);
 });
