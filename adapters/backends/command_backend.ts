@@ -1,0 +1,212 @@
+/**
+ * The `command` backend: any executable. It gets the worker input contract as
+ * JSON on stdin and in the file named by `VOUCH_TASK_FILE`, runs with the
+ * worktree as cwd, and may print its claims as its last JSON line (validated
+ * with zod; tolerated when absent).
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { BackendError } from "./errors.ts";
+import {
+  failure,
+  processStatus,
+  runAgentProcess,
+  safeEmit,
+  type SubprocessConfig,
+} from "./subprocess.ts";
+import { maskSecrets } from "./transcript.ts";
+import type { AgentBackend, AgentTask, BackendContext, BackendResult } from "./types.ts";
+import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
+import {
+  claimsSayDone,
+  type WorkerClaims,
+  WorkerClaimsSchema,
+  workerInputFor,
+} from "./worker_input.ts";
+import type { StreamLine } from "./line_splitter.ts";
+
+/** Name of the environment variable holding the task file path. */
+export const TASK_FILE_ENV = "VOUCH_TASK_FILE";
+
+/** Configuration of the `command` backend. */
+export interface CommandBackendConfig extends SubprocessConfig {
+  /** Program and arguments (no shell). */
+  readonly argv: readonly string[];
+  /** Backend id to report (default `command`). */
+  readonly id?: string;
+}
+
+/** How the last JSON line of a command's stdout was read. */
+export type ClaimsReading =
+  | { readonly kind: "none" }
+  | { readonly kind: "claims"; readonly claims: WorkerClaims }
+  | { readonly kind: "invalid"; readonly detail: string };
+
+/**
+ * Reads a worker's claims from its last non-empty stdout line. A line that is
+ * not a JSON object means "no claims"; a JSON object that does not match the
+ * claims schema is `invalid`.
+ *
+ * @example
+ * ```ts
+ * import { readClaims } from "./command_backend.ts";
+ * const r = readClaims([{ number: 1, text: '{"summary":"ok","done":true}', tooLong: false, unterminated: false }]);
+ * if (r.kind !== "claims" || r.claims.done !== true) throw new Error();
+ * ```
+ */
+export function readClaims(lines: readonly StreamLine[]): ClaimsReading {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    const text = line.text.trim();
+    if (text === "") continue;
+    if (!text.startsWith("{")) return { kind: "none" };
+    if (line.tooLong) return { kind: "invalid", detail: "claims line exceeds the line bound" };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return {
+        kind: "invalid",
+        detail: line.unterminated ? "truncated JSON line" : "malformed JSON line",
+      };
+    }
+    const parsed = WorkerClaimsSchema.safeParse(value);
+    if (!parsed.success) {
+      return {
+        kind: "invalid",
+        detail: parsed.error.issues.slice(0, 3).map((x) => `${x.path.join(".")}: ${x.message}`)
+          .join("; "),
+      };
+    }
+    return { kind: "claims", claims: parsed.data };
+  }
+  return { kind: "none" };
+}
+
+async function taskFileDir(task: AgentTask): Promise<{ dir: string; temporary: boolean }> {
+  // Inside a vouch worktree container (next to owner.json, outside the checkout) when possible:
+  // visible to a sandboxed worker (read-only), never part of the diff.
+  const container = dirname(task.worktree);
+  const marker = await Deno.stat(join(container, "owner.json")).then(() => true, () => false);
+  if (marker) return { dir: container, temporary: false };
+  return { dir: await Deno.makeTempDir({ prefix: "vouch-task-" }), temporary: true };
+}
+
+async function runCommand(
+  config: CommandBackendConfig,
+  task: AgentTask,
+  ctx: BackendContext,
+): Promise<BackendResult> {
+  const id = config.id ?? "command";
+  const mask = config.mask ?? maskSecrets;
+  const base = {
+    backend: id,
+    summary: "",
+    selfClaimedDone: false,
+    commandsRun: [] as string[],
+    risks: [] as string[],
+    usage: {},
+    transcript: null,
+    exitCode: null,
+    protocolIssues: 0,
+  };
+  if (config.argv.length === 0) {
+    return {
+      ...base,
+      status: "error",
+      failure: failure("config", "Cannot run command backend: empty argv"),
+    };
+  }
+  if (ctx.signal.aborted) {
+    return {
+      ...base,
+      status: "cancelled",
+      failure: failure("cancelled", `${id} was cancelled before it started`),
+    };
+  }
+  const input = new TextEncoder().encode(JSON.stringify(workerInputFor(task)) + "\n");
+  const where = await taskFileDir(task);
+  const file = join(where.dir, `task-${task.attempt}.json`);
+  await Deno.writeFile(file, input, { mode: 0o644 });
+  let run;
+  try {
+    run = await runAgentProcess(id, config.argv, task, ctx, config, input, {
+      [TASK_FILE_ENV]: file,
+    });
+  } catch (error) {
+    const e = error instanceof BackendError ? error : new BackendError("config", String(error));
+    return {
+      ...base,
+      status: "error",
+      failure: { code: e.code, message: e.message, retryable: e.retryable },
+    };
+  } finally {
+    if (where.temporary) await Deno.remove(where.dir, { recursive: true }).catch(() => {});
+    else await Deno.remove(file).catch(() => {});
+  }
+  const p = run.process;
+  const reading = readClaims(run.lines);
+  const claims = reading.kind === "claims" ? reading.claims : null;
+  const tailText = (p.stdout.truncated ? p.stdout.tail : p.stdout.head).trim().split("\n").slice(-5)
+    .join("\n");
+  const common = {
+    ...base,
+    summary: mask(boundText(claims?.summary ?? tailText, MAX_SUMMARY_CHARS)).text,
+    selfClaimedDone: claims !== null ? claimsSayDone(claims) : p.exitCode === 0,
+    commandsRun: boundList((claims?.commands_run ?? []).map((c) => mask(c).text)),
+    risks: boundList((claims?.risks ?? []).map((c) => mask(c).text)),
+    transcript: run.transcript,
+    exitCode: p.spawnError === null && !p.timedOut && !p.cancelled ? p.exitCode : null,
+    protocolIssues: reading.kind === "invalid" ? 1 : 0,
+  };
+  if (reading.kind === "invalid") {
+    safeEmit(ctx, {
+      kind: "protocol",
+      code: "schema",
+      line: run.lines.length,
+      detail: `claims line rejected: ${reading.detail}`,
+    });
+  }
+  if (claims?.summary) safeEmit(ctx, { kind: "message", text: common.summary });
+  const pre = processStatus(id, p);
+  if (pre !== null) return { ...common, selfClaimedDone: false, ...pre };
+  if (run.outputOverflow) {
+    return {
+      ...common,
+      status: "error",
+      failure: failure("protocol", `${id} output exceeded ${task.maxOutputMb} MiB`),
+    };
+  }
+  if (p.exitCode !== 0) {
+    return {
+      ...common,
+      status: "error",
+      failure: failure("execution", `${id} exited ${p.exitCode}`),
+    };
+  }
+  return { ...common, status: "ok" };
+}
+
+/**
+ * Creates a `command` backend for an executable.
+ *
+ * @example
+ * ```ts
+ * import { commandBackend } from "./command_backend.ts";
+ * const b = commandBackend({ argv: ["./fix.sh"] });
+ * if (b.id !== "command") throw new Error();
+ * ```
+ */
+export function commandBackend(config: CommandBackendConfig): AgentBackend {
+  return {
+    id: config.id ?? "command",
+    capabilities: () => ({
+      streaming: false,
+      editsWorktree: true,
+      reportsUsage: false,
+      subprocess: true,
+    }),
+    run: (task, ctx) => runCommand(config, task, ctx),
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * Running an agent as a subprocess through the hardened process runner, and
+ * turning its captured output into lines, a transcript and the common parts
+ * of a {@linkcode BackendResult}.
+ *
+ * @module
+ */
+import { runProcess } from "../process/run.ts";
+import type { ProcessResult } from "../process/types.ts";
+import type { SandboxProfile } from "../sandbox/profile.ts";
+import { BackendError } from "./errors.ts";
+import { LineSplitter, type StreamLine } from "./line_splitter.ts";
+import { captureTranscript, type SecretMasker } from "./transcript.ts";
+import type {
+  AgentTask,
+  BackendContext,
+  BackendFailure,
+  BackendStatus,
+  TranscriptRef,
+} from "./types.ts";
+
+/** Settings shared by every subprocess backend. */
+export interface SubprocessConfig {
+  /** Extra environment for the agent (secret-looking names need `passSecretEnv`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Names copied from vouch's own environment (e.g. an API key the real CLI needs). */
+  readonly passEnv?: readonly string[];
+  /** A HOME for the agent (e.g. the user's, for CLI auth); default: a private temp dir. */
+  readonly home?: string;
+  /** OS confinement for the agent process (default: none, recorded). */
+  readonly sandbox?: SandboxProfile;
+  /** SIGTERM-to-SIGKILL grace on cancellation / timeout (default 2000 ms). */
+  readonly graceMs?: number;
+  /** Masking for transcripts (default: the built-in masker). */
+  readonly mask?: SecretMasker;
+}
+
+/** Maximum bytes of agent stdout kept for parsing (head + tail). */
+export const MAX_AGENT_CAPTURE_BYTES = 16 * 1024 * 1024;
+
+/** What {@linkcode runAgentProcess} returns. */
+export interface AgentProcessRun {
+  readonly process: ProcessResult;
+  /** Stdout split into bounded lines (head, then tail when truncated). */
+  readonly lines: readonly StreamLine[];
+  /** Stdout exceeded the capture or `max_output_mb`: lines in the middle are missing. */
+  readonly outputOverflow: boolean;
+  readonly transcript: TranscriptRef;
+}
+
+/**
+ * Runs the agent process with the task's time budget, the context's abort
+ * signal and bounded capture, then captures the transcript.
+ *
+ * @example
+ * ```ts ignore
+ * const run = await runAgentProcess("command", ["./worker"], task, ctx, {}, new Uint8Array());
+ * ```
+ */
+export async function runAgentProcess(
+  backend: string,
+  argv: readonly string[],
+  task: AgentTask,
+  ctx: BackendContext,
+  config: SubprocessConfig,
+  stdin: Uint8Array,
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<AgentProcessRun> {
+  const env: Record<string, string> = { ...(config.env ?? {}), ...extraEnv };
+  for (const name of config.passEnv ?? []) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  const maxOutputBytes = Math.max(1024, Math.floor(task.maxOutputMb * 1024 * 1024));
+  let process: ProcessResult;
+  try {
+    process = await runProcess({
+      argv,
+      cwd: task.worktree,
+      env,
+      allowSecretEnv: config.passEnv ?? [],
+      stdin,
+      timeoutMs: Math.max(1, task.maxSeconds * 1000),
+      graceMs: config.graceMs ?? 2000,
+      signal: ctx.signal,
+      maxCaptureBytes: Math.min(maxOutputBytes, MAX_AGENT_CAPTURE_BYTES),
+      ...(config.home !== undefined ? { home: config.home } : {}),
+      ...(config.sandbox !== undefined ? { sandbox: config.sandbox } : {}),
+    });
+  } catch (error) {
+    throw new BackendError(
+      "config",
+      `Cannot start ${backend}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const lines = splitCaptured(process.stdout.head, process.stdout.tail, process.stdout.truncated);
+  const transcript = await captureTranscript({
+    backend,
+    taskId: task.taskId,
+    attempt: task.attempt,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    ...(ctx.transcriptDir !== undefined ? { dir: ctx.transcriptDir } : {}),
+    ...(config.mask !== undefined ? { mask: config.mask } : {}),
+  });
+  const stderrText = (process.stderr.head + process.stderr.tail).trim();
+  if (stderrText !== "") {
+    safeEmit(ctx, {
+      kind: "stderr",
+      text: (config.mask ?? ((t) => ({ text: t })))(stderrText.slice(-2000)).text,
+    });
+  }
+  return {
+    process,
+    lines,
+    outputOverflow: process.stdout.truncated || process.stdout.totalBytes > maxOutputBytes,
+    transcript,
+  };
+}
+
+/** Max bytes per protocol line. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+function splitCaptured(head: string, tail: string, truncated: boolean): StreamLine[] {
+  const enc = new TextEncoder();
+  const s = new LineSplitter(MAX_LINE_BYTES);
+  const lines = [...s.push(enc.encode(head))];
+  if (!truncated) return [...lines, ...s.end()];
+  // The capture dropped the middle: the head's last partial line and the
+  // tail's first partial line are fragments, reported as truncated.
+  const headRest = s.end().map((l) => ({ ...l, unterminated: true }));
+  const t = new LineSplitter(MAX_LINE_BYTES);
+  const tailLines = [...t.push(enc.encode(tail)), ...t.end()];
+  const first = tailLines.shift();
+  const offset = lines.length + headRest.length + 1;
+  const out: StreamLine[] = [...lines, ...headRest];
+  if (first !== undefined) out.push({ ...first, number: offset, unterminated: true });
+  for (const l of tailLines) out.push({ ...l, number: l.number + offset });
+  return out;
+}
+
+/** Calls `ctx.emit`, ignoring a sink that throws (the sink must not break a run). */
+export function safeEmit(ctx: BackendContext, event: Parameters<BackendContext["emit"]>[0]): void {
+  try {
+    ctx.emit(event);
+  } catch {
+    // a broken sink never changes the run
+  }
+}
+
+/**
+ * The status and failure of a process run before protocol interpretation:
+ * spawn failures, cancellation and timeouts decided here; `null` when the
+ * process ran to its own end and the protocol must decide.
+ *
+ * @example
+ * ```ts ignore
+ * const pre = processStatus("codex", run.process);
+ * ```
+ */
+export function processStatus(
+  backend: string,
+  p: ProcessResult,
+): { status: BackendStatus; failure: BackendFailure } | null {
+  if (p.spawnError !== null) {
+    return {
+      status: "error",
+      failure: failure("spawn_failed", `Cannot start ${backend}: ${p.spawnError.message}`),
+    };
+  }
+  if (p.cancelled) {
+    return { status: "cancelled", failure: failure("cancelled", `${backend} was cancelled`) };
+  }
+  if (p.timedOut) {
+    return {
+      status: "timed_out",
+      failure: failure("timeout", `${backend} did not finish within its time budget`),
+    };
+  }
+  return null;
+}
+
+/** Builds a {@linkcode BackendFailure} from a code and message. */
+export function failure(code: BackendError["code"], message: string): BackendFailure {
+  const e = new BackendError(code, message);
+  return { code: e.code, message: e.message, retryable: e.retryable };
+}

@@ -1,0 +1,119 @@
+/**
+ * Transcript capture: the bounded record of what a backend printed, with
+ * secret-looking values masked before anything is stored.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { sha256Hex } from "../digest/sha256.ts";
+import type { CapturedStream } from "../process/capture.ts";
+import type { TranscriptRef } from "./types.ts";
+
+/** A masking function: returns the masked text and how many values it masked. */
+export type SecretMasker = (text: string) => { text: string; masked: number };
+
+const SECRET_PATTERNS: readonly RegExp[] = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
+  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}\b/g,
+  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g,
+  /\bnpm_[A-Za-z0-9]{30,}\b/g,
+  /\bglpat-[A-Za-z0-9_-]{20,}\b/g,
+  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g,
+];
+
+// NAME=value / "name": "value" where the name looks like a secret.
+const ASSIGNMENT =
+  /\b([A-Za-z0-9_.-]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH)[A-Za-z0-9_.-]*)(["']?\s*[:=]\s*["']?)([^\s"'`,;]{6,})/gi;
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/g;
+
+/**
+ * Masks secret-looking values (token formats, private keys, `*TOKEN*=value`
+ * assignments, bearer credentials) with `[masked]`.
+ *
+ * @example
+ * ```ts
+ * import { maskSecrets } from "./transcript.ts";
+ * const r = maskSecrets("export GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuv");
+ * if (r.text.includes("ghp_") || r.masked === 0) throw new Error(r.text);
+ * ```
+ */
+export const maskSecrets: SecretMasker = (text: string): { text: string; masked: number } => {
+  let masked = 0;
+  let out = text;
+  for (const re of SECRET_PATTERNS) {
+    out = out.replace(re, () => {
+      masked += 1;
+      return "[masked]";
+    });
+  }
+  out = out.replace(ASSIGNMENT, (whole, name: string, sep: string, value: string) => {
+    if (value === "[masked]") return whole;
+    masked += 1;
+    return `${name}${sep}[masked]`;
+  });
+  out = out.replace(BEARER, (_w, scheme: string) => {
+    masked += 1;
+    return `${scheme} [masked]`;
+  });
+  return { text: out, masked };
+};
+
+/** Options of {@linkcode captureTranscript}. */
+export interface TranscriptOptions {
+  readonly backend: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly stdout: CapturedStream;
+  readonly stderr: CapturedStream;
+  /** Directory to write into; omitted = keep the transcript only as a digest. */
+  readonly dir?: string;
+  /** Maximum stored bytes (default 2 MiB); head and tail are kept. */
+  readonly maxBytes?: number;
+  /** Masking function (default {@linkcode maskSecrets}). */
+  readonly mask?: SecretMasker;
+}
+
+function streamText(s: CapturedStream, label: string): string {
+  const header = `--- ${label} (${s.totalBytes} bytes, ${s.sha256}${
+    s.truncated ? ", truncated" : ""
+  }) ---\n`;
+  return header + s.head + (s.truncated ? `\n[… ${label} truncated …]\n` + s.tail : "");
+}
+
+/**
+ * Builds the masked, bounded transcript of a subprocess backend run and
+ * writes it to `<dir>/<task>-<attempt>-<backend>.transcript.txt`.
+ *
+ * @example
+ * ```ts
+ * import { captureTranscript } from "./transcript.ts";
+ * const s = { head: "hello", tail: "", totalBytes: 5, truncated: false, sha256: "sha256:0" };
+ * const ref = await captureTranscript({ backend: "command", taskId: "t", attempt: 1, stdout: s, stderr: { ...s, head: "" } });
+ * if (ref.path !== null || ref.bytes === 0) throw new Error();
+ * ```
+ */
+export async function captureTranscript(opts: TranscriptOptions): Promise<TranscriptRef> {
+  const maxBytes = opts.maxBytes ?? 2 * 1024 * 1024;
+  const raw = streamText(opts.stdout, "stdout") + "\n" + streamText(opts.stderr, "stderr") + "\n";
+  const { text: masked, masked: count } = (opts.mask ?? maskSecrets)(raw);
+  let bytes = new TextEncoder().encode(masked);
+  let truncated = opts.stdout.truncated || opts.stderr.truncated;
+  if (bytes.length > maxBytes) {
+    const half = Math.floor(maxBytes / 2) - 64;
+    const dec = new TextDecoder("utf-8", { fatal: false });
+    const cut = dec.decode(bytes.subarray(0, half)) + "\n[… transcript truncated …]\n" +
+      dec.decode(bytes.subarray(bytes.length - half));
+    bytes = new TextEncoder().encode(cut);
+    truncated = true;
+  }
+  let path: string | null = null;
+  if (opts.dir !== undefined) {
+    await Deno.mkdir(opts.dir, { recursive: true });
+    path = join(opts.dir, `${opts.taskId}-${opts.attempt}-${opts.backend}.transcript.txt`);
+    await Deno.writeFile(path, bytes);
+  }
+  return { path, digest: sha256Hex(bytes), bytes: bytes.length, truncated, masked: count };
+}
