@@ -96,7 +96,7 @@ export function readQuotedName(
  */
 export function stripPrefix(name: Uint8Array): Uint8Array | null {
   const slash = name.indexOf(SLASH);
-  if (slash < 0 || slash + 1 >= name.length) return null;
+  if (slash <= 0 || slash + 1 >= name.length) return null;
   return name.subarray(slash + 1);
 }
 
@@ -255,33 +255,41 @@ export function splitGitHeaderNames(
       return { oldName: a, newName: b2 };
     }
   }
-  // Both unquoted: git's equal-halves rule.
+  // Both unquoted: git's equal-halves rule. git tries every separator from the
+  // left; the halves are equal exactly when the name is a border (prefix equal
+  // to suffix) of the text after the first prefix, so the KMP failure function
+  // enumerates every candidate in linear time (no quadratic rescans).
   const firstSlash = indexWithin(bytes, SLASH, start, end);
-  if (firstSlash < 0) return { oldName: null, newName: null };
+  if (firstSlash <= start) return { oldName: null, newName: null };
   const nameStart = firstSlash + 1;
-  for (let sep = nameStart; sep < end; sep++) {
-    const b = bytes[sep]!;
-    if (b !== SPACE && b !== TAB) continue;
-    const len = sep - nameStart;
-    if (len === 0) continue;
-    // Skip the second prefix component.
-    let p = sep + 1;
-    while (p < end && bytes[p] !== SLASH) p++;
-    if (p >= end) continue;
-    const secondStart = p + 1;
-    if (end - secondStart !== len) continue;
-    let same = true;
-    for (let k = 0; k < len; k++) {
-      if (bytes[nameStart + k] !== bytes[secondStart + k]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) {
-      const name = bytes.slice(nameStart, sep);
-      checkName(name, false, line);
-      return { oldName: name, newName: name.slice() };
-    }
+  const total = end - nameStart;
+  if (total < 3) return { oldName: null, newName: null };
+  const failure = new Int32Array(total + 1);
+  failure[0] = -1;
+  for (let i = 1, k = -1; i <= total; i++) {
+    while (k >= 0 && bytes[nameStart + k] !== bytes[nameStart + i - 1]) k = failure[k]!;
+    k++;
+    failure[i] = k;
+  }
+  // nextSlash[i]: offset (relative to nameStart) of the first '/' at or after i, or total.
+  const nextSlash = new Int32Array(total + 1);
+  nextSlash[total] = total;
+  for (let i = total - 1; i >= 0; i--) {
+    nextSlash[i] = bytes[nameStart + i] === SLASH ? i : nextSlash[i + 1]!;
+  }
+  let best = -1;
+  for (let len = failure[total]!; len > 0; len = failure[len]!) {
+    const sep = bytes[nameStart + len];
+    if (sep !== SPACE && sep !== TAB) continue;
+    // The text between the separator and the second name is one non-empty component.
+    const slash = nextSlash[len + 1]!;
+    if (slash === len + 1 || slash + 1 !== total - len) continue;
+    best = len; // borders come largest first; git picks the leftmost separator
+  }
+  if (best > 0) {
+    const name = bytes.slice(nameStart, nameStart + best);
+    checkName(name, false, line);
+    return { oldName: name, newName: name.slice() };
   }
   return { oldName: null, newName: null };
 }

@@ -293,7 +293,11 @@ class Parser {
           continue;
         }
         if (third >= 0 && this.#isEdCommand(third, this.#findEol(third))) {
-          this.#fail("ed_script", "ed-script body where a unified hunk belongs");
+          throw new DiffParseError(
+            "ed_script",
+            this.#lineNo + 2,
+            "ed-script body where a unified hunk belongs",
+          );
         }
       }
       if (this.#startsWith(P_DIFF_CC) || this.#startsWith(P_DIFF_COMBINED)) {
