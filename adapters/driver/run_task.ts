@@ -476,7 +476,10 @@ class TaskRun {
       outputBytes: result.transcript?.bytes ?? 0,
       costUnits: Math.round((result.usage.costUsd ?? 0) * 100),
     });
-    if (result.status !== "ok") round.reasons.push(`backend_${result.status}`);
+    if (result.status !== "ok") {
+      round.reasons.push(`backend_${result.status}`);
+      round.verdict = "rejected";
+    }
   }
 
   outside: string[] = [];
@@ -496,7 +499,10 @@ class TaskRun {
       round.patchDigest = diff.digest;
       round.files = diff.changed.map((c) => c.path);
       await Deno.writeFile(`${o.artefactsDir}/round-${round.round}/patch.diff`, diff.bytes);
-      if (diff.changed.length === 0 && this.outside.length === 0) round.reasons.push("empty_patch");
+      if (diff.changed.length === 0 && this.outside.length === 0) {
+        round.reasons.push("empty_patch");
+        round.verdict = "rejected";
+      }
       await this.feed({
         kind: "patch_extracted",
         taskId: o.taskId,
@@ -523,6 +529,7 @@ class TaskRun {
     const violations = inspection.violations.map((v) => `${v.code}:${v.path}`);
     round.reasons.push(...inspection.violations.map((v) => v.code));
     const sensitive = [...inspection.classification.sensitive];
+    if (inspection.verdict === "reject") round.verdict = "rejected";
     if (inspection.verdict === "accept" && sensitive.some((c) => c === "symlink")) {
       round.reasons.push("sensitive:symlink");
     }

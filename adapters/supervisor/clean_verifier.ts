@@ -168,6 +168,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       const result = await runProcess({
         ...("argv" in check.run ? { argv: check.run.argv } : { shell: check.run.shell }),
         cwd: tree.path,
+        env: { NO_COLOR: "1" },
         timeoutMs: check.timeoutMs,
         signal,
         sandbox,
@@ -227,7 +228,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         const clean = await createCleanTree({
           repo: opts.repo,
           taskId: opts.taskId,
-          attempt: attempt++,
+          attempt: ++attempt,
           base: opts.base,
           patch: new Uint8Array(),
           ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
@@ -282,7 +283,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           clean = await createCleanTree({
             repo: opts.repo,
             taskId: opts.taskId,
-            attempt: attempt++,
+            attempt: ++attempt,
             base: opts.base,
             patch,
             isProtected,

@@ -1,0 +1,51 @@
+/**
+ * The git side of integration: commits verified patch bytes on a NEW branch
+ * without touching the user's working tree or index (a temporary index,
+ * `git apply --cached`, `write-tree`, `commit-tree`, then `update-ref` that
+ * refuses an existing branch). Hardened git only.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { gitChecked } from "../git/git_checked.ts";
+import type { IntegrationRequest } from "../verified_patch/capabilities.ts";
+
+/**
+ * Creates `refs/heads/<branch>` at a new commit of `baseRevision` + `diff`.
+ *
+ * @example
+ * ```ts ignore
+ * const { commit } = await commitOnNewBranch(request);
+ * ```
+ */
+export async function commitOnNewBranch(
+  request: IntegrationRequest,
+): Promise<{ readonly commit: string }> {
+  const tmp = await Deno.makeTempDir({ prefix: "vouch-integrate-" });
+  try {
+    const env = {
+      GIT_INDEX_FILE: join(tmp, "index"),
+      GIT_AUTHOR_NAME: "vouch",
+      GIT_AUTHOR_EMAIL: "vouch@localhost",
+      GIT_COMMITTER_NAME: "vouch",
+      GIT_COMMITTER_EMAIL: "vouch@localhost",
+    };
+    const g = (args: string[]) =>
+      gitChecked(args, { cwd: request.repoRoot, env, timeoutMs: 60_000 });
+    const patchFile = join(tmp, "patch");
+    await Deno.writeFile(patchFile, request.diff);
+    await g(["read-tree", request.baseRevision]);
+    if (request.diff.length > 0) await g(["apply", "--cached", "--", patchFile]);
+    const tree = (await g(["write-tree"])).stdout.head.trim();
+    const message = `${request.message}\n\nVouch-Patch-Digest: ${request.patchDigest}\n`;
+    const msgFile = join(tmp, "message");
+    await Deno.writeTextFile(msgFile, message);
+    const commit = (await g(["commit-tree", tree, "-p", request.baseRevision, "-F", msgFile]))
+      .stdout.head.trim();
+    // The empty old value makes update-ref fail if the branch already exists.
+    await g(["update-ref", `refs/heads/${request.branch}`, commit, ""]);
+    return { commit };
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Everything around the loop for one `vouch run` in a user's repository:
+ * resolve the repository and base, keep `.vouch/` out of git (via
+ * `.git/info/exclude`), open the event log and the MAC key, build the clean
+ * verifier, run the task, close the log. The CLI, the demo and the tests all
+ * start here.
+ *
+ * @module
+ */
+import type { OutcomeContract } from "../../kernel/contract/types.ts";
+import type { AgentBackend } from "../backends/types.ts";
+import { inspectRepo } from "../git/repo_info.ts";
+import { loadOrCreateMacKey } from "../keys/mac_key.ts";
+import type { KeyEnv } from "../keys/paths.ts";
+import { EventLog } from "../log/store.ts";
+import { ReceiptRecorder } from "../receipts/chain.ts";
+import type { SandboxRequirement } from "../sandbox/probe.ts";
+import { createCleanVerifier } from "../supervisor/clean_verifier.ts";
+import type { RunOutcome, RunProgress } from "./outcome.ts";
+import { type IntegrateRequest, runTask } from "./run_task.ts";
+
+/** Paths a patch may never touch unless explicitly allowed. */
+export const DEFAULT_FORBID: readonly string[] = [".github/**", ".vouch/**", ".git/**"];
+
+/** Options of {@link runInRepo}. */
+export interface RunInRepoOptions {
+  /** Any directory inside the repository. */
+  readonly dir: string;
+  readonly goal: string;
+  readonly backend: AgentBackend;
+  /** The contract (from `--contract` or built from `--verify`). */
+  readonly contract: OutcomeContract;
+  readonly maxRounds: number;
+  /** Extra allowed globs (empty: anything not forbidden). */
+  readonly allow?: readonly string[];
+  /** Extra forbidden globs (on top of {@link DEFAULT_FORBID}, minus what `allow` names). */
+  readonly forbid?: readonly string[];
+  /** Base revision. @default "HEAD" */
+  readonly base?: string;
+  /** Wall-time budget, ms. */
+  readonly wallTimeMs: number;
+  readonly backendTimeoutMs?: number;
+  readonly sandbox?: SandboxRequirement;
+  readonly integrate?: Omit<IntegrateRequest, "ops"> & { ops?: IntegrateRequest["ops"] };
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: RunProgress) => void;
+  /** Notes for the user (dirty checkout, sandbox choice). */
+  readonly onNote?: (text: string) => void;
+  /** Key environment (tests point this at a temp dir). @default the process env */
+  readonly keyEnv?: KeyEnv;
+  /** Task id. @default generated */
+  readonly taskId?: string;
+  /** Worktree root. @default the worktree module's */
+  readonly worktreeRoot?: string;
+  readonly requireFailingBaseline?: boolean;
+}
+
+/** A fresh, file-name-safe task id: `t-YYYYMMDD-HHMMSS-xxxx`. */
+export function newTaskId(now = new Date()): string {
+  const iso = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  const rand = Array.from(
+    crypto.getRandomValues(new Uint8Array(2)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+  return `t-${iso}-${rand}`;
+}
+
+/**
+ * Adds `.vouch/` to the repository's `.git/info/exclude` (once).
+ *
+ * @example
+ * ```ts ignore
+ * await excludeStateDir("/repo/.git");
+ * ```
+ */
+export async function excludeStateDir(commonDir: string): Promise<void> {
+  const file = `${commonDir}/info/exclude`;
+  let text = "";
+  try {
+    text = await Deno.readTextFile(file);
+  } catch {
+    await Deno.mkdir(`${commonDir}/info`, { recursive: true });
+  }
+  if (text.split("\n").some((l) => l.trim() === ".vouch/" || l.trim() === "/.vouch/")) return;
+  const sep = text === "" || text.endsWith("\n") ? "" : "\n";
+  await Deno.writeTextFile(file, `${text}${sep}.vouch/\n`);
+}
+
+/** The git side of integration: a commit on a new branch, without touching the checkout. */
+export function gitIntegrationOps(): IntegrateRequest["ops"] {
+  return {
+    async commitOnNewBranch(request) {
+      const { commitOnNewBranch } = await import("./integrate_git.ts");
+      return await commitOnNewBranch(request);
+    },
+  };
+}
+
+/**
+ * Runs one task in a repository end to end and returns its outcome.
+ *
+ * @example
+ * ```ts ignore
+ * import { runInRepo } from "./run_in_repo.ts";
+ * const outcome = await runInRepo({ dir: ".", goal: "fix it", backend, contract, maxRounds: 3,
+ *   wallTimeMs: 600_000 });
+ * ```
+ */
+export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
+  const info = await inspectRepo(opts.dir, opts.base ?? "HEAD");
+  const commonDir = info.commonDir.startsWith("/")
+    ? info.commonDir
+    : `${info.top}/${info.commonDir}`;
+  await excludeStateDir(commonDir);
+  if (info.dirtyMessage !== null) opts.onNote?.(info.dirtyMessage);
+  const stateDir = `${info.top}/.vouch`;
+  await Deno.mkdir(`${stateDir}/runs`, { recursive: true });
+  const taskId = opts.taskId ?? newTaskId();
+  const key = await loadOrCreateMacKey({
+    repoRoot: info.top,
+    ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
+  });
+  const log = await EventLog.open(`${stateDir}/events.jsonl`);
+  try {
+    const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
+    const allow = opts.allow ?? [];
+    const forbid = [
+      ...DEFAULT_FORBID.filter((f) => !allow.includes(f)),
+      ...(opts.forbid ?? []),
+    ];
+    const verifier = createCleanVerifier({
+      repo: info.top,
+      base: info.base,
+      taskId,
+      contract: opts.contract,
+      receipts,
+      sandbox: opts.sandbox ?? "auto",
+      ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+      ...(opts.requireFailingBaseline !== undefined
+        ? { requireFailingBaseline: opts.requireFailingBaseline }
+        : {}),
+    });
+    return await runTask({
+      repo: info.top,
+      base: info.base,
+      goal: opts.goal,
+      backend: opts.backend,
+      verifier,
+      rules: { allow, forbid, protect: opts.contract.protect },
+      maxRounds: opts.maxRounds,
+      wallTimeMs: opts.wallTimeMs,
+      log,
+      key,
+      artefactsDir: `${stateDir}/runs/${taskId}`,
+      taskId,
+      ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+      ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+      ...(opts.onProgress !== undefined ? { onProgress: opts.onProgress } : {}),
+      ...(opts.backendTimeoutMs !== undefined ? { backendTimeoutMs: opts.backendTimeoutMs } : {}),
+      ...(opts.integrate !== undefined
+        ? { integrate: { ...opts.integrate, ops: opts.integrate.ops ?? gitIntegrationOps() } }
+        : {}),
+    });
+  } finally {
+    await log.close();
+  }
+}
