@@ -227,7 +227,35 @@ class Tick extends TaskCmd {
   }
 }
 
+/** The next cooperative step for the task (keeps runs long enough to finish tasks). */
+class Advance extends TaskCmd {
+  constructor(id: string, readonly pass: boolean) {
+    super(id);
+  }
+  allowed = () => true;
+  apply(m: ModelTask, sim: Sim): void {
+    const id = this.id;
+    const next: Record<string, TaskCmd> = {
+      submitted: new WorktreeReady(id),
+      worktree_ready: new BackendFinished(id, true),
+      backend_running: new BackendFinished(id, true),
+      extracting: new Patch(id, false),
+      patch_proposed: new Scope(id, true),
+      scope_checked: m.baselineDone ? new Verify(id, this.pass) : new Baseline(id),
+      verifying: new Verify(id, this.pass),
+      verified: new Approve(id),
+      integrating: new Integrated(id, true),
+      paused: new AddRound(id),
+    };
+    (next[m.status] ?? new Tick(id)).apply(m, sim);
+  }
+  override toString(): string {
+    return `Advance(${this.id}, pass=${this.pass})`;
+  }
+}
+
 const ids = fc.constantFrom("a", "b", "c");
+const advance = fc.tuple(ids, fc.boolean()).map(([id, p]) => new Advance(id, p));
 const allCommands = [
   fc.tuple(ids, fc.nat({ max: 2 })).map(([id, r]) => new Submit(id, r)),
   ids.map((id) => new WorktreeReady(id)),
@@ -243,6 +271,14 @@ const allCommands = [
   ids.map((id) => new Kill(id)),
   ids.map((id) => new AddRound(id)),
   ids.map((id) => new Tick(id)),
+  advance,
+  advance,
+  advance,
+  advance,
+  advance,
+  advance,
+  advance,
+  advance,
 ];
 
 Deno.test("model-based: the reducer agrees with a simple lifecycle model", () => {
