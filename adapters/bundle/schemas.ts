@@ -313,5 +313,5 @@ export const BUNDLE_SCHEMAS = {
  */
 export function bundleJsonSchema(name: keyof typeof BUNDLE_SCHEMAS): Record<string, unknown> {
   const schema = z.toJSONSchema(BUNDLE_SCHEMAS[name], { target: "draft-2020-12" });
-  return { ...schema, $id: `https://vouch.dev/schemas/${name}.schema.json`, title: name };
+  return { ...schema, $id: `urn:vouch:schema:${name}`, title: name };
 }

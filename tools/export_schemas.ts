@@ -1,0 +1,58 @@
+/**
+ * Writes the JSON Schema (draft 2020-12) of every bundle document to
+ * `schemas/<name>.schema.json`, generated from the zod schemas in
+ * `adapters/bundle/schemas.ts`. `--check` exits 1 when a committed file is
+ * missing or stale instead of writing.
+ *
+ *   deno run --allow-read --allow-write tools/export_schemas.ts [--check]
+ *
+ * @module
+ */
+import { BUNDLE_SCHEMAS, bundleJsonSchema } from "../adapters/bundle/schemas.ts";
+
+/** The schemas directory at the repository root. */
+export const SCHEMAS_DIR: URL = new URL("../schemas/", import.meta.url);
+
+/**
+ * The file name and content of every exported schema.
+ *
+ * @example
+ * ```ts
+ * import { exportedSchemas } from "./export_schemas.ts";
+ * if (!exportedSchemas().some((s) => s.file === "work-unit-v0.1.schema.json")) throw new Error();
+ * ```
+ */
+export function exportedSchemas(): { file: string; schema: Record<string, unknown> }[] {
+  return Object.keys(BUNDLE_SCHEMAS).map((name) => ({
+    file: `${name}.schema.json`,
+    schema: bundleJsonSchema(name as keyof typeof BUNDLE_SCHEMAS),
+  }));
+}
+
+if (import.meta.main) {
+  const check = Deno.args.includes("--check");
+  let stale = 0;
+  for (const { file, schema } of exportedSchemas()) {
+    const url = new URL(file, SCHEMAS_DIR);
+    const text = JSON.stringify(schema, null, 2) + "\n";
+    if (check) {
+      let current: unknown = null;
+      try {
+        current = JSON.parse(await Deno.readTextFile(url));
+      } catch {
+        current = null;
+      }
+      if (JSON.stringify(current) !== JSON.stringify(schema)) {
+        console.error(`stale: schemas/${file}`);
+        stale++;
+      }
+    } else {
+      await Deno.writeTextFile(url, text);
+      console.log(`wrote schemas/${file}`);
+    }
+  }
+  if (stale > 0) {
+    console.error("Run: deno run --allow-read --allow-write tools/export_schemas.ts");
+    Deno.exit(1);
+  }
+}
