@@ -19,3 +19,4 @@ export * from "./receipts/mod.ts";
 export * from "./verified_patch/mod.ts";
 export * from "./test_failures/mod.ts";
 export * from "./bundle/mod.ts";
+export * from "./contract/mod.ts";

@@ -1,0 +1,105 @@
+import { contractFileSchema, toOutcomeContract } from "./schema.ts";
+import type { OutcomeContract } from "../../kernel/contract/types.ts";
+
+/** Stable codes of {@linkcode ContractError}. */
+export type ContractErrorCode = "contract-unreadable" | "contract-not-json" | "contract-invalid";
+
+/** A contract that could not be loaded; `issues` are `path: message` lines (fed back to generators). */
+export class ContractError extends Error {
+  /** Stable code. */
+  readonly code: ContractErrorCode;
+  /** One line per problem. */
+  readonly issues: readonly string[];
+  constructor(code: ContractErrorCode, message: string, issues: readonly string[] = []) {
+    super(message);
+    this.name = "ContractError";
+    this.code = code;
+    this.issues = issues;
+  }
+}
+
+/** Result of {@linkcode parseContract}. */
+export type ParseContractResult =
+  | { readonly ok: true; readonly contract: OutcomeContract }
+  | { readonly ok: false; readonly error: ContractError };
+
+/**
+ * Validates an untrusted value (parsed JSON) as a contract. Never throws.
+ *
+ * @example
+ * ```ts
+ * import { parseContract } from "./load.ts";
+ * const r = parseContract({ checks: [{ name: "t", run: ["deno", "test"], tests: "deno" }] });
+ * if (!r.ok) throw r.error;
+ * const bad = parseContract({ checks: [] });
+ * if (bad.ok || bad.error.code !== "contract-invalid") throw new Error();
+ * ```
+ */
+export function parseContract(value: unknown): ParseContractResult {
+  const r = contractFileSchema.safeParse(value);
+  if (r.success) return { ok: true, contract: toOutcomeContract(r.data) };
+  const issues = r.error.issues.map((i) =>
+    `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`
+  );
+  return {
+    ok: false,
+    error: new ContractError(
+      "contract-invalid",
+      `Cannot load contract: ${issues.length} problem(s): ${issues.join("; ")}`,
+      issues,
+    ),
+  };
+}
+
+/**
+ * Parses contract JSON text. Never throws.
+ *
+ * @example
+ * ```ts
+ * import { parseContractText } from "./load.ts";
+ * if (parseContractText("{").ok) throw new Error();
+ * ```
+ */
+export function parseContractText(text: string): ParseContractResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      error: new ContractError("contract-not-json", `Cannot load contract: not JSON: ${detail}`, [
+        `(root): not JSON: ${detail}`,
+      ]),
+    };
+  }
+  return parseContract(value);
+}
+
+/** Largest contract file accepted. */
+export const MAX_CONTRACT_BYTES = 1024 * 1024;
+
+/**
+ * Reads and validates a contract file; throws {@linkcode ContractError}.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadContract } from "./load.ts";
+ * const contract = await loadContract("vouch.contract.json");
+ * ```
+ */
+export async function loadContract(path: string): Promise<OutcomeContract> {
+  let bytes: Uint8Array;
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile) throw new Error("not a regular file");
+    if (info.size > MAX_CONTRACT_BYTES) throw new Error(`larger than ${MAX_CONTRACT_BYTES} bytes`);
+    bytes = await Deno.readFile(path);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ContractError("contract-unreadable", `Cannot load contract ${path}: ${detail}`);
+  }
+  const r = parseContractText(new TextDecoder().decode(bytes));
+  if (!r.ok) throw r.error;
+  return r.contract;
+}

@@ -1,0 +1,237 @@
+import { z } from "zod";
+import { parseOutputExpectation } from "../../kernel/contract/json.ts";
+import type {
+  ContractCheck,
+  DifferentialExpect,
+  Expectation,
+  OutcomeContract,
+  TestFormat,
+} from "../../kernel/contract/types.ts";
+
+/** Default per-check timeout, seconds. */
+export const DEFAULT_CHECK_TIMEOUT_SECS = 120;
+/** Ceiling of a per-check timeout, seconds. */
+export const MAX_CHECK_TIMEOUT_SECS = 600;
+
+const noNul = (s: string) => !s.includes("\0");
+
+const runSchema = z.union([
+  z.string().min(1).max(10_000).refine(noNul, "must not contain NUL"),
+  z.array(z.string().max(10_000).refine(noNul, "must not contain NUL")).min(1).max(1000)
+    .refine((a) => (a[0] ?? "x").length > 0, "program must not be empty"),
+]).describe("argv array (spawned directly) or shell string (run as `sh -c`)");
+
+const expectSchema = z.strictObject({
+  exitZero: z.boolean().optional().describe("the command must exit 0 (default true)"),
+  outputContains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional()
+    .describe(
+      "substring(s) of stdout or stderr; `$json:<pointer>=<json>` compares a JSON value on stdout",
+    ),
+});
+
+const differentialSchema = z.strictObject({
+  against: z.string().min(1).describe("name of a `baseline: true` check"),
+  expect: z.union([
+    z.literal("changed"),
+    z.literal("unchanged"),
+    z.strictObject({
+      deltaWithin: z.tuple([z.number().nullable(), z.number().nullable()])
+        .describe("[min, max] of after - before; null = unbounded"),
+    }),
+  ]),
+});
+
+const checkSchema = z.strictObject({
+  // deno-lint-ignore no-control-regex
+  name: z.string().min(1).max(100).regex(/^[^\x00-\x1f]+$/, "must be printable"),
+  run: runSchema,
+  expect: expectSchema.optional(),
+  timeout: z.number().positive().max(MAX_CHECK_TIMEOUT_SECS).optional()
+    .describe(`seconds (default ${DEFAULT_CHECK_TIMEOUT_SECS}, at most ${MAX_CHECK_TIMEOUT_SECS})`),
+  baseline: z.boolean().optional().describe("capture-only: run on the unmodified tree"),
+  differential: differentialSchema.optional(),
+  tests: z.enum(["pytest", "deno", "node", "jest", "vitest", "cargo", "go", "go-json"]).optional()
+    .describe(
+      "parse failing tests; exit!=0 without failures or exit 0 without tests is inconclusive",
+    ),
+});
+
+/** The zod schema of a contract file. */
+export const contractFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  version: z.literal(1).optional(),
+  description: z.string().max(10_000).optional(),
+  checks: z.array(checkSchema).min(1).max(200),
+  protect: z.array(z.string().min(1).max(1000)).max(1000).optional()
+    .describe("globs of paths a patch may not touch"),
+}).superRefine((file, ctx) => {
+  const names = new Map<string, number>();
+  file.checks.forEach((c, i) => {
+    if (names.has(c.name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["checks", i, "name"],
+        message: `duplicate check name "${c.name}"`,
+      });
+    }
+    names.set(c.name, i);
+  });
+  let gating = 0;
+  file.checks.forEach((c, i) => {
+    const at = (...p: (string | number)[]) => ["checks", i, ...p];
+    const contains = c.expect?.outputContains === undefined
+      ? []
+      : typeof c.expect.outputContains === "string"
+      ? [c.expect.outputContains]
+      : c.expect.outputContains;
+    contains.forEach((text, j) => {
+      if (parseOutputExpectation(text) === null) {
+        ctx.addIssue({
+          code: "custom",
+          path: at(
+            "expect",
+            "outputContains",
+            ...(typeof c.expect?.outputContains === "string" ? [] : [j]),
+          ),
+          message:
+            "malformed $json:<pointer>=<json> (pointer must be empty or start with /, value must be JSON)",
+        });
+      }
+    });
+    if (c.baseline) {
+      if (c.differential) {
+        ctx.addIssue({
+          code: "custom",
+          path: at("differential"),
+          message: "a baseline check cannot be differential",
+        });
+      }
+      if (c.expect) {
+        ctx.addIssue({
+          code: "custom",
+          path: at("expect"),
+          message: "a baseline check is capture-only: no expect",
+        });
+      }
+      if (c.tests) {
+        ctx.addIssue({
+          code: "custom",
+          path: at("tests"),
+          message: "a baseline check is capture-only: no tests",
+        });
+      }
+      return;
+    }
+    gating++;
+    if (c.differential) {
+      const target = names.get(c.differential.against);
+      if (target === undefined || !file.checks[target]!.baseline) {
+        ctx.addIssue({
+          code: "custom",
+          path: at("differential", "against"),
+          message: `"${c.differential.against}" is not the name of a baseline check`,
+        });
+      }
+      const e = c.differential.expect;
+      if (typeof e === "object") {
+        const [min, max] = e.deltaWithin;
+        if (min === null && max === null) {
+          ctx.addIssue({
+            code: "custom",
+            path: at("differential", "expect", "deltaWithin"),
+            message: "deltaWithin needs at least one bound",
+          });
+        } else if (min !== null && max !== null && min > max) {
+          ctx.addIssue({
+            code: "custom",
+            path: at("differential", "expect", "deltaWithin"),
+            message: "deltaWithin min is above max",
+          });
+        }
+      }
+    }
+    const asserts = (c.expect?.exitZero ?? true) || contains.length > 0 ||
+      c.differential !== undefined;
+    if (!asserts) {
+      ctx.addIssue({
+        code: "custom",
+        path: at("expect"),
+        message: "check asserts nothing (exitZero false, no outputContains, no differential)",
+      });
+    }
+  });
+  if (gating === 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["checks"],
+      message: "contract gates nothing: every check is a baseline capture",
+    });
+  }
+});
+
+/** The contract file as written (after validation). */
+export type ContractFile = z.infer<typeof contractFileSchema>;
+
+function toDifferentialExpect(
+  e: NonNullable<ContractFile["checks"][number]["differential"]>["expect"],
+): DifferentialExpect {
+  if (e === "changed") return { kind: "changed" };
+  if (e === "unchanged") return { kind: "unchanged" };
+  return { kind: "delta-within", min: e.deltaWithin[0], max: e.deltaWithin[1] };
+}
+
+/**
+ * Converts a validated contract file into the kernel's model.
+ *
+ * @example
+ * ```ts
+ * import { contractFileSchema, toOutcomeContract } from "./schema.ts";
+ * const c = toOutcomeContract(contractFileSchema.parse({ checks: [{ name: "t", run: "true" }] }));
+ * if (c.checks[0]?.expect[0]?.kind !== "exit-zero") throw new Error();
+ * ```
+ */
+export function toOutcomeContract(file: ContractFile): OutcomeContract {
+  const checks: ContractCheck[] = file.checks.map((c) => {
+    const expect: Expectation[] = [];
+    const baseline = c.baseline ?? false;
+    if (!baseline) {
+      if (c.expect?.exitZero ?? true) expect.push({ kind: "exit-zero" });
+      const contains = c.expect?.outputContains;
+      for (
+        const text of contains === undefined
+          ? []
+          : typeof contains === "string"
+          ? [contains]
+          : contains
+      ) {
+        expect.push(parseOutputExpectation(text)!);
+      }
+    }
+    return {
+      name: c.name,
+      run: typeof c.run === "string" ? { shell: c.run } : { argv: c.run },
+      expect,
+      timeoutMs: Math.round((c.timeout ?? DEFAULT_CHECK_TIMEOUT_SECS) * 1000),
+      baseline,
+      differential: c.differential
+        ? { against: c.differential.against, expect: toDifferentialExpect(c.differential.expect) }
+        : null,
+      tests: (c.tests ?? null) as TestFormat | null,
+    };
+  });
+  return { description: file.description ?? "", checks, protect: file.protect ?? [] };
+}
+
+/**
+ * The JSON Schema (draft 2020-12) of the contract file, for editors and for
+ * model generators.
+ *
+ * @example
+ * ```ts
+ * import { contractJsonSchema } from "./schema.ts";
+ * if (contractJsonSchema().type !== "object") throw new Error();
+ * ```
+ */
+export function contractJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(contractFileSchema, { io: "input" }) as Record<string, unknown>;
+}
