@@ -226,7 +226,7 @@ Deno.test("judgeBundle() is deterministic and never accepts with a reason", () =
     (f) => ({ ...f, workUnitDigest: "sha256:" + "0".repeat(64) }),
     (f) => ({ ...f, manifest: { ok: false, code: "json_duplicate_key", detail: "dup" } }),
     (f) => ({ ...f, files: new Map() }),
-    (f) => goodFacts(new Uint8Array([0x40, 0x40])),
+    (_f) => goodFacts(new Uint8Array([0x40, 0x40])),
     (f) => withManifest(f, (m) => m.verification_request.expected_validator_ids = []),
   ];
   fc.assert(
