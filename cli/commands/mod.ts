@@ -6,8 +6,16 @@
  */
 import type { CliCommand } from "../command.ts";
 import { evaluateCommand } from "./evaluate.ts";
+import { demoCommand } from "./demo.ts";
+import { runCommand } from "./run.ts";
+import { verifyCommand } from "./verify.ts";
+import { gcCommand } from "./gc.ts";
 
 /** All subcommands, in the order `vouch --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
   evaluateCommand,
+  demoCommand,
+  runCommand,
+  verifyCommand,
+  gcCommand,
 ];

@@ -81,7 +81,7 @@ Deno.test("runTask: a claimed-but-unfixed round is rejected, the fix round is ve
     assert.equal(outcome.baseline[0]?.passed, false);
     assert.ok(outcome.patchFile !== null);
     const patch = await Deno.readTextFile(outcome.patchFile);
-    assert.match(patch, /\+  return a \+ b;/);
+    assert.match(patch, /\+ {2}return a \+ b;/);
     assert.ok(seen.includes("baseline") && seen.includes("verify"));
     const r = await replay(outcome.logPath);
     assert.equal(r.status, "deterministic", JSON.stringify(r));

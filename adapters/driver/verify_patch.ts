@@ -1,0 +1,163 @@
+/**
+ * `vouch verify`: the same clean verification `vouch run` applies, for a patch
+ * that came from anywhere (CI, a colleague, another tool): inspect it (parse,
+ * scope, protected paths, sensitive classes), run the baseline and the contract
+ * in a fresh tree of the base with the patch applied, and mint a
+ * `VerifiedPatch` only when everything passes.
+ *
+ * @module
+ */
+import type { OutcomeContract } from "../../kernel/contract/types.ts";
+import { defaultPolicy, sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
+import { sha256Hex } from "../digest/sha256.ts";
+import { inspectRepo } from "../git/repo_info.ts";
+import { loadOrCreateMacKey } from "../keys/mac_key.ts";
+import type { KeyEnv } from "../keys/paths.ts";
+import { LOG_KINDS } from "../log/kinds.ts";
+import { EventLog } from "../log/store.ts";
+import { ReceiptRecorder } from "../receipts/chain.ts";
+import type { SandboxRequirement } from "../sandbox/probe.ts";
+import { createCleanVerifier } from "../supervisor/clean_verifier.ts";
+import { inspectPatch, type PatchViolation } from "../supervisor/inspect_patch.ts";
+import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
+import type { CheckSummary } from "./outcome.ts";
+import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
+
+/** Options of {@link verifyPatchInRepo}. */
+export interface VerifyPatchOptions {
+  readonly dir: string;
+  /** The patch bytes (`git diff --binary` format). */
+  readonly patch: Uint8Array;
+  readonly contract: OutcomeContract;
+  readonly base?: string;
+  readonly allow?: readonly string[];
+  readonly forbid?: readonly string[];
+  readonly sandbox?: SandboxRequirement;
+  readonly keyEnv?: KeyEnv;
+  readonly worktreeRoot?: string;
+  readonly onCheck?: (phase: string, name: string) => void;
+}
+
+/** The result of `vouch verify`. */
+export interface VerifyPatchOutcome {
+  readonly task: string;
+  readonly verdict: "verified" | "rejected";
+  readonly reasons: readonly string[];
+  readonly patchDigest: string;
+  readonly base: string;
+  readonly violations: readonly PatchViolation[];
+  readonly sensitive: readonly string[];
+  readonly baseline: readonly CheckSummary[];
+  readonly checks: readonly CheckSummary[];
+  readonly verifiedPatch: string | null;
+  readonly logPath: string;
+}
+
+/**
+ * Verifies a patch in a clean tree of the base.
+ *
+ * @example
+ * ```ts ignore
+ * import { verifyPatchInRepo } from "./verify_patch.ts";
+ * const r = await verifyPatchInRepo({ dir: ".", patch, contract });
+ * console.log(r.verdict);
+ * ```
+ */
+export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<VerifyPatchOutcome> {
+  const info = await inspectRepo(opts.dir, opts.base ?? "HEAD");
+  const commonDir = info.commonDir.startsWith("/")
+    ? info.commonDir
+    : `${info.top}/${info.commonDir}`;
+  await excludeStateDir(commonDir);
+  const stateDir = `${info.top}/.vouch`;
+  await Deno.mkdir(`${stateDir}/runs`, { recursive: true });
+  const task = newTaskId();
+  const key = await loadOrCreateMacKey({
+    repoRoot: info.top,
+    ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
+  });
+  const log = await EventLog.open(`${stateDir}/events.jsonl`);
+  const patchDigest = sha256Hex(opts.patch);
+  try {
+    const allow = opts.allow ?? [];
+    const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
+    const inspection = inspectPatch(
+      opts.patch,
+      { allow, forbid, protect: opts.contract.protect },
+      [],
+    );
+    const reasons: string[] = inspection.violations.map((v) => v.code);
+    const denied = sensitiveDenied(defaultPolicy(), inspection.classification.sensitive);
+    if (denied !== null) reasons.push(`policy_denied:${denied}`);
+    const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
+    const verifier = createCleanVerifier({
+      repo: info.top,
+      base: info.base,
+      taskId: task,
+      contract: opts.contract,
+      receipts,
+      sandbox: opts.sandbox ?? "auto",
+      ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+    });
+    let baseline: readonly CheckSummary[] = [];
+    let checks: readonly CheckSummary[] = [];
+    let verified: string | null = null;
+    if (reasons.length === 0) {
+      const signal = new AbortController().signal;
+      const b = await verifier.baseline(signal, (n) => opts.onCheck?.("baseline", n));
+      baseline = b.summaries;
+      if (!b.ran) reasons.push("baseline_cannot_run");
+      reasons.push(...b.diagnostics, ...b.refusals);
+      if (reasons.length === 0) {
+        const run = await verifier.verify(
+          1,
+          opts.patch,
+          signal,
+          (n) => opts.onCheck?.("verify", n),
+        );
+        checks = run.summaries;
+        reasons.push(...run.refusals);
+        if (!run.passed) reasons.push("checks_failed");
+        if (reasons.length === 0) {
+          const vp = await mintVerifiedPatch(key, {
+            patch: {
+              kind: "unverified_patch",
+              task,
+              baseRevision: info.base,
+              diff: opts.patch,
+              backend: "external",
+            },
+            contractDigest: verifier.contractDigest,
+            checks: run.checkEvidence,
+            receipts: run.receipts,
+            passedAt: Date.now(),
+            sandboxProfile: run.sandbox,
+            logAnchor: await log.anchor(),
+          });
+          verified = `${stateDir}/runs/${task}/verified_patch.json`;
+          await Deno.mkdir(`${stateDir}/runs/${task}`, { recursive: true });
+          await Deno.writeTextFile(verified, JSON.stringify(vp.toJSON(), null, 2) + "\n");
+          await Deno.writeFile(`${stateDir}/runs/${task}/patch.diff`, opts.patch);
+          await log.append({ task, kind: LOG_KINDS.verifiedPatchMinted, body: vp.toJSON() });
+        }
+      }
+    }
+    const outcome: VerifyPatchOutcome = {
+      task,
+      verdict: reasons.length === 0 && verified !== null ? "verified" : "rejected",
+      reasons: [...new Set(reasons)],
+      patchDigest,
+      base: info.base,
+      violations: inspection.violations,
+      sensitive: inspection.classification.sensitive,
+      baseline,
+      checks,
+      verifiedPatch: verified,
+      logPath: log.path,
+    };
+    await log.append({ task, kind: "verify.outcome", body: JSON.parse(JSON.stringify(outcome)) });
+    return outcome;
+  } finally {
+    await log.close();
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * `vouch demo`: the README's first command. Builds a small temporary git
+ * repository with a failing test, runs the real loop with the in-process `fn`
+ * backend (round 1 claims done without fixing and is rejected; round 2 fixes the
+ * bug and is verified in a clean tree), then verifies and replays the event log.
+ * No network, no agent CLI.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { fnBackend } from "../../adapters/backends/fn_backend.ts";
+import { contractFromCommand } from "../../adapters/supervisor/clean_verifier.ts";
+import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
+import { renderProgressLine, renderSummary } from "../../adapters/driver/render.ts";
+import { readLogFile } from "../../adapters/log/store.ts";
+import { replayKernelRecords } from "../../adapters/log/replay.ts";
+import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
+import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
+import { initialKernelState, step } from "../../kernel/lifecycle/step.ts";
+import type { KernelEvent } from "../../kernel/lifecycle/events.ts";
+import type { KernelState } from "../../kernel/lifecycle/state.ts";
+import { gitChecked } from "../../adapters/git/git_checked.ts";
+
+const HELP = `vouch demo: watch vouch reject a false "done" and verify a real fix
+
+Usage:
+  vouch demo [--keep] [--json]
+
+Builds a temporary git repository whose test fails, then runs the real loop
+with a scripted in-process agent: round 1 claims "done" without fixing
+anything (rejected), round 2 fixes the bug (verified in a clean tree). Finally
+the event log is verified and replayed through the kernel. No network, no agent
+CLI, a few seconds.
+
+Options:
+  --keep   keep the temporary repository and print its path
+  --json   print the run outcome as JSON on stdout
+
+Examples:
+  vouch demo
+  deno task demo
+`;
+
+const FILES: Record<string, string> = {
+  "deno.json": '{ "lock": false }\n',
+  "math.ts": "export function add(a: number, b: number): number {\n  return a - b;\n}\n",
+  "math_test.ts": [
+    'import { add } from "./math.ts";',
+    "",
+    'Deno.test("add adds", () => {',
+    "  if (add(2, 3) !== 5) throw new Error(`add(2, 3) = ${add(2, 3)}, expected 5`);",
+    "});",
+    "",
+  ].join("\n"),
+};
+
+async function buildRepo(dir: string): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  for (const [name, content] of Object.entries(FILES)) {
+    await Deno.writeTextFile(`${dir}/${name}`, content);
+  }
+  const env = {
+    GIT_AUTHOR_NAME: "demo",
+    GIT_AUTHOR_EMAIL: "demo@example.invalid",
+    GIT_COMMITTER_NAME: "demo",
+    GIT_COMMITTER_EMAIL: "demo@example.invalid",
+  };
+  await gitChecked(["init", "-q", "-b", "main"], { cwd: dir });
+  await gitChecked(["add", "-A"], { cwd: dir, env });
+  await gitChecked(["commit", "-q", "-m", "calculator with a failing test"], { cwd: dir, env });
+}
+
+/** The scripted fixer: claims done without fixing first, fixes on the next round. */
+export const demoFixer = fnBackend("demo-fixer", async (task) => {
+  if (task.attempt === 1) {
+    return { summary: "All done! The tests pass now.", done: true };
+  }
+  const file = `${task.worktree}/math.ts`;
+  const text = await Deno.readTextFile(file);
+  await Deno.writeTextFile(file, text.replace("return a - b;", "return a + b;"));
+  return { summary: "Fixed add(): it subtracted instead of adding.", done: true };
+});
+
+/** `vouch demo`. */
+export const demoCommand: CliCommand = {
+  name: "demo",
+  summary: "See vouch reject a false 'done' and verify a real fix (no network)",
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        keep: { type: "boolean", default: false },
+        json: { type: "boolean", default: false },
+      },
+    });
+    if (positionals.length > 0) {
+      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
+    }
+    const root = await Deno.makeTempDir({ prefix: "vouch-demo-" });
+    const repo = `${root}/calculator`;
+    const say = (text: string) => values.json ? io.err(text) : io.out(text);
+    try {
+      await buildRepo(repo);
+      say(`demo repository: ${repo} (math_test.ts fails: add() subtracts)\n\n`);
+      const outcome = await runInRepo({
+        dir: repo,
+        goal: "Make the failing test in math_test.ts pass.",
+        backend: demoFixer,
+        contract: contractFromCommand(
+          `'${Deno.execPath()}' test --no-check --no-prompt --quiet`,
+          60_000,
+          ["math_test.ts"],
+        ),
+        maxRounds: 3,
+        wallTimeMs: 120_000,
+        sandbox: "auto",
+        keyEnv: { VOUCH_KEY_FILE: `${root}/state/key` },
+        worktreeRoot: `${root}/worktrees`,
+        onProgress: (p) => {
+          if (p.phase !== "done") say(`${renderProgressLine(p)}\n`);
+        },
+      });
+      say(`\n${renderSummary(outcome)}`);
+      // Inspect: verify the hash chain and replay every kernel step.
+      const log = await readLogFile(outcome.logPath);
+      const replay = log.status === "ok"
+        ? replayKernelRecords<KernelState, KernelEvent, unknown>(log.records, {
+          initial: (c) => initialKernelState((c as PolicySnapshot | null) ?? defaultPolicy()),
+          step: (s, e) => step(s, e),
+        })
+        : null;
+      say(
+        `\ninspect: log ${log.status} (${log.records.length} records, head ${log.head.seq}); ` +
+          `replay ${replay?.status ?? "skipped"} (${replay?.steps ?? 0} kernel steps)\n`,
+      );
+      if (values.json) io.out(JSON.stringify(outcome) + "\n");
+      const ok = outcome.state === "verified" && outcome.rounds.length === 2 &&
+        log.status === "ok" && replay?.status === "deterministic";
+      if (values.keep) say(`kept: ${root}\n`);
+      return ok ? EXIT.ok : EXIT.rejected;
+    } finally {
+      if (!values.keep) await Deno.remove(root, { recursive: true }).catch(() => {});
+    }
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * `vouch verify`: clean verification of a patch from anywhere.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { verifyPatchInRepo } from "../../adapters/driver/verify_patch.ts";
+import { contractFromCommand } from "../../adapters/supervisor/clean_verifier.ts";
+import { ContractError, loadContract } from "../../adapters/contract/load.ts";
+import type { OutcomeContract } from "../../kernel/contract/types.ts";
+
+const HELP = `vouch verify: verify a patch from anywhere in a clean tree
+
+Usage:
+  vouch verify --patch FILE (--verify CMD | --contract FILE) [--dir DIR] [--base REV] [--json]
+
+The patch is parsed strictly, scope-checked (.github/** is forbidden unless
+--allow'ed), applied with \`git apply --index\` to a fresh worktree of the base,
+and the contract runs there in the sandbox. Exit 0 verified, 1 rejected, 2 usage.
+
+Options:
+  --patch FILE      the patch (git diff --binary format; - for stdin)
+  --verify CMD      shell command that defines done
+  --contract FILE   outcome contract (JSON)
+  --dir DIR         repository (default .)
+  --base REV        base revision the patch applies to (default HEAD)
+  --allow GLOB      allowed paths (repeatable)
+  --forbid GLOB     forbidden paths (repeatable)
+  --sandbox MODE    auto | bwrap | none (default auto)
+  --timeout SECONDS per-check timeout (default 600)
+  --json            machine-readable result on stdout
+
+Examples:
+  git diff --binary HEAD~1 > fix.patch && vouch verify --patch fix.patch --base HEAD~1 --verify "deno test"
+  vouch verify --patch pr.patch --contract vouch.contract.json --json
+`;
+
+/** `vouch verify`. */
+export const verifyCommand: CliCommand = {
+  name: "verify",
+  summary: "Verify a patch from anywhere in a clean tree (CI use)",
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        patch: { type: "string" },
+        verify: { type: "string" },
+        contract: { type: "string" },
+        dir: { type: "string", default: "." },
+        base: { type: "string" },
+        allow: { type: "string", multiple: true },
+        forbid: { type: "string", multiple: true },
+        sandbox: { type: "string", default: "auto" },
+        timeout: { type: "string", default: "600" },
+        json: { type: "boolean", default: false },
+      },
+    });
+    if (positionals.length > 0) {
+      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
+    }
+    if (values.patch === undefined) throw new UsageError("Cannot verify: --patch FILE is required");
+    if ((values.verify === undefined) === (values.contract === undefined)) {
+      throw new UsageError("Cannot verify: give exactly one of --verify CMD and --contract FILE");
+    }
+    const sandbox = values.sandbox;
+    if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
+      throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
+    }
+    if (!/^[0-9]+$/.test(values.timeout)) throw new UsageError("Cannot parse --timeout");
+    let contract: OutcomeContract;
+    if (values.verify !== undefined) {
+      contract = contractFromCommand(values.verify, Number(values.timeout) * 1000);
+    } else {
+      try {
+        contract = await loadContract(values.contract!);
+      } catch (error) {
+        if (error instanceof ContractError) throw new UsageError(error.message);
+        throw error;
+      }
+    }
+    let patch: Uint8Array;
+    try {
+      patch = values.patch === "-"
+        ? new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer())
+        : await Deno.readFile(values.patch);
+    } catch (error) {
+      throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
+    }
+    const outcome = await verifyPatchInRepo({
+      dir: values.dir,
+      patch,
+      contract,
+      ...(values.base !== undefined ? { base: values.base } : {}),
+      allow: values.allow ?? [],
+      forbid: values.forbid ?? [],
+      sandbox,
+      onCheck: (phase, name) => {
+        if (!values.json) io.err(`${phase}: check "${name}"\n`);
+      },
+    });
+    if (values.json) {
+      io.out(JSON.stringify(outcome) + "\n");
+    } else {
+      io.out(`${outcome.verdict.toUpperCase()} ${outcome.patchDigest}\n`);
+      if (outcome.reasons.length > 0) io.out(`reasons: ${outcome.reasons.join(", ")}\n`);
+      for (const v of outcome.violations) io.out(`  ${v.code} ${v.path}: ${v.detail}\n`);
+      for (const c of outcome.checks) {
+        io.out(`  ${c.passed ? "pass" : c.outcome} ${c.name} (${c.durationMs} ms)\n`);
+      }
+      if (outcome.verifiedPatch !== null) io.out(`verified patch: ${outcome.verifiedPatch}\n`);
+    }
+    return outcome.verdict === "verified" ? EXIT.ok : EXIT.rejected;
+  },
+};
