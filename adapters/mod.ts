@@ -20,3 +20,4 @@ export * from "./verified_patch/mod.ts";
 export * from "./test_failures/mod.ts";
 export * from "./bundle/mod.ts";
 export * from "./contract/mod.ts";
+export * from "./verify_command/mod.ts";

@@ -1,0 +1,214 @@
+import { join } from "node:path";
+import type { CheckRun, TestFormat } from "../../kernel/contract/types.ts";
+
+/** Where a verify command came from. */
+export type VerifySource =
+  | "explicit"
+  | "deno.json"
+  | "package.json"
+  | "pytest"
+  | "Cargo.toml"
+  | "go.mod"
+  | "Makefile";
+
+/** A repository's verify command. */
+export interface VerifyCommand {
+  /** How to run it. */
+  readonly run: CheckRun;
+  /** Where it came from. */
+  readonly source: VerifySource;
+  /** The failing-test parser that fits its output, when known. */
+  readonly tests: TestFormat | null;
+}
+
+/** Options for {@linkcode detectVerifyCommand}. */
+export interface DetectOptions {
+  /** An explicit command (`--verify`): always wins. A string runs as `sh -c`. */
+  readonly explicit?: string | readonly string[];
+  /** The deno executable to use for deno tasks (default `Deno.execPath()`). */
+  readonly denoExecutable?: string;
+}
+
+const MAX_FILE_BYTES = 1024 * 1024;
+const NPM_PLACEHOLDER = /no test specified/;
+
+function readSmall(path: string): string | null {
+  try {
+    const info = Deno.statSync(path);
+    if (!info.isFile || info.size > MAX_FILE_BYTES) return null;
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Removes `//` and `/* *\/` comments and trailing commas outside strings, so
+ * a `deno.jsonc` parses as JSON.
+ *
+ * @example
+ * ```ts
+ * import { stripJsonComments } from "./detect.ts";
+ * const v = JSON.parse(stripJsonComments('{ "a": "//x", /* c *\/ "b": [1,], // d\n }'));
+ * if (v.a !== "//x" || v.b[0] !== 1) throw new Error();
+ * ```
+ */
+export function stripJsonComments(text: string): string {
+  return scanJson(scanJson(text, "comments"), "commas");
+}
+
+function scanJson(text: string, drop: "comments" | "commas"): string {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (drop === "comments" && ch === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+    } else if (drop === "comments" && ch === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = end === -1 ? text.length : end + 2;
+    } else if (drop === "commas" && ch === "," && /^\s*[}\]]/.test(text.slice(i + 1, i + 4096))) {
+      i++;
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+function parseJsonObject(text: string | null, comments: boolean): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(comments ? stripJsonComments(text) : text);
+    return typeof v === "object" && v !== null && !Array.isArray(v)
+      ? v as Record<string, unknown>
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function stringAt(obj: Record<string, unknown> | null, key: string, sub: string): string | null {
+  const inner = obj?.[key];
+  if (typeof inner !== "object" || inner === null) return null;
+  const v = (inner as Record<string, unknown>)[sub];
+  if (typeof v === "string") return v;
+  // deno.json tasks may be objects: { "command": "...", "description": "..." }.
+  if (
+    typeof v === "object" && v !== null && typeof (v as { command?: unknown }).command === "string"
+  ) {
+    return (v as { command: string }).command;
+  }
+  return null;
+}
+
+/**
+ * Guesses the failing-test parser for a command line.
+ *
+ * @example
+ * ```ts
+ * import { guessTestFormat } from "./detect.ts";
+ * if (guessTestFormat("npx vitest run") !== "vitest") throw new Error();
+ * if (guessTestFormat("go test -json ./...") !== "go-json") throw new Error();
+ * if (guessTestFormat("make check") !== null) throw new Error();
+ * ```
+ */
+export function guessTestFormat(command: string): TestFormat | null {
+  if (/\bvitest\b/.test(command)) return "vitest";
+  if (/\bjest\b/.test(command)) return "jest";
+  if (/\bpytest\b/.test(command)) return "pytest";
+  if (/\bdeno\b.*\btest\b/.test(command)) return "deno";
+  if (/\bnode\b.*--test\b/.test(command)) return "node";
+  if (/\bcargo\b.*\btest\b/.test(command)) return "cargo";
+  if (/\bgo\s+test\b.*-json\b/.test(command)) return "go-json";
+  if (/\bgo\s+test\b/.test(command)) return "go";
+  return null;
+}
+
+function hasPytestConfig(root: string): boolean {
+  if (readSmall(join(root, "pytest.ini")) !== null) return true;
+  if (readSmall(join(root, "conftest.py")) !== null) return true;
+  if (/^\[tool\.pytest\.ini_options\]/m.test(readSmall(join(root, "pyproject.toml")) ?? "")) {
+    return true;
+  }
+  if (/^\[tool:pytest\]/m.test(readSmall(join(root, "setup.cfg")) ?? "")) return true;
+  if (/^\[pytest\]/m.test(readSmall(join(root, "tox.ini")) ?? "")) return true;
+  return false;
+}
+
+/**
+ * Detects how to verify a repository, in order: the explicit command,
+ * `deno.json(c)` `tasks.test`, `package.json` `scripts.test` (not npm's
+ * placeholder), a pytest configuration, `Cargo.toml`, `go.mod`, a Makefile
+ * `test` target. Returns `null` when nothing fits. Reads at most a few small
+ * files; never runs anything.
+ *
+ * @example
+ * ```ts
+ * import { detectVerifyCommand } from "./detect.ts";
+ * const v = detectVerifyCommand("/nonexistent", { explicit: "make check" });
+ * if (v?.source !== "explicit" || !("shell" in v.run)) throw new Error();
+ * ```
+ */
+export function detectVerifyCommand(
+  root: string,
+  options: DetectOptions = {},
+): VerifyCommand | null {
+  if (options.explicit !== undefined) {
+    const run: CheckRun = typeof options.explicit === "string"
+      ? { shell: options.explicit }
+      : { argv: [...options.explicit] };
+    const line = typeof options.explicit === "string"
+      ? options.explicit
+      : options.explicit.join(" ");
+    return { run, source: "explicit", tests: guessTestFormat(line) };
+  }
+  for (const name of ["deno.json", "deno.jsonc"]) {
+    const task = stringAt(parseJsonObject(readSmall(join(root, name)), true), "tasks", "test");
+    if (task !== null) {
+      const deno = options.denoExecutable ?? Deno.execPath();
+      return {
+        run: { argv: [deno, "task", "test"] },
+        source: "deno.json",
+        tests: guessTestFormat(task) ?? (/\btest\b/.test(task) ? "deno" : null),
+      };
+    }
+  }
+  const script = stringAt(
+    parseJsonObject(readSmall(join(root, "package.json")), false),
+    "scripts",
+    "test",
+  );
+  if (script !== null && !NPM_PLACEHOLDER.test(script)) {
+    return {
+      run: { argv: ["npm", "test", "--silent"] },
+      source: "package.json",
+      tests: guessTestFormat(script),
+    };
+  }
+  if (hasPytestConfig(root)) {
+    return {
+      run: { argv: ["python3", "-m", "pytest", "-rfE"] },
+      source: "pytest",
+      tests: "pytest",
+    };
+  }
+  if (readSmall(join(root, "Cargo.toml")) !== null) {
+    return { run: { argv: ["cargo", "test"] }, source: "Cargo.toml", tests: "cargo" };
+  }
+  if (readSmall(join(root, "go.mod")) !== null) {
+    return { run: { argv: ["go", "test", "./..."] }, source: "go.mod", tests: "go" };
+  }
+  for (const name of ["GNUmakefile", "makefile", "Makefile"]) {
+    if (/^test\s*:/m.test(readSmall(join(root, name)) ?? "")) {
+      return { run: { argv: ["make", "test"] }, source: "Makefile", tests: null };
+    }
+  }
+  return null;
+}
