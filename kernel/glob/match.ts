@@ -6,6 +6,7 @@
  * @module
  */
 import { GLOB_PROGRAM as P } from "./program.ts";
+import { decideByShortcut, type GlobShortcut, globShortcut } from "./shortcut.ts";
 
 /** Executes a compiled program against paths. */
 export interface GlobProgramRunner {
@@ -212,10 +213,13 @@ export const typescriptGlobEngine: GlobEngine = {
   name: "typescript",
   bind(program: Int32Array): GlobProgramRunner {
     const count = program[0]!;
+    const shortcuts: GlobShortcut[] = [];
+    for (let i = 0; i < count; i++) shortcuts.push(globShortcut(program, i));
     return {
       lastMatch(path: string): number {
         for (let i = count - 1; i >= 0; i--) {
-          if (runGlobPattern(program, i, path)) return i;
+          const hit = decideByShortcut(shortcuts[i]!, path) ?? runGlobPattern(program, i, path);
+          if (hit) return i;
         }
         return -1;
       },

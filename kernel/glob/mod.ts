@@ -11,3 +11,4 @@ export * from "./parse.ts";
 export * from "./program.ts";
 export * from "./match.ts";
 export * from "./glob_set.ts";
+export * from "./shortcut.ts";

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { compileGlobs, GLOB_ERROR_CODES, GlobError, parseGlob } from "../../../kernel/glob/mod.ts";
+import {
+  buildGlobProgram,
+  compileGlobs,
+  decideByShortcut,
+  GLOB_ERROR_CODES,
+  GlobError,
+  globShortcut,
+  parseGlob,
+  runGlobPattern,
+} from "../../../kernel/glob/mod.ts";
 import { referenceLastMatch, referenceMatchOne } from "./reference_matcher.ts";
 
 const CASES: readonly [string, string, boolean][] = [
@@ -156,5 +165,32 @@ Deno.test("property: compileGlobs and matching never throw anything but GlobErro
       },
     ),
     { numRuns: 2000 },
+  );
+});
+
+Deno.test("property: every literal shortcut agrees with the automaton it replaces", () => {
+  const shapes = fc.tuple(
+    fc.constantFrom("", "/", "**/", "a/", "/a/"),
+    fc.array(fc.constantFrom("a", "b", ".", "-", "é", "/"), { minLength: 1, maxLength: 4 }),
+    fc.constantFrom("", "*", "/**", "**"),
+    fc.constantFrom("", "/"),
+  ).map(([lead, lit, tail, dir]) => lead + lit.join("") + tail + dir);
+  fc.assert(
+    fc.property(shapes, path, (p, x) => {
+      let program;
+      try {
+        program = buildGlobProgram([parseGlob(p)]);
+      } catch (e) {
+        assert.ok(e instanceof GlobError);
+        return;
+      }
+      const shortcut = globShortcut(program, 0);
+      const decided = decideByShortcut(shortcut, x);
+      const automaton = runGlobPattern(program, 0, x);
+      if (decided === undefined) assert.equal(shortcut.kind, "automaton");
+      else assert.equal(decided, automaton, `${p} (${shortcut.kind}) vs ${x}`);
+      assert.equal(referenceMatchOne(p, x), automaton, `reference: ${p} vs ${x}`);
+    }),
+    { numRuns: 3000 },
   );
 });
