@@ -21,3 +21,4 @@ export * from "./test_failures/mod.ts";
 export * from "./bundle/mod.ts";
 export * from "./contract/mod.ts";
 export * from "./verify_command/mod.ts";
+export * from "./deps/mod.ts";

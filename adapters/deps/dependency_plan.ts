@@ -1,0 +1,138 @@
+/**
+ * The stated answer to "a fresh worktree has no installed dependencies":
+ *
+ * - When the patch touches no dependency manifest or lockfile, the base
+ *   checkout's installed dependency directories (`node_modules`, `.venv`,
+ *   `venv`, `vendor`, `target`, at any depth, untracked or ignored) are made
+ *   available in the clean tree by a symlink at the same relative path, so
+ *   checks see exactly what the user's tree had. Under the `bwrap` sandbox the
+ *   link targets lie outside every writable bind, so they are read-only.
+ * - When the contract declares `setup` commands, nothing is linked: setup
+ *   installs into the clean tree itself.
+ * - A patch that changes dependency manifests or lockfiles without setup is
+ *   refused: it cannot be verified against dependencies that do not match it.
+ *
+ * @module
+ */
+import { classifyPath } from "../supervisor/classify.ts";
+import { gitChecked, splitNul } from "../git/git_checked.ts";
+
+/** Directory names treated as installed dependencies. */
+export const DEPENDENCY_DIR_NAMES: readonly string[] = [
+  "node_modules",
+  ".venv",
+  "venv",
+  "vendor",
+  "target",
+];
+
+/** What to do about dependencies in the clean tree. */
+export type DependencyPlan =
+  | {
+    /** Link the user's installed dependency dirs (relative paths) into the clean tree. */
+    readonly mode: "link";
+    readonly dirs: readonly string[];
+  }
+  | {
+    /** Run the contract's setup commands in the clean tree; link nothing. */
+    readonly mode: "setup";
+    /** Manifests/lockfiles the patch changes (may be empty). */
+    readonly manifests: readonly string[];
+  }
+  | {
+    /** Cannot verify: the patch changes manifests/lockfiles and there is no setup. */
+    readonly mode: "refuse";
+    readonly manifests: readonly string[];
+    /** A user-facing explanation. */
+    readonly reason: string;
+  };
+
+/**
+ * The changed paths that are dependency manifests or lockfiles.
+ *
+ * @example
+ * ```ts
+ * import { dependencyManifests } from "./dependency_plan.ts";
+ * const m = dependencyManifests(["src/a.ts", "package.json", "web/yarn.lock"]);
+ * if (m.join() !== "package.json,web/yarn.lock") throw new Error(m.join());
+ * ```
+ */
+export function dependencyManifests(changed: readonly string[]): string[] {
+  return changed.filter((p) =>
+    classifyPath(p).some((c) => c === "dependency_manifest" || c === "lockfile")
+  );
+}
+
+/**
+ * Finds the installed dependency directories of a checkout: untracked or
+ * ignored directories named like {@linkcode DEPENDENCY_DIR_NAMES}, at any
+ * depth (outermost only), as repository-relative paths. Tracked directories
+ * (a committed `vendor/`) are part of every worktree already and not listed.
+ *
+ * @example
+ * ```ts ignore
+ * import { findDependencyDirs } from "./dependency_plan.ts";
+ * console.log(await findDependencyDirs("/path/to/repo")); // ["node_modules", "web/node_modules"]
+ * ```
+ */
+export async function findDependencyDirs(repo: string): Promise<string[]> {
+  const names = new Set(DEPENDENCY_DIR_NAMES);
+  const found = new Set<string>();
+  for (const extra of [["--ignored", "--exclude-standard"], ["--exclude-standard"]]) {
+    const r = await gitChecked(["ls-files", "-z", "--others", "--directory", ...extra], {
+      cwd: repo,
+      timeoutMs: 120_000,
+    });
+    for (const entry of splitNul(r.stdout.head)) {
+      if (!entry.endsWith("/")) continue;
+      const rel = entry.slice(0, -1);
+      const parts = rel.split("/");
+      const idx = parts.findIndex((p) => names.has(p));
+      if (idx < 0) continue;
+      // With --directory git lists the outermost untracked dir; keep the dependency dir itself.
+      found.add(parts.slice(0, idx + 1).join("/"));
+    }
+  }
+  const outermost = [...found].sort().filter((p, _i, all) =>
+    !all.some((q) => q !== p && p.startsWith(q + "/"))
+  );
+  const present: string[] = [];
+  for (const rel of outermost) {
+    const info = await Deno.lstat(`${repo}/${rel}`).catch(() => null);
+    if (info?.isDirectory) present.push(rel);
+  }
+  return present;
+}
+
+/**
+ * Decides how the clean tree gets its dependencies.
+ *
+ * @example
+ * ```ts
+ * import { planDependencies } from "./dependency_plan.ts";
+ * const p = planDependencies(["package.json"], ["node_modules"], { hasSetup: false });
+ * if (p.mode !== "refuse") throw new Error();
+ * const q = planDependencies(["src/x.js"], ["node_modules"], { hasSetup: false });
+ * if (q.mode !== "link" || q.dirs[0] !== "node_modules") throw new Error();
+ * ```
+ */
+export function planDependencies(
+  changed: readonly string[],
+  installedDirs: readonly string[],
+  opts: { readonly hasSetup: boolean },
+): DependencyPlan {
+  const manifests = dependencyManifests(changed);
+  if (opts.hasSetup) return { mode: "setup", manifests };
+  if (manifests.length > 0) {
+    return {
+      mode: "refuse",
+      manifests,
+      reason: `Cannot verify: the patch changes dependency manifest or lockfile ${
+        manifests.slice(0, 5).join(", ")
+      }${manifests.length > 5 ? ", ..." : ""}; the installed dependencies${
+        installedDirs.length > 0 ? ` (${installedDirs.join(", ")})` : ""
+      } would not match it. Declare setup commands in the contract (for example \`npm ci\`) so vouch installs them in the clean tree.`,
+    };
+  }
+  return { mode: "link", dirs: [...installedDirs] };
+}
