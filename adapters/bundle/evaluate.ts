@@ -130,14 +130,17 @@ async function observeManifest(root: string): Promise<ManifestObservation> {
  * Evaluates one bundle in this process and returns the VerificationResult.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { evaluateBundle } from "./evaluate.ts";
+ * const missing = await Deno.makeTempDir();
  * const result = await evaluateBundle({
- *   bundleDir: "bundle/",
- *   workUnitPath: "work-unit.json",
- *   planPath: "plan.json",
+ *   bundleDir: missing,
+ *   workUnitPath: `${missing}/work-unit.json`,
+ *   planPath: `${missing}/plan.json`,
  * });
- * console.log(result.decision_support.recommendation);
+ * // No WorkUnit: nothing can be judged, and the failure is a reason code, not an exception.
+ * if (result.decision_support.reason_codes.join() !== "work_unit_invalid") throw new Error();
+ * await Deno.remove(missing);
  * ```
  */
 export async function evaluateBundle(input: EvaluateBundleInput): Promise<VerificationResult> {

@@ -148,13 +148,17 @@ async function readCapped(
  * valid VerificationResult yields `insufficient_evidence` / `evaluator_error`.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { evaluateBundleIsolated } from "./isolated.ts";
+ * const missing = await Deno.makeTempDir();
  * const result = await evaluateBundleIsolated({
- *   bundleDir: "bundle/",
- *   workUnitPath: "work-unit.json",
- *   planPath: "plan.json",
+ *   bundleDir: missing,
+ *   workUnitPath: `${missing}/work-unit.json`,
+ *   planPath: `${missing}/plan.json`,
  * });
+ * // No WorkUnit: nothing can be judged, and the failure is a reason code, not an exception.
+ * if (result.decision_support.reason_codes.join() !== "work_unit_invalid") throw new Error();
+ * await Deno.remove(missing);
  * ```
  */
 export async function evaluateBundleIsolated(

@@ -55,10 +55,39 @@ interface Reason {
  * Judges a bundle from observed facts and returns the VerificationResult.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { judgeBundle } from "./judge.ts";
- * const result = judgeBundle(facts);
- * console.log(result.decision_support.recommendation);
+ * import type { EvaluatorPlanV01, WorkUnit } from "./types.ts";
+ * const workUnit: WorkUnit = {
+ *   schema_version: "0.1", id: "wu", version: "1", kind: "other", objective: "answer",
+ *   constraints: { allowed_paths: [], forbidden_paths: [] },
+ *   permissions: { network: "none", filesystem_write: [] },
+ *   validators: [
+ *     { id: "result-manifest-schema", type: "schema", required: true },
+ *     { id: "independent-review", type: "review", required: true },
+ *   ],
+ * };
+ * const digest = "sha256:" + "0".repeat(64);
+ * const plan: EvaluatorPlanV01 = {
+ *   schema_version: "0.1", id: "p", visibility: "public", execution_mode: "metadata_only",
+ *   binding: { work_unit_id: "wu", work_unit_version: "1", work_unit_digest: digest },
+ *   verifier: { id: "v", type: "system", adapter: "deterministic-json-verifier", adapter_version: "1" },
+ *   required_validator_ids: ["result-manifest-schema", "independent-review"],
+ *   candidate_artifact_id: "answer", allowed_files: ["answer.json"], max_candidate_bytes: 100,
+ *   required_json: { answer: 42 },
+ *   policy: {
+ *     require_plan_outside_candidate_root: true,
+ *     require_output_outside_candidate_root: true,
+ *     require_verifier_distinct_from_worker: true,
+ *   },
+ * };
+ * const result = judgeBundle({
+ *   workUnit, workUnitDigest: digest, plan, planDigest: digest,
+ *   manifest: { ok: false, code: "manifest_missing", detail: "no result-manifest.json" },
+ *   files: new Map(),
+ *   entries: { ok: true, paths: [] },
+ * });
+ * if (result.decision_support.recommendation !== "reject_candidate") throw new Error("unexpected");
  * ```
  */
 export function judgeBundle(facts: BundleFacts): VerificationResult {
@@ -230,9 +259,19 @@ export function unjudgeableResult(
  * The WorkUnit-required validator ids, in WorkUnit order, without repeats.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { requiredValidatorIds } from "./judge.ts";
- * requiredValidatorIds(workUnit); // ["result-manifest-schema", "independent-review"]
+ * import type { WorkUnit } from "./types.ts";
+ * const workUnit: WorkUnit = {
+ *   schema_version: "0.1", id: "wu", version: "1", kind: "other", objective: "x",
+ *   constraints: { allowed_paths: [], forbidden_paths: [] },
+ *   permissions: { network: "none", filesystem_write: [] },
+ *   validators: [
+ *     { id: "result-manifest-schema", type: "schema", required: true },
+ *     { id: "lint", type: "static", required: false },
+ *   ],
+ * };
+ * if (requiredValidatorIds(workUnit).join() !== "result-manifest-schema") throw new Error();
  * ```
  */
 export function requiredValidatorIds(workUnit: WorkUnit): string[] {

@@ -59,9 +59,44 @@ export interface BundleReadPlan {
  * Plans the reads for a manifest under a plan.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { planBundleReads } from "./read_plan.ts";
+ * import type { EvaluatorPlanV01, ResultManifest, WorkUnit } from "./types.ts";
+ * const workUnit: WorkUnit = {
+ *   schema_version: "0.1", id: "wu", version: "1", kind: "other", objective: "answer",
+ *   constraints: { allowed_paths: [], forbidden_paths: [] },
+ *   permissions: { network: "none", filesystem_write: [] },
+ *   validators: [
+ *     { id: "result-manifest-schema", type: "schema", required: true },
+ *     { id: "independent-review", type: "review", required: true },
+ *   ],
+ * };
+ * const digest = "sha256:" + "0".repeat(64);
+ * const plan: EvaluatorPlanV01 = {
+ *   schema_version: "0.1", id: "p", visibility: "public", execution_mode: "metadata_only",
+ *   binding: { work_unit_id: "wu", work_unit_version: "1", work_unit_digest: digest },
+ *   verifier: { id: "v", type: "system", adapter: "deterministic-json-verifier", adapter_version: "1" },
+ *   required_validator_ids: ["result-manifest-schema", "independent-review"],
+ *   candidate_artifact_id: "answer", allowed_files: ["answer.json"], max_candidate_bytes: 100,
+ *   required_json: { answer: 42 },
+ *   policy: {
+ *     require_plan_outside_candidate_root: true,
+ *     require_output_outside_candidate_root: true,
+ *     require_verifier_distinct_from_worker: true,
+ *   },
+ * };
+ * void workUnit;
+ * const manifest: ResultManifest = {
+ *   schema_version: "0.1", id: "m", work_unit_id: "wu", work_unit_version: "1", attempt: 1,
+ *   worker: { id: "w", type: "agent", adapter: "x" }, status: "succeeded",
+ *   produced_artifacts: [{ id: "answer", type: "json", locator: "answer.json", digest }],
+ *   logs: [{ type: "stdout", locator: "../stdout.txt", digest }],
+ *   provenance: { work_unit_digest: digest },
+ *   verification_request: { expected_validator_ids: [] },
+ * };
  * const { reads, problems } = planBundleReads(plan, manifest);
+ * if (reads.length !== 1 || reads[0]!.maxBytes !== 100) throw new Error("unexpected");
+ * if (problems[0]?.code !== "locator_not_confined") throw new Error("unexpected");
  * ```
  */
 export function planBundleReads(plan: EvaluatorPlan, manifest: ResultManifest): BundleReadPlan {
