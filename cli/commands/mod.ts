@@ -10,6 +10,7 @@ import { demoCommand } from "./demo.ts";
 import { runCommand } from "./run.ts";
 import { verifyCommand } from "./verify.ts";
 import { gcCommand } from "./gc.ts";
+import { scopeCommand } from "./scope.ts";
 
 /** All subcommands, in the order `vouch --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -18,4 +19,5 @@ export const COMMANDS: readonly CliCommand[] = [
   runCommand,
   verifyCommand,
   gcCommand,
+  scopeCommand,
 ];
