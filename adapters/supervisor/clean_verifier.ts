@@ -140,7 +140,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         await Deno.lstat(`${tree.path}/${dir}`);
       } catch {
         await Deno.symlink(`${opts.repo}/${dir}`, `${tree.path}/${dir}`);
-        linked.push(dir);
+        linked.push(`${opts.repo}/${dir}`);
       }
     }
     return linked;
@@ -151,13 +151,19 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     phase: "baseline" | "round",
     signal: AbortSignal,
     onCheck: (name: string) => void,
+    deps: readonly string[],
   ): Promise<{
     observations: CheckObservation[];
     results: Map<string, ProcessResult>;
     receipts: Map<string, ToolReceipt>;
     sandbox: string;
   }> {
-    const sandbox = await selectSandbox(opts.sandbox, { worktree: tree.path });
+    const selected = await selectSandbox(opts.sandbox, { worktree: tree.path });
+    // Linked dependency directories are bound read-only at their real path, so the
+    // links resolve inside the sandbox (whose /tmp is private) and cannot be written.
+    const sandbox = selected.kind === "bwrap" && deps.length > 0
+      ? { ...selected, readOnly: [...selected.readOnly, ...deps] }
+      : selected;
     const observations: CheckObservation[] = [];
     const results = new Map<string, ProcessResult>();
     const receipts = new Map<string, ToolReceipt>();
@@ -235,8 +241,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           signal,
         });
         tree = clean.worktree;
-        await linkDependencies(tree, []);
-        const run = await runChecks(tree, "baseline", signal, onCheck);
+        const deps = await linkDependencies(tree, []);
+        const run = await runChecks(tree, "baseline", signal, onCheck, deps);
         const judgement = judgeBaseline(contract, run.observations, {
           requireFailingBaseline: opts.requireFailingBaseline ?? false,
           allowGatesNothing: !(opts.requireFailingBaseline ?? false),
@@ -295,15 +301,16 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           throw error;
         }
         tree = clean.worktree;
+        let deps: string[];
         try {
-          await linkDependencies(tree, clean.changed);
+          deps = await linkDependencies(tree, clean.changed);
         } catch (error) {
           if (error instanceof WorktreeError) {
             return refused("dependency_change_needs_setup", error.message);
           }
           throw error;
         }
-        const run = await runChecks(tree, "round", signal, onCheck);
+        const run = await runChecks(tree, "round", signal, onCheck, deps);
         const judgement = judgeContract(contract, run.observations, captures);
         const gating = judgement.checks.filter((j) =>
           !(contract.checks.find((c) => c.name === j.name)?.baseline ?? false)

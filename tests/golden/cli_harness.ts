@@ -1,0 +1,130 @@
+/**
+ * Runs the real `vouch` CLI as a subprocess against fixture repositories, with
+ * the fake agent executables first on PATH and a private key file and worktree
+ * root, and checks what every end-to-end test checks: the log verifies and
+ * replays deterministically, and the user's checkout is byte-identical.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { readLogFile } from "../../adapters/log/store.ts";
+import { replayKernelRecords } from "../../adapters/log/replay.ts";
+import { defaultPolicy, initialKernelState, step } from "../../kernel/lifecycle/mod.ts";
+import type { KernelEvent, KernelState, PolicySnapshot } from "../../kernel/lifecycle/mod.ts";
+import { type FixtureRepo, snapshot, snapshotDifferences } from "./fixture_repos.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const FAKE_BIN = `${ROOT}tests/fixtures/bin`;
+const MAIN = `${ROOT}cli/main.ts`;
+
+/** What a CLI run produced. */
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Parsed `--json` result, when the command printed one. */
+  readonly json: Record<string, unknown> | null;
+}
+
+/** Spawns `vouch ARGS` in `repo` (least-privilege flags as `deno task vouch`). */
+export function spawnVouch(
+  repo: FixtureRepo,
+  args: string[],
+  state: string,
+): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      "--deny-net",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-run",
+      `--config=${ROOT}deno.json`,
+      MAIN,
+      ...args,
+    ],
+    cwd: repo.dir,
+    env: {
+      PATH: `${FAKE_BIN}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      VOUCH_KEY_FILE: `${state}/key`,
+      VOUCH_WORKTREE_ROOT: `${state}/worktrees`,
+      NO_COLOR: "1",
+    },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+/** Runs `vouch ARGS` to completion. */
+export async function runVouch(repo: FixtureRepo, args: string[], state: string): Promise<CliRun> {
+  const out = await spawnVouch(repo, args, state).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  let json: Record<string, unknown> | null = null;
+  try {
+    json = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
+  } catch {
+    json = null;
+  }
+  return { code: out.code, stdout, stderr: new TextDecoder().decode(out.stderr), json };
+}
+
+/** Asserts the log in `repo` verifies, replays deterministically and ends with `state`. */
+export async function assertLog(repo: FixtureRepo, finalState: string): Promise<void> {
+  const log = await readLogFile(`${repo.dir}/.vouch/events.jsonl`);
+  assert.equal(log.status, "ok", "the event log verifies");
+  const replay = replayKernelRecords<KernelState, KernelEvent, unknown>(log.records, {
+    initial: (c) => initialKernelState((c as PolicySnapshot | null) ?? defaultPolicy()),
+    step: (s, e) => step(s, e),
+  });
+  assert.equal(replay.status, "deterministic", JSON.stringify(replay));
+  const outcome = log.records.filter((r) => r.kind === "run.outcome").at(-1);
+  assert.ok(outcome !== undefined, "the log records the run outcome");
+  assert.equal((outcome.body as Record<string, unknown>)["state"], finalState);
+}
+
+/** Asserts no vouch worktree is left under the private worktree root. */
+export async function assertNoWorktrees(state: string): Promise<void> {
+  const left: string[] = [];
+  try {
+    for await (const repoDir of Deno.readDir(`${state}/worktrees`)) {
+      if (!repoDir.isDirectory) continue;
+      for await (const e of Deno.readDir(`${state}/worktrees/${repoDir.name}`)) left.push(e.name);
+    }
+  } catch {
+    // no worktree root at all: nothing left
+  }
+  assert.deepEqual(left, [], "no worktree is left behind");
+}
+
+/**
+ * Runs one end-to-end case: snapshot, run, then the shared assertions.
+ * Returns the run for case-specific checks.
+ */
+export async function e2e(
+  make: () => Promise<FixtureRepo>,
+  args: string[],
+  expect: { state: string; code: number },
+  extra?: (repo: FixtureRepo, run: CliRun) => Promise<void> | void,
+): Promise<void> {
+  const repo = await make();
+  const state = await Deno.makeTempDir({ prefix: "vouch-e2e-state-" });
+  try {
+    const before = await snapshot(repo.dir);
+    const run = await runVouch(repo, ["run", "--json", ...args], state);
+    assert.equal(run.json?.["state"], expect.state, run.stderr + run.stdout);
+    assert.equal(run.code, expect.code);
+    await assertLog(repo, expect.state);
+    await assertNoWorktrees(state);
+    assert.deepEqual(snapshotDifferences(before, await snapshot(repo.dir)), []);
+    await extra?.(repo, run);
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(state, { recursive: true }).catch(() => {});
+  }
+}
