@@ -22,3 +22,4 @@ export * from "./bundle/mod.ts";
 export * from "./contract/mod.ts";
 export * from "./verify_command/mod.ts";
 export * from "./deps/mod.ts";
+export * from "./derive_contract/mod.ts";
