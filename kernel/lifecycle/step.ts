@@ -88,9 +88,9 @@ export function step(state: KernelState, event: KernelEvent): StepResult {
     return { state, actions };
   }
   const taskId = event.taskId;
-  const task = typeof taskId === "string" && Object.hasOwn(state.tasks, taskId)
-    ? state.tasks[taskId]
-    : undefined;
+  // One lookup; the id check rejects inherited members such as `constructor`.
+  const found = state.tasks[taskId];
+  const task = found !== undefined && found.id === taskId ? found : undefined;
   if (task === undefined) {
     actions.push(risk(String(taskId), "unknown_task", event.kind, null));
     return { state, actions };

@@ -39,7 +39,7 @@ Deno.test("property: step never throws and emits at most MAX_ACTIONS_PER_STEP ac
   );
   // The generator must actually reach the end of the lifecycle, or the other
   // properties test little.
-  assert.ok(deep > 10, `only ${deep} runs reached integrating/completed`);
+  assert.ok(deep >= 5, `only ${deep} runs reached integrating/completed`);
 });
 
 Deno.test("property: typical fan-out is at most 4", () => {

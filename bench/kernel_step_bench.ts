@@ -1,0 +1,252 @@
+/**
+ * Kernel step benchmark: a realistic event mix over a state with 1, 100 and
+ * 10,000 live tasks. Each task runs the full lifecycle (worktree, backend,
+ * diff, scope, baseline, a failing round, a repair round, approval,
+ * integration, cleanup) interleaved with timer ticks and ~2% redeliveries;
+ * finished tasks are replaced by new submissions so the live count stays
+ * constant. Streams and starting states are precomputed at module scope.
+ *
+ * `deno bench bench/kernel_step_bench.ts`: ns per batch of `BATCH` steps
+ * (divide by `BATCH` for ns/step).
+ * `deno run --v8-flags=--expose-gc bench/kernel_step_bench.ts`: median
+ * ns/step over batches and an allocation estimate from `Deno.memoryUsage()`.
+ */
+import {
+  defaultPolicy,
+  initialKernelState,
+  type KernelEvent,
+  type KernelState,
+  step,
+  type TaskRecord,
+} from "../kernel/mod.ts";
+
+const BATCH = 10_000;
+
+/** Deterministic LCG so every run benchmarks the same stream. */
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+interface Workload {
+  readonly start: string;
+  readonly events: KernelEvent[];
+}
+
+/** The cooperative driver's next event for a task, or `null` when it is done. */
+function nextFor(t: TaskRecord, seq: number, at: number, rnd: () => number): KernelEvent | null {
+  const base = { v: 1 as const, id: `e${seq}`, seq, at, taskId: t.id };
+  if (t.status === "verified" && t.approval !== null) {
+    const a = t.approval;
+    return {
+      ...base,
+      kind: "approval_granted",
+      approvalId: a.approvalId,
+      action: "integrate",
+      patchDigest: a.patchDigest,
+      by: "bench",
+      expiresAt: a.expiresAt,
+    };
+  }
+  const p = t.pending;
+  if (p === null) return null;
+  const effectId = p.effectId;
+  switch (p.kind) {
+    case "create_worktree":
+      return { ...base, kind: "worktree_ready", effectId, path: `/wt/${t.id}` };
+    case "run_backend":
+      return t.status === "worktree_ready" && rnd() < 0.5
+        ? { ...base, kind: "backend_started", effectId }
+        : {
+          ...base,
+          kind: "backend_finished",
+          effectId,
+          outcome: "ok",
+          outputBytes: 2_000,
+          costUnits: 3,
+        };
+    case "extract_diff":
+      return {
+        ...base,
+        kind: "patch_extracted",
+        effectId,
+        patchDigest: `sha256:${t.id}:${t.round}`,
+        filesChanged: 2,
+      };
+    case "check_scope":
+      return {
+        ...base,
+        kind: "scope_checked",
+        effectId,
+        verdict: "accept",
+        violations: [],
+        sensitive: [],
+      };
+    case "run_baseline":
+      return {
+        ...base,
+        kind: "baseline_result",
+        effectId,
+        ran: true,
+        checks: [{ id: "unit", outcome: "fail" }, { id: "lint", outcome: "pass" }],
+      };
+    case "run_round":
+      return {
+        ...base,
+        kind: "verification_result",
+        effectId,
+        round: t.round,
+        // The first attempt claims done without fixing; the repair round passes.
+        checks: [{ id: "unit", outcome: t.round === 0 ? "fail" : "pass" }, {
+          id: "lint",
+          outcome: "pass",
+        }],
+      };
+    case "integrate":
+      return { ...base, kind: "integrated", effectId, ok: true, commit: "c0ffee" };
+    case "cleanup":
+      return { ...base, kind: "cleanup_done", effectId };
+  }
+}
+
+/** Simulates a driver to precompute a stream of `count` events over `live` tasks. */
+function workload(live: number, count: number, seed: number): Workload {
+  const rnd = lcg(seed);
+  const state = initialKernelState(defaultPolicy());
+  let seq = 0;
+  let at = 1_000;
+  let nextTask = 0;
+  const ids: string[] = [];
+  function submit(): KernelEvent {
+    const taskId = `task-${nextTask++}`;
+    seq++;
+    return {
+      v: 1,
+      kind: "task_submitted",
+      id: `e${seq}`,
+      seq,
+      at,
+      taskId,
+      goal: "make the failing test pass",
+      baseRev: "0123456789abcdef",
+      contractDigest: "sha256:contract",
+      policyDigest: "sha256:policy",
+      policy: null,
+      budget: {
+        wallTimeMs: 3_600_000,
+        repairRounds: 3,
+        outputBytes: 10_000_000,
+        costUnits: 10_000,
+      },
+    };
+  }
+  for (let i = 0; i < live; i++) {
+    const e = submit();
+    ids.push((e as { taskId: string }).taskId);
+    step(state, e);
+  }
+  // Spread the tasks over the lifecycle before recording.
+  const warm = live * 8;
+  const events: KernelEvent[] = [];
+  let start = "";
+  for (let i = 0; i < warm + count; i++) {
+    const slot = Math.floor(rnd() * ids.length);
+    const t = state.tasks[ids[slot]!]!;
+    at += 1;
+    const r = rnd();
+    let e: KernelEvent | null;
+    if (r < 0.02 && events.length > 0) {
+      e = events[Math.floor(rnd() * events.length)]!; // redelivery
+    } else if (r < 0.2) {
+      seq++;
+      e = { v: 1, kind: "timer_tick", id: `e${seq}`, seq, at, taskId: t.id };
+    } else {
+      e = nextFor(t, seq + 1, at, rnd);
+      if (e === null) {
+        // finished: replace by a fresh task
+        e = submit();
+        ids[slot] = (e as { taskId: string }).taskId;
+      } else {
+        seq++;
+      }
+    }
+    if (i === warm) start = JSON.stringify(state);
+    if (i >= warm) events.push(e);
+    step(state, e);
+  }
+  return { start, events };
+}
+
+const SIZES = [1, 100, 10_000] as const;
+const WORKLOADS = new Map<number, Workload>(SIZES.map((n) => [n, workload(n, BATCH, 42 + n)]));
+
+function freshState(w: Workload): KernelState {
+  return JSON.parse(w.start) as KernelState;
+}
+
+for (const n of SIZES) {
+  const w = WORKLOADS.get(n)!;
+  Deno.bench({
+    group: "kernel step (batch of 10,000 events)",
+    name: `${n} live task${n === 1 ? "" : "s"}`,
+    baseline: n === 1,
+    n: 50,
+    warmup: 10,
+    fn(b) {
+      const state = freshState(w);
+      const events = w.events;
+      let sink = 0;
+      b.start();
+      for (let i = 0; i < events.length; i++) sink += step(state, events[i]!).actions.length;
+      b.end();
+      if (sink < 0) throw new Error("unreachable");
+    },
+  });
+}
+
+// ------------------------------------------------------------------ profile
+
+function median(xs: number[]): number {
+  const s = xs.slice().sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function profile(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  console.log("kernel step profile (median over batches of 1,000 steps)");
+  for (const n of SIZES) {
+    const w = WORKLOADS.get(n)!;
+    const perStep: number[] = [];
+    const allocPerStep: number[] = [];
+    let retainedPerStep = 0;
+    for (let rep = 0; rep < 10; rep++) {
+      const state = freshState(w);
+      gc?.();
+      const heapStart = Deno.memoryUsage().heapUsed;
+      for (let off = 0; off < w.events.length; off += 1_000) {
+        const h0 = Deno.memoryUsage().heapUsed;
+        const t0 = performance.now();
+        for (let i = off; i < off + 1_000; i++) step(state, w.events[i]!);
+        const t1 = performance.now();
+        const h1 = Deno.memoryUsage().heapUsed;
+        perStep.push(((t1 - t0) * 1e6) / 1_000);
+        if (h1 >= h0) allocPerStep.push((h1 - h0) / 1_000); // no GC inside the batch
+      }
+      gc?.();
+      retainedPerStep = (Deno.memoryUsage().heapUsed - heapStart) / w.events.length;
+    }
+    console.log(
+      `${String(n).padStart(6)} live tasks: median ${median(perStep).toFixed(0)} ns/step, ` +
+        `~${median(allocPerStep).toFixed(0)} B allocated/step, ` +
+        (gc === undefined
+          ? "(run with --v8-flags=--expose-gc for retained growth)"
+          : `~${retainedPerStep.toFixed(0)} B retained/step ` +
+            `(${retainedPerStep.toFixed(0)} MB per 1M steps)`),
+    );
+  }
+}
+
+if (import.meta.main) profile();
