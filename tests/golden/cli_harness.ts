@@ -109,7 +109,7 @@ export async function assertNoWorktrees(state: string): Promise<void> {
 export async function e2e(
   make: () => Promise<FixtureRepo>,
   args: string[],
-  expect: { state: string; code: number },
+  expect: { state: string; code: number; checkoutChanges?: string[] },
   extra?: (repo: FixtureRepo, run: CliRun) => Promise<void> | void,
 ): Promise<void> {
   const repo = await make();
@@ -121,7 +121,11 @@ export async function e2e(
     assert.equal(run.code, expect.code);
     await assertLog(repo, expect.state);
     await assertNoWorktrees(state);
-    assert.deepEqual(snapshotDifferences(before, await snapshot(repo.dir)), []);
+    assert.deepEqual(
+      snapshotDifferences(before, await snapshot(repo.dir)),
+      expect.checkoutChanges ?? [],
+      "the user's checkout is byte-identical",
+    );
     await extra?.(repo, run);
   } finally {
     await repo.cleanup();
