@@ -10,3 +10,4 @@
 export * from "./profile.ts";
 export * from "./bwrap.ts";
 export * from "./probe.ts";
+export * from "./doctor.ts";

@@ -11,6 +11,7 @@ import { runCommand } from "./run.ts";
 import { verifyCommand } from "./verify.ts";
 import { gcCommand } from "./gc.ts";
 import { scopeCommand } from "./scope.ts";
+import { doctorCommand } from "./doctor.ts";
 
 /** All subcommands, in the order `vouch --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -20,4 +21,5 @@ export const COMMANDS: readonly CliCommand[] = [
   verifyCommand,
   gcCommand,
   scopeCommand,
+  doctorCommand,
 ];

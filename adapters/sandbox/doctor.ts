@@ -1,0 +1,107 @@
+import { runGit } from "../git/hardened_git.ts";
+import { runProcess } from "../process/run.ts";
+import { probeSandbox, type SandboxProbe } from "./probe.ts";
+
+/** Minimum git: 2.39.2 carries the CVE-2023-23946 fix ("beyond a symbolic link"). */
+export const MIN_GIT_VERSION: readonly [number, number, number] = [2, 39, 2];
+
+/** One line of the doctor report. */
+export interface DoctorItem {
+  /** Whether it is usable. */
+  readonly ok: boolean;
+  /** Version or detail. */
+  readonly detail: string;
+  /** Why not (or `null`). */
+  readonly reason: string | null;
+}
+
+/** What `vouch doctor` reports. */
+export interface DoctorReport {
+  /** The Deno runtime running vouch. */
+  readonly deno: DoctorItem;
+  /** git (required). */
+  readonly git: DoctorItem;
+  /** Killing a whole process group (timeouts reach grandchildren). */
+  readonly processGroups: DoctorItem;
+  /** The sandbox probe. */
+  readonly sandbox: SandboxProbe;
+  /** The profile `auto` would pick. */
+  readonly recommendedSandbox: "bwrap" | "none";
+  /** Whether everything required is present. */
+  readonly ok: boolean;
+}
+
+/**
+ * Parses `git version X.Y.Z...` and compares with {@linkcode MIN_GIT_VERSION}.
+ *
+ * @example
+ * ```ts
+ * import { gitVersionOk } from "./doctor.ts";
+ * if (!gitVersionOk("git version 2.39.5") || gitVersionOk("git version 2.39.1")) throw new Error();
+ * if (gitVersionOk("nonsense")) throw new Error();
+ * ```
+ */
+export function gitVersionOk(line: string): boolean {
+  const m = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(line);
+  if (!m) return false;
+  const v = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+  for (let i = 0; i < 3; i++) {
+    if (v[i]! !== MIN_GIT_VERSION[i]!) return v[i]! > MIN_GIT_VERSION[i]!;
+  }
+  return true;
+}
+
+/**
+ * Collects what vouch needs from this machine, by running things for real:
+ * git, a process-group kill, and the sandbox probe.
+ *
+ * @example
+ * ```ts ignore
+ * import { collectDoctorReport } from "./doctor.ts";
+ * const report = await collectDoctorReport();
+ * ```
+ */
+export async function collectDoctorReport(): Promise<DoctorReport> {
+  const deno: DoctorItem = { ok: true, detail: `deno ${Deno.version.deno}`, reason: null };
+  const gitRun = await runGit(["--version"], { cwd: "/", timeoutMs: 10_000 });
+  const gitLine = gitRun.stdout.head.trim();
+  const git: DoctorItem = gitRun.spawnError !== null
+    ? { ok: false, detail: "git not found", reason: gitRun.spawnError.message }
+    : gitVersionOk(gitLine)
+    ? { ok: true, detail: gitLine, reason: null }
+    : {
+      ok: false,
+      detail: gitLine,
+      reason: `git ${MIN_GIT_VERSION.join(".")} or newer is required`,
+    };
+  const group = await runProcess({
+    shell: 'trap "" TERM; sleep 30 & echo $!; sleep 30',
+    cwd: "/",
+    timeoutMs: 100,
+    graceMs: 100,
+  });
+  const pid = Number(group.stdout.head.trim());
+  let survivor = false;
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    survivor = !/\) [ZX] /.test(stat);
+  } catch {
+    survivor = false;
+  }
+  const processGroups: DoctorItem = group.timedOut && pid > 0 && !survivor
+    ? { ok: true, detail: "timeouts kill the whole process group", reason: null }
+    : {
+      ok: false,
+      detail: "process-group kill failed",
+      reason: `a grandchild (pid ${pid}) survived the timeout`,
+    };
+  const sandbox = await probeSandbox();
+  return {
+    deno,
+    git,
+    processGroups,
+    sandbox,
+    recommendedSandbox: sandbox.bwrap.available ? "bwrap" : "none",
+    ok: git.ok && processGroups.ok,
+  };
+}

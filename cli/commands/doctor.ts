@@ -1,0 +1,64 @@
+/**
+ * `vouch doctor`: what this machine offers vouch (git, process groups, the
+ * sandbox) and why something is missing.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { collectDoctorReport, type DoctorItem } from "../../adapters/sandbox/doctor.ts";
+
+const HELP = `vouch doctor: check what this machine offers vouch
+
+Usage:
+  vouch doctor [--json]
+
+Runs real probes: git (2.39.2 or newer), killing a whole process group on
+timeout, and bubblewrap (runs \`true\` inside the same sandbox checks get;
+bwrap can be installed yet fail inside containers). Exit 1 when something
+required is missing. A missing bwrap is not fatal: the explicit \`none\`
+profile is used and recorded, unless a policy requires bwrap.
+
+Examples:
+  vouch doctor
+  vouch doctor --json
+`;
+
+function line(name: string, item: DoctorItem): string {
+  const mark = item.ok ? "ok  " : "FAIL";
+  return `${mark}  ${name.padEnd(14)} ${item.detail}${item.reason ? ` (${item.reason})` : ""}\n`;
+}
+
+/** `vouch doctor`. */
+export const doctorCommand: CliCommand = {
+  name: "doctor",
+  summary: "Check git, process groups and the sandbox on this machine",
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: { json: { type: "boolean", default: false } },
+    });
+    if (positionals.length > 0) {
+      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
+    }
+    const report = await collectDoctorReport();
+    if (values.json) {
+      io.out(JSON.stringify(report) + "\n");
+    } else {
+      const b = report.sandbox.bwrap;
+      io.out(line("deno", report.deno));
+      io.out(line("git", report.git));
+      io.out(line("process groups", report.processGroups));
+      io.out(
+        b.available
+          ? `ok    ${"sandbox bwrap".padEnd(14)} ${b.version ?? "bwrap"} at ${b.path}\n`
+          : `warn  ${"sandbox bwrap".padEnd(14)} unavailable: ${b.reason}\n`,
+      );
+      io.out(`      sandbox profile for --sandbox auto: ${report.recommendedSandbox}\n`);
+    }
+    return report.ok ? EXIT.ok : EXIT.rejected;
+  },
+};
