@@ -247,3 +247,52 @@ Deno.test("gcWorktrees: removes leftovers of dead owners, keeps live ones, skips
     await cleanup();
   }
 });
+
+Deno.test("extractDiff: symlinks (mode 120000), executables and an embedded repo are visible in the real diff", async () => {
+  const { repo, root, cleanup } = await setup();
+  try {
+    const wt = await createWorktree({ repo: repo.dir, taskId: "sym", attempt: 1, root });
+    try {
+      await Deno.symlink("/etc/passwd", join(wt.path, "src/link"));
+      await Deno.writeTextFile(join(wt.path, "run.sh"), "#!/bin/sh\necho hi\n");
+      await Deno.chmod(join(wt.path, "run.sh"), 0o755);
+      const d = await extractDiff(wt);
+      const text = new TextDecoder().decode(d.bytes);
+      assert.match(text, /new file mode 120000/);
+      assert.match(text, /new file mode 100755/);
+      const parsed = parseGitDiff(d.bytes);
+      assert.ok(parsed.files.some((f) => f.isSymlink && f.newPath === "src/link"));
+      // An embedded repository with a commit becomes a gitlink; without one, extraction fails closed.
+      await git(wt.path, "init", "-q", "nested");
+      await assert.rejects(
+        extractDiff(wt),
+        (e: unknown) => e instanceof WorktreeError && e.code === "extract_failed",
+      );
+      await Deno.writeTextFile(join(wt.path, "nested/f"), "x\n");
+      await git(join(wt.path, "nested"), "add", "f");
+      await git(join(wt.path, "nested"), "commit", "-qm", "n");
+      const withLink = parseGitDiff((await extractDiff(wt)).bytes);
+      assert.ok(withLink.files.some((f) => f.isGitlink && f.newPath === "nested"));
+    } finally {
+      await removeWorktree(wt);
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("removeWorktree: read-only directories left by a worker do not block removal", async () => {
+  const { repo, root, cleanup } = await setup();
+  try {
+    const wt = await createWorktree({ repo: repo.dir, taskId: "ro", attempt: 1, root });
+    await Deno.mkdir(join(wt.path, "locked/deeper"), { recursive: true });
+    await Deno.writeTextFile(join(wt.path, "locked/deeper/f"), "x");
+    await Deno.chmod(join(wt.path, "locked/deeper"), 0o500);
+    await Deno.chmod(join(wt.path, "locked"), 0o500);
+    await removeWorktree(wt);
+    assert.equal(await exists(wt.container), false);
+    assert.doesNotMatch(await git(repo.dir, "worktree", "list"), /ro-1/);
+  } finally {
+    await cleanup();
+  }
+});
