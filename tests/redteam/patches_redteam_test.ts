@@ -1,0 +1,69 @@
+/**
+ * Hostile patches (tests/redteam/patches/): each must be rejected with exactly
+ * the violation codes its manifest entry lists, in-process and through the
+ * `vouch scope` CLI. The real_*.diff fixtures come from real git
+ * (patches/make_real.sh); the rest are handcrafted where git refuses to
+ * produce them.
+ */
+import assert from "node:assert/strict";
+import { checkPatchScope, type ScopeRules } from "../../kernel/scope/mod.ts";
+import { runCli } from "../../cli/main.ts";
+
+interface Expected {
+  readonly codes: readonly string[];
+  readonly rules?: ScopeRules;
+  readonly parserCode?: string;
+}
+
+const DIR = new URL("./patches/", import.meta.url);
+const manifest: Record<string, Expected> = JSON.parse(
+  await Deno.readTextFile(new URL("expected.json", DIR)),
+);
+const files = [...Deno.readDirSync(DIR)].map((e) => e.name).filter((n) => n.endsWith(".diff"))
+  .sort();
+
+Deno.test("every fixture has a manifest entry and vice versa (at least 30 hostile patches)", () => {
+  assert.deepEqual(files, Object.keys(manifest).sort());
+  assert.ok(files.length >= 30, `only ${files.length} fixtures`);
+});
+
+for (const name of files) {
+  Deno.test(`red-team patch ${name} is rejected with ${manifest[name]?.codes.join(", ")}`, () => {
+    const expected = manifest[name]!;
+    const bytes = Deno.readFileSync(new URL(name, DIR));
+    const report = checkPatchScope(bytes, expected.rules ?? {});
+    assert.equal(report.verdict, "reject");
+    const codes = [...new Set(report.violations.map((v) => v.code))].sort();
+    assert.deepEqual(codes, [...expected.codes].sort());
+    if (expected.parserCode !== undefined) {
+      assert.equal(report.violations.length, 1);
+      assert.ok(
+        report.violations[0]!.detail.startsWith(`${expected.parserCode} at line `),
+        report.violations[0]!.detail,
+      );
+    }
+  });
+}
+
+Deno.test("the CLI rejects every fixture (exit 1) with the same codes in --json", async () => {
+  for (const name of files) {
+    const expected = manifest[name]!;
+    const rules = expected.rules ?? {};
+    const args = ["scope", "--patch", new URL(name, DIR).pathname, "--json"];
+    for (const g of rules.allow ?? []) args.push("--allow", g);
+    for (const g of rules.forbid ?? []) args.push("--forbid", g);
+    for (const g of rules.write ?? []) args.push("--write", g);
+    if (rules.rejectSymlinks === true) args.push("--reject-symlinks");
+    let out = "";
+    const code = await runCli(args, {
+      out: (t) => void (out += t),
+      err: () => {},
+      isTerminal: false,
+    });
+    assert.equal(code, 1, name);
+    const json = JSON.parse(out) as { verdict: string; violations: { code: string }[] };
+    assert.equal(json.verdict, "reject");
+    const codes = [...new Set(json.violations.map((v) => v.code))].sort();
+    assert.deepEqual(codes, [...expected.codes].sort(), name);
+  }
+});
