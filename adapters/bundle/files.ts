@@ -129,6 +129,10 @@ export async function readBundleFile(
     if (total !== before.size) {
       return fail("file_changed", `${relPath} was ${before.size} bytes at lstat, read ${total}`);
     }
+    // Narrow the swap window: the path must still name the same file, through real directories.
+    if (!(await sameFileStill(root, parts, before))) {
+      return fail("file_changed", `${relPath} was replaced while it was read`);
+    }
     const digest = hash.hex();
     if (options.keepBytes !== true) return { ok: true, digest, size: total };
     const bytes = new Uint8Array(total);
@@ -142,6 +146,26 @@ export async function readBundleFile(
     return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
   } finally {
     file.close();
+  }
+}
+
+async function sameFileStill(
+  root: string,
+  parts: readonly string[],
+  before: Deno.FileInfo,
+): Promise<boolean> {
+  try {
+    let current = root;
+    for (let i = 0; i < parts.length - 1; i++) {
+      current = join(current, parts[i]!);
+      const info = await Deno.lstat(current);
+      if (info.isSymlink || !info.isDirectory) return false;
+    }
+    const after = await Deno.lstat(join(root, ...parts));
+    return after.isFile && after.dev === before.dev && after.ino === before.ino &&
+      after.nlink === 1 && after.size === before.size;
+  } catch {
+    return false;
   }
 }
 
