@@ -50,8 +50,13 @@ export class LineSplitter {
         this.#keep(chunk.subarray(start));
         return out;
       }
-      this.#keep(chunk.subarray(start, nl));
-      out.push(this.#emit(false));
+      if (this.#kept === 0 && !this.#dropped && nl - start <= this.#max) {
+        // Fast path: the whole line is inside this chunk.
+        out.push(this.#line(this.#decoder.decode(chunk.subarray(start, nl)), false, false));
+      } else {
+        this.#keep(chunk.subarray(start, nl));
+        out.push(this.#emit(false));
+      }
       start = nl + 1;
     }
   }
@@ -82,18 +87,16 @@ export class LineSplitter {
       all.set(p, off);
       off += p.length;
     }
-    let text = this.#decoder.decode(all);
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    this.#number += 1;
-    const line: StreamLine = {
-      number: this.#number,
-      text,
-      tooLong: this.#dropped,
-      unterminated,
-    };
+    const line = this.#line(this.#decoder.decode(all), this.#dropped, unterminated);
     this.#parts = [];
     this.#kept = 0;
     this.#dropped = false;
     return line;
+  }
+
+  #line(decoded: string, tooLong: boolean, unterminated: boolean): StreamLine {
+    const text = decoded.endsWith("\r") ? decoded.slice(0, -1) : decoded;
+    this.#number += 1;
+    return { number: this.#number, text, tooLong, unterminated };
   }
 }
