@@ -52,6 +52,14 @@ export const WorkUnitSchema = z.strictObject({
     type: Id,
     description: Text.optional(),
   })).max(1024).optional(),
+  dependencies: z.array(z.strictObject({
+    work_unit_id: Id,
+    relationship: z.enum(["requires", "blocks", "informs", "validates", "derived_from"]),
+  })).max(1024).optional(),
+  uncertainty: z.array(z.strictObject({
+    statement: Text,
+    confidence: z.number().min(0).max(1).optional(),
+  })).max(1024).optional(),
   constraints: z.strictObject({
     allowed_paths: z.array(Glob).max(1024),
     forbidden_paths: z.array(Glob).max(1024),
@@ -70,6 +78,19 @@ export const WorkUnitSchema = z.strictObject({
     required: z.boolean(),
     command: z.array(Text).max(1024).optional(),
   })).max(256),
+  evidence_requirements: z.array(z.strictObject({ type: Id, required: z.boolean() })).max(256)
+    .optional(),
+  budget: z.strictObject({
+    wall_seconds: z.number().min(0).optional(),
+    compute_units: z.number().min(0).optional(),
+    human_minutes: z.number().min(0).optional(),
+    tokens: z.int().min(0).optional(),
+  }).optional(),
+  failure_semantics: z.strictObject({
+    retryable: z.boolean(),
+    max_attempts: z.int().min(1).max(1000),
+    on_failure: z.enum(["stop", "retry", "replan", "escalate", "continue_degraded"]),
+  }).optional(),
   provenance: z.strictObject({
     created_by: Id,
     creator_type: Id.optional(),
@@ -109,6 +130,8 @@ export const ResultManifestSchema = z.strictObject({
   finished_at: Id.optional(),
   produced_artifacts: z.array(DeclaredArtifactSchema).max(256),
   logs: z.array(DeclaredLogSchema).max(256),
+  metrics: z.record(Id, z.number()).optional(),
+  resources: z.record(Id, z.number()).optional(),
   self_report: z.strictObject({
     summary: Text,
     claims: z.array(Text).max(256).optional(),

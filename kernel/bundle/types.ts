@@ -53,6 +53,13 @@ export interface WorkUnit {
     | undefined;
   /** Outputs the worker should produce. */
   outputs?: { id: string; type: string; description?: string | undefined }[] | undefined;
+  /** Other WorkUnits this one relates to. */
+  dependencies?: {
+    work_unit_id: string;
+    relationship: "requires" | "blocks" | "informs" | "validates" | "derived_from";
+  }[] | undefined;
+  /** Known uncertainty, in words. */
+  uncertainty?: { statement: string; confidence?: number | undefined }[] | undefined;
   /** Path authority: globs the work may touch, and globs it must never touch. */
   constraints: {
     allowed_paths: string[];
@@ -69,6 +76,21 @@ export interface WorkUnit {
   };
   /** Validators; the `required` ones are exactly the checks a VerificationResult reports. */
   validators: WorkUnitValidator[];
+  /** Evidence the worker is asked to provide. */
+  evidence_requirements?: { type: string; required: boolean }[] | undefined;
+  /** Resource budget (informational for the bundle evaluator). */
+  budget?: {
+    wall_seconds?: number | undefined;
+    compute_units?: number | undefined;
+    human_minutes?: number | undefined;
+    tokens?: number | undefined;
+  } | undefined;
+  /** What to do when the work fails (informational for the bundle evaluator). */
+  failure_semantics?: {
+    retryable: boolean;
+    max_attempts: number;
+    on_failure: "stop" | "retry" | "replan" | "escalate" | "continue_degraded";
+  } | undefined;
   /** Provenance of the WorkUnit itself. */
   provenance?: {
     created_by: string;
@@ -129,6 +151,10 @@ export interface ResultManifest {
   produced_artifacts: DeclaredArtifact[];
   /** Logs the worker captured. */
   logs: DeclaredLog[];
+  /** Worker-reported metrics (ignored as evidence). */
+  metrics?: Record<string, number> | undefined;
+  /** Worker-reported resource use (ignored as evidence). */
+  resources?: Record<string, number> | undefined;
   /** Worker self-report (ignored as evidence). */
   self_report?: {
     summary: string;

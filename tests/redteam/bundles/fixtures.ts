@@ -31,6 +31,8 @@ export function fixtureWorkUnit(): WorkUnit {
       { id: "independent-review", type: "review", required: true },
       { id: "lint", type: "static", required: false },
     ],
+    budget: { wall_seconds: 600, tokens: 100_000 },
+    failure_semantics: { retryable: true, max_attempts: 2, on_failure: "escalate" },
     provenance: { created_by: "vouch-tests" },
   };
 }
@@ -228,6 +230,8 @@ export async function materializeFixture(
       { type: "stdout", locator: "stdout.txt", digest: digestOf("stdout.txt") },
       { type: "stderr", locator: "stderr.txt", digest: digestOf("stderr.txt") },
     ],
+    metrics: { tokens: 1234 },
+    resources: { wall_seconds: 60 },
     self_report: { summary: "All done, trust me.", claims: ["tests pass"] },
     provenance: { work_unit_digest: canonicalDigest(originalWorkUnit), source_revision: "rev-1" },
     verification_request: {
