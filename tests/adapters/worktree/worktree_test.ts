@@ -296,3 +296,48 @@ Deno.test("removeWorktree: read-only directories left by a worker do not block r
     await cleanup();
   }
 });
+
+Deno.test("extractDiff: replace refs cannot disguise the base; clean tree refuses writes beyond a new symlink", async () => {
+  const { repo, root, cleanup } = await setup();
+  try {
+    const wt = await createWorktree({ repo: repo.dir, taskId: "rep", attempt: 1, root });
+    try {
+      await Deno.writeTextFile(join(wt.path, "src/a.txt"), "sneaky\n");
+      // Forge a commit whose tree already contains the change and replace the base with it.
+      const tree = (await git(wt.path, "write-tree")).trim(); // index of the worktree = base
+      await git(wt.path, "add", "src/a.txt");
+      const forgedTree = (await git(wt.path, "write-tree")).trim();
+      assert.notEqual(forgedTree, tree);
+      const forged = (await git(wt.path, "commit-tree", forgedTree, "-m", "forged")).trim();
+      await git(wt.path, "replace", wt.base, forged);
+      const d = await extractDiff(wt);
+      assert.deepEqual(d.changed.map((c) => c.path), ["src/a.txt"]);
+      await git(repo.dir, "replace", "-d", wt.base);
+    } finally {
+      await removeWorktree(wt);
+    }
+    const escape = new TextEncoder().encode([
+      "diff --git a/tmp b/tmp",
+      "new file mode 120000",
+      "--- /dev/null",
+      "+++ b/tmp",
+      "@@ -0,0 +1 @@",
+      "+..",
+      "\\ No newline at end of file",
+      "diff --git a/tmp/escaped.txt b/tmp/escaped.txt",
+      "new file mode 100644",
+      "--- /dev/null",
+      "+++ b/tmp/escaped.txt",
+      "@@ -0,0 +1 @@",
+      "+pwned",
+      "",
+    ].join("\n"));
+    await assert.rejects(
+      createCleanTree({ repo: repo.dir, taskId: "sl", attempt: 1, root, patch: escape }),
+      (e: unknown) => e instanceof WorktreeError && e.code === "apply_failed",
+    );
+    assert.equal(await exists(join(root, "escaped.txt")), false);
+  } finally {
+    await cleanup();
+  }
+});
