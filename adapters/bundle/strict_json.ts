@@ -119,6 +119,8 @@ export function tryParseStrictJson(
   }
 }
 
+// deno-lint-ignore no-control-regex
+const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
 class Parser {
@@ -196,18 +198,16 @@ class Parser {
         break;
       }
       if (c < 0x20) this.fail("json_syntax", "control character in string");
-      if (c >= 0xd800 && c <= 0xdfff) {
-        // Decoded from valid UTF-8, so only a well-formed pair can occur here.
-        this.pos++;
+      if (c !== 0x5c) {
+        // Skip a run of ordinary characters at once (linear: a sticky, anchored class).
+        PLAIN_RUN.lastIndex = this.pos + 1;
+        PLAIN_RUN.test(t);
+        this.pos = PLAIN_RUN.lastIndex;
         continue;
       }
-      if (c === 0x5c) {
-        out += t.slice(start, this.pos);
-        out += this.escape();
-        start = this.pos;
-        continue;
-      }
-      this.pos++;
+      out += t.slice(start, this.pos);
+      out += this.escape();
+      start = this.pos;
     }
     if (!out.isWellFormed()) this.fail("json_syntax", "lone surrogate in string");
     return out;
