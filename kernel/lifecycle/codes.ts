@@ -241,7 +241,6 @@ export const LIFECYCLE_REASON = {
   verified_not_integrated: "verified_not_integrated",
   resumed: "resumed",
   budget_extended: "budget_extended",
-  cleaned_up: "cleaned_up",
   // pauses (budget)
   budget_wall_time: "budget_wall_time",
   budget_repair_rounds: "budget_repair_rounds",
