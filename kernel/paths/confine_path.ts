@@ -87,17 +87,26 @@ export function confinePath(raw: string | Uint8Array): ConfineResult {
   let compStart = 0;
   let compBytes = 0;
   let compAscii = true;
+  let compDot = -1;
+  let compTilde = false;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x80) {
       if (c === 0x2f) {
-        const bad = checkComponent(s, compStart, i, compBytes, compAscii);
+        const bad = checkComponent(s, compStart, i, compBytes, compAscii, compDot, compTilde);
         if (bad !== null) return bad;
         compStart = i + 1;
         compBytes = 0;
         compAscii = true;
+        compDot = -1;
+        compTilde = false;
         bytes++;
         continue;
+      }
+      if (c === 0x2e) {
+        if (compDot < 0) compDot = i;
+      } else if (c === 0x7e) {
+        compTilde = true;
       }
       if (c < 0x20 || c === 0x7f) {
         if (c === 0) return reject(C.nulByte, `NUL byte at offset ${i}`);
@@ -130,7 +139,7 @@ export function confinePath(raw: string | Uint8Array): ConfineResult {
     }
   }
   if (compStart === n) return reject(C.trailingSlash, "path ends with '/'");
-  const bad = checkComponent(s, compStart, n, compBytes, compAscii);
+  const bad = checkComponent(s, compStart, n, compBytes, compAscii, compDot, compTilde);
   if (bad !== null) return bad;
   if (bytes > MAX_PATH_BYTES) {
     return reject(C.pathTooLong, `path has ${bytes} bytes (max ${MAX_PATH_BYTES})`);
@@ -148,6 +157,8 @@ function checkComponent(
   end: number,
   compBytes: number,
   ascii: boolean,
+  firstDot: number,
+  hasTilde: boolean,
 ): ConfineResult | null {
   const len = end - start;
   if (len === 0) return reject(C.emptyComponent, `empty component at offset ${start}`);
@@ -164,21 +175,25 @@ function checkComponent(
       `component at offset ${start} has ${compBytes} bytes (max ${MAX_COMPONENT_BYTES})`,
     );
   }
-  if (isDotGit(s, start, end, ascii)) {
+  if ((!ascii || first === 0x2e || (first | 0x20) === 0x67) && isDotGit(s, start, end, ascii)) {
     return reject(C.dotGit, `component '${s.slice(start, end)}' names the .git directory`);
   }
   const last = s.charCodeAt(end - 1);
   if (last === 0x2e || last === 0x20) {
     return reject(C.trailingDotOrSpace, `component at offset ${start} ends with a dot or space`);
   }
+  const f = first | 0x20;
+  // c, p, a, n, l: a possible device name.
+  const maybeDevice = f === 0x63 || f === 0x70 || f === 0x61 || f === 0x6e || f === 0x6c;
+  if (!maybeDevice && !hasTilde) return null;
   // The base name: up to the first dot, without trailing spaces.
-  let baseEnd = start;
-  while (baseEnd < end && s.charCodeAt(baseEnd) !== 0x2e) baseEnd++;
+  let baseEnd = firstDot < 0 ? end : firstDot;
   while (baseEnd > start && s.charCodeAt(baseEnd - 1) === 0x20) baseEnd--;
   const baseLen = baseEnd - start;
-  if (baseLen >= 3 && baseLen <= 7 && isDeviceName(s, start, baseEnd)) {
+  if (maybeDevice && baseLen >= 3 && baseLen <= 7 && isDeviceName(s, start, baseEnd)) {
     return reject(C.deviceName, `component '${s.slice(start, end)}' is a Windows device name`);
   }
+  if (!hasTilde) return null;
   // 8.3 short name: base ends with '~' followed by one or more digits.
   let j = baseEnd;
   while (j > start && isDigit(s.charCodeAt(j - 1))) j--;
@@ -194,14 +209,23 @@ function isDigit(c: number): boolean {
 
 /** `.git` with any case, HFS-ignorable code points, trailing dots/spaces; or `git~1`. */
 function isDotGit(s: string, start: number, end: number, ascii: boolean): boolean {
-  const first = s.charCodeAt(start);
-  if (ascii && first !== 0x2e && first !== 0x67 && first !== 0x47) return false;
-  let name = ascii ? s.slice(start, end) : stripIgnorables(s.slice(start, end));
-  let e = name.length;
-  while (e > 0 && (name.charCodeAt(e - 1) === 0x2e || name.charCodeAt(e - 1) === 0x20)) e--;
-  if (e !== 4 && e !== 5) return false;
-  name = name.slice(0, e).toLowerCase();
-  return name === ".git" || name === "git~1";
+  if (!ascii) {
+    const name = stripIgnorables(s.slice(start, end));
+    return isDotGit(name, 0, name.length, true);
+  }
+  let e = end;
+  while (e > start && (s.charCodeAt(e - 1) === 0x2e || s.charCodeAt(e - 1) === 0x20)) e--;
+  const n = e - start;
+  if (n === 4) {
+    return s.charCodeAt(start) === 0x2e && (s.charCodeAt(start + 1) | 0x20) === 0x67 &&
+      (s.charCodeAt(start + 2) | 0x20) === 0x69 && (s.charCodeAt(start + 3) | 0x20) === 0x74;
+  }
+  if (n === 5) {
+    return (s.charCodeAt(start) | 0x20) === 0x67 && (s.charCodeAt(start + 1) | 0x20) === 0x69 &&
+      (s.charCodeAt(start + 2) | 0x20) === 0x74 && s.charCodeAt(start + 3) === 0x7e &&
+      s.charCodeAt(start + 4) === 0x31;
+  }
+  return false;
 }
 
 /**
@@ -228,9 +252,6 @@ export function stripIgnorables(s: string): string {
 const DEVICE_NAMES = new Set(["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]);
 
 function isDeviceName(s: string, start: number, end: number): boolean {
-  const f = s.charCodeAt(start) | 0x20;
-  // c, p, a, n, l
-  if (f !== 0x63 && f !== 0x70 && f !== 0x61 && f !== 0x6e && f !== 0x6c) return false;
   const base = s.slice(start, end).toUpperCase();
   if (DEVICE_NAMES.has(base)) return true;
   if (base.length !== 4) return false;
