@@ -22,3 +22,4 @@ export * from "./codex_backend.ts";
 export * from "./claude_backend.ts";
 export * from "./command_backend.ts";
 export * from "./fn_backend.ts";
+export * from "./probe.ts";

@@ -63,3 +63,15 @@ Deno.test("fake claude: vouch's argv is accepted; stream-json without --verbose 
   });
   assert.match(silent.stdout.head, /"num_turns":0/);
 });
+
+Deno.test("probeAgentCli: the fakes report their versions; a missing CLI says why", async () => {
+  const { probeAgentCli } = await import("../../../adapters/backends/mod.ts");
+  const codex = await probeAgentCli("codex", join(BIN, "codex"));
+  assert.equal(codex.available, true);
+  assert.equal(codex.version, "codex-cli 0.0.0-fake");
+  const claude = await probeAgentCli("claude", join(BIN, "claude"));
+  assert.equal(claude.version, "0.0.0-fake (Claude Code)");
+  const missing = await probeAgentCli("codex", "/nonexistent/codex");
+  assert.equal(missing.available, false);
+  assert.match(missing.reason ?? "", /no such file/);
+});

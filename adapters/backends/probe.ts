@@ -1,0 +1,71 @@
+/**
+ * Detecting which agent CLIs are installed, for `vouch doctor` and for a
+ * clear error before a run starts.
+ *
+ * @module
+ */
+import { runProcess } from "../process/run.ts";
+
+/** Whether one agent CLI can be started, and its version line. */
+export interface AgentCliProbe {
+  /** `codex` or `claude`. */
+  readonly name: string;
+  /** The executable probed. */
+  readonly executable: string;
+  readonly available: boolean;
+  /** First line of `--version` output when available. */
+  readonly version: string | null;
+  /** Why it is not available. */
+  readonly reason: string | null;
+}
+
+/**
+ * Probes an agent CLI with `<executable> --version` (5 s timeout, no secrets, private HOME).
+ *
+ * @example
+ * ```ts
+ * import { probeAgentCli } from "./probe.ts";
+ * const p = await probeAgentCli("codex", "/nonexistent/codex");
+ * if (p.available || p.reason === null) throw new Error();
+ * ```
+ */
+export async function probeAgentCli(
+  name: string,
+  executable: string = name,
+): Promise<AgentCliProbe> {
+  const r = await runProcess({
+    argv: [executable, "--version"],
+    cwd: "/",
+    timeoutMs: 5000,
+    graceMs: 500,
+    maxCaptureBytes: 4096,
+  });
+  if (r.spawnError !== null) {
+    return { name, executable, available: false, version: null, reason: r.spawnError.message };
+  }
+  if (r.timedOut || r.exitCode !== 0) {
+    return {
+      name,
+      executable,
+      available: false,
+      version: null,
+      reason: r.timedOut ? "`--version` timed out" : `\`--version\` exited ${r.exitCode}`,
+    };
+  }
+  const version = (r.stdout.head.trim().split("\n")[0] ?? "").slice(0, 200);
+  return { name, executable, available: true, version, reason: null };
+}
+
+/**
+ * Probes both agent CLIs (`codex`, `claude`) on PATH.
+ *
+ * @example
+ * ```ts
+ * import { probeAgentClis } from "./probe.ts";
+ * const all = await probeAgentClis();
+ * if (all.length !== 2) throw new Error();
+ * ```
+ */
+export function probeAgentClis(): Promise<AgentCliProbe[]> {
+  return Promise.all([probeAgentCli("codex"), probeAgentCli("claude")]);
+}
