@@ -10,7 +10,7 @@ import {
   type LogRecord,
   type RecordInput,
 } from "./record.ts";
-import { verifyLogBytes } from "./verify.ts";
+import { type LogVerification, verifyLogBytes, type VerifyLogOptions } from "./verify.ts";
 
 /** How appends reach the disk. */
 export type Durability =
@@ -317,8 +317,8 @@ export class EventLog {
  */
 export async function readLogFile(
   path: string,
-  options: { readonly sha256?: Sha256; readonly expectHead?: LogHead } = {},
-): Promise<ReturnType<typeof verifyLogBytes>> {
+  options: VerifyLogOptions = {},
+): Promise<LogVerification> {
   let bytes: Uint8Array;
   try {
     bytes = await Deno.readFile(path);

@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { receiptDigest } from "../receipts/receipt.ts";
+import type { VerifiedPatchJson } from "../verified_patch/verified_patch.ts";
+
+/** in-toto Statement v1 `_type`. */
+export const IN_TOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
+/** The predicate type of a vouch verification summary (modelled on SLSA VSA v1). */
+export const VOUCH_PREDICATE_TYPE = "https://vouch.dev/verification-summary/v1";
+/** Default verifier id. */
+export const VOUCH_VERIFIER_ID = "https://vouch.dev/verifier";
+
+/** An in-toto ResourceDescriptor (the subset vouch uses). */
+export interface ResourceDescriptor {
+  readonly name?: string;
+  readonly uri?: string;
+  readonly digest: Readonly<Record<string, string>>;
+}
+
+/** The vouch verification summary predicate. */
+export interface VouchVerificationSummary {
+  readonly verifier: { readonly id: string; readonly version: Readonly<Record<string, string>> };
+  /** RFC 3339 time the patch passed. */
+  readonly timeVerified: string;
+  readonly task: string;
+  /** The outcome contract (the policy) that was run. */
+  readonly policy: ResourceDescriptor;
+  /** Always `PASSED`: only verified patches are attested. */
+  readonly verificationResult: "PASSED";
+  readonly checks: readonly {
+    readonly id: string;
+    readonly outcome: string;
+    readonly receipt: ResourceDescriptor;
+  }[];
+  /** Digests of every tool receipt of the verification. */
+  readonly inputAttestations: readonly ResourceDescriptor[];
+  readonly sandboxProfile: string;
+  /** Which backend produced the patch (provenance, not trust). */
+  readonly backend: { readonly id: string };
+  /** The event log head when the patch was minted. */
+  readonly logAnchor: { readonly seq: number; readonly digest: { readonly sha256: string } };
+  /** Id of the MAC key that sealed the receipts and the patch. */
+  readonly receiptKeyId: string;
+}
+
+/** An in-toto Statement v1 carrying a vouch verification summary. */
+export interface VouchStatement {
+  readonly _type: typeof IN_TOTO_STATEMENT_TYPE;
+  readonly subject: readonly ResourceDescriptor[];
+  readonly predicateType: typeof VOUCH_PREDICATE_TYPE;
+  readonly predicate: VouchVerificationSummary;
+}
+
+const hex = (d: string) => d.replace(/^sha256:/, "");
+const GIT_COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * Builds the in-toto Statement for a verified patch (its JSON form, already
+ * MAC-checked). Subjects: the patch's SHA-256 and, when the base revision is a
+ * full commit id, the base commit (`gitCommit`).
+ *
+ * @example
+ * ```ts ignore
+ * const statement = buildVerificationStatement(verified.toJSON());
+ * ```
+ */
+export function buildVerificationStatement(
+  patch: VerifiedPatchJson,
+  options: { readonly verifierId?: string; readonly version?: string } = {},
+): VouchStatement {
+  const subject: ResourceDescriptor[] = [
+    { name: `patch:${patch.task}`, digest: { sha256: hex(patch.patchDigest) } },
+  ];
+  if (GIT_COMMIT.test(patch.baseRevision)) {
+    subject.push({ name: "base", digest: { gitCommit: patch.baseRevision } });
+  }
+  return {
+    _type: IN_TOTO_STATEMENT_TYPE,
+    subject,
+    predicateType: VOUCH_PREDICATE_TYPE,
+    predicate: {
+      verifier: {
+        id: options.verifierId ?? VOUCH_VERIFIER_ID,
+        version: { vouch: options.version ?? "0.1.0" },
+      },
+      timeVerified: new Date(patch.passedAt).toISOString(),
+      task: patch.task,
+      policy: { uri: "vouch:contract", digest: { sha256: hex(patch.contractDigest) } },
+      verificationResult: "PASSED",
+      checks: patch.checks.map((c) => ({
+        id: c.id,
+        outcome: c.outcome,
+        receipt: { digest: { sha256: hex(c.receipt) } },
+      })),
+      inputAttestations: patch.receipts.map((r) => ({
+        uri: `vouch:receipt/${r.tool}`,
+        digest: { sha256: hex(receiptDigest(r)) },
+      })),
+      sandboxProfile: patch.sandboxProfile,
+      backend: { id: patch.backend },
+      logAnchor: { seq: patch.logAnchor.seq, digest: { sha256: patch.logAnchor.hash } },
+      receiptKeyId: patch.keyId,
+    },
+  };
+}
+
+const descriptor = z.object({
+  name: z.string().optional(),
+  uri: z.string().optional(),
+  digest: z.record(z.string(), z.string()),
+});
+
+/** zod schema of a statement read back from an envelope. */
+export const VouchStatementSchema = z.object({
+  _type: z.literal(IN_TOTO_STATEMENT_TYPE),
+  subject: z.array(descriptor).min(1),
+  predicateType: z.literal(VOUCH_PREDICATE_TYPE),
+  predicate: z.object({
+    verifier: z.object({ id: z.string(), version: z.record(z.string(), z.string()) }),
+    timeVerified: z.string(),
+    task: z.string(),
+    policy: descriptor,
+    verificationResult: z.literal("PASSED"),
+    checks: z.array(z.object({ id: z.string(), outcome: z.string(), receipt: descriptor })),
+    inputAttestations: z.array(descriptor),
+    sandboxProfile: z.string(),
+    backend: z.object({ id: z.string() }),
+    logAnchor: z.object({ seq: z.number().int(), digest: z.object({ sha256: z.string() }) }),
+    receiptKeyId: z.string(),
+  }),
+});
