@@ -161,6 +161,17 @@ async function runFn(
       risks: boundList(out.risks ?? []),
       usage: out.usage ?? {},
       ...(patchText !== undefined ? { patchText } : {}),
+      ...(patchText !== undefined && task.base !== undefined
+        ? {
+          patch: {
+            kind: "unverified_patch" as const,
+            task: task.taskId,
+            baseRevision: task.base,
+            diff: patchText,
+            backend: id,
+          },
+        }
+        : {}),
     };
   } finally {
     clearTimeout(timer);

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { UnverifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { BackendErrorCode } from "./errors.ts";
 
 /** Stable persisted status strings of a backend run. */
@@ -32,6 +33,8 @@ export interface AgentTask {
   readonly goal: string;
   /** Feedback from the previous round (failing checks and output tails), if any. */
   readonly feedback?: string;
+  /** Full commit id the worktree was created from (lets a backend label a patch it hands over). */
+  readonly base?: string;
   /** Absolute path of the disposable worktree the backend works in. */
   readonly worktree: string;
   /** Globs (relative to the worktree) the backend may change. */
@@ -121,6 +124,11 @@ export interface BackendResult {
    * Unverified bytes, never trusted.
    */
   readonly patchText?: Uint8Array;
+  /**
+   * The same handed-over patch as an {@linkcode UnverifiedPatch}, when the
+   * task named its base. Unverified bytes, never trusted.
+   */
+  readonly patch?: UnverifiedPatch;
   /** Whether the backend claims the goal is done. A claim, nothing more. */
   readonly selfClaimedDone: boolean;
   /** Commands the backend says it ran (bounded list). */

@@ -146,6 +146,13 @@ Deno.test("fn backend: ok, thrown error, timeout and cancellation even when the 
   assert.equal(ok.selfClaimedDone, true);
   assert.equal(ok.summary, "token=[masked] done");
   assert.equal(new TextDecoder().decode(ok.patchText), "diff --git a/x b/x\n");
+  assert.equal(ok.patch, undefined); // no base named: no UnverifiedPatch label
+  const labelled = await fnBackend("f", () => Promise.resolve({ patchText: "d" }))
+    .run(task(dir, { base: "a".repeat(40) }), ctx());
+  assert.equal(labelled.patch?.kind, "unverified_patch");
+  assert.equal(labelled.patch?.baseRevision, "a".repeat(40));
+  assert.equal(labelled.patch?.backend, "f");
+  assert.equal(labelled.patch?.task, "cmd");
   const thrown = await fnBackend("f", () => Promise.reject(new Error("kaput"))).run(
     task(dir),
     ctx(),
