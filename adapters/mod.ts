@@ -23,3 +23,5 @@ export * from "./contract/mod.ts";
 export * from "./verify_command/mod.ts";
 export * from "./deps/mod.ts";
 export * from "./derive_contract/mod.ts";
+export * from "./redact/mod.ts";
+export * from "./attest/mod.ts";
