@@ -35,7 +35,7 @@ export interface UnverifiedPatch {
 }
 
 /** One check's evidence inside a verified patch. */
-export interface CheckEvidence {
+export interface PatchCheckEvidence {
   /** Check id from the contract. */
   readonly id: string;
   /** Only `pass` can be minted; kept explicit for the attestation. */
@@ -51,7 +51,7 @@ export interface MintInput {
   /** `sha256:` digest of the outcome contract that was run. */
   readonly contractDigest: string;
   /** Every check of the contract run on the patch (all must pass). */
-  readonly checks: readonly CheckEvidence[];
+  readonly checks: readonly PatchCheckEvidence[];
   /** The receipts the checks cite (and any others of the run). */
   readonly receipts: readonly ToolReceipt[];
   /** When verification passed, ms since epoch. */
@@ -69,7 +69,7 @@ export interface VerifiedPatchJson {
   readonly baseRevision: string;
   readonly patchDigest: string;
   readonly contractDigest: string;
-  readonly checks: readonly CheckEvidence[];
+  readonly checks: readonly PatchCheckEvidence[];
   readonly receipts: readonly ToolReceipt[];
   readonly passedAt: number;
   readonly backend: string;
@@ -115,7 +115,7 @@ export class VerifiedPatch {
   /** `sha256:` of the contract that was run. */
   readonly contractDigest: string;
   /** Evidence per check. */
-  readonly checks: readonly CheckEvidence[];
+  readonly checks: readonly PatchCheckEvidence[];
   /** Receipts of the verification commands. */
   readonly receipts: readonly ToolReceipt[];
   /** When verification passed, ms since epoch. */
