@@ -250,8 +250,10 @@ class TaskRun {
         await this.feed({ kind: "kill_requested", taskId: o.taskId, by: `vouch:${why}` });
       }
       await this.drain();
+      await o.verifier.settle();
       return await this.finish();
     } finally {
+      await o.verifier.settle().catch(() => {});
       o.signal?.removeEventListener("abort", onAbort);
       if (this.worktree !== null) await removeWorktree(this.worktree).catch(() => {});
     }

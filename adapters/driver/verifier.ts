@@ -48,4 +48,6 @@ export interface Verifier {
     signal: AbortSignal,
     onCheck: (name: string) => void,
   ): Promise<VerificationRun>;
+  /** Waits for background cleanup (removal of verification trees) to finish. */
+  settle(): Promise<void>;
 }

@@ -10,7 +10,8 @@
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { defaultPolicy, sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
 import { sha256Hex } from "../digest/sha256.ts";
-import { inspectRepo } from "../git/repo_info.ts";
+import { resolveCommit } from "../git/repo_info.ts";
+import { gitChecked, GitError } from "../git/git_checked.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
@@ -36,6 +37,12 @@ export interface VerifyPatchOptions {
   readonly keyEnv?: KeyEnv;
   readonly worktreeRoot?: string;
   readonly onCheck?: (phase: string, name: string) => void;
+  /**
+   * Run the contract on the untouched base first (catches contracts that cannot
+   * run or gate nothing). @default true when the contract has baseline or
+   * differential checks (they need the captures), else false
+   */
+  readonly baseline?: boolean;
 }
 
 /** The result of `vouch verify`. */
@@ -64,10 +71,9 @@ export interface VerifyPatchOutcome {
  * ```
  */
 export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<VerifyPatchOutcome> {
-  const info = await inspectRepo(opts.dir, opts.base ?? "HEAD");
-  const commonDir = info.commonDir.startsWith("/")
-    ? info.commonDir
-    : `${info.top}/${info.commonDir}`;
+  // Only the top level, the git dir and the base are needed (a dirty checkout is irrelevant here).
+  const info = await locateRepo(opts.dir, opts.base ?? "HEAD");
+  const commonDir = info.commonDir;
   await excludeStateDir(commonDir);
   const stateDir = `${info.top}/.vouch`;
   await Deno.mkdir(`${stateDir}/runs`, { recursive: true });
@@ -104,10 +110,13 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
     let verified: string | null = null;
     if (reasons.length === 0) {
       const signal = new AbortController().signal;
-      const b = await verifier.baseline(signal, (n) => opts.onCheck?.("baseline", n));
-      baseline = b.summaries;
-      if (!b.ran) reasons.push("baseline_cannot_run");
-      reasons.push(...b.diagnostics, ...b.refusals);
+      const needsCaptures = opts.contract.checks.some((c) => c.baseline || c.differential !== null);
+      if (opts.baseline ?? needsCaptures) {
+        const b = await verifier.baseline(signal, (n) => opts.onCheck?.("baseline", n));
+        baseline = b.summaries;
+        if (!b.ran) reasons.push("baseline_cannot_run");
+        reasons.push(...b.diagnostics, ...b.refusals);
+      }
       if (reasons.length === 0) {
         const run = await verifier.verify(
           1,
@@ -156,8 +165,33 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       logPath: log.path,
     };
     await log.append({ task, kind: "verify.outcome", body: JSON.parse(JSON.stringify(outcome)) });
+    await verifier.settle();
     return outcome;
   } finally {
     await log.close();
   }
+}
+
+/** The repository's top level, common git dir and resolved base, in two git calls. */
+async function locateRepo(
+  dir: string,
+  rev: string,
+): Promise<{ top: string; commonDir: string; base: string }> {
+  let top: string | undefined;
+  let commonDir: string | undefined;
+  try {
+    const abs = await Deno.realPath(dir);
+    const r = await gitChecked(
+      ["rev-parse", "--show-toplevel", "--path-format=absolute", "--git-common-dir"],
+      { cwd: abs },
+    );
+    [top, commonDir] = r.stdout.head.split("\n");
+  } catch {
+    top = undefined;
+  }
+  if (!top || !commonDir) {
+    throw new GitError("not_a_repo", `Cannot use ${dir}: not inside a git work tree`);
+  }
+  const realTop = await Deno.realPath(top);
+  return { top: realTop, commonDir, base: await resolveCommit(realTop, rev) };
 }

@@ -25,7 +25,12 @@ import type { ProcessResult } from "../process/types.ts";
 import { utf8Tail } from "../process/capture.ts";
 import type { ReceiptRecorder } from "../receipts/chain.ts";
 import { receiptDigest, receiptInputFromProcess, type ToolReceipt } from "../receipts/receipt.ts";
-import { type SandboxRequirement, selectSandbox } from "../sandbox/probe.ts";
+import {
+  probeSandbox,
+  type SandboxProbe,
+  type SandboxRequirement,
+  selectSandbox,
+} from "../sandbox/probe.ts";
 import type { CheckEvidence } from "../verified_patch/verified_patch.ts";
 import { createCleanTree } from "../worktree/clean_tree.ts";
 import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
@@ -113,6 +118,16 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     : () => false;
   let captures: readonly BaselineCapture[] = [];
   let attempt = 0;
+  // One probe per verifier (a real bwrap run), started early, reused by every check run.
+  let probe: Promise<SandboxProbe> | null = null;
+  const getProbe = () => probe ??= probeSandbox();
+  if (opts.sandbox !== "none") void getProbe().catch(() => {});
+  // Verification trees are removed in the background; `settle()` waits for them.
+  const removals = new Set<Promise<void>>();
+  const removeLater = (tree: Worktree) => {
+    const p: Promise<void> = removeWorktree(tree).catch(() => {}).finally(() => removals.delete(p));
+    removals.add(p);
+  };
 
   async function linkDependencies(tree: Worktree, changed: readonly string[]): Promise<string[]> {
     const touchesDeps = changed.some((p) =>
@@ -158,7 +173,9 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     receipts: Map<string, ToolReceipt>;
     sandbox: string;
   }> {
-    const selected = await selectSandbox(opts.sandbox, { worktree: tree.path });
+    const selected = opts.sandbox === "none"
+      ? await selectSandbox("none", { worktree: tree.path })
+      : await selectSandbox(opts.sandbox, { worktree: tree.path, probe: await getProbe() });
     // Linked dependency directories are bound read-only at their real path, so the
     // links resolve inside the sandbox (whose /tmp is private) and cannot be written.
     const sandbox = selected.kind === "bwrap" && deps.length > 0
@@ -228,6 +245,9 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
 
   return {
     contractDigest,
+    async settle() {
+      while (removals.size > 0) await Promise.all([...removals]);
+    },
     async baseline(signal, onCheck) {
       let tree: Worktree | null = null;
       try {
@@ -278,7 +298,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           error instanceof Error ? error.message : String(error),
         );
       } finally {
-        if (tree !== null) await removeWorktree(tree).catch(() => {});
+        if (tree !== null) removeLater(tree);
       }
     },
     async verify(round, patch, signal, onCheck) {
@@ -347,7 +367,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           },
         };
       } finally {
-        if (tree !== null) await removeWorktree(tree).catch(() => {});
+        if (tree !== null) removeLater(tree);
       }
     },
   };

@@ -5,6 +5,7 @@
  * @module
  */
 import { type CliCommand, type CliIo, UsageError } from "../command.ts";
+import { GitError } from "../../adapters/git/git_checked.ts";
 import { parseRunArgs, type RunArgs } from "./run_args.ts";
 import type { AgentBackend } from "../../adapters/backends/types.ts";
 import { codexBackend } from "../../adapters/backends/codex_backend.ts";
@@ -165,7 +166,7 @@ export const runCommand: CliCommand = {
       // Signals unavailable (e.g. Windows without a console): Ctrl-C kills the process.
     }
     try {
-      const outcome = await executeRun(args, io, backend, controller.signal);
+      const outcome = await executeRun(args, io, backend, controller.signal).catch(asUsage);
       if (args.json) io.out(JSON.stringify(outcome) + "\n");
       else io.err(`\n${renderSummary(outcome)}`);
       return outcome.exitCode;
@@ -174,3 +175,11 @@ export const runCommand: CliCommand = {
     }
   },
 };
+
+/** A repository that is not one, or a revision that does not resolve, is a usage error. */
+function asUsage(error: unknown): never {
+  if (error instanceof GitError && (error.code === "not_a_repo" || error.code === "bad_rev")) {
+    throw new UsageError(error.message);
+  }
+  throw error;
+}

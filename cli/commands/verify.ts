@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { GitError } from "../../adapters/git/git_checked.ts";
 import { verifyPatchInRepo } from "../../adapters/driver/verify_patch.ts";
 import { contractFromCommand } from "../../adapters/supervisor/clean_verifier.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
@@ -29,6 +30,8 @@ Options:
   --forbid GLOB     forbidden paths (repeatable)
   --sandbox MODE    auto | bwrap | none (default auto)
   --timeout SECONDS per-check timeout (default 600)
+  --baseline        also run the contract on the untouched base first
+                    (always done when the contract has baseline/differential checks)
   --json            machine-readable result on stdout
 
 Examples:
@@ -57,6 +60,7 @@ export const verifyCommand: CliCommand = {
         sandbox: { type: "string", default: "auto" },
         timeout: { type: "string", default: "600" },
         json: { type: "boolean", default: false },
+        baseline: { type: "boolean" },
       },
     });
     if (positionals.length > 0) {
@@ -98,10 +102,11 @@ export const verifyCommand: CliCommand = {
       allow: values.allow ?? [],
       forbid: values.forbid ?? [],
       sandbox,
+      ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
       onCheck: (phase, name) => {
         if (!values.json) io.err(`${phase}: check "${name}"\n`);
       },
-    });
+    }).catch(asUsage);
     if (values.json) {
       io.out(JSON.stringify(outcome) + "\n");
     } else {
@@ -116,3 +121,11 @@ export const verifyCommand: CliCommand = {
     return outcome.verdict === "verified" ? EXIT.ok : EXIT.rejected;
   },
 };
+
+/** A repository that is not one, or a revision that does not resolve, is a usage error. */
+function asUsage(error: unknown): never {
+  if (error instanceof GitError && (error.code === "not_a_repo" || error.code === "bad_rev")) {
+    throw new UsageError(error.message);
+  }
+  throw error;
+}

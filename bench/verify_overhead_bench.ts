@@ -1,0 +1,89 @@
+/**
+ * Supervisor overhead of `vouch verify` on a real patch, against the bare
+ * minimum a careful human would do: a fresh worktree, `git apply --index`, the
+ * test command, remove the worktree. The test suite takes about one second
+ * (a real `deno test` whose test waits 900 ms). Deno reports the ratio against
+ * the baseline entry in one run. Target: under 1.3x.
+ */
+import { verifyPatchInRepo } from "../adapters/driver/verify_patch.ts";
+import { contractFromCommand } from "../adapters/supervisor/clean_verifier.ts";
+import { createRepo, git } from "../tests/golden/fixture_repos.ts";
+
+const TEST = `'${Deno.execPath()}' test --no-check --no-prompt --quiet`;
+const repo = await createRepo(
+  {
+    "deno.json": '{ "lock": false }\n',
+    "math.ts": "export function add(a: number, b: number): number {\n  return a - b;\n}\n",
+    "math_test.ts": [
+      'import { add } from "./math.ts";',
+      'Deno.test("add adds (about one second)", async () => {',
+      "  await new Promise((r) => setTimeout(r, 900));",
+      "  if (add(2, 3) !== 5) throw new Error();",
+      "});",
+      "",
+    ].join("\n"),
+  },
+  TEST,
+  { prefix: "vouch-bench-" },
+);
+await Deno.writeTextFile(
+  `${repo.dir}/math.ts`,
+  "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+);
+const patch = new TextEncoder().encode(await git(repo.dir, "diff", "--binary", "--full-index"));
+await git(repo.dir, "checkout", "--", "math.ts");
+const patchFile = `${repo.dir}/../fix.patch`;
+await Deno.writeFile(patchFile, patch);
+const state = await Deno.makeTempDir({ prefix: "vouch-bench-state-" });
+const contract = contractFromCommand(TEST, 60_000);
+let n = 0;
+
+async function sh(cwd: string, command: string): Promise<void> {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", command],
+    cwd,
+    stdout: "null",
+    stderr: "null",
+  })
+    .output();
+  if (!out.success) throw new Error(`bench command failed: ${command}`);
+}
+
+Deno.bench({
+  group: "verify_overhead",
+  name: "bare: worktree + git apply --index + test",
+  baseline: true,
+  n: 5,
+  warmup: 1,
+  async fn() {
+    const wt = `${state}/bare-${n++}`;
+    await sh(repo.dir, `git worktree add -q --detach '${wt}' HEAD`);
+    await sh(wt, `git apply --index '${patchFile}' && ${TEST}`);
+    await sh(repo.dir, `git worktree remove --force '${wt}'`);
+  },
+});
+
+for (const sandbox of ["none", "auto"] as const) {
+  Deno.bench({
+    group: "verify_overhead",
+    name: `vouch verify (sandbox ${sandbox})`,
+    n: 5,
+    warmup: 1,
+    async fn() {
+      const r = await verifyPatchInRepo({
+        dir: repo.dir,
+        patch,
+        contract,
+        sandbox,
+        keyEnv: { VOUCH_KEY_FILE: `${state}/key` },
+        worktreeRoot: `${state}/worktrees`,
+      });
+      if (r.verdict !== "verified") throw new Error(`not verified: ${r.reasons.join(", ")}`);
+    },
+  });
+}
+
+globalThis.addEventListener("unload", () => {
+  Deno.removeSync(state, { recursive: true });
+  Deno.removeSync(`${repo.dir}/..`, { recursive: true });
+});

@@ -1,0 +1,24 @@
+import assert from "node:assert/strict";
+import { runCli } from "../../cli/main.ts";
+
+Deno.test("vouch demo: rejects the false claim, verifies the fix, log verifies and replays", async () => {
+  let out = "";
+  let err = "";
+  const io = {
+    out: (t: string) => void (out += t),
+    err: (t: string) => void (err += t),
+    isTerminal: false,
+  };
+  const started = Date.now();
+  const code = await runCli(["demo", "--json"], io);
+  assert.equal(code, 0, err);
+  const outcome = JSON.parse(out.trim().split("\n").at(-1)!);
+  assert.equal(outcome.state, "verified");
+  assert.equal(outcome.rounds.length, 2);
+  assert.equal(outcome.rounds[0].verdict, "rejected");
+  assert.equal(outcome.rounds[0].selfClaimedDone, true);
+  assert.equal(outcome.rounds[1].verdict, "verified");
+  assert.match(err, /inspect: log ok .* replay deterministic/);
+  // Generous bound for a loaded CI machine; the demo itself targets < 10 s.
+  assert.ok(Date.now() - started < 60_000);
+});
