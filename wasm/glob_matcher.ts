@@ -3,12 +3,14 @@
  * `compileGlobs(patterns, { engine })`, compiled from
  * `wasm/assembly/glob_match.ts`. It runs the very program `kernel/glob`
  * compiles (the TypeScript matcher there is the specification and fallback)
- * over UTF-8 path bytes. The module is compiled on first use, never at import
+ * over UTF-8 path bytes, with the same literal shortcuts
+ * (`kernel/glob/shortcut.ts`) evaluated on bytes. The module is compiled on first use, never at import
  * time; each bound program gets its own small instance.
  *
  * @module
  */
 import type { GlobEngine, GlobProgramRunner } from "../kernel/glob/match.ts";
+import { type GlobShortcut, globShortcut } from "../kernel/glob/shortcut.ts";
 import { WASM_BASE64 } from "./_gen/glob_match_wasm.ts";
 
 interface GlobMatchExports {
@@ -17,7 +19,7 @@ interface GlobMatchExports {
   programPtr(): number;
   inputPtr(): number;
   resultPtr(): number;
-  loadProgram(): void;
+  loadProgram(tableOffset: number): void;
   lastMatch(length: number): number;
   matchBatch(total: number): number;
 }
@@ -63,6 +65,58 @@ export interface WasmGlobEngine extends GlobEngine {
 
 const encoder = new TextEncoder();
 
+const SHORTCUT_KINDS: Record<GlobShortcut["kind"], number> = {
+  automaton: 0,
+  exact: 1,
+  name: 2,
+  suffix: 3,
+  namePrefix: 4,
+  prefix: 5,
+  segment: 6,
+};
+const ENTRY = 8;
+
+/**
+ * Appends the shortcut table the WASM matcher reads after the program: per
+ * pattern `kind, dirOnly, litOff, litLen, prefOff, prefLen, infOff, infLen`
+ * (offsets into the combined array), then the literal UTF-8 bytes, one per int.
+ *
+ * @example
+ * ```ts
+ * import { withShortcutTable } from "./glob_matcher.ts";
+ * import { compileGlobs } from "../kernel/glob/mod.ts";
+ * const { program } = compileGlobs(["*.ts"]);
+ * const combined = withShortcutTable(program);
+ * if (combined[program.length] !== 3 || combined.length !== program.length + 8 + 3) throw new Error();
+ * ```
+ */
+export function withShortcutTable(program: Int32Array): Int32Array {
+  const count = program[0]!;
+  const entries: number[] = [];
+  const bytes: number[] = [];
+  const base = program.length + count * ENTRY;
+  const put = (text: string): [number, number] => {
+    const encoded = encoder.encode(text);
+    const at = base + bytes.length;
+    for (const b of encoded) bytes.push(b);
+    return [at, encoded.length];
+  };
+  for (let i = 0; i < count; i++) {
+    const s = globShortcut(program, i);
+    const dirOnly = "dirOnly" in s && s.dirOnly ? 1 : 0;
+    if (s.kind === "automaton") {
+      entries.push(SHORTCUT_KINDS[s.kind], dirOnly, 0, 0, ...put(s.prefix), ...put(s.infix));
+    } else {
+      entries.push(SHORTCUT_KINDS[s.kind], dirOnly, ...put(s.literal), 0, 0, 0, 0);
+    }
+  }
+  const out = new Int32Array(base + bytes.length);
+  out.set(program);
+  out.set(entries, program.length);
+  out.set(bytes, base);
+  return out;
+}
+
 class Runner implements WasmGlobRunner {
   readonly #wasm: GlobMatchExports;
   readonly #programInts: number;
@@ -73,10 +127,13 @@ class Runner implements WasmGlobRunner {
 
   constructor(program: Int32Array) {
     this.#wasm = instantiate();
-    this.#programInts = program.length;
+    const combined = withShortcutTable(program);
+    this.#programInts = combined.length;
     this.#reserve(4096, 1);
-    new Int32Array(this.#wasm.memory.buffer, this.#wasm.programPtr(), program.length).set(program);
-    this.#wasm.loadProgram();
+    new Int32Array(this.#wasm.memory.buffer, this.#wasm.programPtr(), combined.length).set(
+      combined,
+    );
+    this.#wasm.loadProgram(program.length);
     this.#bytes = new Uint8Array(this.#wasm.memory.buffer);
   }
 

@@ -129,3 +129,23 @@ Deno.test("the WASM runner grows its buffers for long paths and big batches", ()
   assert.ok(results.every((r) => r === 0));
   assert.deepEqual([...runner.matchBatch(new Uint8Array(0))], []);
 });
+
+Deno.test("property: WASM byte-level literal shortcuts agree with the TypeScript ones", () => {
+  const shapes = fc.tuple(
+    fc.constantFrom("", "/", "**/", "a/", "/a/"),
+    fc.array(fc.constantFrom("a", "b", ".", "-", "é", "/", "\u{1F600}"), {
+      minLength: 1,
+      maxLength: 4,
+    }),
+    fc.constantFrom("", "*", "/**", "**", "?", "[ab]"),
+    fc.constantFrom("", "/"),
+  ).map(([lead, lit, tail, dir]) => lead + lit.join("") + tail + dir);
+  fc.assert(
+    fc.property(fc.array(shapes, { minLength: 1, maxLength: 3 }), fc.array(path), (ps, paths) => {
+      const engines = bothEngines(ps);
+      if (engines === null) return;
+      for (const p of paths) assert.equal(engines[1].lastMatch(p), engines[0].lastMatch(p));
+    }),
+    { numRuns: 500 },
+  );
+});

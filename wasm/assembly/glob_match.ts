@@ -4,8 +4,9 @@
 //
 // Protocol: the host calls `reserve(programInts, inputBytes, resultInts)`,
 // which lays out [program | input | results | scratch] from the heap base and
-// grows memory when needed; then copies the program to `programPtr()` and calls
-// `loadProgram()`. Per query it copies path bytes to `inputPtr()` and calls
+// grows memory when needed; then copies the program, followed by the shortcut
+// table (kernel/glob/shortcut.ts, encoded by wasm/glob_matcher.ts), to
+// `programPtr()` and calls `loadProgram(tableOffset)`. Per query it copies path bytes to `inputPtr()` and calls
 // `lastMatch(length)`, or copies NUL-separated paths and calls
 // `matchBatch(totalLength)`, which writes one i32 per path to `resultPtr()`.
 // No allocation happens here.
@@ -23,6 +24,18 @@ let inputBase: usize = 0;
 let resultBase: usize = 0;
 let scratchBase: usize = 0;
 let scratchWords: i32 = 0;
+let table: i32 = 0;
+
+// Shortcut kinds (see wasm/glob_matcher.ts `encodeShortcuts`).
+const SC_AUTOMATON: i32 = 0;
+const SC_EXACT: i32 = 1;
+const SC_NAME: i32 = 2;
+const SC_SUFFIX: i32 = 3;
+const SC_NAME_PREFIX: i32 = 4;
+const SC_PREFIX: i32 = 5;
+const SC_SEGMENT: i32 = 6;
+// Ints per table entry: kind, dirOnly, litOff, litLen, prefOff, prefLen, infOff, infLen.
+const SC_ENTRY: i32 = 8;
 
 // @ts-ignore: decorator
 @inline
@@ -67,8 +80,9 @@ export function resultPtr(): usize {
   return resultBase;
 }
 
-/** Call after copying the program: records the widest pattern. */
-export function loadProgram(): void {
+/** Call after copying the program and table: records the table and the widest pattern. */
+export function loadProgram(tableOffset: i32): void {
+  table = tableOffset;
   const count = P(0);
   let widest = 1;
   for (let i = 0; i < count; i++) {
@@ -273,9 +287,96 @@ function runWords(p: i32, start: usize, end: usize): bool {
   return false;
 }
 
+/** Whether the literal (ints at `lit`, `len` bytes) occurs at `at` in [start, end). */
+function litAt(lit: i32, len: i32, at: usize, end: usize): bool {
+  if (at + <usize>len > end) return false;
+  for (let k = 0; k < len; k++) {
+    if (<i32>load<u8>(at + <usize>k) != P(lit + k)) return false;
+  }
+  return true;
+}
+
+/** First position >= `from` where the literal occurs, or -1 (as an offset from `from`'s base). */
+function litFind(lit: i32, len: i32, from: usize, end: usize): isize {
+  if (len == 0) return <isize>from;
+  const first = P(lit);
+  let i = from;
+  while (i + <usize>len <= end) {
+    if (<i32>load<u8>(i) == first && litAt(lit, len, i, end)) return <isize>i;
+    i++;
+  }
+  return -1;
+}
+
+// @ts-ignore: decorator
+@inline
+function slashAt(at: usize): bool {
+  return load<u8>(at) == 0x2f;
+}
+
+/** 1 match, 0 no match, -1 undecided (run the automaton). */
+function decide(i: i32, start: usize, end: usize): i32 {
+  const e = table + i * SC_ENTRY;
+  const kind = P(e);
+  const dirOnly = P(e + 1) != 0;
+  const lit = P(e + 2);
+  const len = P(e + 3);
+  if (kind == SC_EXACT) {
+    if (!litAt(lit, len, start, end)) return 0;
+    const after = start + <usize>len;
+    if (after == end) return dirOnly ? 0 : 1;
+    return slashAt(after) ? 1 : 0;
+  }
+  if (kind == SC_NAME) {
+    let from = start;
+    while (true) {
+      const at = litFind(lit, len, from, end);
+      if (at < 0) return 0;
+      const a = <usize>at;
+      const after = a + <usize>len;
+      if (a == start || slashAt(a - 1)) {
+        if (after < end && slashAt(after)) return 1;
+        if (after == end && !dirOnly) return 1;
+      }
+      from = a + 1;
+    }
+  }
+  if (kind == SC_SUFFIX) {
+    if (!dirOnly && end - start >= <usize>len && litAt(lit, len, end - <usize>len, end)) return 1;
+    // lit followed by '/'
+    let from = start;
+    while (true) {
+      const at = litFind(lit, len, from, end);
+      if (at < 0) return 0;
+      const after = <usize>at + <usize>len;
+      if (after < end && slashAt(after)) return 1;
+      from = <usize>at + 1;
+    }
+  }
+  if (kind == SC_NAME_PREFIX || kind == SC_SEGMENT) {
+    // lit at the start, or right after a '/'
+    let from = start;
+    while (true) {
+      const at = litFind(lit, len, from, end);
+      if (at < 0) return 0;
+      const a = <usize>at;
+      if (a == start || slashAt(a - 1)) return 1;
+      from = a + 1;
+    }
+  }
+  if (kind == SC_PREFIX) return litAt(lit, len, start, end) ? 1 : 0;
+  // SC_AUTOMATON: necessary literal conditions first.
+  if (!litAt(P(e + 4), P(e + 5), start, end)) return 0;
+  if (P(e + 7) > 0 && litFind(P(e + 6), P(e + 7), start, end) < 0) return 0;
+  return -1;
+}
+
 function lastMatchRange(start: usize, end: usize): i32 {
   const count = P(0);
   for (let i = count - 1; i >= 0; i--) {
+    const d = decide(i, start, end);
+    if (d == 1) return i;
+    if (d == 0) continue;
     const p = P(1 + i);
     const hit = P(p + 2) == 1 ? runOneWord(p, start, end) : runWords(p, start, end);
     if (hit) return i;
