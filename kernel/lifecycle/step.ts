@@ -88,9 +88,10 @@ export function step(state: KernelState, event: KernelEvent): StepResult {
     return { state, actions };
   }
   const taskId = event.taskId;
-  // One lookup; the id check rejects inherited members such as `constructor`.
+  // One lookup. Inherited members (`constructor`, `__proto__`, ...) have no
+  // string `status`; checking it reads only the record the step needs anyway.
   const found = state.tasks[taskId];
-  const task = found !== undefined && found.id === taskId ? found : undefined;
+  const task = found !== undefined && typeof found.status === "string" ? found : undefined;
   if (task === undefined) {
     actions.push(risk(String(taskId), "unknown_task", event.kind, null));
     return { state, actions };

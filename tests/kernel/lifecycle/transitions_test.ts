@@ -568,3 +568,17 @@ Deno.test("every row of the transition table is exercised by these examples", ()
   }
   assert.equal(WORK_STATUSES.length, 6);
 });
+
+Deno.test("inherited object members are never mistaken for tasks", () => {
+  const sim = new Sim();
+  for (const id of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+    const actions = sim.send({ kind: "kill_requested", taskId: id, by: "mallory" });
+    assert.deepEqual(kinds(actions), ["log"], id);
+    const rec = actions[0]!;
+    assert.ok(rec.kind === "append_log" && rec.record.reason === "unknown_task");
+  }
+  // "constructor" is a fine task id of its own
+  assert.deepEqual(kinds(sim.submit("constructor")), ["log", "create_worktree"]);
+  sim.worktreeReady("constructor");
+  assert.equal(sim.task("constructor").status, "worktree_ready");
+});
