@@ -8,7 +8,7 @@
  */
 import type { RoundCheckResult } from "../../kernel/lifecycle/events.ts";
 import type { ToolReceipt } from "../receipts/receipt.ts";
-import type { CheckEvidence } from "../verified_patch/verified_patch.ts";
+import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
 import type { CheckSummary } from "./outcome.ts";
 
 /** The result of one contract evaluation. */
@@ -28,7 +28,7 @@ export interface VerificationRun {
   /** The sandbox profile the checks ran in. */
   readonly sandbox: string;
   /** Evidence per check, citing its receipt (what a `VerifiedPatch` carries). */
-  readonly checkEvidence: readonly CheckEvidence[];
+  readonly checkEvidence: readonly PatchCheckEvidence[];
   /** Receipts of every command this run performed for the verdict. */
   readonly receipts: readonly ToolReceipt[];
   /** JSON evidence to store as an artefact. */

@@ -31,7 +31,7 @@ import {
   type SandboxRequirement,
   selectSandbox,
 } from "../sandbox/probe.ts";
-import type { CheckEvidence } from "../verified_patch/verified_patch.ts";
+import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
 import { createCleanTree } from "../worktree/clean_tree.ts";
 import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
 import { WorktreeError } from "../worktree/errors.ts";
@@ -336,7 +336,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           !(contract.checks.find((c) => c.name === j.name)?.baseline ?? false)
         );
         const summaries = gating.map((j) => summarize(j, run.results.get(j.name)));
-        const checkEvidence: CheckEvidence[] = gating.map((j) => {
+        const checkEvidence: PatchCheckEvidence[] = gating.map((j) => {
           const receipt = run.receipts.get(j.name);
           return {
             id: j.name,
