@@ -101,6 +101,31 @@ function killGroup(pid: number, signal: Deno.Signal): boolean {
   }
 }
 
+/** Removes the private home synchronously (no event-loop hop per check). */
+function removeQuietly(dir: string): void {
+  try {
+    Deno.removeSync(dir, { recursive: true });
+  } catch {
+    // A child may have left an unremovable file; the temp dir is the OS's to reap.
+  }
+}
+
+function findSetsid(): string | null {
+  for (const candidate of ["/usr/bin/setsid", "/bin/setsid"]) {
+    if (isExecutableFile(candidate) === "ok") return candidate;
+  }
+  return null;
+}
+
+/**
+ * `setsid` from util-linux: the spawned child (never a group leader) calls
+ * setsid() and execs the program in place, so its pid leads a new session and
+ * process group. Measured much faster than `Deno.Command`'s `detached: true`,
+ * whose exit status is only noticed after a polling delay; `detached` remains
+ * the fallback when `setsid` is absent.
+ */
+const SETSID = findSetsid();
+
 async function drain(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   capture: BoundedCapture,
@@ -218,7 +243,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   if (typeof resolved !== "string") return emptyResult(argv, spec, envNames, resolved, started);
 
   if (sandbox.kind === "none" && spec.home === undefined) {
-    privateDir = await Deno.makeTempDir({ prefix: "vouch-proc-" });
+    privateDir = Deno.makeTempDirSync({ prefix: "vouch-proc-" });
     home = privateDir;
     tmpdir = privateDir;
   }
@@ -226,23 +251,24 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const spawnedArgv = sandbox.kind === "bwrap"
     ? bwrapArgv(sandbox, argv, spec.cwd, env)
     : [...argv];
+  const launch = SETSID !== null ? [SETSID, ...spawnedArgv] : spawnedArgv;
 
   const out = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
   const err = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(spawnedArgv[0]!, {
-      args: spawnedArgv.slice(1),
+    child = new Deno.Command(launch[0]!, {
+      args: launch.slice(1),
       cwd: spec.cwd,
       env,
       clearEnv: true,
       stdin: spec.stdin ? "piped" : "null",
       stdout: "piped",
       stderr: "piped",
-      detached: true,
+      detached: SETSID === null,
     }).spawn();
   } catch (error) {
-    if (privateDir) await Deno.remove(privateDir, { recursive: true }).catch(() => {});
+    if (privateDir) removeQuietly(privateDir);
     const message = error instanceof Error ? error.message : String(error);
     return emptyResult(argv, spec, envNames, {
       code: "spawn-failed",
@@ -263,11 +289,19 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   let cancelled = false;
   let exited = false;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const signalAll = (signal: Deno.Signal) => {
+    // Before setsid() has run the group does not exist yet: signal the child itself.
+    if (!killGroup(pid, signal)) {
+      try {
+        child.kill(signal);
+      } catch { /* already exited */ }
+    }
+  };
   const terminate = () => {
     if (exited) return;
-    killGroup(pid, "SIGTERM");
+    signalAll("SIGTERM");
     killTimer = setTimeout(() => {
-      if (!exited) killGroup(pid, "SIGKILL");
+      if (!exited) signalAll("SIGKILL");
     }, spec.graceMs ?? DEFAULT_GRACE_MS);
   };
   const timeoutTimer = spec.timeoutMs !== undefined
@@ -306,7 +340,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     await Promise.all([outReader.cancel().catch(() => {}), errReader.cancel().catch(() => {})]);
     await Promise.all([outDone, errDone]);
   }
-  if (privateDir) await Deno.remove(privateDir, { recursive: true }).catch(() => {});
+  if (privateDir) removeQuietly(privateDir);
 
   const signal = status.signal ?? null;
   const exitCode = timedOut || cancelled
@@ -316,7 +350,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     : status.code;
   return {
     argv,
-    spawnedArgv,
+    spawnedArgv: launch,
     cwd: spec.cwd,
     exitCode,
     signal,
