@@ -1,0 +1,64 @@
+// An agent run inside the bwrap sandbox: its edits inside the worktree land,
+// its write into the user's checkout never reaches it (on top of the checkout
+// snapshot that would detect it).
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRepo } from "../../golden/fixture_repos.ts";
+import { codexBackend } from "../../../adapters/backends/mod.ts";
+import { compareCheckoutSnapshots, snapshotCheckout } from "../../../adapters/git/mod.ts";
+import { probeSandbox, selectSandbox } from "../../../adapters/sandbox/probe.ts";
+import { createWorktree, extractDiff, removeWorktree } from "../../../adapters/worktree/mod.ts";
+
+const BIN = fileURLToPath(new URL("../../fixtures/bin/", import.meta.url));
+const probe = await probeSandbox();
+const skipReason = probe.bwrap.available ? null : `bwrap unavailable: ${probe.bwrap.reason}`;
+if (skipReason !== null) console.log(`SKIP sandboxed agent test: ${skipReason}`);
+
+Deno.test({
+  name:
+    "codex (fake) under bwrap: edits inside the worktree land, the escape write never reaches the checkout",
+  ignore: skipReason !== null,
+  fn: async () => {
+    const repo = await createRepo({
+      "src/math.js": "exports.add = (a, b) => a - b;\n",
+      ".vouch-fake-agent.json": JSON.stringify({
+        mode: "write-outside",
+        edits: [{ path: "src/math.js", replace: ["a - b", "a + b"] }],
+      }),
+    }, "true");
+    const root = await Deno.makeTempDir({ prefix: "vouch-sbx-root-" });
+    try {
+      const wt = await createWorktree({ repo: repo.dir, taskId: "sbx", attempt: 1, root });
+      try {
+        const before = await snapshotCheckout(repo.dir);
+        const sandbox = await selectSandbox("bwrap", { worktree: wt.path, probe });
+        const events: string[] = [];
+        const r = await codexBackend({ executable: join(BIN, "codex"), sandbox }).run({
+          taskId: "sbx",
+          attempt: 1,
+          goal: "fix add",
+          worktree: wt.path,
+          allowedRoots: [],
+          forbiddenPaths: [],
+          maxSeconds: 30,
+          maxOutputMb: 4,
+        }, { signal: new AbortController().signal, emit: (e) => events.push(JSON.stringify(e)) });
+        assert.equal(r.status, "ok", r.failure?.message);
+        assert.deepEqual(compareCheckoutSnapshots(before, await snapshotCheckout(repo.dir)), []);
+        assert.equal(
+          await Deno.lstat(join(repo.dir, "ESCAPED_BY_AGENT.txt")).then(() => true, () => false),
+          false,
+        );
+        // The agent believes it escaped (it claims the command ran); nothing reached the checkout.
+        assert.ok(events.some((e) => e.includes("ESCAPED_BY_AGENT.txt")), events.join("\n"));
+        assert.deepEqual((await extractDiff(wt)).changed.map((c) => c.path), ["src/math.js"]);
+      } finally {
+        await removeWorktree(wt);
+      }
+    } finally {
+      await repo.cleanup();
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    }
+  },
+});
