@@ -91,9 +91,7 @@ async function runCheck(
   check: ContractCheck,
   options: EvaluateOptions,
 ): Promise<{ observation: CheckObservation; evidence: CheckEvidence }> {
-  const now = options.now ?? Date.now;
-  const remaining = options.deadline === undefined ? Infinity : options.deadline - now();
-  const timeoutMs = Math.max(0, Math.min(check.timeoutMs, remaining));
+  const timeoutMs = clampTimeout(check.timeoutMs, options.deadline, options.now);
   const argv = "argv" in check.run ? [...check.run.argv] : ["sh", "-c", check.run.shell];
   const blocked = options.signal?.aborted
     ? "cancelled before it started"
@@ -139,39 +137,80 @@ async function runCheck(
     maxCaptureBytes: options.maxCaptureBytes ?? 1024 * 1024,
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
+  return {
+    observation: observeCheck(check, r),
+    evidence: { ...evidenceOf(check, r), timeoutMs },
+  };
+}
+
+/**
+ * The kernel observation of a check from its process result: stdout/stderr
+ * text (head and tail when truncated), digest, 4 KiB tail, and the failing
+ * tests parsed when the check declares `tests` (so the inconclusive guard
+ * applies). Use this when running checks with your own loop.
+ *
+ * @example
+ * ```ts
+ * import { observeCheck } from "./evaluate.ts";
+ * import { runProcess } from "../process/run.ts";
+ * const check = { name: "t", run: { argv: ["true"] }, expect: [], timeoutMs: 1000, baseline: false, differential: null, tests: "cargo" as const };
+ * const obs = observeCheck(check, await runProcess({ argv: ["true"], cwd: "/" }));
+ * if (obs.testReport?.ran !== null) throw new Error();
+ * ```
+ */
+export function observeCheck(check: ContractCheck, r: ProcessResult): CheckObservation {
   const stdout = text(r.stdout);
   const stderr = text(r.stderr);
-  const cannotRun = r.spawnError?.message ?? null;
+  const cannotRun = r.spawnError !== null ? `${r.spawnError.code}: ${r.spawnError.message}` : null;
   return {
-    observation: {
-      name: check.name,
-      cannotRun,
-      exitCode: r.exitCode,
-      timedOut: r.timedOut || r.cancelled,
-      stdout,
-      stderr,
-      stdoutTruncated: r.stdout.truncated,
-      stdoutDigest: r.stdout.sha256,
-      stdoutTail: utf8Tail(r.stdout.truncated ? r.stdout.tail : r.stdout.head, EVIDENCE_TAIL_BYTES),
-      testReport: check.tests !== null && cannotRun === null
-        ? parseFailingTests(check.tests, `${stdout}\n${stderr}`)
-        : null,
-    },
-    evidence: {
-      name: check.name,
-      argv: r.argv,
-      cwd: r.cwd,
-      sandbox: r.sandbox,
-      exitCode: r.exitCode,
-      timedOut: r.timedOut,
-      timeoutMs,
-      durationMs: Math.round(r.durationMs),
-      cannotRun,
-      stdout: streamEvidence(r.stdout),
-      stderr: streamEvidence(r.stderr),
-      envNames: r.envNames,
-    },
+    name: check.name,
+    cannotRun,
+    exitCode: r.exitCode,
+    timedOut: r.timedOut || r.cancelled,
+    stdout,
+    stderr,
+    stdoutTruncated: r.stdout.truncated,
+    stdoutDigest: r.stdout.sha256,
+    stdoutTail: utf8Tail(r.stdout.truncated ? r.stdout.tail : r.stdout.head, EVIDENCE_TAIL_BYTES),
+    testReport: check.tests !== null && cannotRun === null
+      ? parseFailingTests(check.tests, `${stdout}\n${stderr}`)
+      : null,
   };
+}
+
+function evidenceOf(check: ContractCheck, r: ProcessResult): Omit<CheckEvidence, "timeoutMs"> {
+  return {
+    name: check.name,
+    argv: r.argv,
+    cwd: r.cwd,
+    sandbox: r.sandbox,
+    exitCode: r.exitCode,
+    timedOut: r.timedOut,
+    durationMs: Math.round(r.durationMs),
+    cannotRun: r.spawnError !== null ? `${r.spawnError.code}: ${r.spawnError.message}` : null,
+    stdout: streamEvidence(r.stdout),
+    stderr: streamEvidence(r.stderr),
+    envNames: r.envNames,
+  };
+}
+
+/**
+ * A check's timeout clamped to what the run's deadline leaves (0 = no time left).
+ *
+ * @example
+ * ```ts
+ * import { clampTimeout } from "./evaluate.ts";
+ * if (clampTimeout(120_000, 1_000 + 500, () => 1_000) !== 500) throw new Error();
+ * if (clampTimeout(120_000, undefined) !== 120_000) throw new Error();
+ * ```
+ */
+export function clampTimeout(
+  timeoutMs: number,
+  deadline: number | undefined,
+  now: () => number = Date.now,
+): number {
+  const remaining = deadline === undefined ? Infinity : deadline - now();
+  return Math.max(0, Math.min(timeoutMs, remaining));
 }
 
 /** Result of {@linkcode evaluateContract}. */
