@@ -67,13 +67,13 @@ export function createWasmDiffScanner(): DiffLineScanner {
       if (needed > have) wasm.memory.grow(Math.ceil((needed - have) / PAGE));
       new Uint8Array(wasm.memory.buffer, base, bytes.length).set(bytes);
       const size = bytes.length;
-      const resultAt = wasm.resultPtr();
+      // The memory does not grow during a session, so one view serves every call.
+      const result = new Int32Array(wasm.memory.buffer, wasm.resultPtr(), 4);
       let ended = false;
       return {
         scanHunk(start: number, oldLines: number, newLines: number): HunkScan {
           if (ended) throw new Error("Cannot scan diff: the session has ended");
           const status = wasm.scanHunk(size, start, oldLines, newLines);
-          const result = new Int32Array(wasm.memory.buffer, resultAt, 4);
           return {
             status,
             end: result[0]!,

@@ -100,6 +100,11 @@ export function stripPrefix(name: Uint8Array): Uint8Array | null {
   return name.subarray(slash + 1);
 }
 
+/** Reused KMP failure table (the parser is synchronous and not re-entrant). */
+let scratch = new Int32Array(256);
+/** Reused next-slash table, same reason. */
+let scratchSlash = new Int32Array(256);
+
 /** Index of `byte` in `bytes[start..end)`, or -1 (never looks past `end`). */
 function indexWithin(bytes: Uint8Array, byte: number, start: number, end: number): number {
   for (let i = start; i < end; i++) if (bytes[i] === byte) return i;
@@ -147,7 +152,7 @@ export function readLineName(
     checkName(read.bytes, true, line);
     return read.bytes;
   }
-  const name = bytes.slice(start, end);
+  const name = bytes.subarray(start, end);
   checkName(name, false, line);
   return name;
 }
@@ -173,7 +178,7 @@ export function readMarkerName(
   }
   let stop = start;
   while (stop < end && bytes[stop] !== TAB) stop++;
-  const name = bytes.slice(start, stop);
+  const name = bytes.subarray(start, stop);
   if (isDevNull(name)) return { name: null, quoted: false };
   checkName(name, false, line);
   return { name, quoted: false };
@@ -244,7 +249,7 @@ export function splitGitHeaderNames(
   if (quoteAt > start && bytes[quoteAt - 1] === SPACE) {
     const second = readQuotedName(bytes, quoteAt, end, line);
     if (second.end === end) {
-      const first = bytes.slice(start, quoteAt - 1);
+      const first = bytes.subarray(start, quoteAt - 1);
       checkName(first, false, line);
       checkName(second.bytes, true, line);
       const a = stripPrefix(first);
@@ -264,7 +269,8 @@ export function splitGitHeaderNames(
   const nameStart = firstSlash + 1;
   const total = end - nameStart;
   if (total < 3) return { oldName: null, newName: null };
-  const failure = new Int32Array(total + 1);
+  if (scratch.length < total + 1) scratch = new Int32Array(Math.max(total + 1, scratch.length * 2));
+  const failure = scratch;
   failure[0] = -1;
   for (let i = 1, k = -1; i <= total; i++) {
     while (k >= 0 && bytes[nameStart + k] !== bytes[nameStart + i - 1]) k = failure[k]!;
@@ -272,7 +278,11 @@ export function splitGitHeaderNames(
     failure[i] = k;
   }
   // nextSlash[i]: offset (relative to nameStart) of the first '/' at or after i, or total.
-  const nextSlash = new Int32Array(total + 1);
+  // nextSlash[i]: offset of the first '/' at or after i (relative to nameStart), or total.
+  if (scratchSlash.length < total + 1) {
+    scratchSlash = new Int32Array(Math.max(total + 1, scratchSlash.length * 2));
+  }
+  const nextSlash = scratchSlash;
   nextSlash[total] = total;
   for (let i = total - 1; i >= 0; i--) {
     nextSlash[i] = bytes[nameStart + i] === SLASH ? i : nextSlash[i + 1]!;
@@ -281,15 +291,16 @@ export function splitGitHeaderNames(
   for (let len = failure[total]!; len > 0; len = failure[len]!) {
     const sep = bytes[nameStart + len];
     if (sep !== SPACE && sep !== TAB) continue;
-    // The text between the separator and the second name is one non-empty component.
-    const slash = nextSlash[len + 1]!;
-    if (slash === len + 1 || slash + 1 !== total - len) continue;
+    // Between the separator and the second name: one non-empty component ending in '/'.
+    const secondStart = total - len;
+    if (secondStart - 1 <= len + 1 || bytes[nameStart + secondStart - 1] !== SLASH) continue;
+    if (nextSlash[len + 1] !== secondStart - 1) continue;
     best = len; // borders come largest first; git picks the leftmost separator
   }
   if (best > 0) {
-    const name = bytes.slice(nameStart, nameStart + best);
+    const name = bytes.subarray(nameStart, nameStart + best);
     checkName(name, false, line);
-    return { oldName: name, newName: name.slice() };
+    return { oldName: name, newName: name };
   }
   return { oldName: null, newName: null };
 }

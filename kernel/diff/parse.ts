@@ -53,6 +53,8 @@ const P_DIFF_COMBINED = asciiBytes("diff --combined ");
 const P_MINUS3 = asciiBytes("--- ");
 const P_PLUS3 = asciiBytes("+++ ");
 const P_HUNK = asciiBytes("@@ -");
+const P_AT_AT = asciiBytes("@@");
+const P_AT_AT_SPACE = asciiBytes("@@ ");
 const P_OLD_MODE = asciiBytes("old mode ");
 const P_NEW_MODE = asciiBytes("new mode ");
 const P_DELETED_MODE = asciiBytes("deleted file mode ");
@@ -303,7 +305,7 @@ class Parser {
       if (this.#startsWith(P_DIFF_CC) || this.#startsWith(P_DIFF_COMBINED)) {
         this.#fail("combined_diff", "combined (merge) diffs are not supported");
       }
-      if (this.#startsWith(P_HUNK) || this.#startsWith(asciiBytes("@@ "))) {
+      if (this.#startsWith(P_HUNK) || this.#startsWith(P_AT_AT_SPACE)) {
         this.#fail("unexpected_hunk", "hunk header outside a file section");
       }
       if (this.#lineIs(P_CONTEXT_STARS)) {
@@ -434,7 +436,7 @@ class Parser {
       this.#parseHunks(file);
     } else if (this.#startsWith(P_GIT_BINARY)) {
       this.#parseBinary(file);
-    } else if (this.#startsWith(P_HUNK) || this.#startsWith(asciiBytes("@@"))) {
+    } else if (this.#startsWith(P_HUNK) || this.#startsWith(P_AT_AT)) {
       this.#fail("missing_header", "hunk without ---/+++ lines");
     } else if (this.#startsWith(P_PLUS3)) {
       this.#fail("missing_header", "+++ line without a --- line");
@@ -943,11 +945,17 @@ class Parser {
       fail("status_mismatch", "deleted file still has contents");
     }
     const binaryKind = f.binaryKind;
+    const oldPath = oldName === null ? null : decodeUtf8(oldName);
+    const newPath = newName === null
+      ? null
+      : bytesEqual(oldName, newName)
+      ? oldPath
+      : decodeUtf8(newName);
     this.#files.push({
-      oldPath: oldName === null ? null : decodeUtf8(oldName),
-      newPath: newName === null ? null : decodeUtf8(newName),
+      oldPath,
+      newPath,
       oldPathBytes: oldName,
-      newPathBytes: newName === null ? null : newName === oldName ? newName.slice() : newName,
+      newPathBytes: newName,
       status,
       oldMode: status === "added" ? null : oldMode,
       newMode: status === "deleted" ? null : newMode,

@@ -5,6 +5,31 @@
  * @module
  */
 
+const CHUNK = 4096;
+/** Reused exact-length code unit arrays for `String.fromCharCode.apply` (no per-call garbage). */
+const byLength: number[][] = [];
+
+/** Latin-1/ASCII string of `bytes[start..end)` (every byte below 0x80 in practice). */
+function asciiRun(bytes: Uint8Array, start: number, end: number): string {
+  const n = end - start;
+  if (n <= 0) return "";
+  if (n <= 256) {
+    let codes = byLength[n];
+    if (codes === undefined) {
+      codes = new Array<number>(n).fill(0);
+      byLength[n] = codes;
+    }
+    for (let j = 0; j < n; j++) codes[j] = bytes[start + j]!;
+    return String.fromCharCode.apply(null, codes);
+  }
+  let out = "";
+  for (let k = start; k < end; k += CHUNK) {
+    const chunk = bytes.subarray(k, Math.min(end, k + CHUNK));
+    out += String.fromCharCode.apply(null, chunk as unknown as number[]);
+  }
+  return out;
+}
+
 /**
  * Decodes UTF-8, replacing each invalid sequence (overlong, surrogate, out of
  * range, truncated) with U+FFFD, like `new TextDecoder()` does.
@@ -16,70 +41,54 @@
  * if (decodeUtf8(new Uint8Array([0xff])) !== "\ufffd") throw new Error("unexpected");
  * ```
  */
-export function decodeUtf8(bytes: Uint8Array, start = 0, end = bytes.length): string {
-  let out = "";
-  let ascii = start;
+export function decodeUtf8(bytes: Uint8Array, start = 0, end: number = bytes.length): string {
   let i = start;
-  const flush = (to: number): void => {
-    if (to - ascii < 64) {
-      for (let k = ascii; k < to; k++) out += String.fromCharCode(bytes[k]!);
-      return;
-    }
-    for (let k = ascii; k < to; k += 4096) {
-      const chunk = bytes.subarray(k, Math.min(to, k + 4096));
-      out += String.fromCharCode.apply(null, chunk as unknown as number[]);
-    }
-  };
+  while (i < end && bytes[i]! < 0x80) i++;
+  if (i === end) return asciiRun(bytes, start, end);
+  let out = asciiRun(bytes, start, i);
   while (i < end) {
     const b = bytes[i]!;
     if (b < 0x80) {
-      i++;
+      const runStart = i;
+      while (i < end && bytes[i]! < 0x80) i++;
+      out += asciiRun(bytes, runStart, i);
       continue;
     }
-    flush(i);
     let need = 0;
     let cp = 0;
-    let min = 0;
     if (b >= 0xc2 && b <= 0xdf) {
       need = 1;
       cp = b & 0x1f;
-      min = 0x80;
     } else if (b >= 0xe0 && b <= 0xef) {
       need = 2;
       cp = b & 0x0f;
-      min = 0x800;
     } else if (b >= 0xf0 && b <= 0xf4) {
       need = 3;
       cp = b & 0x07;
-      min = 0x10000;
     } else {
       out += "\ufffd";
       i++;
-      ascii = i;
       continue;
     }
     let j = 1;
     for (; j <= need; j++) {
       const c = i + j < end ? bytes[i + j]! : -1;
-      if ((c & 0xc0) !== 0x80 || c < 0) break;
-      const next = (cp << 6) | (c & 0x3f);
+      if (c < 0 || (c & 0xc0) !== 0x80) break;
       // Reject overlong and surrogate/out-of-range prefixes as early as TextDecoder does.
       if (j === 1) {
         if (need === 2 && ((b === 0xe0 && c < 0xa0) || (b === 0xed && c > 0x9f))) break;
         if (need === 3 && ((b === 0xf0 && c < 0x90) || (b === 0xf4 && c > 0x8f))) break;
       }
-      cp = next;
+      cp = (cp << 6) | (c & 0x3f);
     }
-    if (j <= need || cp < min) {
+    if (j <= need) {
       out += "\ufffd";
       i += j === 1 ? 1 : j;
     } else {
       out += String.fromCodePoint(cp);
       i += need + 1;
     }
-    ascii = i;
   }
-  flush(end);
   return out;
 }
 

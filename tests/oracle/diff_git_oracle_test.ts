@@ -297,7 +297,8 @@ Deno.test("git oracle: this repository's own history parses and matches git log 
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!.replace(/^\n+/, "");
     if (part === "") continue;
-    const [a, d, path] = part.split("\t");
+    const [a, d] = part.split("\t", 2);
+    const path = part.slice(a!.length + d!.length + 2);
     if (path === "") {
       expected.push(`${a}\t${d}\t${parts[i + 2]}`);
       i += 2;
