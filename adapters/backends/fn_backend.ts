@@ -7,7 +7,7 @@
  * @module
  */
 import { failure, safeEmit } from "./subprocess.ts";
-import { maskSecrets } from "./transcript.ts";
+import { captureTextTranscript, maskSecrets } from "./transcript.ts";
 import type {
   AgentBackend,
   AgentTask,
@@ -72,11 +72,42 @@ export function fnBackend(id: string, fn: FnWorker): AgentBackend {
   };
 }
 
+/** Characters of emitted events kept as an `fn` backend's transcript. */
+export const MAX_FN_TRANSCRIPT_CHARS = 1024 * 1024;
+
 async function runFn(
   id: string,
   fn: FnWorker,
   task: AgentTask,
   ctx: BackendContext,
+): Promise<BackendResult> {
+  // The transcript of an in-process worker is what it emitted (bounded, masked).
+  const lines: string[] = [];
+  let chars = 0;
+  const record = (event: BackendEvent) => {
+    if (chars > MAX_FN_TRANSCRIPT_CHARS) return;
+    const line = JSON.stringify(event);
+    chars += line.length;
+    lines.push(line);
+  };
+  const result = await settleFn(id, fn, task, ctx, record);
+  const transcript = await captureTextTranscript({
+    backend: id,
+    taskId: task.taskId,
+    attempt: task.attempt,
+    text: lines.join("\n") + (lines.length > 0 ? "\n" : ""),
+    truncated: chars > MAX_FN_TRANSCRIPT_CHARS,
+    ...(ctx.transcriptDir !== undefined ? { dir: ctx.transcriptDir } : {}),
+  });
+  return { ...result, transcript };
+}
+
+async function settleFn(
+  id: string,
+  fn: FnWorker,
+  task: AgentTask,
+  ctx: BackendContext,
+  record: (event: BackendEvent) => void,
 ): Promise<BackendResult> {
   const base = {
     backend: id,
@@ -115,7 +146,9 @@ async function runFn(
     const work = fn(task, {
       signal: inner.signal,
       emit: (event) => {
-        if (!inner.signal.aborted) safeEmit(ctx, event);
+        if (inner.signal.aborted) return;
+        record(event);
+        safeEmit(ctx, event);
       },
     });
     work.catch(() => {}); // a late rejection after cancellation must not go unhandled
@@ -139,6 +172,7 @@ async function runFn(
       const message = settled.error instanceof Error
         ? settled.error.message
         : String(settled.error);
+      record({ kind: "error", message: boundText(message, 2000), fatal: true });
       return {
         ...base,
         status: "error",
@@ -152,10 +186,12 @@ async function runFn(
     const patchText = typeof out.patchText === "string"
       ? new TextEncoder().encode(out.patchText)
       : out.patchText;
+    const summary = maskSecrets(boundText(out.summary ?? "", MAX_SUMMARY_CHARS)).text;
+    record({ kind: "message", text: boundText(out.summary ?? "", MAX_SUMMARY_CHARS) });
     return {
       ...base,
       status: "ok",
-      summary: maskSecrets(boundText(out.summary ?? "", MAX_SUMMARY_CHARS)).text,
+      summary,
       selfClaimedDone: out.done ?? true,
       commandsRun: boundList(out.commandsRun ?? []),
       risks: boundList(out.risks ?? []),

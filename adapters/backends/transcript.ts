@@ -95,12 +95,45 @@ function streamText(s: CapturedStream, label: string): string {
  * if (ref.path !== null || ref.bytes === 0) throw new Error();
  * ```
  */
-export async function captureTranscript(opts: TranscriptOptions): Promise<TranscriptRef> {
-  const maxBytes = opts.maxBytes ?? 2 * 1024 * 1024;
+export function captureTranscript(opts: TranscriptOptions): Promise<TranscriptRef> {
   const raw = streamText(opts.stdout, "stdout") + "\n" + streamText(opts.stderr, "stderr") + "\n";
-  const { text: masked, masked: count } = (opts.mask ?? maskSecrets)(raw);
+  return captureTextTranscript({
+    ...opts,
+    text: raw,
+    truncated: opts.stdout.truncated || opts.stderr.truncated,
+  });
+}
+
+/** Options of {@linkcode captureTextTranscript}. */
+export interface TextTranscriptOptions {
+  readonly backend: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  /** The raw transcript text (masked here before anything is stored). */
+  readonly text: string;
+  /** Whether the text is already known to be incomplete. */
+  readonly truncated?: boolean;
+  readonly dir?: string;
+  readonly maxBytes?: number;
+  readonly mask?: SecretMasker;
+}
+
+/**
+ * Masks, bounds (head + tail) and stores a transcript given as text (for
+ * in-process backends: their emitted events, one JSON object per line).
+ *
+ * @example
+ * ```ts
+ * import { captureTextTranscript } from "./transcript.ts";
+ * const ref = await captureTextTranscript({ backend: "fn", taskId: "t", attempt: 1, text: "password=hunter2hunter2\n" });
+ * if (ref.masked !== 1) throw new Error();
+ * ```
+ */
+export async function captureTextTranscript(opts: TextTranscriptOptions): Promise<TranscriptRef> {
+  const maxBytes = opts.maxBytes ?? 2 * 1024 * 1024;
+  const { text: masked, masked: count } = (opts.mask ?? maskSecrets)(opts.text);
   let bytes = new TextEncoder().encode(masked);
-  let truncated = opts.stdout.truncated || opts.stderr.truncated;
+  let truncated = opts.truncated ?? false;
   if (bytes.length > maxBytes) {
     const half = Math.floor(maxBytes / 2) - 64;
     const dec = new TextDecoder("utf-8", { fatal: false });

@@ -260,3 +260,27 @@ Deno.test("transcript: masks secret-looking values and stays within its bound", 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("fn backend: its emitted events are the transcript, masked and written to the transcript dir", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vouch-fn-tr-" });
+  try {
+    const r = await fnBackend("scripted", (_t, c) => {
+      c.emit({ kind: "command", command: "deno test", exitCode: 1, status: "completed" });
+      c.emit({
+        kind: "message",
+        text: "export NPM_TOKEN=npm_abcdefghijklmnopqrstuvwxyz0123456789",
+      });
+      return Promise.resolve({ summary: "fixed add()" });
+    }).run(task(dir), { signal: new AbortController().signal, emit: () => {}, transcriptDir: dir });
+    assert.equal(r.status, "ok");
+    assert.ok(r.transcript !== null && r.transcript.path !== null);
+    const text = await Deno.readTextFile(r.transcript!.path!);
+    const kinds = text.trim().split("\n").map((l) => JSON.parse(l).kind);
+    assert.deepEqual(kinds, ["command", "message", "message"]);
+    assert.match(text, /fixed add\(\)/);
+    assert.doesNotMatch(text, /npm_abc/);
+    assert.ok(r.transcript!.masked >= 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
