@@ -180,6 +180,10 @@ export function bwrapArgv(
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",
+    // Without this a sandbox started as root keeps CAP_SYS_ADMIN and can simply
+    // `mount -o remount,rw /` and write to the host.
+    "--cap-drop",
+    "ALL",
     "--ro-bind",
     "/",
     "/",

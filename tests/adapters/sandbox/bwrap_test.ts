@@ -105,6 +105,22 @@ Deno.test({
       assert.notEqual(boxed.exitCode, 0);
       assert.ok(!boxed.stdout.head.includes("connected"));
 
+      // Even a root-started sandbox cannot remount the read-only root writable.
+      const remount = await runProcess({
+        shell:
+          "mount -o remount,rw / 2>/dev/null; touch /usr/vouch-remount-probe && echo wrote-usr",
+        cwd: wt,
+        sandbox: profile,
+      });
+      assert.ok(!remount.stdout.head.includes("wrote-usr"), remount.stdout.head);
+      await assert.rejects(() => Deno.stat("/usr/vouch-remount-probe"));
+      const caps = await runProcess({
+        shell: "grep CapEff /proc/self/status",
+        cwd: wt,
+        sandbox: profile,
+      });
+      assert.match(caps.stdout.head, /CapEff:\s*0+\n/);
+
       const outside = `/var/tmp/vouch-outside-${crypto.randomUUID()}`;
       const w = await runProcess({
         shell:
