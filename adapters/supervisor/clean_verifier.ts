@@ -37,17 +37,9 @@ import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
 import { WorktreeError } from "../worktree/errors.ts";
 import type { CheckSummary } from "../driver/outcome.ts";
 import type { VerificationRun, Verifier } from "../driver/verifier.ts";
-import { classifyPath } from "./classify.ts";
+import { findDependencyDirs, planDependencies } from "../deps/dependency_plan.ts";
+import { linkDependencyDirs } from "../deps/provide.ts";
 import { maskSecrets } from "../backends/transcript.ts";
-
-/** Dependency directories made available (read-only intent) in the clean tree. */
-export const DEPENDENCY_DIRS: readonly string[] = [
-  "node_modules",
-  ".venv",
-  "venv",
-  "vendor",
-  "target",
-];
 
 /** Options of {@link createCleanVerifier}. */
 export interface CleanVerifierOptions {
@@ -129,36 +121,20 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     removals.add(p);
   };
 
+  // The user's installed dependency directories, found once (git ls-files, ignored dirs).
+  let installed: Promise<string[]> | null = null;
+  const getInstalled = () => installed ??= findDependencyDirs(opts.repo).catch(() => []);
+
+  /**
+   * Makes the base checkout's installed dependencies available in the clean tree
+   * (linked; bound read-only under bwrap). Throws `apply_failed` when the patch
+   * changes a manifest or lockfile: those dependencies would not match it.
+   */
   async function linkDependencies(tree: Worktree, changed: readonly string[]): Promise<string[]> {
-    const touchesDeps = changed.some((p) =>
-      classifyPath(p).some((c) => c === "dependency_manifest" || c === "lockfile")
-    );
-    const present: string[] = [];
-    for (const dir of DEPENDENCY_DIRS) {
-      try {
-        const info = await Deno.lstat(`${opts.repo}/${dir}`);
-        if (info.isDirectory) present.push(dir);
-      } catch {
-        // not installed in the user's checkout
-      }
-    }
-    if (touchesDeps && present.length > 0) {
-      throw new WorktreeError(
-        "apply_failed",
-        "Cannot verify: the patch changes a dependency manifest or lockfile, and the installed " +
-          `dependencies (${present.join(", ")}) would not match it; a setup step is required`,
-      );
-    }
-    const linked: string[] = [];
-    for (const dir of present) {
-      try {
-        await Deno.lstat(`${tree.path}/${dir}`);
-      } catch {
-        await Deno.symlink(`${opts.repo}/${dir}`, `${tree.path}/${dir}`);
-        linked.push(`${opts.repo}/${dir}`);
-      }
-    }
-    return linked;
+    const plan = planDependencies(changed, await getInstalled(), { hasSetup: false });
+    if (plan.mode === "refuse") throw new WorktreeError("apply_failed", plan.reason);
+    const linked = await linkDependencyDirs(plan, opts.repo, tree.path);
+    return [...linked.targets];
   }
 
   async function runChecks(

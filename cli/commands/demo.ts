@@ -13,19 +13,15 @@ import { fnBackend } from "../../adapters/backends/fn_backend.ts";
 import { contractFromCommand } from "../../adapters/supervisor/clean_verifier.ts";
 import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
 import { renderProgressLine, renderSummary } from "../../adapters/driver/render.ts";
-import { readLogFile } from "../../adapters/log/store.ts";
-import { replayKernelRecords } from "../../adapters/log/replay.ts";
-import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
-import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
-import { initialKernelState, step } from "../../kernel/lifecycle/step.ts";
-import type { KernelEvent } from "../../kernel/lifecycle/events.ts";
-import type { KernelState } from "../../kernel/lifecycle/state.ts";
+import { inspectLog, type InspectReport } from "../../adapters/inspect/inspect.ts";
+import { loadOrCreateMacKey } from "../../adapters/keys/mac_key.ts";
+import { kernelDemoTimeline } from "./demo_kernel_timeline.ts";
 import { gitChecked } from "../../adapters/git/git_checked.ts";
 
 const HELP = `vouch demo: watch vouch reject a false "done" and verify a real fix
 
 Usage:
-  vouch demo [--keep] [--json]
+  vouch demo [--keep] [--json] [--kernel-only]
 
 Builds a temporary git repository whose test fails, then runs the real loop
 with a scripted in-process agent: round 1 claims "done" without fixing
@@ -34,8 +30,10 @@ the event log is verified and replayed through the kernel. No network, no agent
 CLI, a few seconds.
 
 Options:
-  --keep   keep the temporary repository and print its path
-  --json   print the run outcome as JSON on stdout
+  --keep         keep the temporary repository and print its path
+  --json         print the run outcome as JSON on stdout
+  --kernel-only  only drive the kernel through a lifecycle with in-memory fake
+                 adapters and print its timeline (no git, no processes)
 
 Examples:
   vouch demo
@@ -95,10 +93,15 @@ export const demoCommand: CliCommand = {
       options: {
         keep: { type: "boolean", default: false },
         json: { type: "boolean", default: false },
+        "kernel-only": { type: "boolean", default: false },
       },
     });
     if (positionals.length > 0) {
       throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
+    }
+    if (values["kernel-only"]) {
+      for (const line of kernelDemoTimeline()) io.out(`${line}\n`);
+      return EXIT.ok;
     }
     const root = await Deno.makeTempDir({ prefix: "vouch-demo-" });
     const repo = `${root}/calculator`;
@@ -125,21 +128,17 @@ export const demoCommand: CliCommand = {
         },
       });
       say(`\n${renderSummary(outcome)}`);
-      // Inspect: verify the hash chain and replay every kernel step.
-      const log = await readLogFile(outcome.logPath);
-      const replay = log.status === "ok"
-        ? replayKernelRecords<KernelState, KernelEvent, unknown>(log.records, {
-          initial: (c) => initialKernelState((c as PolicySnapshot | null) ?? defaultPolicy()),
-          step: (s, e) => step(s, e),
-        })
-        : null;
-      say(
-        `\ninspect: log ${log.status} (${log.records.length} records, head ${log.head.seq}); ` +
-          `replay ${replay?.status ?? "skipped"} (${replay?.steps ?? 0} kernel steps)\n`,
-      );
+      // Inspect: the hash chain, every receipt and minted patch (MACs, anchors), replay.
+      const key = await loadOrCreateMacKey({
+        repoRoot: repo,
+        env: { VOUCH_KEY_FILE: `${root}/state/key` },
+        create: false,
+      });
+      const report = await inspectLog(outcome.logPath, { key });
+      say(`\n${renderInspect(report)}`);
       if (values.json) io.out(JSON.stringify(outcome) + "\n");
       const ok = outcome.state === "verified" && outcome.rounds.length === 2 &&
-        log.status === "ok" && replay?.status === "deterministic";
+        report.verdict === "verified";
       if (values.keep) say(`kept: ${root}\n`);
       return ok ? EXIT.ok : EXIT.rejected;
     } finally {
@@ -147,3 +146,21 @@ export const demoCommand: CliCommand = {
     }
   },
 };
+
+/** A compact rendering of an inspect report (what `vouch inspect` checks). */
+function renderInspect(report: InspectReport): string {
+  const lines = [
+    `inspect: ${report.verdict.toUpperCase()}`,
+    `  log       ${report.log.status}, ${report.log.records} records, head ${report.log.head.seq}`,
+    `  receipts  ${report.receipts.verified}/${report.receipts.present} verified (HMAC, chain, anchor)`,
+    `  patches   ${report.patches.verified}/${report.patches.present} verified patch(es)`,
+    `  replay    ${report.replay.status} (${report.replay.steps} kernel steps)`,
+  ];
+  for (const t of report.tasks) {
+    lines.push(
+      `  task ${t.task}: ${t.rounds} round(s), verdict ${t.verdict ?? "-"}, ` +
+        `${t.checks.length} check run(s)`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}

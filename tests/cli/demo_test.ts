@@ -18,7 +18,17 @@ Deno.test("vouch demo: rejects the false claim, verifies the fix, log verifies a
   assert.equal(outcome.rounds[0].verdict, "rejected");
   assert.equal(outcome.rounds[0].selfClaimedDone, true);
   assert.equal(outcome.rounds[1].verdict, "verified");
-  assert.match(err, /inspect: log ok .* replay deterministic/);
+  assert.match(err, /inspect: VERIFIED/);
+  assert.match(err, /receipts {2}2\/2 verified/);
+  assert.match(err, /replay {4}deterministic/);
   // Generous bound for a loaded CI machine; the demo itself targets < 10 s.
   assert.ok(Date.now() - started < 60_000);
+});
+
+Deno.test("vouch demo --kernel-only: prints the kernel timeline without git or processes", async () => {
+  let out = "";
+  const io = { out: (t: string) => void (out += t), err: () => {}, isTerminal: false };
+  assert.equal(await runCli(["demo", "--kernel-only"], io), 0);
+  assert.match(out, /task_submitted/);
+  assert.match(out, /verification_result/);
 });

@@ -9,6 +9,8 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { readLogFile } from "../../adapters/log/store.ts";
+import { inspectLog } from "../../adapters/inspect/inspect.ts";
+import { loadOrCreateMacKey } from "../../adapters/keys/mac_key.ts";
 import { replayKernelRecords } from "../../adapters/log/replay.ts";
 import { defaultPolicy, initialKernelState, step } from "../../kernel/lifecycle/mod.ts";
 import type { KernelEvent, KernelState, PolicySnapshot } from "../../kernel/lifecycle/mod.ts";
@@ -74,8 +76,28 @@ export async function runVouch(repo: FixtureRepo, args: string[], state: string)
   return { code: out.code, stdout, stderr: new TextDecoder().decode(out.stderr), json };
 }
 
-/** Asserts the log in `repo` verifies, replays deterministically and ends with `state`. */
-export async function assertLog(repo: FixtureRepo, finalState: string): Promise<void> {
+/**
+ * Asserts the log in `repo` verifies end to end with the run's key (chain,
+ * receipts, minted patches, deterministic replay) and ends with `state`.
+ */
+export async function assertLog(
+  repo: FixtureRepo,
+  finalState: string,
+  state?: string,
+): Promise<void> {
+  if (state !== undefined) {
+    const key = await loadOrCreateMacKey({
+      repoRoot: repo.dir,
+      env: { VOUCH_KEY_FILE: `${state}/key` },
+      create: false,
+    });
+    const report = await inspectLog(`${repo.dir}/.vouch/events.jsonl`, { key });
+    assert.equal(
+      report.verdict,
+      "verified",
+      JSON.stringify(report.receipts) + JSON.stringify(report.patches),
+    );
+  }
   const log = await readLogFile(`${repo.dir}/.vouch/events.jsonl`);
   assert.equal(log.status, "ok", "the event log verifies");
   const replay = replayKernelRecords<KernelState, KernelEvent, unknown>(log.records, {
@@ -119,7 +141,7 @@ export async function e2e(
     const run = await runVouch(repo, ["run", "--json", ...args], state);
     assert.equal(run.json?.["state"], expect.state, run.stderr + run.stdout);
     assert.equal(run.code, expect.code);
-    await assertLog(repo, expect.state);
+    await assertLog(repo, expect.state, state);
     await assertNoWorktrees(state);
     assert.deepEqual(
       snapshotDifferences(before, await snapshot(repo.dir)),

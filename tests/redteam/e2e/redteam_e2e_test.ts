@@ -202,7 +202,7 @@ Deno.test("redteam: Ctrl-C mid-run kills the backend, cleans up, leaves a consis
     await drain;
     await child.stdout.cancel();
     assert.equal(status.code, 130, seen);
-    await assertLog(repo, "killed");
+    await assertLog(repo, "killed", state);
     await assertNoWorktrees(state);
     assert.deepEqual(snapshotDifferences(before, await snapshot(repo.dir)), []);
   } finally {
