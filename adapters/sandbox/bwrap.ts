@@ -14,6 +14,13 @@ export const HIDDEN_HOME_DIRS: readonly string[] = [
   ".vouch",
   ".local/share/vouch",
 ];
+/**
+ * System directories hidden behind an empty tmpfs: `/run` holds unix sockets
+ * (dbus, docker, postgres, the user's agents under `/run/user`) that a
+ * network namespace does not cut off.
+ */
+export const HIDDEN_SYSTEM_DIRS: readonly string[] = ["/run"];
+
 /** Secret-bearing files under `$HOME` masked with `/dev/null`. */
 export const HIDDEN_HOME_FILES: readonly string[] = [
   ".netrc",
@@ -123,6 +130,7 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
   const hiddenDirs: string[] = [];
   const hiddenFiles: string[] = [];
   const dirCandidates = [
+    ...HIDDEN_SYSTEM_DIRS,
     ...(home ? HIDDEN_HOME_DIRS.map((d) => join(home!, d)) : []),
     ...(options.keyStoreDir ? [resolve(options.keyStoreDir)] : []),
     ...(options.hideDirs ?? []).map((d) => resolve(d)),
