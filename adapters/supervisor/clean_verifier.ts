@@ -23,6 +23,7 @@ import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import { utf8Tail } from "../process/capture.ts";
+import { observeCheck } from "../contract/evaluate.ts";
 import type { ReceiptRecorder } from "../receipts/chain.ts";
 import { receiptDigest, receiptInputFromProcess, type ToolReceipt } from "../receipts/receipt.ts";
 import {
@@ -178,28 +179,13 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         receiptInputFromProcess(opts.taskId, `${phase}:${check.name}`, result, startedAt),
       );
       receipts.set(check.name, receipt);
-      const stdout = result.stdout.truncated
-        ? result.stdout.tail
-        : result.stdout.head + result.stdout.tail;
-      const stderr = result.stderr.truncated
-        ? result.stderr.tail
-        : result.stderr.head + result.stderr.tail;
-      observations.push({
-        name: check.name,
-        cannotRun: result.spawnError !== null
-          ? `${result.spawnError.code}: ${result.spawnError.message}`
-          : signal.aborted
-          ? "cancelled"
-          : null,
-        exitCode: result.exitCode,
-        timedOut: result.timedOut,
-        stdout,
-        stderr,
-        stdoutTruncated: result.stdout.truncated,
-        stdoutDigest: result.stdout.sha256,
-        stdoutTail: utf8Tail(stdout, OUTPUT_TAIL_BYTES),
-        testReport: null,
-      });
+      // The runner's observation: test-output parsing and the SWE-bench-like guard included.
+      const observed = observeCheck(check, result);
+      observations.push(
+        signal.aborted && observed.cannotRun === null
+          ? { ...observed, cannotRun: "cancelled" }
+          : observed,
+      );
     }
     return { observations, results, receipts, sandbox: sandbox.kind };
   }
