@@ -7,6 +7,7 @@
 /** Every stable code a {@link GlobError} can carry. */
 export const GLOB_ERROR_CODES = [
   "empty_pattern",
+  "empty_segment",
   "trailing_backslash",
   "unclosed_class",
   "bad_range",
@@ -18,6 +19,7 @@ export const GLOB_ERROR_CODES = [
 /**
  * Why a pattern was refused:
  * - `empty_pattern`: the pattern (after `!` and an anchoring `/`) is empty.
+ * - `empty_segment`: `//` anywhere (matches no path; almost certainly a typo).
  * - `trailing_backslash`: a `\` with nothing to escape.
  * - `unclosed_class`: a `[` with no closing `]`.
  * - `bad_range`: a class range whose end is before its start (`[z-a]`).

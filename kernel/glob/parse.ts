@@ -65,9 +65,11 @@ export function parseGlob(source: string): ParsedGlob {
     negated = true;
     body = body.slice(1);
   }
+  if (body.includes("//")) {
+    throw new GlobError("empty_segment", source, "pattern has an empty segment ('//')");
+  }
   let dirOnly = false;
-  // A trailing unescaped '/' (possibly several).
-  while (
+  if (
     body.length > 0 && body.charCodeAt(body.length - 1) === SLASH &&
     !escapedAt(body, body.length - 1)
   ) {
@@ -77,7 +79,7 @@ export function parseGlob(source: string): ParsedGlob {
   let anchored = false;
   if (body.startsWith("/")) {
     anchored = true;
-    while (body.startsWith("/")) body = body.slice(1);
+    body = body.slice(1);
   }
   if (body.length === 0) throw new GlobError("empty_pattern", source, "pattern is empty");
   if (!anchored && hasUnescapedSlash(body)) anchored = true;

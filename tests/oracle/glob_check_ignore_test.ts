@@ -43,7 +43,10 @@ async function gitLastMatches(patterns: string[], paths: string[]): Promise<numb
     };
     await git(["init", "-q", "."]);
     await Deno.writeTextFile(`${dir}/.gitignore`, patterns.join("\n") + "\n");
-    const out = await git(["check-ignore", "--no-index", "-v", "-n", "-z", "--stdin"], paths.join("\0"));
+    const out = await git(
+      ["check-ignore", "--no-index", "-v", "-n", "-z", "--stdin"],
+      paths.join("\0"),
+    );
     // -z -v -n: source NUL line NUL pattern NUL path NUL, per path.
     const fields = new TextDecoder().decode(out.stdout).split("\0");
     const result: number[] = [];

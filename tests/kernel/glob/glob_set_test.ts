@@ -92,6 +92,8 @@ Deno.test("malformed patterns fail with stable codes", () => {
     ["", "empty_pattern"],
     ["!", "empty_pattern"],
     ["/", "empty_pattern"],
+    ["a//b", "empty_segment"],
+    ["x//", "empty_segment"],
     ["a\\", "trailing_backslash"],
     ["[ab", "unclosed_class"],
     ["[z-a]", "bad_range"],
