@@ -16,6 +16,24 @@ const BACKSLASH = 0x5c;
 const MIN_MARKER_LENGTH = 12;
 
 /**
+ * Offset of the first LF at or after `pos`, or `size`. Reads four bytes at a
+ * time: in `x = word ^ 0x0a0a0a0a` an LF byte becomes zero, and
+ * `(x - 0x01010101) & ~x & 0x80808080` sets the high bit of the lowest zero
+ * byte (bits above it may be false positives; only the lowest is used).
+ */
+function findLf(bytes: Uint8Array, view: DataView, pos: number, size: number): number {
+  let i = pos;
+  while (i + 4 <= size) {
+    const x = view.getUint32(i, true) ^ 0x0a0a0a0a;
+    const hit = (x - 0x01010101) & ~x & 0x80808080;
+    if (hit !== 0) return i + ((31 - Math.clz32(hit & -hit)) >> 3);
+    i += 4;
+  }
+  while (i < size && bytes[i] !== LF) i++;
+  return i;
+}
+
+/**
  * Scans one hunk body of `bytes` from `start` (see `DiffScanSession.scanHunk`).
  *
  * @example
@@ -31,6 +49,7 @@ export function scanHunkBody(
   start: number,
   oldLines: number,
   newLines: number,
+  view: DataView = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
 ): HunkScan {
   const size = bytes.length;
   let pos = start;
@@ -42,8 +61,8 @@ export function scanHunkBody(
   let previousWasLine = false;
   while (oldLeft > 0 || newLeft > 0) {
     if (pos >= size) return { status: 2, end: pos, lines, additions, deletions };
-    const eol = bytes.indexOf(LF, pos);
-    if (eol < 0) return { status: 2, end: pos, lines, additions, deletions };
+    const eol = findLf(bytes, view, pos, size);
+    if (eol >= size) return { status: 2, end: pos, lines, additions, deletions };
     const first = bytes[pos]!;
     if (first === MINUS) {
       oldLeft--;
@@ -98,8 +117,9 @@ export function scanHunkBody(
 export const typescriptDiffScanner: DiffLineScanner = {
   name: "typescript",
   begin(bytes: Uint8Array): DiffScanSession {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     return {
-      scanHunk: (start, oldLines, newLines) => scanHunkBody(bytes, start, oldLines, newLines),
+      scanHunk: (start, oldLines, newLines) => scanHunkBody(bytes, start, oldLines, newLines, view),
       end: () => {},
     };
   },
