@@ -248,3 +248,17 @@ Deno.test("capture: small output kept whole; multibyte boundaries never split", 
   );
   assert.equal(utf8Tail("abc", 10), "abc");
 });
+
+Deno.test("the private HOME/TMPDIR is fresh per run and removed afterwards", async () => {
+  const r = await runProcess({
+    shell:
+      'echo "$HOME"; ls -A "$HOME" | wc -l; mkdir -p "$HOME/.cache/x" && touch "$HOME/.cache/x/f"',
+    cwd: "/",
+  });
+  const [home, count] = r.stdout.head.trim().split("\n");
+  assert.ok(home && home !== Deno.env.get("HOME"));
+  assert.equal(count, "0");
+  await assert.rejects(() => Deno.stat(home!));
+  const r2 = await runProcess({ shell: 'echo "$HOME"', cwd: "/" });
+  assert.notEqual(r2.stdout.head.trim(), home);
+});
