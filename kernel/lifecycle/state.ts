@@ -49,8 +49,29 @@ export interface BudgetUsed {
 
 /** Everything the kernel knows about one task. Mutated in place by `step`. */
 export interface TaskRecord {
-  readonly id: string;
   status: TaskStatus;
+  readonly id: string;
+  /** The in-flight effect, or `null`. */
+  pending: PendingEffect | null;
+  /** `submittedAt + budget.wallTimeMs` (plus extensions). */
+  deadlineAt: number;
+  /**
+   * Which non-time budget is spent (`budget_output_bytes`,
+   * `budget_cost_units`, `budget_repair_rounds`), or `null`; recomputed
+   * whenever `used`, `budget` or `round` change, so the hot path reads one field.
+   */
+  spent: LifecycleReason | null;
+  /** Current round: 0 for the first attempt, then repair rounds. */
+  round: number;
+  /** Counter for effect and approval ids. */
+  nextEffect: number;
+  /** Last reason the task moved (pause reason, terminal reason, ...). */
+  reason: LifecycleReason | null;
+  worktree: string | null;
+  patchDigest: string | null;
+  approval: PendingApproval | null;
+  /** Status to return to when a paused task resumes. */
+  resumeTo: TaskStatus | null;
   readonly goal: string;
   readonly baseRev: string;
   readonly contractDigest: string;
@@ -60,11 +81,6 @@ export interface TaskRecord {
   budget: TaskBudget;
   used: BudgetUsed;
   readonly submittedAt: number;
-  /** `submittedAt + budget.wallTimeMs`. */
-  deadlineAt: number;
-  /** Current round: 0 for the first attempt, then repair rounds. */
-  round: number;
-  worktree: string | null;
   baselineDone: boolean;
   /** Checks failing on the base revision. */
   baselineFailing: string[];
@@ -72,19 +88,10 @@ export interface TaskRecord {
   failingChecks: string[];
   /** Why the next backend round runs (`null` for the first). */
   roundReason: LifecycleReason | null;
-  patchDigest: string | null;
   sensitive: SensitiveClass[];
   violations: string[];
-  pending: PendingEffect | null;
-  approval: PendingApproval | null;
   /** Approval ids already consumed (single use). */
   usedApprovals: string[];
-  /** Status to return to when a paused task resumes. */
-  resumeTo: TaskStatus | null;
-  /** Last reason the task moved (pause reason, terminal reason, ...). */
-  reason: LifecycleReason | null;
-  /** Counter for effect and approval ids. */
-  nextEffect: number;
   commit: string | null;
   cleanedUp: boolean;
 }

@@ -173,12 +173,17 @@ function policyOf(ctx: Ctx): PolicySnapshot {
   return ctx.task.policy ?? ctx.state.policy;
 }
 
-function exhaustedBudget(task: TaskRecord, now: number): LifecycleReason | null {
-  if (now > task.deadlineAt) return "budget_wall_time";
+/** The non-time budget that is spent, if any; cached in `task.spent` whenever it may change. */
+function spentBudget(task: TaskRecord): LifecycleReason | null {
   if (task.used.outputBytes > task.budget.outputBytes) return "budget_output_bytes";
   if (task.used.costUnits > task.budget.costUnits) return "budget_cost_units";
   if (task.round > task.budget.repairRounds) return "budget_repair_rounds";
   return null;
+}
+
+function exhaustedBudget(task: TaskRecord, now: number): LifecycleReason | null {
+  if (now > task.deadlineAt) return "budget_wall_time";
+  return task.spent;
 }
 
 function remaining(task: TaskRecord, now: number): TaskBudget {
@@ -490,9 +495,20 @@ function submit(state: KernelState, event: TaskSubmittedEvent, actions: KernelAc
     costUnits: count(b.costUnits),
   };
   const now = state.now;
+  // Field order puts what nearly every step reads first (one cache line).
   const task: TaskRecord = {
-    id,
     status: "submitted",
+    id,
+    pending: null,
+    deadlineAt: addCount(now, budget.wallTimeMs),
+    spent: null,
+    round: 0,
+    nextEffect: 1,
+    reason: "submitted",
+    worktree: null,
+    patchDigest: null,
+    approval: null,
+    resumeTo: null,
     goal: event.goal,
     baseRev: event.baseRev,
     contractDigest: event.contractDigest,
@@ -501,25 +517,17 @@ function submit(state: KernelState, event: TaskSubmittedEvent, actions: KernelAc
     budget,
     used: { outputBytes: 0, costUnits: 0 },
     submittedAt: now,
-    deadlineAt: addCount(now, budget.wallTimeMs),
-    round: 0,
-    worktree: null,
     baselineDone: false,
     baselineFailing: [],
     failingChecks: [],
     roundReason: null,
-    patchDigest: null,
     sensitive: [],
     violations: [],
-    pending: null,
-    approval: null,
     usedApprovals: [],
-    resumeTo: null,
-    reason: "submitted",
-    nextEffect: 1,
     commit: null,
     cleanedUp: false,
   };
+  task.spent = spentBudget(task);
   state.tasks[id] = task;
   actions.push({
     v: 1,
@@ -554,6 +562,7 @@ function extendBudget(ctx: Ctx, add: TaskBudget, eventKind: string): void {
     costUnits: addCount(b.costUnits, count(add.costUnits)),
   };
   task.deadlineAt = addCount(task.deadlineAt, wall);
+  task.spent = spentBudget(task);
   if (task.status !== "paused") {
     note(ctx, "budget_extended", eventKind);
     return;
@@ -646,6 +655,7 @@ function startRepair(
 ): void {
   const task = ctx.task;
   task.round = addCount(task.round, 1);
+  task.spent = spentBudget(task);
   task.roundReason = reason;
   move(ctx, on, "worktree_ready", "repair_round", eventKind);
 }
@@ -697,6 +707,7 @@ function onResult(ctx: Ctx, event: ResultEvent): void {
       task.pending = null;
       task.used.outputBytes = addCount(task.used.outputBytes, count(event.outputBytes));
       task.used.costUnits = addCount(task.used.costUnits, count(event.costUnits));
+      task.spent = spentBudget(task);
       const outcome = event.outcome;
       if (outcome === "ok") {
         move(ctx, "backend_ok", "extracting", "backend_done", kind);
