@@ -36,7 +36,7 @@ export interface SubprocessConfig {
 }
 
 /** Maximum bytes of agent stdout kept for parsing (head + tail). */
-export const MAX_AGENT_CAPTURE_BYTES = 16 * 1024 * 1024;
+export const MAX_AGENT_CAPTURE_BYTES = 32 * 1024 * 1024;
 
 /** What {@linkcode runAgentProcess} returns. */
 export interface AgentProcessRun {
