@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { runGit } from "../git/hardened_git.ts";
+import { runProcess } from "../process/run.ts";
 import { defaultWorktreeRoot } from "./location.ts";
 import { OWNER_SCHEMA, processStartTime } from "./worktree.ts";
 
@@ -37,11 +38,22 @@ export interface GcReport {
   readonly skipped: readonly string[];
 }
 
-function ownerAlive(pid: number, pidStart: string | null): boolean {
+/**
+ * Whether the process that created a worktree still runs. On Linux, from
+ * /proc (pid plus start time, so a reused pid does not count); elsewhere with
+ * `kill -0` (a process we may not signal still counts as alive).
+ */
+export async function ownerAlive(pid: number, pidStart: string | null): Promise<boolean> {
   if (pid === Deno.pid) return true;
-  const start = processStartTime(pid);
-  if (start === null) return false;
-  return pidStart === null || start === pidStart;
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  if (processStartTime(Deno.pid) !== null) {
+    const start = processStartTime(pid);
+    if (start === null) return false;
+    return pidStart === null || start === pidStart;
+  }
+  const r = await runProcess({ argv: ["kill", "-0", String(pid)], cwd: "/", timeoutMs: 5000 });
+  if (r.exitCode === 0) return true;
+  return /not permitted|EPERM/i.test(r.stderr.head);
 }
 
 /**
@@ -90,7 +102,7 @@ export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
         skipped.push(container);
         continue;
       }
-      if (!opts.force && ownerAlive(owner.pid, owner.pidStart)) {
+      if (!opts.force && await ownerAlive(owner.pid, owner.pidStart)) {
         kept.push(container);
         continue;
       }

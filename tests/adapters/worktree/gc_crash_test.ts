@@ -55,3 +55,20 @@ Deno.test("gcWorktrees: removes the worktree of a SIGKILLed vouch process, repo 
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("ownerAlive: own process alive; a reused pid (other start time) and a missing pid are dead", async () => {
+  const { ownerAlive, processStartTime } = await import("../../../adapters/worktree/mod.ts");
+  assert.equal(await ownerAlive(Deno.pid, null), true);
+  assert.equal(await ownerAlive(2 ** 22 + 99, null), false);
+  assert.equal(await ownerAlive(-5, null), false);
+  const sleeper = new Deno.Command("sleep", { args: ["30"], stdout: "null", stderr: "null" })
+    .spawn();
+  try {
+    const start = processStartTime(sleeper.pid);
+    assert.equal(await ownerAlive(sleeper.pid, start), true);
+    if (start !== null) assert.equal(await ownerAlive(sleeper.pid, start + "0"), false);
+  } finally {
+    sleeper.kill("SIGKILL");
+    await sleeper.status;
+  }
+});
