@@ -17,6 +17,9 @@
  */
 export function decodeUtf8Strict(bytes: Uint8Array): string | null {
   const n = bytes.length;
+  let ascii = 0;
+  while (ascii < n && bytes[ascii]! < 0x80) ascii++;
+  if (ascii === n) return asciiRun(bytes, 0, n);
   let out = "";
   let i = 0;
   let runStart = 0;
@@ -63,11 +66,21 @@ export function decodeUtf8Strict(bytes: Uint8Array): string | null {
 }
 
 function asciiRun(bytes: Uint8Array, start: number, end: number): string {
+  // Eight code units per call: measurably faster than apply() or one per call.
   let out = "";
-  const CHUNK = 4096;
-  for (let s = start; s < end; s += CHUNK) {
-    const stop = Math.min(end, s + CHUNK);
-    out += String.fromCharCode.apply(null, bytes.subarray(s, stop) as unknown as number[]);
+  let i = start;
+  for (; i + 8 <= end; i += 8) {
+    out += String.fromCharCode(
+      bytes[i]!,
+      bytes[i + 1]!,
+      bytes[i + 2]!,
+      bytes[i + 3]!,
+      bytes[i + 4]!,
+      bytes[i + 5]!,
+      bytes[i + 6]!,
+      bytes[i + 7]!,
+    );
   }
+  for (; i < end; i++) out += String.fromCharCode(bytes[i]!);
   return out;
 }
