@@ -6,10 +6,20 @@ import { readLogFile } from "../../../adapters/log/store.ts";
 import { replayKernelRecords } from "../../../adapters/log/replay.ts";
 import { defaultPolicy, initialKernelState, step } from "../../../kernel/lifecycle/mod.ts";
 import type { KernelEvent, KernelState, PolicySnapshot } from "../../../kernel/lifecycle/mod.ts";
-import { createDenoRepo, snapshot, snapshotDifferences } from "../../golden/fixture_repos.ts";
+import {
+  createDenoRepo,
+  createNodeRepo,
+  type FixtureRepo,
+  git,
+  snapshot,
+  snapshotDifferences,
+} from "../../golden/fixture_repos.ts";
 
 /** A scripted in-process backend: each round runs the next edit function. */
-function scripted(rounds: ((task: AgentTask) => Promise<boolean>)[]): AgentBackend {
+function scripted(
+  rounds: ((task: AgentTask) => Promise<boolean>)[],
+  failure?: { retryable: boolean },
+): AgentBackend {
   return {
     id: "scripted",
     capabilities: () => ({
@@ -21,6 +31,25 @@ function scripted(rounds: ((task: AgentTask) => Promise<boolean>)[]): AgentBacke
     async run(task): Promise<BackendResult> {
       const edit = rounds[Math.min(task.attempt, rounds.length) - 1]!;
       const claimed = await edit(task);
+      if (failure !== undefined) {
+        return {
+          backend: "scripted",
+          status: "error",
+          summary: "boom",
+          selfClaimedDone: false,
+          commandsRun: [],
+          risks: [],
+          usage: {},
+          transcript: null,
+          exitCode: 1,
+          protocolIssues: 0,
+          failure: {
+            code: failure.retryable ? "spawn_failed" : "protocol",
+            message: "scripted failure",
+            retryable: failure.retryable,
+          },
+        };
+      }
       return {
         backend: "scripted",
         status: "ok",
@@ -97,4 +126,155 @@ Deno.test("runTask: a claimed-but-unfixed round is rejected, the fix round is ve
     await repo.cleanup();
     await Deno.remove(keyDir, { recursive: true });
   }
+});
+
+async function withRepo(
+  fn: (repo: FixtureRepo, state: string) => Promise<void>,
+  make: () => Promise<FixtureRepo> = createDenoRepo,
+): Promise<void> {
+  const repo = await make();
+  const state = await Deno.makeTempDir();
+  try {
+    await fn(repo, state);
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(state, { recursive: true });
+  }
+}
+
+function baseOptions(repo: FixtureRepo, state: string) {
+  return {
+    dir: repo.dir,
+    goal: "make the tests pass",
+    contract: contractFromCommand(repo.verify, 60_000),
+    maxRounds: 2,
+    wallTimeMs: 120_000,
+    sandbox: "none" as const,
+    keyEnv: { VOUCH_KEY_FILE: `${state}/key` },
+    worktreeRoot: `${state}/wt`,
+  };
+}
+
+Deno.test("runTask: --integrate with approval commits on a new branch, checkout untouched", async () => {
+  await withRepo(async (repo, state) => {
+    const before = await snapshot(repo.dir);
+    const head = await git(repo.dir, "rev-parse", "HEAD");
+    const asked: string[] = [];
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      backend: scripted([fixAdd]),
+      integrate: {
+        branch: "vouch/fix-add",
+        approver: "test",
+        approve: (q) => (asked.push(q.patchDigest), Promise.resolve(true)),
+      },
+    });
+    assert.equal(outcome.state, "verified", outcome.message);
+    assert.equal(outcome.reason, "integrated");
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0], outcome.patchDigest);
+    const branch = (await git(repo.dir, "rev-parse", "refs/heads/vouch/fix-add")).trim();
+    assert.equal(branch, outcome.integrated?.commit);
+    assert.equal((await git(repo.dir, "rev-parse", `${branch}^`)).trim(), head.trim());
+    assert.match(await git(repo.dir, "show", `${branch}:math.ts`), /a \+ b/);
+    // The only change in the checkout is the new branch ref.
+    const diff = snapshotDifferences(before, await snapshot(repo.dir));
+    assert.deepEqual(diff, [".git refs"]);
+  });
+});
+
+Deno.test("runTask: integration refused by the human ends rejected (approval_denied)", async () => {
+  await withRepo(async (repo, state) => {
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      backend: scripted([fixAdd]),
+      integrate: { branch: "vouch/x", approver: "test", approve: () => Promise.resolve(false) },
+    });
+    assert.equal(outcome.state, "rejected");
+    assert.equal(outcome.reason, "approval_denied");
+    assert.equal(outcome.exitCode, 1);
+    await assert.rejects(git(repo.dir, "rev-parse", "--verify", "refs/heads/vouch/x"));
+  });
+});
+
+Deno.test("runTask: a non-retryable backend failure ends backend_failed after one round", async () => {
+  await withRepo(async (repo, state) => {
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      maxRounds: 3,
+      backend: scripted([claimOnly], { retryable: false }),
+    });
+    assert.equal(outcome.state, "backend_failed");
+    assert.equal(outcome.exitCode, 4);
+    assert.equal(outcome.rounds.length, 1);
+    assert.equal((await replay(outcome.logPath)).status, "deterministic");
+  });
+});
+
+Deno.test("runTask: retryable failures in every round end backend_failed", async () => {
+  await withRepo(async (repo, state) => {
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      backend: scripted([claimOnly], { retryable: true }),
+    });
+    assert.equal(outcome.state, "backend_failed");
+    assert.equal(outcome.rounds.length, 2);
+  });
+});
+
+Deno.test("runTask: a contract that cannot run is refused before the backend runs", async () => {
+  await withRepo(async (repo, state) => {
+    let ran = false;
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      contract: {
+        description: "a runner that does not exist",
+        checks: [{
+          name: "tests",
+          run: { argv: ["/nonexistent/test-runner"] },
+          expect: [{ kind: "exit-zero" }],
+          timeoutMs: 10_000,
+          baseline: false,
+          differential: null,
+          tests: null,
+        }],
+        protect: [],
+      },
+      backend: scripted([() => (ran = true, Promise.resolve(true))]),
+    });
+    assert.equal(outcome.state, "rejected");
+    assert.equal(outcome.reason, "baseline-cannot-run");
+    assert.equal(ran, false);
+    assert.equal(outcome.rounds.length, 0);
+  });
+});
+
+Deno.test("runTask: a patch changing a dependency manifest is refused (needs a setup step)", async () => {
+  await withRepo(async (repo, state) => {
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      maxRounds: 1,
+      backend: scripted([async (task) => {
+        const file = `${task.worktree}/index.js`;
+        await Deno.writeTextFile(
+          file,
+          (await Deno.readTextFile(file)).replace("Number(x) + 2", "Number(x) * 2"),
+        );
+        const pkg = `${task.worktree}/package.json`;
+        await Deno.writeTextFile(
+          pkg,
+          (await Deno.readTextFile(pkg)).replace(
+            '"is-number": "7.0.0"',
+            '"is-number": "7.0.0", "left-pad": "1.3.0"',
+          ),
+        );
+        return true;
+      }]),
+    });
+    assert.equal(outcome.state, "rejected");
+    assert.ok(
+      outcome.rounds[0]?.reasons.includes("dependency_change_needs_setup"),
+      JSON.stringify(outcome.rounds),
+    );
+  }, createNodeRepo);
 });

@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { renderProgressLine, renderSummary } from "../../../adapters/driver/render.ts";
+import { roundPrompt } from "../../../adapters/driver/round_prompt.ts";
+import { RUN_EXIT_CODES, RUN_FINAL_STATES } from "../../../adapters/driver/outcome.ts";
+
+Deno.test("RUN_EXIT_CODES: distinct per final state, none is the usage code", () => {
+  const codes = RUN_FINAL_STATES.map((s) => RUN_EXIT_CODES[s]);
+  assert.equal(new Set(codes).size, codes.length);
+  assert.ok(!codes.includes(2));
+  assert.equal(RUN_EXIT_CODES.verified, 0);
+});
+
+Deno.test("renderProgressLine: phase, round, check and elapsed", () => {
+  assert.equal(
+    renderProgressLine({ phase: "verify", round: 2, check: "unit", elapsedMs: 12_345 }),
+    '[  12.3s] · round 2 · verify · check "unit"',
+  );
+  assert.match(
+    renderProgressLine({ phase: "baseline", round: 0, check: null, elapsedMs: 0 }),
+    /setup · baseline/,
+  );
+});
+
+Deno.test("renderSummary: a table row per round with verdicts and reasons", () => {
+  const text = renderSummary({
+    task: "t1",
+    state: "verified",
+    exitCode: 0,
+    reason: "verified",
+    message: "ok",
+    base: "a".repeat(40),
+    baseline: [{
+      name: "unit",
+      passed: false,
+      outcome: "failed",
+      exitCode: 1,
+      durationMs: 1,
+      outputTail: "",
+    }],
+    rounds: [
+      {
+        round: 1,
+        backendStatus: "ok",
+        selfClaimedDone: true,
+        filesChanged: [],
+        verdict: "rejected",
+        reasons: ["empty_patch"],
+        checks: [],
+      },
+      {
+        round: 2,
+        backendStatus: "ok",
+        selfClaimedDone: true,
+        filesChanged: ["a.ts"],
+        verdict: "verified",
+        reasons: [],
+        checks: [{
+          name: "unit",
+          passed: true,
+          outcome: "pass",
+          exitCode: 0,
+          durationMs: 5,
+          outputTail: "",
+        }],
+      },
+    ],
+    patchFile: "/r/.vouch/runs/t1/patch.diff",
+    patchDigest: "sha256:" + "0".repeat(64),
+    artefactsDir: "/r/.vouch/runs/t1",
+    logPath: "/r/.vouch/events.jsonl",
+    integrated: null,
+    elapsedMs: 4200,
+  });
+  assert.match(text, /^VERIFIED \(verified\) after 4\.2s/);
+  assert.match(text, /1\s+ok\s+yes\s+0\s+rejected\s+empty_patch/);
+  assert.match(text, /2\s+ok\s+yes\s+1\s+verified\s+unit:pass/);
+  assert.match(text, /patch: {5}\/r\/\.vouch\/runs\/t1\/patch\.diff/);
+});
+
+Deno.test("roundPrompt: failing checks with tails, the false claim, baseline failures; bounded", () => {
+  const long = "x".repeat(10_000) + "THE END";
+  const text = roundPrompt({
+    round: 1,
+    reasons: ["empty_patch"],
+    backend: { selfClaimedDone: true, status: "ok" },
+    checks: [
+      {
+        name: "unit",
+        passed: false,
+        outcome: "failed",
+        exitCode: 1,
+        durationMs: 3,
+        outputTail: long,
+      },
+      {
+        name: "lint",
+        passed: true,
+        outcome: "pass",
+        exitCode: 0,
+        durationMs: 3,
+        outputTail: "fine",
+      },
+    ],
+  }, {
+    summaries: [{
+      name: "unit",
+      passed: false,
+      outcome: "failed",
+      exitCode: 1,
+      durationMs: 1,
+      outputTail: "",
+    }],
+  });
+  assert.match(text, /You reported the task as done/);
+  assert.match(text, /changed no files/);
+  assert.match(text, /## unit \(failed, exit 1\)/);
+  assert.ok(text.includes("THE END"));
+  assert.ok(!text.includes("## lint"));
+  assert.match(text, /already failing before any change: unit/);
+  assert.ok(text.length < 3000);
+});
