@@ -6,6 +6,7 @@
  * produce them.
  */
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { checkPatchScope, type ScopeRules } from "../../kernel/scope/mod.ts";
 import { runCli } from "../../cli/main.ts";
 
@@ -66,4 +67,28 @@ Deno.test("the CLI rejects every fixture (exit 1) with the same codes in --json"
     const codes = [...new Set(json.violations.map((v) => v.code))].sort();
     assert.deepEqual(codes, [...expected.codes].sort(), name);
   }
+});
+
+Deno.test("property: mutated hostile patches never make checkPatchScope throw", () => {
+  const corpus = files.map((name) => Deno.readFileSync(new URL(name, DIR)));
+  const rules = { allow: ["src/**"], forbid: [".github/"], write: ["src/"] };
+  fc.assert(
+    fc.property(
+      fc.nat({ max: corpus.length - 1 }),
+      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 8 }),
+      fc.nat(),
+      (which, flips, cut) => {
+        const base = corpus[which]!;
+        const bytes = base.slice(0, base.length === 0 ? 0 : (cut % (base.length + 1)));
+        for (const [at, value] of flips) if (bytes.length > 0) bytes[at % bytes.length] = value;
+        const report = checkPatchScope(bytes, rules);
+        assert.ok(report.verdict === "accept" || report.verdict === "reject");
+        assert.equal(report.verdict === "accept", report.violations.length === 0);
+        for (const v of report.violations) {
+          assert.ok(!v.detail.startsWith("internal parser failure"), v.detail);
+        }
+      },
+    ),
+    { numRuns: 3000 },
+  );
 });
