@@ -131,7 +131,13 @@ async function corpus(): Promise<
   return { big, mails, numstat, mailNumstat };
 }
 
-const { big, mails, numstat, mailNumstat } = await corpus();
+const { big, mails, numstat, mailNumstat } = await corpus().catch((error) => {
+  throw new Error(
+    `Cannot build the diff bench corpus in ${CACHE} (needs git, tar and the npm registry): ${
+      (error as Error).message
+    }`,
+  );
+});
 const bigText = new TextDecoder().decode(big);
 const mailText = new TextDecoder().decode(mails);
 
