@@ -85,8 +85,24 @@ export function readClaims(lines: readonly StreamLine[]): ClaimsReading {
 }
 
 async function taskFileDir(task: AgentTask): Promise<{ dir: string; temporary: boolean }> {
-  // Inside a vouch worktree container (next to owner.json, outside the checkout) when possible:
-  // visible to a sandboxed worker (read-only), never part of the diff.
+  // Preferably in the worktree's own git admin dir (`<repo>/.git/worktrees/<name>/`): outside
+  // the checkout (never part of the diff), visible read-only inside the bwrap sandbox (which
+  // re-binds it read-only), and removed together with the worktree. The `.git` file is read
+  // before the worker runs, so it is still vouch's.
+  try {
+    const dotGit = await Deno.readTextFile(join(task.worktree, ".git"));
+    const m = /^gitdir: (.+)$/m.exec(dotGit);
+    if (m && m[1]!.startsWith("/")) {
+      const gitDir = m[1]!.trim();
+      const info = await Deno.stat(gitDir);
+      if (info.isDirectory && /\/worktrees\/[^/]+$/.test(gitDir)) {
+        return { dir: gitDir, temporary: false };
+      }
+    }
+  } catch {
+    // not a linked worktree: fall through
+  }
+  // Next to owner.json in a vouch worktree container, outside the checkout.
   const container = dirname(task.worktree);
   const marker = await Deno.stat(join(container, "owner.json")).then(() => true, () => false);
   if (marker) return { dir: container, temporary: false };
@@ -127,7 +143,7 @@ async function runCommand(
   }
   const input = new TextEncoder().encode(JSON.stringify(workerInputFor(task)) + "\n");
   const where = await taskFileDir(task);
-  const file = join(where.dir, `task-${task.attempt}.json`);
+  const file = join(where.dir, `vouch-task-${task.attempt}.json`);
   await Deno.writeFile(file, input, { mode: 0o644 });
   let run;
   try {

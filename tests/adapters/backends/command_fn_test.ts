@@ -41,6 +41,7 @@ Deno.test("command backend: gets the input contract on stdin and in VOUCH_TASK_F
       const script = [
         "cat > stdin.json",
         'cp "$VOUCH_TASK_FILE" file.json',
+        'echo "$VOUCH_TASK_FILE" > path.txt',
         "echo progress line",
         `echo '{"summary":"copied","done":true,"commands_run":["cat"],"risks":["none"],"extra":1}'`,
       ].join("; ");
@@ -66,9 +67,11 @@ Deno.test("command backend: gets the input contract on stdin and in VOUCH_TASK_F
         "risks",
         "files_changed",
       ]);
-      // The task file lives outside the checkout and is gone afterwards.
+      // The task file lives in the worktree's git admin dir (outside the checkout) and is gone afterwards.
+      const taskFile = (await Deno.readTextFile(join(wt.path, "path.txt"))).trim();
+      assert.equal(taskFile, join(wt.gitDir, "vouch-task-1.json"));
       assert.equal(
-        await Deno.stat(join(wt.container, "task-1.json")).then(() => true, () => false),
+        await Deno.stat(taskFile).then(() => true, () => false),
         false,
       );
     } finally {

@@ -62,3 +62,46 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "command backend under bwrap: the task file is readable inside the sandbox, read-only",
+  ignore: skipReason !== null,
+  fn: async () => {
+    const { commandBackend } = await import("../../../adapters/backends/mod.ts");
+    const repo = await createRepo({ "a.txt": "a\n" }, "true");
+    const root = await Deno.makeTempDir({ prefix: "vouch-sbx-cmd-" });
+    try {
+      const wt = await createWorktree({ repo: repo.dir, taskId: "sbxc", attempt: 1, root });
+      try {
+        const sandbox = await selectSandbox("bwrap", { worktree: wt.path, probe });
+        const r = await commandBackend({
+          argv: [
+            "sh",
+            "-c",
+            'cp "$VOUCH_TASK_FILE" got.json; echo x >> "$VOUCH_TASK_FILE" && echo WROTE',
+          ],
+          sandbox,
+        }).run({
+          taskId: "sbxc",
+          attempt: 1,
+          goal: "g",
+          worktree: wt.path,
+          allowedRoots: [],
+          forbiddenPaths: [],
+          maxSeconds: 30,
+          maxOutputMb: 4,
+        }, { signal: new AbortController().signal, emit: () => {} });
+        assert.equal(
+          JSON.parse(await Deno.readTextFile(join(wt.path, "got.json"))).task_id,
+          "sbxc",
+        );
+        assert.notEqual(r.summary, "WROTE");
+      } finally {
+        await removeWorktree(wt);
+      }
+    } finally {
+      await repo.cleanup();
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    }
+  },
+});
