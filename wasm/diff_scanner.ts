@@ -7,6 +7,7 @@
  * @module
  */
 import type { DiffLineScanner, DiffScanSession, HunkScan } from "../kernel/diff/types.ts";
+import { typescriptDiffScanner } from "../kernel/diff/scan.ts";
 import { WASM_BASE64 } from "./_gen/diff_scan_wasm.ts";
 
 interface DiffScanExports {
@@ -17,6 +18,7 @@ interface DiffScanExports {
 }
 
 const PAGE = 65536;
+const MAX_WASM_INPUT = 1 << 30;
 let exportsCache: DiffScanExports | null = null;
 
 function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
@@ -59,12 +61,21 @@ export function createWasmDiffScanner(): DiffLineScanner {
   return {
     name: "wasm",
     begin(bytes: Uint8Array): DiffScanSession {
+      // Offsets are i32 inside the module: past 1 GiB, use the TypeScript twin.
+      if (bytes.length > MAX_WASM_INPUT) return typescriptDiffScanner.begin(bytes);
       const wasm = instance();
       const base = wasm.inputPtr();
       // 8 spare bytes: the word-at-a-time LF search may read (never use) past the end.
       const needed = base + bytes.length + 8;
       const have = wasm.memory.buffer.byteLength;
-      if (needed > have) wasm.memory.grow(Math.ceil((needed - have) / PAGE));
+      if (needed > have) {
+        try {
+          wasm.memory.grow(Math.ceil((needed - have) / PAGE));
+        } catch {
+          // The host refused the memory: the TypeScript twin gives the same answers.
+          return typescriptDiffScanner.begin(bytes);
+        }
+      }
       new Uint8Array(wasm.memory.buffer, base, bytes.length).set(bytes);
       const size = bytes.length;
       // The memory does not grow during a session, so one view serves every call.
