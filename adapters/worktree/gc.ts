@@ -82,7 +82,13 @@ export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
   for (const repoDir of repoDirs) {
     if (!repoDir.isDirectory || repoDir.isSymlink) continue;
     const dir = join(root, repoDir.name);
-    for await (const entry of Deno.readDir(dir)) {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(dir));
+    } catch {
+      continue; // removed concurrently
+    }
+    for (const entry of entries) {
       const container = join(dir, entry.name);
       if (!entry.isDirectory || entry.isSymlink) {
         skipped.push(container);
