@@ -11,6 +11,7 @@ import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import type { AgentBackend } from "../backends/types.ts";
 import { inspectRepo } from "../git/repo_info.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
+import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
@@ -120,6 +121,10 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
     repoRoot: info.top,
     ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
   });
+  const signingKey = await loadOrCreateSigningKey({
+    repoRoot: info.top,
+    ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
+  });
   const log = await EventLog.open(`${stateDir}/events.jsonl`);
   try {
     const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
@@ -151,6 +156,7 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       wallTimeMs: opts.wallTimeMs,
       log,
       key,
+      signingKey,
       artefactsDir: `${stateDir}/runs/${taskId}`,
       taskId,
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),

@@ -24,6 +24,8 @@ import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { EventLog } from "../log/store.ts";
 import { LOG_KINDS, recordKernelInit, recordKernelStep } from "../log/kinds.ts";
 import type { MacKey } from "../keys/mac_key.ts";
+import type { SigningKey } from "../keys/signing_key.ts";
+import { attestVerifiedPatch } from "../attest/attest.ts";
 import { integrate, type IntegrationOps } from "../verified_patch/capabilities.ts";
 import { mintVerifiedPatch, type VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { createWorktree, removeWorktree, type Worktree } from "../worktree/worktree.ts";
@@ -111,6 +113,8 @@ export interface RunTaskOptions {
   readonly now?: () => number;
   /** Max seconds one backend round may take (clamped to the wall budget). */
   readonly backendTimeoutMs?: number;
+  /** Ed25519 key: when given, a verified patch is also exported as a DSSE attestation. */
+  readonly signingKey?: SigningKey;
 }
 
 const encoder = new TextEncoder();
@@ -615,6 +619,14 @@ class TaskRun {
         kind: LOG_KINDS.verifiedPatchMinted,
         body: this.verified.toJSON(),
       });
+      if (o.signingKey !== undefined) {
+        const envelope = await attestVerifiedPatch(this.verified, o.key, o.signingKey);
+        await this.writeJson("attestation.json", envelope);
+        await Deno.writeTextFile(
+          `${o.artefactsDir}/attestation.pub.pem`,
+          o.signingKey.publicKeyPem,
+        );
+      }
     } else {
       round.verdict = "rejected";
     }

@@ -121,7 +121,7 @@ export const demoCommand: CliCommand = {
         maxRounds: 3,
         wallTimeMs: 120_000,
         sandbox: "auto",
-        keyEnv: { VOUCH_KEY_FILE: `${root}/state/key` },
+        keyEnv: { VOUCH_KEY_FILE: `${root}/state/key`, XDG_STATE_HOME: `${root}/state` },
         worktreeRoot: `${root}/worktrees`,
         onProgress: (p) => {
           if (p.phase !== "done") say(`${renderProgressLine(p)}\n`);

@@ -53,6 +53,7 @@ export function spawnVouch(
       PATH: `${FAKE_BIN}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
       HOME: Deno.env.get("HOME") ?? "/tmp",
       VOUCH_KEY_FILE: `${state}/key`,
+      XDG_STATE_HOME: `${state}/state`,
       VOUCH_WORKTREE_ROOT: `${state}/worktrees`,
       NO_COLOR: "1",
     },

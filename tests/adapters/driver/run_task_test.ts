@@ -96,7 +96,7 @@ Deno.test("runTask: a claimed-but-unfixed round is rejected, the fix round is ve
       maxRounds: 3,
       wallTimeMs: 120_000,
       sandbox: "none",
-      keyEnv: { VOUCH_KEY_FILE: `${keyDir}/key` },
+      keyEnv: { VOUCH_KEY_FILE: `${keyDir}/key`, XDG_STATE_HOME: `${keyDir}/state` },
       worktreeRoot: `${keyDir}/wt`,
       onProgress: (p) => seen.push(p.phase),
     });
@@ -112,6 +112,12 @@ Deno.test("runTask: a claimed-but-unfixed round is rejected, the fix round is ve
     const patch = await Deno.readTextFile(outcome.patchFile);
     assert.match(patch, /\+ {2}return a \+ b;/);
     assert.ok(seen.includes("baseline") && seen.includes("verify"));
+    // The verified patch is also exported as a signed in-toto attestation (DSSE).
+    const envelope = JSON.parse(
+      await Deno.readTextFile(`${outcome.artefactsDir}/attestation.json`),
+    );
+    assert.equal(envelope.payloadType, "application/vnd.in-toto+json");
+    assert.equal(envelope.signatures.length, 1);
     const r = await replay(outcome.logPath);
     assert.equal(r.status, "deterministic", JSON.stringify(r));
     assert.deepEqual(snapshotDifferences(before, await snapshot(repo.dir)), []);
@@ -150,7 +156,7 @@ function baseOptions(repo: FixtureRepo, state: string) {
     maxRounds: 2,
     wallTimeMs: 120_000,
     sandbox: "none" as const,
-    keyEnv: { VOUCH_KEY_FILE: `${state}/key` },
+    keyEnv: { VOUCH_KEY_FILE: `${state}/key`, XDG_STATE_HOME: `${state}/state` },
     worktreeRoot: `${state}/wt`,
   };
 }
