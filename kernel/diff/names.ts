@@ -12,6 +12,19 @@ const SLASH = 0x2f;
 const SPACE = 0x20;
 const TAB = 0x09;
 
+/**
+ * Longest name-bearing text accepted (64 KiB). Real paths are far shorter
+ * (git and the confinement rules stop at 4096 bytes); the cap keeps hostile
+ * header lines from forcing large allocations.
+ */
+export const MAX_NAME_TEXT = 1 << 16;
+
+function checkLength(start: number, end: number, line: number): void {
+  if (end - start > MAX_NAME_TEXT) {
+    throw new DiffParseError("bad_name", line, `name text longer than ${MAX_NAME_TEXT} bytes`);
+  }
+}
+
 /** A name read from a header line, and where the reading stopped. */
 export interface NameRead {
   /** The decoded name bytes (quotes and escapes resolved). */
@@ -51,6 +64,7 @@ export function readQuotedName(
   end: number,
   line: number,
 ): NameRead {
+  checkLength(start, end, line);
   const out = new Uint8Array(end - start);
   let n = 0;
   let i = start + 1;
@@ -144,6 +158,7 @@ export function readLineName(
   end: number,
   line: number,
 ): Uint8Array {
+  checkLength(start, end, line);
   if (start < end && bytes[start] === QUOTE) {
     const read = readQuotedName(bytes, start, end, line);
     if (read.end !== end) {
@@ -168,6 +183,7 @@ export function readMarkerName(
   end: number,
   line: number,
 ): { readonly name: Uint8Array | null; readonly quoted: boolean } {
+  checkLength(start, end, line);
   if (start < end && bytes[start] === QUOTE) {
     const read = readQuotedName(bytes, start, end, line);
     if (read.end !== end && bytes[read.end] !== TAB) {
@@ -222,6 +238,7 @@ export function splitGitHeaderNames(
   line: number,
 ): GitHeaderNames {
   if (start >= end) throw new DiffParseError("bad_diff_header", line, "no names");
+  checkLength(start, end, line);
   if (bytes[start] === QUOTE) {
     const first = readQuotedName(bytes, start, end, line);
     checkName(first.bytes, true, line);

@@ -341,11 +341,14 @@ Deno.test("budgets: bytes, lines, files and hunks", () => {
   assert.equal(code({ maxHunks: 1 }), "budget_exceeded");
 });
 
-Deno.test("hostile header lines are handled in linear time", () => {
-  // A 200 KB `diff --git` line of spaces and slashes would be quadratic for a naive split.
-  const line = "diff --git a/" + "x /".repeat(70_000) + "\n";
+Deno.test("hostile header lines are handled in linear time and bounded", () => {
+  // A 60 KB `diff --git` line of spaces and slashes would be quadratic for a naive split.
+  const line = "diff --git a/" + "x /".repeat(20_000) + "\n";
   const r = tryParseGitDiff(enc.encode(line));
   assert.equal(r.ok, false);
-  const spaces = "diff --git a/" + "x ".repeat(100_000) + "b/x\n";
+  const spaces = "diff --git a/" + "x ".repeat(30_000) + "b/x\n";
   assert.equal(tryParseGitDiff(enc.encode(spaces)).ok, false);
+  // Name text over 64 KiB is refused before anything is allocated for it.
+  assertCode("diff --git a/" + "y".repeat(70_000) + " b/y\n", "bad_name", 1);
+  assertCode('--- "a/' + "z".repeat(70_000) + '"\n+++ b/z\n@@ -1 +1 @@\n-a\n+b\n', "bad_name", 1);
 });
