@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { Expectation, JsonValue } from "./types.ts";
+import type { ContractJsonValue, Expectation } from "./types.ts";
 
 /** Result of resolving a JSON pointer. */
-export type PointerResult = { readonly found: true; readonly value: JsonValue } | {
+export type PointerResult = { readonly found: true; readonly value: ContractJsonValue } | {
   readonly found: false;
 };
 
@@ -45,10 +45,10 @@ export function parsePointer(pointer: string): string[] | null {
  * if (!r.found || r.value !== 2) throw new Error();
  * ```
  */
-export function resolvePointer(root: JsonValue, pointer: string): PointerResult {
+export function resolvePointer(root: ContractJsonValue, pointer: string): PointerResult {
   const tokens = parsePointer(pointer);
   if (tokens === null) return { found: false };
-  let current: JsonValue = root;
+  let current: ContractJsonValue = root;
   for (const token of tokens) {
     if (Array.isArray(current)) {
       if (!/^(0|[1-9][0-9]*)$/.test(token)) return { found: false };
@@ -56,7 +56,7 @@ export function resolvePointer(root: JsonValue, pointer: string): PointerResult 
       if (index >= current.length) return { found: false };
       current = current[index]!;
     } else if (current !== null && typeof current === "object") {
-      const record = current as { readonly [key: string]: JsonValue };
+      const record = current as { readonly [key: string]: ContractJsonValue };
       if (!Object.prototype.hasOwnProperty.call(record, token)) return { found: false };
       current = record[token]!;
     } else {
@@ -76,7 +76,7 @@ export function resolvePointer(root: JsonValue, pointer: string): PointerResult 
  * if (jsonEqual([1], [1, 2])) throw new Error();
  * ```
  */
-export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
+export function jsonEqual(a: ContractJsonValue, b: ContractJsonValue): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
@@ -84,8 +84,8 @@ export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
     for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i]!, b[i]!)) return false;
     return true;
   }
-  const ra = a as { readonly [key: string]: JsonValue };
-  const rb = b as { readonly [key: string]: JsonValue };
+  const ra = a as { readonly [key: string]: ContractJsonValue };
+  const rb = b as { readonly [key: string]: ContractJsonValue };
   const ka = Object.keys(ra);
   if (ka.length !== Object.keys(rb).length) return false;
   for (const k of ka) {
@@ -95,9 +95,9 @@ export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
 }
 
 /** Parses JSON text, returning `undefined` instead of throwing. */
-export function tryParseJson(text: string): JsonValue | undefined {
+export function tryParseJson(text: string): ContractJsonValue | undefined {
   try {
-    return JSON.parse(text) as JsonValue;
+    return JSON.parse(text) as ContractJsonValue;
   } catch {
     return undefined;
   }

@@ -14,16 +14,16 @@ export type CheckRun =
 export type Expectation =
   | { readonly kind: "exit-zero" }
   | { readonly kind: "output-contains"; readonly text: string }
-  | { readonly kind: "json-equals"; readonly pointer: string; readonly value: JsonValue };
+  | { readonly kind: "json-equals"; readonly pointer: string; readonly value: ContractJsonValue };
 
 /** A JSON value. */
-export type JsonValue =
+export type ContractJsonValue =
   | null
   | boolean
   | number
   | string
-  | readonly JsonValue[]
-  | { readonly [key: string]: JsonValue };
+  | readonly ContractJsonValue[]
+  | { readonly [key: string]: ContractJsonValue };
 
 /** What a differential check expects of its output compared with a baseline capture. */
 export type DifferentialExpect =

@@ -14,7 +14,7 @@ import type {
   BaselineCapture,
   CheckObservation,
   ContractCheck,
-  JsonValue,
+  ContractJsonValue,
   OutcomeContract,
 } from "../../../kernel/contract/mod.ts";
 
@@ -46,7 +46,7 @@ function obs(partial: Partial<CheckObservation> & { name: string }): CheckObserv
 }
 
 Deno.test("RFC 6901 pointers: escapes, arrays, missing, invalid", () => {
-  const doc: JsonValue = { "a/b": { "m~n": [10, 20] }, "": 1, arr: [0] };
+  const doc: ContractJsonValue = { "a/b": { "m~n": [10, 20] }, "": 1, arr: [0] };
   assert.deepEqual(resolvePointer(doc, "/a~1b/m~0n/1"), { found: true, value: 20 });
   assert.deepEqual(resolvePointer(doc, "/"), { found: true, value: 1 });
   assert.deepEqual(resolvePointer(doc, ""), { found: true, value: doc });
@@ -90,7 +90,7 @@ Deno.test("$json expectation form and strict numbers", () => {
     assert.equal(parseStrictNumber(t), null, t);
   }
   assert.ok(jsonEqual({ a: [1, { b: null }] }, { a: [1, { b: null }] }));
-  assert.ok(!jsonEqual({ a: 1 }, { a: 1, b: undefined } as unknown as JsonValue));
+  assert.ok(!jsonEqual({ a: 1 }, { a: 1, b: undefined } as unknown as ContractJsonValue));
   assert.ok(!jsonEqual([1], { 0: 1 }));
 });
 
