@@ -29,7 +29,7 @@
 import type { KernelAction } from "./actions.ts";
 import type { LifecycleReason, TaskStatus } from "./codes.ts";
 import type { KernelEvent, RoundCheckResult, TaskBudget, TaskSubmittedEvent } from "./events.ts";
-import { evaluateGatedEffect, sensitiveDenied } from "./policy.ts";
+import { defaultPolicy, evaluateGatedEffect, sensitiveDenied } from "./policy.ts";
 import type { PolicySnapshot } from "./policy_types.ts";
 import type { KernelState, PendingKind, TaskRecord } from "./state.ts";
 import { isTransition, type TransitionTrigger } from "./transitions.ts";
@@ -44,7 +44,7 @@ const MAX_COUNT = Number.MAX_SAFE_INTEGER;
 const MAX_TASK_ID_LENGTH = 256;
 
 /**
- * A fresh kernel state with the given default policy.
+ * A fresh kernel state whose tasks default to `policy` (`defaultPolicy()` if omitted).
  *
  * @example
  * ```ts
@@ -54,7 +54,7 @@ const MAX_TASK_ID_LENGTH = 256;
  * state.lastSeq; // -1
  * ```
  */
-export function initialKernelState(policy: PolicySnapshot): KernelState {
+export function initialKernelState(policy: PolicySnapshot = defaultPolicy()): KernelState {
   return { v: 1, lastSeq: -1, now: 0, policy, tasks: {} };
 }
 
