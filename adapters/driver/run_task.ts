@@ -29,7 +29,8 @@ import { attestVerifiedPatch } from "../attest/attest.ts";
 import { integrate, type IntegrationOps } from "../verified_patch/capabilities.ts";
 import { mintVerifiedPatch, type VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { createWorktree, removeWorktree, type Worktree } from "../worktree/worktree.ts";
-import { extractDiff } from "../worktree/extract_diff.ts";
+import { extractDiff, worktreeGitArgs } from "../worktree/extract_diff.ts";
+import { runGit } from "../git/hardened_git.ts";
 import {
   CHECKOUT_SKIP,
   diffOutsideSnapshots,
@@ -448,6 +449,12 @@ class TaskRun {
     this.running = null;
     const result = first.result;
     round.backend = result;
+    if (result.patchText !== undefined && result.patchText.length > 0 && this.worktree !== null) {
+      // A patch handed over as text (the `fn` backend) is applied into the worktree by
+      // git itself (no --unsafe-paths); the real diff is then re-extracted like any other.
+      const applied = await applyPatchText(this.worktree, result.patchText);
+      if (!applied) round.reasons.push("patch_text_rejected");
+    }
     if (result.status === "error" && result.failure !== undefined && !result.failure.retryable) {
       this.lastBackendFatal = result;
     }
@@ -842,4 +849,19 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** Digest of arbitrary text (helper for task ids and artefact names). */
 export function shortDigest(text: string): string {
   return sha256Hex(text).slice("sha256:".length, "sha256:".length + 8);
+}
+
+/** Applies worker-supplied patch bytes in the worktree with plain `git apply`. */
+async function applyPatchText(wt: Worktree, patch: Uint8Array): Promise<boolean> {
+  const tmp = await Deno.makeTempDir({ prefix: "vouch-patch-text-" });
+  try {
+    await Deno.writeFile(`${tmp}/patch`, patch);
+    const r = await runGit([...worktreeGitArgs(wt), "apply", "--", `${tmp}/patch`], {
+      cwd: wt.path,
+      timeoutMs: 60_000,
+    });
+    return r.exitCode === 0;
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
 }

@@ -284,3 +284,26 @@ Deno.test("runTask: a patch changing a dependency manifest is refused (needs a s
     );
   }, createNodeRepo);
 });
+
+Deno.test("runTask: an fn backend may hand over its patch as text; it is applied and verified", async () => {
+  await withRepo(async (repo, state) => {
+    const { fnBackend } = await import("../../../adapters/backends/fn_backend.ts");
+    const patch = [
+      "diff --git a/math.ts b/math.ts",
+      "--- a/math.ts",
+      "+++ b/math.ts",
+      "@@ -1,3 +1,3 @@",
+      " export function add(a: number, b: number): number {",
+      "-  return a - b;",
+      "+  return a + b;",
+      " }",
+      "",
+    ].join("\n");
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      backend: fnBackend("text-patcher", () => Promise.resolve({ patchText: patch, done: true })),
+    });
+    assert.equal(outcome.state, "verified", outcome.message);
+    assert.deepEqual(outcome.rounds[0]?.filesChanged, ["math.ts"]);
+  });
+});
