@@ -167,9 +167,8 @@ class Runner implements WasmGlobRunner {
 
   matchBatch(paths: Uint8Array): Int32Array {
     if (paths.length === 0) return new Int32Array(0);
-    let count = 1;
-    for (let i = 0; i < paths.length; i++) if (paths[i] === 0) count++;
-    this.#reserve(paths.length, count);
+    // At most one path per byte, plus one: no need to count separators here.
+    this.#reserve(paths.length, paths.length + 1);
     this.#bytes.set(paths, this.#input);
     const n = this.#wasm.matchBatch(paths.length);
     return new Int32Array(this.#wasm.memory.buffer, this.#wasm.resultPtr(), n).slice();

@@ -25,8 +25,9 @@
  (export "memory" (memory $0))
  (func $wasm/assembly/glob_match/litFind (param $0 i32) (param $1 i32) (param $2 i32) (param $3 i32) (result i32)
   (local $4 i32)
-  (local $5 i32)
+  (local $5 i64)
   (local $6 i32)
+  (local $7 i64)
   local.get $1
   i32.eqz
   if
@@ -39,67 +40,139 @@
   i32.shl
   i32.add
   i32.load
-  local.set $5
+  local.set $6
   loop $while-continue|0
    local.get $1
    local.get $2
    i32.add
-   local.tee $6
    local.get $3
    i32.le_u
    if
-    local.get $2
-    i32.load8_u
-    local.get $5
-    i32.eq
-    if (result i32)
-     i32.const 0
-     local.set $4
-     block $__inlined_func$wasm/assembly/glob_match/litAt (result i32)
-      i32.const 0
+    local.get $6
+    i32.const 255
+    i32.and
+    i64.extend_i32_s
+    i64.const 72340172838076673
+    i64.mul
+    local.set $5
+    block $__inlined_func$wasm/assembly/glob_match/findByte
+     loop $while-continue|00
+      local.get $2
+      i32.const 8
+      i32.add
       local.get $3
-      local.get $6
-      i32.lt_u
-      br_if $__inlined_func$wasm/assembly/glob_match/litAt
-      drop
-      loop $for-loop|0
-       local.get $1
-       local.get $4
-       i32.gt_s
+      i32.le_u
+      if
+       local.get $2
+       i64.load
+       local.get $5
+       i64.xor
+       local.tee $7
+       i64.const 72340172838076673
+       i64.sub
+       local.get $7
+       i64.const -1
+       i64.xor
+       i64.and
+       i64.const -9187201950435737472
+       i64.and
+       local.tee $7
+       i64.const 0
+       i64.ne
        if
-        i32.const 0
         local.get $2
-        local.get $4
+        local.get $7
+        i64.ctz
+        i64.const 3
+        i64.shr_u
+        i32.wrap_i64
         i32.add
-        i32.load8_u
-        global.get $wasm/assembly/glob_match/programBase
-        local.get $0
-        local.get $4
-        i32.add
-        i32.const 2
-        i32.shl
-        i32.add
-        i32.load
-        i32.ne
-        br_if $__inlined_func$wasm/assembly/glob_match/litAt
-        drop
-        local.get $4
-        i32.const 1
-        i32.add
-        local.set $4
-        br $for-loop|0
+        local.set $2
+        br $__inlined_func$wasm/assembly/glob_match/findByte
        end
+       local.get $2
+       i32.const 8
+       i32.add
+       local.set $2
+       br $while-continue|00
       end
-      i32.const 1
      end
-    else
-     i32.const 0
+     loop $while-continue|1
+      local.get $2
+      local.get $3
+      i32.lt_u
+      if
+       local.get $2
+       i32.load8_u
+       local.get $6
+       i32.eq
+       br_if $__inlined_func$wasm/assembly/glob_match/findByte
+       local.get $2
+       i32.const 1
+       i32.add
+       local.set $2
+       br $while-continue|1
+      end
+     end
+     local.get $3
+     local.set $2
     end
+    local.get $2
+    local.tee $4
+    local.get $1
+    i32.add
+    local.get $3
+    i32.gt_u
     if
-     local.get $2
+     i32.const -1
      return
     end
-    local.get $2
+    i32.const 0
+    local.set $2
+    block $__inlined_func$wasm/assembly/glob_match/litAt (result i32)
+     i32.const 0
+     local.get $1
+     local.get $4
+     i32.add
+     local.get $3
+     i32.gt_u
+     br_if $__inlined_func$wasm/assembly/glob_match/litAt
+     drop
+     loop $for-loop|0
+      local.get $1
+      local.get $2
+      i32.gt_s
+      if
+       i32.const 0
+       local.get $2
+       local.get $4
+       i32.add
+       i32.load8_u
+       global.get $wasm/assembly/glob_match/programBase
+       local.get $0
+       local.get $2
+       i32.add
+       i32.const 2
+       i32.shl
+       i32.add
+       i32.load
+       i32.ne
+       br_if $__inlined_func$wasm/assembly/glob_match/litAt
+       drop
+       local.get $2
+       i32.const 1
+       i32.add
+       local.set $2
+       br $for-loop|0
+      end
+     end
+     i32.const 1
+    end
+    if
+     local.get $4
+     return
+    end
+    local.get $4
     i32.const 1
     i32.add
     local.set $2
@@ -428,7 +501,7 @@
       local.set $6
       local.get $0
       local.set $4
-      block $__inlined_func$wasm/assembly/glob_match/runOneWord (result i32)
+      block $__inlined_func$wasm/assembly/glob_match/runOneWord$1 (result i32)
        loop $while-continue|0
         local.get $1
         local.get $4
@@ -451,7 +524,7 @@
           i32.const 0
           i32.ne
           i32.and
-          br_if $__inlined_func$wasm/assembly/glob_match/runOneWord
+          br_if $__inlined_func$wasm/assembly/glob_match/runOneWord$1
           drop
           global.get $wasm/assembly/glob_match/programBase
           local.get $2
@@ -530,7 +603,7 @@
          i32.or
          local.tee $3
          i32.eqz
-         br_if $__inlined_func$wasm/assembly/glob_match/runOneWord
+         br_if $__inlined_func$wasm/assembly/glob_match/runOneWord$1
          drop
          br $while-continue|0
         end
@@ -1172,48 +1245,91 @@
   (local $1 i32)
   (local $2 i32)
   (local $3 i32)
+  (local $4 i64)
+  (local $5 i32)
   global.get $wasm/assembly/glob_match/inputBase
   local.get $0
   i32.add
-  local.set $2
-  global.get $wasm/assembly/glob_match/inputBase
-  local.set $3
+  local.set $1
   global.get $wasm/assembly/glob_match/inputBase
   local.set $0
   loop $while-continue|0
+   global.get $wasm/assembly/glob_match/resultBase
+   local.get $3
+   i32.const 2
+   i32.shl
+   i32.add
    local.get $0
-   local.get $2
-   i32.le_u
+   block $__inlined_func$wasm/assembly/glob_match/findByte$2
+    loop $while-continue|00
+     local.get $0
+     i32.const 8
+     i32.add
+     local.get $1
+     i32.le_u
+     if
+      local.get $0
+      i64.load
+      local.tee $4
+      i64.const 72340172838076673
+      i64.sub
+      local.get $4
+      i64.const -1
+      i64.xor
+      i64.and
+      i64.const -9187201950435737472
+      i64.and
+      local.tee $4
+      i64.const 0
+      i64.ne
+      if
+       local.get $0
+       local.get $4
+       i64.ctz
+       i64.const 3
+       i64.shr_u
+       i32.wrap_i64
+       i32.add
+       local.set $0
+       br $__inlined_func$wasm/assembly/glob_match/findByte$2
+      end
+      local.get $0
+      i32.const 8
+      i32.add
+      local.set $0
+      br $while-continue|00
+     end
+    end
+    loop $while-continue|1
+     local.get $0
+     local.get $1
+     i32.lt_u
+     if
+      local.get $0
+      i32.load8_u
+      i32.eqz
+      br_if $__inlined_func$wasm/assembly/glob_match/findByte$2
+      local.get $0
+      i32.const 1
+      i32.add
+      local.set $0
+      br $while-continue|1
+     end
+    end
+    local.get $1
+    local.set $0
+   end
+   local.get $0
+   call $wasm/assembly/glob_match/lastMatchRange
+   i32.store
+   local.get $3
+   i32.const 1
+   i32.add
+   local.set $3
+   local.get $0
+   local.get $1
+   i32.lt_u
    if
-    local.get $0
-    local.get $2
-    i32.eq
-    if (result i32)
-     i32.const 0
-    else
-     local.get $0
-     i32.load8_u
-    end
-    i32.eqz
-    if
-     global.get $wasm/assembly/glob_match/resultBase
-     local.get $1
-     i32.const 2
-     i32.shl
-     i32.add
-     local.get $3
-     local.get $0
-     call $wasm/assembly/glob_match/lastMatchRange
-     i32.store
-     local.get $0
-     i32.const 1
-     i32.add
-     local.set $3
-     local.get $1
-     i32.const 1
-     i32.add
-     local.set $1
-    end
     local.get $0
     i32.const 1
     i32.add
@@ -1221,7 +1337,7 @@
     br $while-continue|0
    end
   end
-  local.get $1
+  local.get $3
  )
  (func $wasm/assembly/glob_match/loadProgram (param $0 i32)
   (local $1 i32)

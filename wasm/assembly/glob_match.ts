@@ -296,13 +296,35 @@ function litAt(lit: i32, len: i32, at: usize, end: usize): bool {
   return true;
 }
 
-/** First position >= `from` where the literal occurs, or -1 (as an offset from `from`'s base). */
+const ONES: u64 = 0x0101010101010101;
+const HIGHS: u64 = 0x8080808080808080;
+
+/** First address in [from, end) holding `byte`, or `end`; eight bytes at a time. */
+function findByte(from: usize, end: usize, byte: i32): usize {
+  let i = from;
+  const pattern = ONES * <u64>(byte & 0xff);
+  while (i + 8 <= end) {
+    const x = load<u64>(i) ^ pattern;
+    const hit = (x - ONES) & ~x & HIGHS;
+    if (hit != 0) return i + <usize>(ctz(hit) >> 3);
+    i += 8;
+  }
+  while (i < end) {
+    if (<i32>load<u8>(i) == byte) return i;
+    i++;
+  }
+  return end;
+}
+
+/** First address >= `from` where the literal occurs, or -1. */
 function litFind(lit: i32, len: i32, from: usize, end: usize): isize {
   if (len == 0) return <isize>from;
   const first = P(lit);
   let i = from;
   while (i + <usize>len <= end) {
-    if (<i32>load<u8>(i) == first && litAt(lit, len, i, end)) return <isize>i;
+    i = findByte(i, end, first);
+    if (i + <usize>len > end) return -1;
+    if (litAt(lit, len, i, end)) return <isize>i;
     i++;
   }
   return -1;
@@ -397,14 +419,12 @@ export function matchBatch(total: i32): i32 {
   const end = inputBase + <usize>total;
   let start = inputBase;
   let n = 0;
-  let i = inputBase;
-  while (i <= end) {
-    if (i == end || load<u8>(i) == 0) {
-      store<i32>(resultBase + (<usize>n << 2), lastMatchRange(start, i));
-      n++;
-      start = i + 1;
-    }
-    i++;
+  while (true) {
+    const stop = findByte(start, end, 0);
+    store<i32>(resultBase + (<usize>n << 2), lastMatchRange(start, stop));
+    n++;
+    if (stop >= end) break;
+    start = stop + 1;
   }
   return n;
 }
