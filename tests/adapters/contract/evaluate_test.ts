@@ -298,3 +298,24 @@ Deno.test("contract file validation: stable codes and path-addressed issues", as
   assert.equal(schema.type, "object");
   assert.ok(JSON.stringify(schema).includes("deltaWithin"));
 });
+
+Deno.test("cancellation: the running check is killed, later checks fail as not run", async () => {
+  const dir = await tree();
+  try {
+    const c = contract({
+      checks: [{ name: "slow", run: "sleep 30" }, { name: "next", run: "true" }],
+    });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 150);
+    const started = Date.now();
+    const r = await evaluateContract(c, [], { cwd: dir, sandbox: NONE, signal: ac.signal });
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(r.judgement.verdict, "failed");
+    assert.equal(r.evidence[0]!.exitCode, 124);
+    assert.equal(r.judgement.checks[0]!.reasons[0]!.code, "timed-out");
+    assert.equal(r.judgement.checks[1]!.reasons[0]!.code, "cannot-run");
+    assert.match(r.evidence[1]!.cannotRun ?? "", /cancelled/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
