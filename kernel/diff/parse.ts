@@ -198,6 +198,8 @@ interface MutableFile {
   headerEnd: number;
   headerAmbiguous: boolean;
   minus: Uint8Array | null;
+  minusEpoch: boolean;
+  plusEpoch: boolean;
   plus: Uint8Array | null;
   hasMarkers: boolean;
   oldMode: string | null;
@@ -230,6 +232,8 @@ function newFile(kind: DiffHeaderKind, line: number): MutableFile {
     headerEnd: 0,
     headerAmbiguous: false,
     minus: null,
+    minusEpoch: false,
+    plusEpoch: false,
     plus: null,
     hasMarkers: false,
     oldMode: null,
@@ -604,9 +608,11 @@ class Parser {
     const b = this.#bytes;
     const minusLine = this.#lineNo;
     const minus = readMarkerName(b, this.#pos + 4, this.#eol, minusLine);
+    file.minusEpoch = hasEpochTimestamp(b, this.#pos, this.#eol);
     this.#advance();
     if (!this.#startsWith(P_PLUS3)) this.#fail("missing_header", "--- line without a +++ line");
     const plus = readMarkerName(b, this.#pos + 4, this.#eol, this.#lineNo);
+    file.plusEpoch = hasEpochTimestamp(b, this.#pos, this.#eol);
     const stripOld = minus.name === null ? null : stripPrefix(minus.name);
     const stripNew = plus.name === null ? null : stripPrefix(plus.name);
     if (file.headerKind === "git") {
@@ -835,12 +841,23 @@ class Parser {
         oldName = f.minus;
         newName = null;
       } else {
-        status = "modified";
         const chosen = f.minus.length < f.plus.length && startsWithBytes(f.plus, f.minus)
           ? f.minus
           : f.plus;
-        oldName = chosen;
-        newName = chosen;
+        // GNU diff -N marks a missing side with an epoch timestamp.
+        if (f.minusEpoch) {
+          status = "added";
+          oldName = null;
+          newName = chosen;
+        } else if (f.plusEpoch) {
+          status = "deleted";
+          oldName = chosen;
+          newName = null;
+        } else {
+          status = "modified";
+          oldName = chosen;
+          newName = chosen;
+        }
       }
     } else {
       const renamed = f.renameFrom !== null || f.renameTo !== null;
@@ -975,6 +992,60 @@ class Parser {
       line: f.line,
     });
   }
+}
+
+/**
+ * git's `has_epoch_timestamp()`: the text after the last TAB of a `---`/`+++`
+ * line is the Unix epoch in some time zone (`1970-01-01 00:00:00 +0000`,
+ * `1969-12-31 19:00:00.000000000 -0500`, ...), which GNU `diff -N` writes for
+ * a side that does not exist.
+ */
+function hasEpochTimestamp(bytes: Uint8Array, start: number, end: number): boolean {
+  let tab = -1;
+  for (let i = start; i < end; i++) if (bytes[i] === 0x09) tab = i;
+  if (tab < 0) return false;
+  let i = tab + 1;
+  const text = (s: string): boolean => {
+    if (end - i < s.length) return false;
+    for (let k = 0; k < s.length; k++) if (bytes[i + k] !== s.charCodeAt(k)) return false;
+    i += s.length;
+    return true;
+  };
+  const digit = (): number => {
+    const d = i < end ? bytes[i]! - 0x30 : -1;
+    if (d < 0 || d > 9) return -1;
+    i++;
+    return d;
+  };
+  const two = (): number => {
+    const a = digit();
+    const b = digit();
+    return a < 0 || b < 0 ? -1 : a * 10 + b;
+  };
+  let epochHour: number;
+  if (text("1969-12-31 ")) epochHour = 24;
+  else if (text("1970-01-01 ")) epochHour = 0;
+  else return false;
+  const hour = two();
+  if (hour < 0 || hour > 29 || !text(":")) return false;
+  const minute = two();
+  if (minute < 0 || minute > 59 || !text(":00")) return false;
+  if (text(".")) {
+    const fraction = i;
+    while (i < end && bytes[i] === 0x30) i++;
+    if (i === fraction) return false;
+  }
+  if (!text(" ")) return false;
+  const sign = i < end ? bytes[i] : -1;
+  if (sign !== 0x2b && sign !== 0x2d) return false;
+  i++;
+  const zh = two();
+  if (zh < 0 || zh > 29) return false;
+  text(":");
+  const zm = two();
+  if (zm < 0 || zm > 59 || i !== end) return false;
+  const offset = (sign === 0x2d ? -1 : 1) * (zh * 60 + zm);
+  return hour * 60 + minute - offset === epochHour * 60;
 }
 
 function isFullHash(hash: string): boolean {

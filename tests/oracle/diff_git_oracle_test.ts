@@ -47,10 +47,12 @@ function summaryOf(file: DiffFile): string[] {
   const mode = (m: string | null) => (m ?? "").padStart(6, "0");
   // With -z, git apply --summary prints names unquoted.
   if (file.status === "added") {
-    return [` create mode ${mode(file.newMode)} ${raw(file.newPathBytes)}`];
+    const m = file.newMode === null ? "" : `mode ${mode(file.newMode)} `;
+    return [` create ${m}${raw(file.newPathBytes)}`];
   }
   if (file.status === "deleted") {
-    return [` delete mode ${mode(file.oldMode)} ${raw(file.oldPathBytes)}`];
+    const m = file.oldMode === null ? "" : `mode ${mode(file.oldMode)} `;
+    return [` delete ${m}${raw(file.oldPathBytes)}`];
   }
   const modeChange = file.oldMode !== null && file.newMode !== null &&
     file.oldMode !== file.newMode;
@@ -310,4 +312,41 @@ Deno.test("git oracle: this repository's own history parses and matches git log 
   });
   assert.ok(ours.length > 0);
   assert.deepEqual(ours, expected);
+});
+
+Deno.test("git oracle: plain GNU diff -ruN output agrees with git apply", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vouch-diff-gnu-" });
+  try {
+    await write(dir, "a/src/x.c", numbered(30));
+    await write(dir, "b/src/x.c", numbered(30).replace("line 7\n", "line seven\n") + "tail\n");
+    await write(dir, "a/gone.txt", "gone\n");
+    await write(dir, "b/new dir/new.txt", "new\n");
+    await write(dir, "a/with space.txt", "sp\n");
+    await write(dir, "b/with space.txt", "sp2\n");
+    await write(dir, "a/ünï.txt", "u\n");
+    await write(dir, "b/ünï.txt", "u2\n");
+    await write(dir, "a/no-eol.txt", "x");
+    await write(dir, "b/no-eol.txt", "y");
+    const out = await new Deno.Command("diff", {
+      args: ["-ruN", "a", "b"],
+      cwd: dir,
+      env: { LC_ALL: "C", TZ: "America/New_York" },
+      stdout: "piped",
+    }).output();
+    assert.equal(out.code, 1, "diff exits 1 when the trees differ");
+    const files = await assertAgreesWithGit(dir, out.stdout);
+    assert.deepEqual(
+      files.map((f) => [f.headerKind, f.status, f.oldPath, f.newPath]),
+      [
+        ["unified", "deleted", "gone.txt", null],
+        ["unified", "added", null, "new dir/new.txt"],
+        ["unified", "modified", "no-eol.txt", "no-eol.txt"],
+        ["unified", "modified", "src/x.c", "src/x.c"],
+        ["unified", "modified", "with space.txt", "with space.txt"],
+        ["unified", "modified", "ünï.txt", "ünï.txt"],
+      ],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

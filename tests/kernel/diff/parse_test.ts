@@ -352,3 +352,26 @@ Deno.test("hostile header lines are handled in linear time and bounded", () => {
   assertCode("diff --git a/" + "y".repeat(70_000) + " b/y\n", "bad_name", 1);
   assertCode('--- "a/' + "z".repeat(70_000) + '"\n+++ b/z\n@@ -1 +1 @@\n-a\n+b\n', "bad_name", 1);
 });
+
+Deno.test("GNU diff -N epoch timestamps mark created and deleted files (git's rule)", () => {
+  const text = [
+    "--- a/n.txt\t1969-12-31 19:00:00.000000000 -0500",
+    "+++ b/n.txt\t2026-11-29 23:44:03.110891826 +0000",
+    "@@ -0,0 +1 @@",
+    "+new",
+    "--- a/o.txt\t2026-11-29 23:44:03.110891826 +0000",
+    "+++ b/o.txt\t1970-01-01 01:00:00 +0100",
+    "@@ -1 +0,0 @@",
+    "-old",
+    "--- a/m.txt\t1970-01-01 00:00:01 +0000",
+    "+++ b/m.txt\t1970-01-01 00:00:00.5 +0000",
+    "@@ -1 +1 @@",
+    "-a",
+    "+b",
+    "",
+  ].join("\n");
+  const [n, o, m] = parse(text).files;
+  assert.deepEqual([n!.status, n!.oldPath, n!.newPath], ["added", null, "n.txt"]);
+  assert.deepEqual([o!.status, o!.oldPath, o!.newPath], ["deleted", "o.txt", null]);
+  assert.deepEqual([m!.status, m!.oldPath], ["modified", "m.txt"]);
+});
