@@ -153,27 +153,11 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
   await Deno.writeTextFile(join(container, "owner.json"), JSON.stringify(owner, null, 2) + "\n");
   const path = join(container, "tree");
   try {
-    await gitChecked(
-      ["worktree", "add", "--detach", "--no-checkout", "--end-of-options", path, base],
-      { cwd: repo },
-    );
-    const gd = await gitChecked(["rev-parse", "--path-format=absolute", "--git-dir"], {
-      cwd: path,
+    // Hardened git: the checkout runs no hooks (post-checkout) and no fsmonitor.
+    await gitChecked(["worktree", "add", "--detach", "--end-of-options", path, base], {
+      cwd: repo,
     });
-    const gitDir = gd.stdout.head.trim();
-    // Populate the checkout from the base with hardened git (no hooks, no fsmonitor).
-    await gitChecked(
-      [
-        `--git-dir=${gitDir}`,
-        `--work-tree=${path}`,
-        "--no-replace-objects",
-        "reset",
-        "--hard",
-        "-q",
-        base,
-      ],
-      { cwd: path },
-    );
+    const gitDir = await readGitDirFile(path);
     return {
       repo,
       path,
@@ -194,14 +178,31 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
   }
 }
 
+/** Reads the absolute private git dir of a fresh linked worktree from its `.git` file. */
+async function readGitDirFile(path: string): Promise<string> {
+  const text = await Deno.readTextFile(join(path, ".git"));
+  const dir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
+  if (dir === undefined || !isAbsolute(dir)) {
+    throw new WorktreeError(
+      "create_failed",
+      `Cannot create worktree: unexpected .git file in ${path}`,
+    );
+  }
+  return dir;
+}
+
 async function forceRemove(repo: string, path: string, container: string): Promise<void> {
-  await runGit(["worktree", "remove", "--force", "--force", "--end-of-options", path], {
-    cwd: repo,
-  })
-    .catch(() => null);
+  const removed = await runGit(
+    ["worktree", "remove", "--force", "--force", "--end-of-options", path],
+    { cwd: repo },
+  ).then((r) => r.exitCode === 0, () => false);
+  if (!removed) {
+    // An agent may have left read-only directories behind: make them writable, then delete.
+    await chmodWritable(path).catch(() => {});
+  }
   await Deno.remove(container, { recursive: true }).catch(() => {});
-  // The admin entry of a worktree whose directory is gone is stale: prune it.
-  await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);
+  // When git could not remove it, its admin entry is stale now the directory is gone.
+  if (!removed) await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);
 }
 
 /**
@@ -215,8 +216,6 @@ async function forceRemove(repo: string, path: string, container: string): Promi
  * ```
  */
 export async function removeWorktree(wt: Worktree): Promise<void> {
-  // Make everything writable first: an agent may have left read-only dirs behind.
-  await chmodWritable(wt.path).catch(() => {});
   await forceRemove(wt.repo, wt.path, wt.container);
 }
 
