@@ -166,8 +166,8 @@ Deno.test("property: budget exhaustion pauses; no work is started over budget", 
           assert.ok(t.used.costUnits <= t.budget.costUnits);
         }
         if (
-          s.event.kind === "timer_tick" && s.before !== null && WAITING_FOR_WORK.has(s.before) &&
-          s.now > t.deadlineAt
+          s.event.kind === "timer_tick" && !s.redelivered && s.before !== null &&
+          WAITING_FOR_WORK.has(s.before) && s.now > t.deadlineAt
         ) {
           assert.equal(s.after, "paused");
           assert.equal(t.reason, "budget_wall_time");
@@ -176,6 +176,19 @@ Deno.test("property: budget exhaustion pauses; no work is started over budget", 
           assert.ok(String(t.reason).startsWith("budget_"), `paused for ${t.reason}`);
           assert.ok(s.actions.some((a) => a.kind === "notify"));
         }
+      }
+    }),
+    RUNS,
+  );
+});
+
+Deno.test("property: redeliveries inside random streams emit nothing", () => {
+  fc.assert(
+    fc.property(cmdsArb, anyPolicyArb, (cmds, policy) => {
+      for (const s of runScenario(cmds, policy).steps) {
+        if (!s.redelivered) continue;
+        assert.deepEqual(s.actions, []);
+        assert.equal(s.after, s.before);
       }
     }),
     RUNS,

@@ -112,6 +112,8 @@ export interface ScenarioStep {
   readonly task: KernelState["tasks"][string] | null;
   /** Kernel clock after the step. */
   readonly now: number;
+  /** Whether the event was a redelivery (its seq was already applied). */
+  readonly redelivered: boolean;
 }
 
 export interface Scenario {
@@ -337,6 +339,7 @@ export function runScenario(cmds: readonly Cmd[], policy: PolicySnapshot): Scena
     const taskId = "taskId" in event ? event.taskId : "";
     const beforeTask = Object.hasOwn(state.tasks, taskId) ? state.tasks[taskId] : undefined;
     const before = beforeTask?.status ?? null;
+    const redelivered = !(event.seq > state.lastSeq);
     const { actions } = step(state, event);
     const afterTask = Object.hasOwn(state.tasks, taskId) ? state.tasks[taskId] : undefined;
     events.push(event);
@@ -347,6 +350,7 @@ export function runScenario(cmds: readonly Cmd[], policy: PolicySnapshot): Scena
       after: afterTask?.status ?? null,
       task: afterTask === undefined ? null : JSON.parse(JSON.stringify(afterTask)),
       now: state.now,
+      redelivered,
     });
   }
   return { policy, events, steps, state };
