@@ -252,7 +252,11 @@ function agreement(name: string, text: string, bytes: Uint8Array, expected: Seen
       (e.additions === -1 || (g.additions === e.additions && g.deletions === e.deletions));
     if (!same) {
       wrong++;
-      if (first === "") first = ` (first: ${JSON.stringify(g)} vs git ${JSON.stringify(e)})`;
+      if (wrong <= 5) {
+        const say = (x: Seen | undefined) =>
+          x === undefined ? "-" : `${JSON.stringify(x.path)} +${x.additions} -${x.deletions}`;
+        first += `\n      ${say(g)}  (git: ${say(e)})`;
+      }
     }
   }
   return `${got.length} files, ${wrong} of ${expected.length} disagree with git${first}`;
