@@ -25,6 +25,8 @@ export const PATH_REJECTION_CODES = {
   invalidUtf8: "invalid_utf8",
   /** Starts with `/` (or `\`). */
   absolute: "absolute",
+  /** Starts with `-` or `!` (an option to a tool, or a negation in a pattern list). */
+  optionLike: "option_like",
   /** Starts with a drive letter (`C:`). */
   driveLetter: "drive_letter",
   /** Starts with `\\` or `//` (UNC, `\\?\`). */

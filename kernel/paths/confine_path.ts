@@ -80,6 +80,9 @@ export function confinePath(raw: string | Uint8Array): ConfineResult {
     return reject(C.uncPath, "path starts with a UNC prefix");
   }
   if (c0 === 0x2f || c0 === 0x5c) return reject(C.absolute, "path is absolute");
+  if (c0 === 0x2d || c0 === 0x21) {
+    return reject(C.optionLike, "path starts with '-' or '!' (an option or a negation)");
+  }
   if (n > 1 && s.charCodeAt(1) === 0x3a && isAsciiLetter(c0)) {
     return reject(C.driveLetter, "path starts with a drive letter");
   }

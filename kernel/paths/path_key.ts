@@ -30,5 +30,6 @@ export function pathKey(path: string): string {
 
 function slowKey(path: string): string {
   const nfc = stripIgnorables(path).normalize("NFC");
-  return nfc.toUpperCase().toLowerCase().normalize("NFC");
+  // lower -> upper -> lower: a full fold that also maps U+1E9E and U+00DF to "ss".
+  return nfc.toLowerCase().toUpperCase().toLowerCase().normalize("NFC");
 }

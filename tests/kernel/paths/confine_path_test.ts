@@ -21,6 +21,9 @@ const REJECT: readonly [string, string][] = [
   ["//x", "unc_path"],
   ["\\\\srv\\share", "unc_path"],
   ["\\\\?\\C:\\x", "unc_path"],
+  ["-rf", "option_like"],
+  ["--upload-pack=x", "option_like"],
+  ["!important.txt", "option_like"],
   ["C:x", "drive_letter"],
   ["c:/x", "drive_letter"],
   ["a:b", "drive_letter"],
@@ -103,7 +106,8 @@ const ACCEPT: readonly string[] = [
   ("a".repeat(200) + "/").repeat(20) + "b",
   "$(id)",
   ";id;.txt",
-  "-rf",
+  "src/-rf",
+  "a/!b",
 ];
 
 Deno.test("confinePath rejects every hostile vector with its stable code", () => {
@@ -227,4 +231,18 @@ Deno.test("property: pathKey is idempotent and case-insensitive", () => {
     }),
     { numRuns: 1000 },
   );
+});
+
+Deno.test("pathKey is idempotent and case-blind on every BMP character", () => {
+  const bad: string[] = [];
+  for (let c = 0; c < 0x10000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    const s = "a" + String.fromCharCode(c);
+    const k = pathKey(s);
+    if (pathKey(k) !== k || pathKey(s.toUpperCase()) !== pathKey(s.toLowerCase())) {
+      bad.push(c.toString(16));
+    }
+  }
+  assert.deepEqual(bad, []);
+  assert.equal(pathKey("\u1e9e"), pathKey("ss"));
 });
