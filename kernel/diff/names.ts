@@ -172,17 +172,35 @@ export function readLineName(
   return name;
 }
 
+/** A `---`/`+++` name: `/dev/null`, or the name with its first component stripped (`-p1`). */
+export interface MarkerName {
+  /** True for `/dev/null`. */
+  readonly devNull: boolean;
+  /** The name after its first path component, or null when it has none to strip. */
+  readonly stripped: Uint8Array | null;
+  /** The whole name, present only when `stripped` is null and the name is not `/dev/null`. */
+  readonly full: Uint8Array | null;
+}
+
 /**
  * Reads the name of a `---`/`+++` line: quoted, or unquoted up to the first
  * TAB (git appends a TAB after names with spaces; GNU diff puts a timestamp
- * there). Returns null for `/dev/null`. Prefix stripping is left to the caller.
+ * there). Unquoted names become views into `bytes` (one view, already stripped).
+ *
+ * @example
+ * ```ts
+ * import { readMarkerName } from "./names.ts";
+ * const line = Uint8Array.from("a/x.txt\t2020", (c) => c.charCodeAt(0));
+ * const name = readMarkerName(line, 0, line.length, 1);
+ * if (name.stripped?.length !== 5) throw new Error("unexpected");
+ * ```
  */
 export function readMarkerName(
   bytes: Uint8Array,
   start: number,
   end: number,
   line: number,
-): { readonly name: Uint8Array | null; readonly quoted: boolean } {
+): MarkerName {
   checkLength(start, end, line);
   if (start < end && bytes[start] === QUOTE) {
     const read = readQuotedName(bytes, start, end, line);
@@ -190,21 +208,36 @@ export function readMarkerName(
       throw new DiffParseError("bad_quoted_name", line, "text after a quoted name");
     }
     checkName(read.bytes, true, line);
-    return { name: read.bytes, quoted: true };
+    const stripped = stripPrefix(read.bytes);
+    return { devNull: false, stripped, full: stripped === null ? read.bytes : null };
   }
   let stop = start;
   while (stop < end && bytes[stop] !== TAB) stop++;
-  const name = bytes.subarray(start, stop);
-  if (isDevNull(name)) return { name: null, quoted: false };
-  checkName(name, false, line);
-  return { name, quoted: false };
+  if (isDevNullAt(bytes, start, stop)) return { devNull: true, stripped: null, full: null };
+  if (stop === start) throw new DiffParseError("bad_name", line, "empty name");
+  let slash = -1;
+  for (let i = start; i < stop; i++) {
+    const b = bytes[i]!;
+    if (b < 0x20 || b === 0x7f) {
+      throw new DiffParseError(
+        "bad_name",
+        line,
+        b === 0 ? "name contains NUL" : "unquoted name contains a control byte",
+      );
+    }
+    if (b === SLASH && slash < 0) slash = i;
+  }
+  if (slash > start && slash + 1 < stop) {
+    return { devNull: false, stripped: bytes.subarray(slash + 1, stop), full: null };
+  }
+  return { devNull: false, stripped: null, full: bytes.subarray(start, stop) };
 }
 
 const DEV_NULL = [0x2f, 0x64, 0x65, 0x76, 0x2f, 0x6e, 0x75, 0x6c, 0x6c];
 
-function isDevNull(name: Uint8Array): boolean {
-  if (name.length !== DEV_NULL.length) return false;
-  for (let i = 0; i < DEV_NULL.length; i++) if (name[i] !== DEV_NULL[i]) return false;
+function isDevNullAt(bytes: Uint8Array, start: number, stop: number): boolean {
+  if (stop - start !== DEV_NULL.length) return false;
+  for (let i = 0; i < DEV_NULL.length; i++) if (bytes[start + i] !== DEV_NULL[i]) return false;
   return true;
 }
 

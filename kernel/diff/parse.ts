@@ -13,7 +13,6 @@ import {
   readLineName,
   readMarkerName,
   splitGitHeaderNames,
-  stripPrefix,
 } from "./names.ts";
 import { typescriptDiffScanner } from "./scan.ts";
 import type {
@@ -613,18 +612,18 @@ class Parser {
     if (!this.#startsWith(P_PLUS3)) this.#fail("missing_header", "--- line without a +++ line");
     const plus = readMarkerName(b, this.#pos + 4, this.#eol, this.#lineNo);
     file.plusEpoch = hasEpochTimestamp(b, this.#pos, this.#eol);
-    const stripOld = minus.name === null ? null : stripPrefix(minus.name);
-    const stripNew = plus.name === null ? null : stripPrefix(plus.name);
     if (file.headerKind === "git") {
-      if ((minus.name !== null && stripOld === null) || (plus.name !== null && stripNew === null)) {
+      if (
+        (!minus.devNull && minus.stripped === null) || (!plus.devNull && plus.stripped === null)
+      ) {
         this.#fail("missing_name", "---/+++ name has no prefix component");
       }
-      file.minus = stripOld;
-      file.plus = stripNew;
+      file.minus = minus.stripped;
+      file.plus = plus.stripped;
     } else {
       // Plain diffs: -p1 when there is a component to strip, else the name as is.
-      file.minus = minus.name === null ? null : stripOld ?? minus.name;
-      file.plus = plus.name === null ? null : stripNew ?? plus.name;
+      file.minus = minus.stripped ?? minus.full;
+      file.plus = plus.stripped ?? plus.full;
       if (file.minus === null && file.plus === null) {
         this.#fail("missing_name", "both sides are /dev/null");
       }
