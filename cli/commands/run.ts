@@ -17,6 +17,7 @@ import { renderProgressLine, renderSummary } from "../../adapters/driver/render.
 import type { RunOutcome } from "../../adapters/driver/outcome.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
+import { detectVerifyCommand } from "../../adapters/verify_command/detect.ts";
 import type { ApprovalQuestion } from "../../adapters/driver/run_task.ts";
 
 const HELP = `vouch run: hand a task to a coding agent and keep only what verifies
@@ -27,7 +28,8 @@ Usage:
 Options:
   --dir DIR              repository (default .)
   --goal TEXT            what the backend should achieve (required)
-  --verify CMD           shell command that defines done (exit 0 = pass)
+  --verify CMD           shell command that defines done (exit 0 = pass); without it and
+                         --contract, the repository's test command is detected
   --contract FILE        outcome contract (JSON) instead of --verify
   --backend B            codex | claude | command:PATH (default codex)
   --max-rounds N         backend rounds, first attempt included (default 3)
@@ -79,7 +81,26 @@ async function contractFor(args: RunArgs): Promise<OutcomeContract> {
       throw error;
     }
   }
-  throw new UsageError("Cannot run: give --verify CMD or --contract FILE (what defines done)");
+  // Neither given: detect the repository's test command (deno.json, package.json, ...).
+  const detected = detectVerifyCommand(args.dir);
+  if (detected === null) {
+    throw new UsageError(
+      "Cannot run: no test command found; give --verify CMD or --contract FILE (what defines done)",
+    );
+  }
+  return {
+    description: `the repository's test command (${detected.source})`,
+    checks: [{
+      name: "tests",
+      run: detected.run,
+      expect: [{ kind: "exit-zero" }],
+      timeoutMs,
+      baseline: false,
+      differential: null,
+      tests: detected.tests,
+    }],
+    protect: [],
+  };
 }
 
 async function askOnTerminal(q: ApprovalQuestion): Promise<boolean> {
@@ -157,7 +178,12 @@ export const runCommand: CliCommand = {
     const args = parseRunArgs(argv);
     const backend = backendFor(args);
     const controller = new AbortController();
-    const onSigint = () => controller.abort();
+    // First Ctrl-C: stop the backend, clean up, close the log. Second: leave now.
+    const onSigint = () => {
+      if (controller.signal.aborted) Deno.exit(130);
+      io.err("\nvouch: stopping (Ctrl-C again to exit at once)\n");
+      controller.abort();
+    };
     let listening = false;
     try {
       Deno.addSignalListener("SIGINT", onSigint);

@@ -66,5 +66,8 @@ Deno.test("vouch run: --help shows the exit codes, unknown flags exit 2", async 
   assert.equal(await runCli(["run", "--help"], io), 0);
   assert.match(out, /130 killed/);
   assert.equal(await runCli(["run", "--goal", "g", "--nope"], io), 2);
-  assert.equal(await runCli(["run", "--goal", "g"], io), 2);
+  const empty = await Deno.makeTempDir();
+  // Nothing to detect in an empty directory: a usage error, nothing runs.
+  assert.equal(await runCli(["run", "--dir", empty, "--goal", "g"], io), 2);
+  await Deno.remove(empty);
 });

@@ -107,3 +107,20 @@ Deno.test("golden: createDenoRepo fails its tests before any change", async () =
     await repo.cleanup();
   }
 });
+
+Deno.test("golden: without --verify the repository's test command is detected (deno.json tasks.test)", async () => {
+  await e2e(
+    () =>
+      createRepo({
+        ...denoProjectFiles(),
+        "deno.json": JSON.stringify({ lock: false, tasks: { test: "deno test --no-check" } }) +
+          "\n",
+        ".vouch-fake-agent.json": script({
+          mode: "fix",
+          edits: [{ path: "math.ts", replace: ["a - b", "a + b"] }],
+        }),
+      }, denoTestCommand()),
+    ["--backend", "codex", "--goal", "make the tests pass"],
+    { state: "verified", code: 0 },
+  );
+});
