@@ -22,6 +22,7 @@ const patch = (await extractDiff(work)).bytes;
 let attempt = 1;
 globalThis.addEventListener("unload", () => {
   Deno.removeSync(root, { recursive: true });
+  Deno.removeSync(repo.dir.replace(/\/repo$/, ""), { recursive: true });
 });
 
 Deno.bench({
