@@ -82,7 +82,8 @@ export function parseGlob(source: string): ParsedGlob {
     body = body.slice(1);
   }
   if (body.length === 0) throw new GlobError("empty_pattern", source, "pattern is empty");
-  if (!anchored && hasUnescapedSlash(body)) anchored = true;
+  // Like git (a plain strchr): any '/', even escaped or inside a class, anchors.
+  if (body.includes("/")) anchored = true;
   const tokens: GlobToken[] = [];
   if (!anchored) tokens.push({ kind: "globdir" });
   parseBody(source, body, tokens);
@@ -93,30 +94,6 @@ function escapedAt(s: string, index: number): boolean {
   let n = 0;
   for (let i = index - 1; i >= 0 && s.charCodeAt(i) === 0x5c; i--) n++;
   return n % 2 === 1;
-}
-
-function hasUnescapedSlash(body: string): boolean {
-  let inClass = false;
-  for (let i = 0; i < body.length; i++) {
-    const c = body.charCodeAt(i);
-    if (c === 0x5c) {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === 0x5d) inClass = false;
-      continue;
-    }
-    if (c === 0x5b) {
-      inClass = true;
-      // ']' right after '[' or '[!' is literal.
-      if (body[i + 1] === "!" || body[i + 1] === "^") i++;
-      if (body[i + 1] === "]") i++;
-      continue;
-    }
-    if (c === SLASH) return true;
-  }
-  return false;
 }
 
 function parseBody(source: string, body: string, tokens: GlobToken[]): void {

@@ -84,7 +84,18 @@ Deno.test("glob semantics agree with git check-ignore on random patterns and pat
 });
 
 Deno.test("git check-ignore vectors: directories, anchoring, globstars", async () => {
-  const patterns = ["build/", "*.o", "a/**/b", "/top", "doc/*.txt", "**/x", ".env*", "*é/"];
+  const patterns = [
+    "build/",
+    "*.o",
+    "a/**/b",
+    "/top",
+    "doc/*.txt",
+    "**/x",
+    ".env*",
+    "*é/",
+    "k[/a]",
+    "p\\/q",
+  ];
   const paths = [
     "build/x/y",
     "src/build/z",
@@ -101,6 +112,10 @@ Deno.test("git check-ignore vectors: directories, anchoring, globstars", async (
     "m/x/n",
     "cfg/.env.local",
     "café/menu",
+    "ka",
+    "d/ka",
+    "p/q",
+    "d/p/q",
   ];
   const expected = await gitLastMatches(patterns, paths);
   const set = compileGlobs(patterns);
