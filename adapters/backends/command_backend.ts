@@ -44,9 +44,10 @@ export type ClaimsReading =
   | { readonly kind: "invalid"; readonly detail: string };
 
 /**
- * Reads a worker's claims from its last non-empty stdout line. A line that is
- * not a JSON object means "no claims"; a JSON object that does not match the
- * claims schema is `invalid`.
+ * Reads a worker's claims from its last JSON line (the last stdout line that
+ * starts with `{`; later plain-text lines are ignored). No such line means
+ * "no claims"; a line that does not parse, or does not match the claims
+ * schema, is `invalid`.
  *
  * @example
  * ```ts
@@ -60,7 +61,7 @@ export function readClaims(lines: readonly StreamLine[]): ClaimsReading {
     const line = lines[i]!;
     const text = line.text.trim();
     if (text === "") continue;
-    if (!text.startsWith("{")) return { kind: "none" };
+    if (!text.startsWith("{")) continue;
     if (line.tooLong) return { kind: "invalid", detail: "claims line exceeds the line bound" };
     let value: unknown;
     try {

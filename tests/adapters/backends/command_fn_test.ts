@@ -217,6 +217,10 @@ Deno.test("worker input: schema is strict, JSON Schema is exported, claims readi
   });
   assert.equal(readClaims([line('{"summary":"s"}'), line("")]).kind, "claims");
   assert.equal(readClaims([line("done!")]).kind, "none");
+  const later = readClaims([line('{"summary":"s1"}'), line("bye"), line("")]);
+  assert.equal(later.kind === "claims" ? later.claims.summary : null, "s1");
+  const last = readClaims([line('{"summary":"first"}'), line('{"summary":"second"}')]);
+  assert.equal(last.kind === "claims" ? last.claims.summary : null, "second");
   assert.equal(readClaims([line('{"summary":')]).kind, "invalid");
   assert.equal(readClaims([line('{"tests_run":"all"}')]).kind, "invalid");
   assert.equal(claimsSayDone({ status: "Done" }), true);

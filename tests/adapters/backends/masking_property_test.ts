@@ -47,7 +47,7 @@ Deno.test("readClaims: arbitrary stdout never throws and only schema-valid objec
       }));
       const r = readClaims(lines);
       if (r.kind === "claims") {
-        const last = [...texts].reverse().find((t) => t.trim() !== "")!;
+        const last = [...texts].reverse().find((t) => t.trim().startsWith("{"))!;
         assert.equal(typeof JSON.parse(last), "object");
       }
     }),
