@@ -86,3 +86,32 @@ export function assertOutsideRepository(file: string, repoRoot: string): void {
     );
   }
 }
+
+/**
+ * The repository a path belongs to: the nearest ancestor directory (or the path
+ * itself) containing `.git`, else the starting directory.
+ *
+ * @example
+ * ```ts
+ * import { findRepositoryRoot } from "./paths.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.mkdir(`${dir}/.git`);
+ * await Deno.mkdir(`${dir}/a/b`, { recursive: true });
+ * if (findRepositoryRoot(`${dir}/a/b`) !== Deno.realPathSync(dir)) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function findRepositoryRoot(start: string): string {
+  const first = canonicalRepoRoot(start);
+  let dir = first;
+  while (true) {
+    try {
+      Deno.lstatSync(join(dir, ".git"));
+      return dir;
+    } catch {
+      const parent = resolve(dir, "..");
+      if (parent === dir) return first;
+      dir = parent;
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import type { MacKey } from "../keys/mac_key.ts";
+import type { LogIssue } from "../log/errors.ts";
+import { LOG_KINDS } from "../log/kinds.ts";
+import { GENESIS_HASH, type LogHead, type LogRecord } from "../log/record.ts";
+import { type ReplayKernel, replayKernelRecords, type ReplayResult } from "../log/replay.ts";
+import { readLogFile } from "../log/store.ts";
+import {
+  type ReceiptIssue,
+  verifyLogReceipts,
+  verifyReceiptsAgainstLog,
+} from "../receipts/chain.ts";
+import { VerifiedPatchError } from "../verified_patch/errors.ts";
+import { verifyVerifiedPatchJson } from "../verified_patch/verified_patch.ts";
+import { lifecycleReplayKernel } from "./kernel_replay.ts";
+import { buildTimelines, type TaskTimeline } from "./timeline.ts";
+
+/** Overall verdict of an inspection. */
+export type InspectVerdict =
+  /** Chain, receipts, patches and replay all check out. */
+  | "verified"
+  /** Something was changed: the chain, a receipt, a patch MAC, an anchor or the expected head. */
+  | "tampered"
+  /** The kernel emits different actions than were recorded. */
+  | "divergent"
+  /** Receipts or patches are present but no key was available to check them. */
+  | "unverifiable";
+
+/** Options of {@linkcode inspectLog}. */
+export interface InspectOptions {
+  /** The MAC key for receipts and patches; null when unavailable. */
+  readonly key: MacKey | null;
+  /** A head the log must contain. */
+  readonly expectHead?: LogHead;
+  /** The kernel to replay with. @default lifecycleReplayKernel */
+  // deno-lint-ignore no-explicit-any
+  readonly kernel?: ReplayKernel<any, any, any>;
+}
+
+/** Everything `vouch inspect` reports. */
+export interface InspectReport {
+  readonly path: string;
+  readonly verdict: InspectVerdict;
+  readonly log: {
+    readonly status: "ok" | "torn" | "tampered";
+    readonly records: number;
+    readonly head: LogHead;
+    readonly issue: LogIssue | null;
+    /** Bytes after the last newline (a crash's torn write, recovered on next open). */
+    readonly tornBytes: number;
+  };
+  readonly receipts: {
+    readonly present: number;
+    readonly verified: number;
+    /** Whether a key was available to check them. */
+    readonly checked: boolean;
+    readonly issue: ReceiptIssue | null;
+  };
+  readonly patches: {
+    readonly present: number;
+    readonly verified: number;
+    readonly issue: { readonly seq: number; readonly code: string; readonly detail: string } | null;
+  };
+  readonly replay: ReplayResult;
+  readonly tasks: readonly TaskTimeline[];
+}
+
+async function checkPatches(
+  records: readonly LogRecord[],
+  key: MacKey,
+): Promise<InspectReport["patches"]> {
+  let present = 0;
+  let verified = 0;
+  const first = records[0]?.seq ?? 1;
+  for (const r of records) {
+    if (r.kind !== LOG_KINDS.verifiedPatchMinted) continue;
+    present++;
+    try {
+      const patch = await verifyVerifiedPatchJson(r.body, key);
+      const anchor = patch.logAnchor;
+      const at = anchor.seq === 0 ? { hash: GENESIS_HASH } : records[anchor.seq - first];
+      if (anchor.seq >= r.seq || !at || at.hash !== anchor.hash) {
+        return {
+          present,
+          verified,
+          issue: { seq: r.seq, code: "anchor_mismatch", detail: "patch log anchor not in the log" },
+        };
+      }
+      const issue = await verifyReceiptsAgainstLog(patch.receipts, records, key);
+      if (issue) return { present, verified, issue: { ...issue, seq: r.seq } };
+      verified++;
+    } catch (error) {
+      if (error instanceof VerifiedPatchError) {
+        return {
+          present,
+          verified,
+          issue: { seq: r.seq, code: error.code, detail: error.message },
+        };
+      }
+      throw error;
+    }
+  }
+  return { present, verified, issue: null };
+}
+
+/**
+ * Verifies a log file end to end and replays it: the hash chain (and an
+ * expected head), every receipt (MAC, chain, anchor), every minted patch (MAC,
+ * anchor, its receipts present in the log), then folds the kernel events through
+ * the kernel and compares actions. Also builds per-task timelines.
+ *
+ * @example
+ * ```ts
+ * import { inspectLog } from "./inspect.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/events.jsonl`, "");
+ * const report = await inspectLog(`${dir}/events.jsonl`, { key: null });
+ * if (report.verdict !== "verified") throw new Error(report.verdict);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function inspectLog(path: string, options: InspectOptions): Promise<InspectReport> {
+  const read = await readLogFile(
+    path,
+    options.expectHead ? { expectHead: options.expectHead } : {},
+  );
+  const records = read.records;
+  const log: InspectReport["log"] = {
+    status: read.status,
+    records: records.length,
+    head: read.head,
+    issue: read.status === "tampered" ? read.issue : null,
+    tornBytes: read.status === "torn" ? read.tornBytes : 0,
+  };
+  const receiptCount = records.filter((r) => r.kind === LOG_KINDS.toolReceipt).length;
+  let receipts: InspectReport["receipts"] = {
+    present: receiptCount,
+    verified: 0,
+    checked: false,
+    issue: null,
+  };
+  let patches: InspectReport["patches"] = {
+    present: records.filter((r) => r.kind === LOG_KINDS.verifiedPatchMinted).length,
+    verified: 0,
+    issue: null,
+  };
+  if (options.key) {
+    const report = await verifyLogReceipts(records, options.key);
+    receipts = {
+      present: receiptCount,
+      verified: report.verified,
+      checked: true,
+      issue: report.issue,
+    };
+    patches = await checkPatches(records, options.key);
+  }
+  const replay = replayKernelRecords(records, options.kernel ?? lifecycleReplayKernel);
+  const tasks = buildTimelines(records);
+  let verdict: InspectVerdict = "verified";
+  if (log.status === "tampered" || receipts.issue || patches.issue) verdict = "tampered";
+  else if (replay.status === "divergent") verdict = "divergent";
+  else if (!options.key && (receipts.present > 0 || patches.present > 0)) verdict = "unverifiable";
+  return { path, verdict, log, receipts, patches, replay, tasks };
+}

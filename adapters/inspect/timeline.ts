@@ -1,0 +1,193 @@
+import { LOG_KINDS } from "../log/kinds.ts";
+import type { LogRecord } from "../log/record.ts";
+import { redactSecrets } from "../redact/redact.ts";
+
+/** A status change of a task, from the kernel's own audit actions. */
+export interface PhaseChange {
+  readonly seq: number;
+  readonly at: number;
+  readonly from: string | null;
+  readonly to: string;
+  readonly reason: string;
+}
+
+/** One check result, from the kernel's baseline/verification events. */
+export interface CheckLine {
+  readonly seq: number;
+  readonly phase: "baseline" | "round";
+  readonly round: number | null;
+  readonly id: string;
+  readonly outcome: string;
+}
+
+/** One command receipt of a task. */
+export interface ReceiptLine {
+  readonly seq: number;
+  readonly tool: string;
+  readonly exit: number;
+  readonly timedOut: boolean;
+  readonly durationMs: number;
+}
+
+/** Everything `vouch inspect` shows for one task. */
+export interface TaskTimeline {
+  readonly task: string;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  /** From the task's first to its last kernel event time (record timestamps when absent). */
+  readonly durationMs: number;
+  readonly phases: readonly PhaseChange[];
+  /** Backend rounds started (first attempt included). */
+  readonly rounds: number;
+  readonly checks: readonly CheckLine[];
+  readonly receipts: readonly ReceiptLine[];
+  /** Last status the kernel moved the task to, or null. */
+  readonly verdict: string | null;
+  /** Digest of the minted VerifiedPatch, if any. */
+  readonly verifiedPatch: string | null;
+  /** Recorded transcript excerpts, with secret-looking values masked. */
+  readonly transcripts: readonly { readonly seq: number; readonly text: string }[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => typeof v === "string" ? v : null;
+const num = (v: unknown): number | null => typeof v === "number" ? v : null;
+
+interface Draft {
+  task: string;
+  firstSeq: number;
+  lastSeq: number;
+  firstTs: number;
+  lastTs: number;
+  firstAt: number | null;
+  lastAt: number | null;
+  phases: PhaseChange[];
+  rounds: Set<number>;
+  checks: CheckLine[];
+  receipts: ReceiptLine[];
+  verdict: string | null;
+  verifiedPatch: string | null;
+  transcripts: { seq: number; text: string }[];
+}
+
+/**
+ * Builds per-task timelines from verified log records. Reads only what it
+ * recognises; unknown kinds and shapes are skipped, never trusted.
+ *
+ * @example
+ * ```ts
+ * import { buildTimelines } from "./timeline.ts";
+ * if (buildTimelines([]).length !== 0) throw new Error();
+ * ```
+ */
+export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
+  const drafts = new Map<string, Draft>();
+  const draft = (task: string, r: LogRecord): Draft => {
+    let d = drafts.get(task);
+    if (!d) {
+      d = {
+        task,
+        firstSeq: r.seq,
+        lastSeq: r.seq,
+        firstTs: r.ts,
+        lastTs: r.ts,
+        firstAt: null,
+        lastAt: null,
+        phases: [],
+        rounds: new Set(),
+        checks: [],
+        receipts: [],
+        verdict: null,
+        verifiedPatch: null,
+        transcripts: [],
+      };
+      drafts.set(task, d);
+    }
+    d.lastSeq = r.seq;
+    d.lastTs = Math.max(d.lastTs, r.ts);
+    return d;
+  };
+  const eventAt = new Map<number, number>();
+  for (const r of records) {
+    if (r.task === null) continue;
+    const d = draft(r.task, r);
+    const body = r.body;
+    if (r.kind === LOG_KINDS.kernelEvent && isObj(body)) {
+      const at = num(body["at"]);
+      if (at !== null) {
+        eventAt.set(r.seq, at);
+        d.firstAt ??= at;
+        d.lastAt = Math.max(d.lastAt ?? at, at);
+      }
+      const kind = str(body["kind"]);
+      if (
+        (kind === "baseline_result" || kind === "verification_result") &&
+        Array.isArray(body["checks"])
+      ) {
+        for (const c of body["checks"]) {
+          if (!isObj(c)) continue;
+          d.checks.push({
+            seq: r.seq,
+            phase: kind === "baseline_result" ? "baseline" : "round",
+            round: kind === "baseline_result" ? null : num(body["round"]),
+            id: str(c["id"]) ?? "?",
+            outcome: str(c["outcome"]) ?? "?",
+          });
+        }
+      }
+    } else if (
+      r.kind === LOG_KINDS.kernelActions && isObj(body) && Array.isArray(body["actions"])
+    ) {
+      const forSeq = num(body["forSeq"]);
+      for (const a of body["actions"]) {
+        if (!isObj(a)) continue;
+        if (a["kind"] === "run_backend") {
+          const round = num(a["round"]);
+          if (round !== null) d.rounds.add(round);
+        }
+        const rec = a["record"];
+        if (a["kind"] === "append_log" && isObj(rec) && rec["type"] === "transition") {
+          const to = str(rec["to"]) ?? "?";
+          d.phases.push({
+            seq: r.seq,
+            at: (forSeq !== null ? eventAt.get(forSeq) : undefined) ?? r.ts,
+            from: str(rec["from"]),
+            to,
+            reason: str(rec["reason"]) ?? "",
+          });
+          d.verdict = to;
+        }
+      }
+    } else if (r.kind === LOG_KINDS.toolReceipt && isObj(body)) {
+      const exit = isObj(body["exit"]) ? body["exit"] : {};
+      d.receipts.push({
+        seq: r.seq,
+        tool: str(body["tool"]) ?? "?",
+        exit: num(exit["code"]) ?? -1,
+        timedOut: exit["timedOut"] === true,
+        durationMs: (num(body["endedAt"]) ?? 0) - (num(body["startedAt"]) ?? 0),
+      });
+    } else if (r.kind === LOG_KINDS.verifiedPatchMinted && isObj(body)) {
+      d.verifiedPatch = str(body["patchDigest"]);
+    } else if (r.kind === LOG_KINDS.transcript && isObj(body)) {
+      const text = str(body["text"]);
+      if (text !== null) d.transcripts.push({ seq: r.seq, text: redactSecrets(text).text });
+    }
+  }
+  return [...drafts.values()].map((d) => ({
+    task: d.task,
+    firstSeq: d.firstSeq,
+    lastSeq: d.lastSeq,
+    durationMs: d.firstAt !== null && d.lastAt !== null
+      ? d.lastAt - d.firstAt
+      : d.lastTs - d.firstTs,
+    phases: d.phases,
+    rounds: d.rounds.size,
+    checks: d.checks,
+    receipts: d.receipts,
+    verdict: d.verdict,
+    verifiedPatch: d.verifiedPatch,
+    transcripts: d.transcripts,
+  }));
+}

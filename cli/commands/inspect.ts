@@ -1,0 +1,217 @@
+/**
+ * `vouch inspect`: verifies an event log (chain, receipts, minted patches, an
+ * optional known head), replays it through the kernel and prints per-task
+ * timelines.
+ *
+ * @module
+ */
+import { dirname, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { inspectLog, type InspectReport } from "../../adapters/inspect/mod.ts";
+import {
+  findRepositoryRoot,
+  KeyError,
+  loadOrCreateMacKey,
+  type MacKey,
+  processKeyEnv,
+} from "../../adapters/keys/mod.ts";
+import { EventLogError, type LogHead } from "../../adapters/log/mod.ts";
+
+const HELP = `vouch inspect: verify and replay an event log
+
+Usage:
+  vouch inspect [LOG] [--json] [--expect-head SEQ:HASH] [--key-file FILE]
+
+Verifies every line of LOG (default .vouch/events.jsonl): canonical JSON, hash
+chain, sequence; every tool receipt (MAC, receipt chain, log anchor); every
+minted VerifiedPatch (MAC, anchor, receipts present); then replays the recorded
+kernel events through the kernel and compares the actions it emits with the
+recorded ones. Prints a timeline per task (phases, rounds, checks, verdict,
+durations); transcripts are shown with secret-looking values masked.
+
+The receipt key is the repository's key from $XDG_STATE_HOME/vouch/keys (or
+VOUCH_KEY_FILE); --key-file names it explicitly.
+
+Exit codes: 0 verified, 1 tampered, divergent or unverifiable, 2 usage.
+
+Examples:
+  vouch inspect
+  vouch inspect .vouch/events.jsonl --json
+  vouch inspect --expect-head 42:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+`;
+
+function parseHead(text: string): LogHead {
+  const m = /^(\d{1,15}):([0-9a-f]{64})$/.exec(text);
+  if (!m) throw new UsageError(`Cannot parse --expect-head "${text}": expected SEQ:HASH (64 hex)`);
+  return { seq: Number(m[1]), hash: m[2]! };
+}
+
+async function loadKey(logPath: string, keyFile: string | undefined): Promise<MacKey | null> {
+  const repoRoot = findRepositoryRoot(dirname(resolve(logPath)));
+  const env = keyFile !== undefined
+    ? { ...processKeyEnv(), VOUCH_KEY_FILE: keyFile }
+    : processKeyEnv();
+  try {
+    return await loadOrCreateMacKey({ repoRoot, env, create: false });
+  } catch (error) {
+    if (error instanceof KeyError && error.code === "io" && keyFile === undefined) return null;
+    throw error;
+  }
+}
+
+const short = (hash: string) => hash.slice(0, 12);
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+
+/** Renders an inspection report as text. */
+export function renderInspectReport(report: InspectReport, keyId: string | null): string {
+  const lines: string[] = [];
+  const { log, receipts, patches, replay } = report;
+  lines.push(`vouch inspect ${report.path}`);
+  if (log.status === "tampered" && log.issue) {
+    const i = log.issue;
+    lines.push(
+      `log       TAMPERED  ${i.reason} at line ${i.line}${
+        i.seq === null ? "" : ` (seq ${i.seq})`
+      }: ${i.detail}`,
+    );
+    lines.push(`          ${log.records} records verified before it`);
+  } else {
+    lines.push(`log       ok        ${log.records} records, head ${log.head.seq}:${log.head.hash}`);
+    if (log.status === "torn") {
+      lines.push(
+        `          torn tail: ${log.tornBytes} bytes after the last newline (a crashed write; recovered on next open)`,
+      );
+    }
+  }
+  if (!receipts.checked) {
+    lines.push(
+      receipts.present + patches.present === 0
+        ? "receipts  none"
+        : `receipts  UNCHECKED ${receipts.present} receipts, ${patches.present} patches: no key (use --key-file)`,
+    );
+  } else if (receipts.issue) {
+    lines.push(
+      `receipts  TAMPERED  ${receipts.issue.code} at seq ${receipts.issue.seq}: ${receipts.issue.detail}`,
+    );
+  } else {
+    lines.push(
+      `receipts  ok        ${receipts.verified}/${receipts.present} verified (key ${keyId})`,
+    );
+  }
+  if (receipts.checked) {
+    lines.push(
+      patches.issue
+        ? `patches   TAMPERED  ${patches.issue.code} at seq ${patches.issue.seq}: ${patches.issue.detail}`
+        : `patches   ok        ${patches.verified}/${patches.present} verified`,
+    );
+  }
+  if (replay.status === "divergent") {
+    lines.push(`replay    DIVERGENT at seq ${replay.seq} (${replay.reason}): ${replay.detail}`);
+  } else {
+    const note = replay.interrupted.length > 0
+      ? `; ${replay.interrupted.length} step(s) interrupted by a crash (seq ${
+        replay.interrupted.join(", ")
+      })`
+      : "";
+    lines.push(
+      `replay    ok        ${replay.steps} kernel steps reproduce the recorded actions${note}`,
+    );
+  }
+  lines.push(`verdict   ${report.verdict.toUpperCase()}`);
+  for (const t of report.tasks) {
+    lines.push("");
+    lines.push(
+      `task ${t.task}  ${t.verdict ?? "(no kernel status)"}, ${
+        secs(t.durationMs)
+      }, ${t.rounds} round(s), seq ${t.firstSeq}-${t.lastSeq}`,
+    );
+    if (t.phases.length > 0) {
+      const start = t.phases[0]!.at;
+      lines.push(
+        `  phases    ${t.phases.map((p) => `${p.to} +${secs(p.at - start)}`).join(" -> ")}`,
+      );
+    }
+    const groups = new Map<string, string[]>();
+    for (const c of t.checks) {
+      const key = c.phase === "baseline" ? "baseline" : `round ${c.round ?? "?"}`;
+      groups.set(key, [
+        ...(groups.get(key) ?? []),
+        `${c.id} ${c.outcome === "pass" ? "pass" : c.outcome.toUpperCase()}`,
+      ]);
+    }
+    for (const [key, checks] of groups) lines.push(`  checks    ${key}: ${checks.join(", ")}`);
+    for (const r of t.receipts) {
+      lines.push(
+        `  receipt   seq ${r.seq} ${r.tool} exit ${r.exit}${r.timedOut ? " (timed out)" : ""} ${
+          secs(r.durationMs)
+        }`,
+      );
+    }
+    if (t.verifiedPatch) lines.push(`  patch     verified ${t.verifiedPatch}`);
+    for (const x of t.transcripts) {
+      const text = x.text.length > 400 ? `${x.text.slice(0, 400)}...` : x.text;
+      lines.push(`  transcript seq ${x.seq}: ${text.replaceAll("\n", "\n             ")}`);
+    }
+  }
+  if (report.verdict === "verified" && log.records > 0) {
+    lines.push("");
+    lines.push(
+      `head ${log.head.seq}:${
+        short(log.head.hash)
+      }… (pass --expect-head ${log.head.seq}:${log.head.hash} to pin it)`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** `vouch inspect`. */
+export const inspectCommand: CliCommand = {
+  name: "inspect",
+  summary: "Verify and replay an event log; print per-task timelines",
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        json: { type: "boolean", default: false },
+        "expect-head": { type: "string" },
+        "key-file": { type: "string" },
+      },
+    });
+    if (positionals.length > 1) {
+      throw new UsageError(`Cannot inspect more than one log: ${positionals.join(" ")}`);
+    }
+    const path = positionals[0] ?? ".vouch/events.jsonl";
+    const expectHead = values["expect-head"] !== undefined
+      ? parseHead(values["expect-head"])
+      : undefined;
+    let key: MacKey | null;
+    try {
+      key = await loadKey(path, values["key-file"]);
+    } catch (error) {
+      if (error instanceof KeyError) {
+        io.err(`vouch inspect: ${error.message}\n`);
+        return EXIT.rejected;
+      }
+      throw error;
+    }
+    let report: InspectReport;
+    try {
+      report = await inspectLog(path, { key, ...(expectHead ? { expectHead } : {}) });
+    } catch (error) {
+      if (error instanceof EventLogError && error.code === "io") {
+        throw new UsageError(`Cannot read log ${path}: ${error.message}`);
+      }
+      throw error;
+    }
+    if (values.json) {
+      io.out(JSON.stringify({ ...report, keyId: key?.keyId ?? null }, null, 2) + "\n");
+    } else {
+      io.out(renderInspectReport(report, key?.keyId ?? null));
+    }
+    return report.verdict === "verified" ? EXIT.ok : EXIT.rejected;
+  },
+};

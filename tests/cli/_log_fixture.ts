@@ -1,0 +1,116 @@
+// Builds a realistic log for the inspect/attest CLI tests: a repository dir
+// with .git, the real kernel driven through a task (with receipts minted for
+// each contract run), a minted VerifiedPatch and a transcript record.
+import type { CliIo } from "../../cli/command.ts";
+import { loadOrCreateMacKey, type MacKey } from "../../adapters/keys/mod.ts";
+import { EventLog, LOG_KINDS } from "../../adapters/log/mod.ts";
+import { receiptDigest, ReceiptRecorder, type ToolReceipt } from "../../adapters/receipts/mod.ts";
+import { mintVerifiedPatch, recordVerifiedPatch } from "../../adapters/verified_patch/mod.ts";
+import { driveKernel } from "../adapters/inspect/_kernel_driver.ts";
+
+export interface LogFixture {
+  readonly root: string;
+  readonly repo: string;
+  readonly state: string;
+  readonly logPath: string;
+  readonly key: MacKey;
+  readonly diff: Uint8Array;
+  cleanup(): Promise<void>;
+}
+
+export async function buildLogFixture(options: { receipts?: boolean } = {}): Promise<LogFixture> {
+  const root = await Deno.makeTempDir({ prefix: "vouch-cli-" });
+  const repo = `${root}/repo`;
+  const state = `${root}/state`;
+  await Deno.mkdir(`${repo}/.git`, { recursive: true });
+  await Deno.mkdir(`${repo}/.vouch`, { recursive: true });
+  const key = await loadOrCreateMacKey({ repoRoot: repo, env: { XDG_STATE_HOME: state } });
+  const logPath = `${repo}/.vouch/events.jsonl`;
+  const log = await EventLog.open(logPath);
+  const recorder = ReceiptRecorder.resume(log, key);
+  const receipts: ToolReceipt[] = [];
+  const zero = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
+  await driveKernel(log, {
+    task: "t1",
+    passRound: 1,
+    onAction: async (action) => {
+      if (options.receipts === false || action.kind !== "run_contract") return;
+      receipts.push(
+        await recorder.record({
+          task: "t1",
+          tool: `${action.phase}:unit`,
+          argv: ["deno", "test"],
+          cwd: "/tmp/wt-t1",
+          sandboxProfile: "bwrap",
+          envNames: ["PATH", "HOME"],
+          startedAt: 1_700_000_000_000,
+          endedAt: 1_700_000_001_250,
+          exit: {
+            code: action.phase === "round" && action.round >= 1 ? 0 : 1,
+            signal: null,
+            timedOut: false,
+          },
+          stdout: zero,
+          stderr: zero,
+        }),
+      );
+    },
+  });
+  await log.append({
+    task: "t1",
+    kind: LOG_KINDS.transcript,
+    body: {
+      round: 1,
+      stream: "stdout",
+      text: "curl -H 'Authorization: Bearer sk-live-abcdef123456' ok",
+    },
+  });
+  const diff = new TextEncoder().encode("diff --git a/a.ts b/a.ts\n");
+  if (options.receipts !== false) {
+    const last = receipts.at(-1)!;
+    const vp = await mintVerifiedPatch(key, {
+      patch: {
+        kind: "unverified_patch",
+        task: "t1",
+        baseRevision: "0123456789abcdef0123456789abcdef01234567",
+        diff,
+        backend: "function:test",
+      },
+      contractDigest: "sha256:" + "c".repeat(64),
+      checks: [{ id: "unit", outcome: "pass", receipt: receiptDigest(last) }],
+      receipts: [last],
+      passedAt: 1_700_000_020_000,
+      sandboxProfile: "bwrap",
+      logAnchor: await log.anchor(),
+    });
+    await recordVerifiedPatch(log, vp);
+  }
+  await log.close();
+  return {
+    root,
+    repo,
+    state,
+    logPath,
+    key,
+    diff,
+    cleanup: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+export function bufferIo(): { io: CliIo; readonly out: string; readonly err: string } {
+  let out = "";
+  let err = "";
+  return {
+    io: {
+      out: (t: string) => void (out += t),
+      err: (t: string) => void (err += t),
+      isTerminal: false,
+    },
+    get out() {
+      return out;
+    },
+    get err() {
+      return err;
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import { runCli } from "../../cli/main.ts";
+import { frameRecord, GENESIS_HASH, type LogHead, readLogFile } from "../../adapters/log/mod.ts";
+import { bufferIo, buildLogFixture } from "./_log_fixture.ts";
+
+async function inspect(args: string[]) {
+  const b = bufferIo();
+  const code = await runCli(["inspect", ...args], b.io);
+  return { code, out: b.out, err: b.err };
+}
+
+/** Rewrites a log file record by record (recomputing every hash), like a forger. */
+async function rewrite(
+  path: string,
+  change: (kind: string, body: unknown, seq: number) => unknown,
+) {
+  const read = await readLogFile(path);
+  let head: LogHead = { seq: 0, hash: GENESIS_HASH };
+  let text = "";
+  for (const r of read.records) {
+    const f = frameRecord(
+      head,
+      { task: r.task, kind: r.kind, body: change(r.kind, r.body, r.seq) },
+      r.ts,
+    );
+    head = f.record;
+    text += f.line + "\n";
+  }
+  await Deno.writeTextFile(path, text);
+}
+
+Deno.test("vouch inspect verifies a real kernel log and prints the timeline", async () => {
+  const fx = await buildLogFixture();
+  try {
+    const r = await inspect([fx.logPath, "--key-file", fx.key.path]);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /verdict\s+VERIFIED/);
+    assert.match(r.out, /receipts\s+ok\s+3\/3 verified/);
+    assert.match(r.out, /patches\s+ok\s+1\/1 verified/);
+    assert.match(r.out, /replay\s+ok\s+\d+ kernel steps reproduce/);
+    assert.match(r.out, /task t1 {2}completed, 15\.0s, 2 round\(s\)/);
+    assert.match(r.out, /checks {4}baseline: unit FAIL/);
+    assert.match(r.out, /checks {4}round 1: unit pass, lint pass/);
+    assert.match(r.out, /receipt {3}seq \d+ round:unit exit 0 1\.3s/);
+    assert.match(r.out, /\[redacted:authorization\]/);
+    assert.ok(!r.out.includes("sk-live-abcdef123456"), "secret shown");
+
+    const json = await inspect([fx.logPath, "--json", "--key-file", fx.key.path]);
+    assert.equal(json.code, 0);
+    const report = JSON.parse(json.out);
+    assert.equal(report.verdict, "verified");
+    assert.equal(report.replay.status, "deterministic");
+    assert.equal(report.tasks[0].verdict, "completed");
+    const head = `${report.log.head.seq}:${report.log.head.hash}`;
+    assert.equal(
+      (await inspect([fx.logPath, "--key-file", fx.key.path, "--expect-head", head])).code,
+      0,
+    );
+    const wrong = `${report.log.head.seq}:${"0".repeat(64)}`;
+    const bad = await inspect([fx.logPath, "--key-file", fx.key.path, "--expect-head", wrong]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.out, /head_mismatch/);
+    const beyond = await inspect([
+      fx.logPath,
+      "--key-file",
+      fx.key.path,
+      "--expect-head",
+      `${report.log.head.seq + 5}:${"a".repeat(64)}`,
+    ]);
+    assert.equal(beyond.code, 1);
+    assert.match(beyond.out, /truncated/);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+Deno.test("vouch inspect exit codes: usage 2, missing key 1, tampered 1", async () => {
+  const fx = await buildLogFixture();
+  try {
+    assert.equal((await inspect([fx.logPath, "--expect-head", "12"])).code, 2);
+    assert.equal((await inspect([fx.logPath, "--bogus"])).code, 2);
+    assert.equal((await inspect([fx.logPath, "other.jsonl"])).code, 2);
+    assert.equal((await inspect([`${fx.root}/missing.jsonl`])).code, 2);
+    // receipts present, no key reachable -> unverifiable, fail closed
+    const saved = Deno.env.get("XDG_STATE_HOME");
+    Deno.env.set("XDG_STATE_HOME", `${fx.root}/empty-state`);
+    try {
+      const r = await inspect([fx.logPath]);
+      assert.equal(r.code, 1);
+      assert.match(r.out, /UNCHECKED/);
+      // with the right state dir, the default key is found
+      Deno.env.set("XDG_STATE_HOME", fx.state);
+      assert.equal((await inspect([fx.logPath])).code, 0);
+    } finally {
+      if (saved === undefined) Deno.env.delete("XDG_STATE_HOME");
+      else Deno.env.set("XDG_STATE_HOME", saved);
+    }
+    // a flipped byte
+    const bytes = await Deno.readFile(fx.logPath);
+    bytes[200] = bytes[200]! ^ 1;
+    await Deno.writeFile(fx.logPath, bytes);
+    const t = await inspect([fx.logPath, "--key-file", fx.key.path]);
+    assert.equal(t.code, 1);
+    assert.match(t.out, /log\s+TAMPERED\s+\w+ at line 1/);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+Deno.test("vouch inspect catches a self-consistent rewrite through the receipts", async () => {
+  const fx = await buildLogFixture();
+  try {
+    await rewrite(
+      fx.logPath,
+      (kind, body, seq) =>
+        kind === "kernel.event" && seq === 2
+          ? { ...(body as object), goal: "something else" }
+          : body,
+    );
+    assert.equal((await readLogFile(fx.logPath)).status, "ok", "chain alone is consistent");
+    const r = await inspect([fx.logPath, "--key-file", fx.key.path]);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /receipts\s+TAMPERED\s+anchor_mismatch/);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+Deno.test("vouch inspect reports non-determinism with the first differing seq", async () => {
+  const fx = await buildLogFixture({ receipts: false });
+  try {
+    let target = -1;
+    await rewrite(fx.logPath, (kind, body, seq) => {
+      if (kind !== "kernel.actions" || target !== -1) return body;
+      const b = body as { forSeq: number; actions: { kind: string }[] };
+      if (!b.actions.some((a) => a.kind === "create_worktree")) return body;
+      target = b.forSeq;
+      void seq;
+      return {
+        ...b,
+        actions: b.actions.map((a) => a.kind === "create_worktree" ? { ...a, baseRev: "evil" } : a),
+      };
+    });
+    const r = await inspect([fx.logPath]);
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.out, new RegExp(`replay\\s+DIVERGENT at seq ${target} \\(actions_differ\\)`));
+    const json = JSON.parse((await inspect([fx.logPath, "--json"])).out);
+    assert.equal(json.verdict, "divergent");
+    assert.equal(json.replay.seq, target);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+Deno.test("vouch inspect runs as a real process (deno task entry point)", async () => {
+  const fx = await buildLogFixture();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--allow-run",
+        new URL("../../cli/main.ts", import.meta.url).pathname,
+        "inspect",
+        fx.logPath,
+        "--key-file",
+        fx.key.path,
+        "--json",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.equal(JSON.parse(new TextDecoder().decode(out.stdout)).verdict, "verified");
+  } finally {
+    await fx.cleanup();
+  }
+});
