@@ -12,6 +12,8 @@ import { verifyCommand } from "./verify.ts";
 import { gcCommand } from "./gc.ts";
 import { scopeCommand } from "./scope.ts";
 import { doctorCommand } from "./doctor.ts";
+import { inspectCommand } from "./inspect.ts";
+import { attestCommand } from "./attest.ts";
 
 /** All subcommands, in the order `vouch --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -22,4 +24,6 @@ export const COMMANDS: readonly CliCommand[] = [
   gcCommand,
   scopeCommand,
   doctorCommand,
+  inspectCommand,
+  attestCommand,
 ];
