@@ -27,3 +27,4 @@ export * from "./redact/mod.ts";
 export * from "./attest/mod.ts";
 export * from "./supervisor/mod.ts";
 export * from "./driver/mod.ts";
+export * from "./inspect/mod.ts";
