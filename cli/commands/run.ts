@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { dirname, resolve } from "node:path";
 import { type CliCommand, type CliIo, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { parseRunArgs, type RunArgs } from "./run_args.ts";
@@ -11,6 +12,7 @@ import type { AgentBackend } from "../../adapters/backends/types.ts";
 import { codexBackend } from "../../adapters/backends/codex_backend.ts";
 import { claudeBackend } from "../../adapters/backends/claude_backend.ts";
 import { commandBackend } from "../../adapters/backends/command_backend.ts";
+import { confinedBackend } from "../../adapters/driver/confined_backend.ts";
 import { contractFromCommand } from "../../adapters/supervisor/clean_verifier.ts";
 import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
 import { renderProgressLine, renderSummary } from "../../adapters/driver/render.ts";
@@ -38,7 +40,7 @@ Options:
   --base REV             base revision (default HEAD; uncommitted changes are never part of it)
   --timeout SECONDS      wall-time budget of the whole task (default 1800)
   --backend-timeout S    limit per backend round
-  --sandbox MODE         auto | bwrap | none for the checks (default auto)
+  --sandbox MODE         auto | bwrap | none for the checks and command: backends (default auto)
   --integrate branch:NAME  commit the verified patch on a new branch (asks first)
   --yes                  approve --integrate without asking
   --json                 print one machine-readable result on stdout
@@ -65,8 +67,15 @@ function backendFor(args: RunArgs): AgentBackend {
         passEnv: ["ANTHROPIC_API_KEY"],
         ...(home !== undefined ? { home } : {}),
       });
-    case "command":
-      return commandBackend({ argv: [args.backend.path] });
+    case "command": {
+      // A local agent program runs in the sandbox: only its worktree is writable, no network.
+      const program = resolve(args.backend.path);
+      const argv = [program];
+      // The program's own directory must be visible (read-only) inside the sandbox.
+      return confinedBackend((sandbox) => commandBackend({ argv, sandbox }), args.sandbox, {
+        readOnly: [dirname(program)],
+      });
+    }
   }
 }
 
