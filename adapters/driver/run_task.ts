@@ -31,6 +31,7 @@ import { mintVerifiedPatch, type VerifiedPatch } from "../verified_patch/verifie
 import { createWorktree, removeWorktree, type Worktree } from "../worktree/worktree.ts";
 import { extractDiff, worktreeGitArgs } from "../worktree/extract_diff.ts";
 import { runGit } from "../git/hardened_git.ts";
+import { maskSecrets } from "../backends/transcript.ts";
 import {
   CHECKOUT_SKIP,
   diffOutsideSnapshots,
@@ -464,8 +465,9 @@ class TaskRun {
         kind: LOG_KINDS.transcript,
         body: {
           round: round.round,
-          stream: "transcript",
-          text: "",
+          stream: "summary",
+          // The backend's own final message: a claim, bounded and masked, shown redacted.
+          text: maskSecrets(result.summary.slice(0, 2000)).text,
           path: result.transcript.path,
           digest: result.transcript.digest,
           bytes: result.transcript.bytes,
