@@ -108,7 +108,9 @@ function parseBody(source: string, body: string, tokens: GlobToken[]): void {
       while (j < n && body.charCodeAt(j) === 0x2a) j++;
       const run = j - i;
       const atSegmentStart = i === 0 || body.charCodeAt(i - 1) === SLASH;
-      const atSegmentEnd = j === n || body.charCodeAt(j) === SLASH;
+      // git's wildmatch also takes "**\/" as a globstar.
+      const escapedSlash = body.charCodeAt(j) === 0x5c && body.charCodeAt(j + 1) === SLASH;
+      const atSegmentEnd = j === n || body.charCodeAt(j) === SLASH || escapedSlash;
       if (run >= 2 && atSegmentStart && atSegmentEnd) {
         if (j === n) {
           // Trailing "/**" (or the whole pattern "**"): everything.
@@ -121,7 +123,7 @@ function parseBody(source: string, body: string, tokens: GlobToken[]): void {
         } else {
           // "**/": zero or more directories; consume the slash.
           if (tokens[tokens.length - 1]?.kind !== "globdir") tokens.push({ kind: "globdir" });
-          i = j + 1;
+          i = j + (escapedSlash ? 2 : 1);
         }
         continue;
       }

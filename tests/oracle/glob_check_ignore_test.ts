@@ -10,7 +10,24 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { compileGlobs, GlobError } from "../../kernel/glob/mod.ts";
 
-const PIECES = ["a", "b", ".", "*", "**", "?", "[ab]", "[!a]", "[a-b]", "/", "-", "\\*", "é"];
+const PIECES = [
+  "a",
+  "b",
+  ".",
+  "*",
+  "**",
+  "?",
+  "[ab]",
+  "[!a]",
+  "[a-b]",
+  "/",
+  "-",
+  "\\*",
+  "é",
+  "[/a]",
+  "\\/",
+  "[!/]",
+];
 const pattern = fc.tuple(
   fc.boolean(),
   fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 6 }),
