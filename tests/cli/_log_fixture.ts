@@ -3,7 +3,14 @@
 // each contract run), a minted VerifiedPatch and a transcript record.
 import type { CliIo } from "../../cli/command.ts";
 import { loadOrCreateMacKey, type MacKey } from "../../adapters/keys/mod.ts";
-import { EventLog, LOG_KINDS } from "../../adapters/log/mod.ts";
+import {
+  EventLog,
+  frameRecord,
+  GENESIS_HASH,
+  LOG_KINDS,
+  type LogHead,
+  readLogFile,
+} from "../../adapters/log/mod.ts";
 import { receiptDigest, ReceiptRecorder, type ToolReceipt } from "../../adapters/receipts/mod.ts";
 import { mintVerifiedPatch, recordVerifiedPatch } from "../../adapters/verified_patch/mod.ts";
 import { driveKernel } from "../adapters/inspect/_kernel_driver.ts";
@@ -113,4 +120,24 @@ export function bufferIo(): { io: CliIo; readonly out: string; readonly err: str
       return err;
     },
   };
+}
+
+/** Rewrites a log file record by record (recomputing every hash), like a forger. */
+export async function rewriteLog(
+  path: string,
+  change: (kind: string, body: unknown, seq: number) => unknown,
+): Promise<void> {
+  const read = await readLogFile(path);
+  let head: LogHead = { seq: 0, hash: GENESIS_HASH };
+  let text = "";
+  for (const r of read.records) {
+    const f = frameRecord(
+      head,
+      { task: r.task, kind: r.kind, body: change(r.kind, r.body, r.seq) },
+      r.ts,
+    );
+    head = f.record;
+    text += f.line + "\n";
+  }
+  await Deno.writeTextFile(path, text);
 }

@@ -1,32 +1,12 @@
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/main.ts";
-import { frameRecord, GENESIS_HASH, type LogHead, readLogFile } from "../../adapters/log/mod.ts";
-import { bufferIo, buildLogFixture } from "./_log_fixture.ts";
+import { readLogFile } from "../../adapters/log/mod.ts";
+import { bufferIo, buildLogFixture, rewriteLog as rewrite } from "./_log_fixture.ts";
 
 async function inspect(args: string[]) {
   const b = bufferIo();
   const code = await runCli(["inspect", ...args], b.io);
   return { code, out: b.out, err: b.err };
-}
-
-/** Rewrites a log file record by record (recomputing every hash), like a forger. */
-async function rewrite(
-  path: string,
-  change: (kind: string, body: unknown, seq: number) => unknown,
-) {
-  const read = await readLogFile(path);
-  let head: LogHead = { seq: 0, hash: GENESIS_HASH };
-  let text = "";
-  for (const r of read.records) {
-    const f = frameRecord(
-      head,
-      { task: r.task, kind: r.kind, body: change(r.kind, r.body, r.seq) },
-      r.ts,
-    );
-    head = f.record;
-    text += f.line + "\n";
-  }
-  await Deno.writeTextFile(path, text);
 }
 
 Deno.test("vouch inspect verifies a real kernel log and prints the timeline", async () => {
