@@ -21,9 +21,9 @@ const MIN_MARKER_LENGTH = 12;
  * `(x - 0x01010101) & ~x & 0x80808080` sets the high bit of the lowest zero
  * byte (bits above it may be false positives; only the lowest is used).
  */
-function findLf(bytes: Uint8Array, view: DataView, pos: number, size: number): number {
+function findLf(bytes: Uint8Array, view: DataView | null, pos: number, size: number): number {
   let i = pos;
-  while (i + 4 <= size) {
+  while (view !== null && i + 4 <= size) {
     const x = view.getUint32(i, true) ^ 0x0a0a0a0a;
     const hit = (x - 0x01010101) & ~x & 0x80808080;
     if (hit !== 0) return i + ((31 - Math.clz32(hit & -hit)) >> 3);
@@ -31,6 +31,15 @@ function findLf(bytes: Uint8Array, view: DataView, pos: number, size: number): n
   }
   while (i < size && bytes[i] !== LF) i++;
   return i;
+}
+
+/** Below this size a byte loop beats creating a DataView. */
+const WORD_SCAN_MIN_BYTES = 4096;
+
+function wordView(bytes: Uint8Array): DataView | null {
+  return bytes.length < WORD_SCAN_MIN_BYTES
+    ? null
+    : new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**
@@ -49,7 +58,7 @@ export function scanHunkBody(
   start: number,
   oldLines: number,
   newLines: number,
-  view: DataView = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+  view: DataView | null = wordView(bytes),
 ): HunkScan {
   const size = bytes.length;
   let pos = start;
@@ -117,7 +126,7 @@ export function scanHunkBody(
 export const typescriptDiffScanner: DiffLineScanner = {
   name: "typescript",
   begin(bytes: Uint8Array): DiffScanSession {
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const view = wordView(bytes);
     return {
       scanHunk: (start, oldLines, newLines) => scanHunkBody(bytes, start, oldLines, newLines, view),
       end: () => {},

@@ -12,6 +12,7 @@ import {
   tryParseGitDiff,
 } from "../../../kernel/diff/mod.ts";
 import { decodeUtf8 } from "../../../kernel/diff/utf8.ts";
+import { scanHunkBody } from "../../../kernel/diff/scan.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -261,5 +262,25 @@ Deno.test("decodeUtf8 matches TextDecoder on arbitrary bytes", () => {
   const utf8 = fc.string({ unit: "binary", maxLength: 30 });
   fc.assert(
     fc.property(utf8, (s) => assert.equal(decodeUtf8(enc.encode(s)), dec.decode(enc.encode(s)))),
+  );
+});
+
+Deno.test("the word-at-a-time LF search equals the byte loop", () => {
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ maxLength: 200 }).map((b) => b.map((x) => (x % 3 === 0 ? 10 : x))),
+      fc.nat(200),
+      fc.nat(20),
+      fc.nat(20),
+      (bytes, startSeed, oldLines, newLines) => {
+        const start = startSeed % (bytes.length + 1);
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        assert.deepEqual(
+          scanHunkBody(bytes, start, oldLines, newLines, view),
+          scanHunkBody(bytes, start, oldLines, newLines, null),
+        );
+      },
+    ),
+    { numRuns: 300 },
   );
 });
