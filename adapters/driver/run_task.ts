@@ -602,6 +602,7 @@ class TaskRun {
     round.checks = [...run.summaries];
     round.reasons.push(...run.refusals);
     await this.writeJson(`round-${round.round}/evidence.json`, run.evidence);
+    await this.writeJson(`round-${round.round}/receipts.json`, run.receipts);
     if (run.passed && run.refusals.length === 0 && round.patch !== null) {
       const patch = round.patch;
       this.verified = await mintVerifiedPatch(o.key, {

@@ -118,6 +118,11 @@ Deno.test("runTask: a claimed-but-unfixed round is rejected, the fix round is ve
     );
     assert.equal(envelope.payloadType, "application/vnd.in-toto+json");
     assert.equal(envelope.signatures.length, 1);
+    const receipts = JSON.parse(
+      await Deno.readTextFile(`${outcome.artefactsDir}/round-2/receipts.json`),
+    );
+    assert.equal(receipts.length, 1);
+    assert.match(receipts[0].mac, /^[0-9a-f]{64}$/);
     const r = await replay(outcome.logPath);
     assert.equal(r.status, "deterministic", JSON.stringify(r));
     assert.deepEqual(snapshotDifferences(before, await snapshot(repo.dir)), []);
