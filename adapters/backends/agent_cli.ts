@@ -91,7 +91,10 @@ export async function runAgentCli(
       new TextEncoder().encode(composePrompt(task)),
     );
   } catch (error) {
-    const e = error instanceof BackendError ? error : new BackendError("config", String(error));
+    const e = error instanceof BackendError ? error : new BackendError(
+      "io",
+      `Cannot run ${backend}: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return {
       ...base,
       status: "error",

@@ -8,7 +8,7 @@
  */
 import { runAgentCli } from "./agent_cli.ts";
 import { ClaudeStreamParser } from "./claude_stream.ts";
-import type { SubprocessConfig } from "./subprocess.ts";
+import { guardRun, type SubprocessConfig } from "./subprocess.ts";
 import type { AgentBackend } from "./types.ts";
 
 /** Configuration of the `claude` backend. */
@@ -84,6 +84,10 @@ export function claudeBackend(config: ClaudeBackendConfig = {}): AgentBackend {
       subprocess: true,
     }),
     run: (task, ctx) =>
-      runAgentCli("claude", claudeArgv(config), task, ctx, config, new ClaudeStreamParser()),
+      guardRun(
+        "claude",
+        () =>
+          runAgentCli("claude", claudeArgv(config), task, ctx, config, new ClaudeStreamParser()),
+      ),
   };
 }

@@ -7,7 +7,7 @@
  */
 import { runAgentCli } from "./agent_cli.ts";
 import { CodexStreamParser } from "./codex_stream.ts";
-import type { SubprocessConfig } from "./subprocess.ts";
+import { guardRun, type SubprocessConfig } from "./subprocess.ts";
 import type { AgentBackend, AgentTask } from "./types.ts";
 
 /** Configuration of the `codex` backend. */
@@ -68,6 +68,10 @@ export function codexBackend(config: CodexBackendConfig = {}): AgentBackend {
       subprocess: true,
     }),
     run: (task, ctx) =>
-      runAgentCli("codex", codexArgv(task, config), task, ctx, config, new CodexStreamParser()),
+      guardRun(
+        "codex",
+        () =>
+          runAgentCli("codex", codexArgv(task, config), task, ctx, config, new CodexStreamParser()),
+      ),
   };
 }

@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { BackendError } from "./errors.ts";
 import {
   failure,
+  guardRun,
   processStatus,
   runAgentProcess,
   safeEmit,
@@ -152,7 +153,10 @@ async function runCommand(
       [TASK_FILE_ENV]: file,
     });
   } catch (error) {
-    const e = error instanceof BackendError ? error : new BackendError("config", String(error));
+    const e = error instanceof BackendError ? error : new BackendError(
+      "io",
+      `Cannot run ${id}: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return {
       ...base,
       status: "error",
@@ -224,6 +228,6 @@ export function commandBackend(config: CommandBackendConfig): AgentBackend {
       reportsUsage: false,
       subprocess: true,
     }),
-    run: (task, ctx) => runCommand(config, task, ctx),
+    run: (task, ctx) => guardRun(config.id ?? "command", () => runCommand(config, task, ctx)),
   };
 }

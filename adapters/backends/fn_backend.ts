@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { failure, safeEmit } from "./subprocess.ts";
+import { failure, guardRun, safeEmit } from "./subprocess.ts";
 import { captureTextTranscript, maskSecrets } from "./transcript.ts";
 import type {
   AgentBackend,
@@ -68,7 +68,7 @@ export function fnBackend(id: string, fn: FnWorker): AgentBackend {
       reportsUsage: false,
       subprocess: false,
     }),
-    run: (task, ctx) => runFn(id, fn, task, ctx),
+    run: (task, ctx) => guardRun(id, () => runFn(id, fn, task, ctx)),
   };
 }
 

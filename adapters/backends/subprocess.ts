@@ -15,6 +15,7 @@ import type {
   AgentTask,
   BackendContext,
   BackendFailure,
+  BackendResult,
   BackendStatus,
   TranscriptRef,
 } from "./types.ts";
@@ -185,4 +186,42 @@ export function processStatus(
 export function failure(code: BackendError["code"], message: string): BackendFailure {
   const e = new BackendError(code, message);
   return { code: e.code, message: e.message, retryable: e.retryable };
+}
+
+/**
+ * Runs a backend body so that `run` resolves, never rejects: an unexpected
+ * exception (local I/O, permissions) becomes status `error` with code `io`.
+ *
+ * @example
+ * ```ts
+ * import { guardRun } from "./subprocess.ts";
+ * const r = await guardRun("x", () => Promise.reject(new Error("disk full")));
+ * if (r.status !== "error" || r.failure?.code !== "io") throw new Error();
+ * ```
+ */
+export async function guardRun(
+  backend: string,
+  body: () => Promise<BackendResult>,
+): Promise<BackendResult> {
+  try {
+    return await body();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      backend,
+      status: "error",
+      summary: "",
+      selfClaimedDone: false,
+      commandsRun: [],
+      risks: [],
+      usage: {},
+      transcript: null,
+      exitCode: null,
+      protocolIssues: 0,
+      failure: failure(
+        error instanceof BackendError ? error.code : "io",
+        `Cannot run ${backend}: ${message.slice(0, 2000)}`,
+      ),
+    };
+  }
 }

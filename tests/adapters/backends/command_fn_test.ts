@@ -291,3 +291,24 @@ Deno.test("fn backend: its emitted events are the transcript, masked and written
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("backends resolve, never reject: an unwritable transcript dir becomes an io error", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vouch-io-" });
+  try {
+    const bad = {
+      signal: new AbortController().signal,
+      emit: () => {},
+      transcriptDir: "/dev/null/x",
+    };
+    const cmd = await commandBackend({ argv: ["true"] }).run(task(dir), bad);
+    assert.equal(cmd.status, "error");
+    assert.equal(cmd.failure?.code, "io");
+    assert.match(cmd.failure?.message ?? "", /^Cannot run command: /);
+    const fn = await fnBackend("f", () => Promise.resolve({})).run(task(dir), bad);
+    assert.equal(fn.status, "error");
+    assert.equal(fn.failure?.code, "io");
+    assert.equal(fn.failure?.retryable, false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
