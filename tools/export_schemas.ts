@@ -1,14 +1,16 @@
 /**
- * Writes the JSON Schema (draft 2020-12) of every bundle document to
- * `schemas/<name>.schema.json`, generated from the zod schemas in
- * `adapters/bundle/schemas.ts`. `--check` exits 1 when a committed file is
- * missing or stale instead of writing.
+ * Writes the JSON Schema (draft 2020-12) of every document vouch reads from
+ * outside to `schemas/<name>.schema.json`, generated from the zod schemas that
+ * guard those boundaries (bundle documents in `adapters/bundle/schemas.ts`, the
+ * contract file in `adapters/contract/schema.ts`). `--check` exits 1 when a
+ * committed file is missing or stale instead of writing.
  *
- *   deno run --allow-read --allow-write tools/export_schemas.ts [--check]
+ *   deno task schemas [--check]
  *
  * @module
  */
 import { BUNDLE_SCHEMAS, bundleJsonSchema } from "../adapters/bundle/schemas.ts";
+import { contractJsonSchema } from "../adapters/contract/schema.ts";
 
 /** The schemas directory at the repository root. */
 export const SCHEMAS_DIR: URL = new URL("../schemas/", import.meta.url);
@@ -23,10 +25,11 @@ export const SCHEMAS_DIR: URL = new URL("../schemas/", import.meta.url);
  * ```
  */
 export function exportedSchemas(): { file: string; schema: Record<string, unknown> }[] {
-  return Object.keys(BUNDLE_SCHEMAS).map((name) => ({
+  const bundle = Object.keys(BUNDLE_SCHEMAS).map((name) => ({
     file: `${name}.schema.json`,
     schema: bundleJsonSchema(name as keyof typeof BUNDLE_SCHEMAS),
   }));
+  return [...bundle, { file: "contract.schema.json", schema: contractJsonSchema() }];
 }
 
 if (import.meta.main) {
