@@ -17,6 +17,7 @@ import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxRequirement } from "../sandbox/probe.ts";
 import { createCleanVerifier } from "../supervisor/clean_verifier.ts";
+import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";
 import { type IntegrateRequest, runTask } from "./run_task.ts";
 
@@ -53,6 +54,10 @@ export interface RunInRepoOptions {
   readonly taskId?: string;
   /** Worktree root. @default the worktree module's */
   readonly worktreeRoot?: string;
+  /**
+   * Refuse a contract whose checks already pass on the base.
+   * @default true when the goal reads like "make the (failing) tests pass"
+   */
   readonly requireFailingBaseline?: boolean;
 }
 
@@ -141,9 +146,8 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       receipts,
       sandbox: opts.sandbox ?? "auto",
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
-      ...(opts.requireFailingBaseline !== undefined
-        ? { requireFailingBaseline: opts.requireFailingBaseline }
-        : {}),
+      // "Make the failing tests pass": a contract that already passes proves nothing.
+      requireFailingBaseline: opts.requireFailingBaseline ?? intentTargetsTests(opts.goal),
     });
     return await runTask({
       repo: info.top,

@@ -312,3 +312,17 @@ Deno.test("runTask: an fn backend may hand over its patch as text; it is applied
     assert.deepEqual(outcome.rounds[0]?.filesChanged, ["math.ts"]);
   });
 });
+
+Deno.test("runTask: 'make the tests pass' with tests already passing gates nothing: refused", async () => {
+  await withRepo(async (repo, state) => {
+    let ran = false;
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      contract: contractFromCommand("true", 10_000),
+      backend: scripted([() => (ran = true, Promise.resolve(true))]),
+    });
+    assert.equal(outcome.state, "rejected");
+    assert.equal(outcome.reason, "baseline-gates-nothing");
+    assert.equal(ran, false);
+  });
+});
