@@ -203,7 +203,7 @@ export const runCommand: CliCommand = {
     try {
       const outcome = await executeRun(args, io, backend, controller.signal).catch(asUsage);
       if (args.json) io.out(JSON.stringify(outcome) + "\n");
-      else io.err(`\n${renderSummary(outcome)}`);
+      else io.out(renderSummary(outcome));
       return outcome.exitCode;
     } finally {
       if (listening) Deno.removeSignalListener("SIGINT", onSigint);

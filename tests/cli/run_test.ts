@@ -71,3 +71,59 @@ Deno.test("vouch run: --help shows the exit codes, unknown flags exit 2", async 
   assert.equal(await runCli(["run", "--dir", empty, "--goal", "g"], io), 2);
   await Deno.remove(empty);
 });
+
+Deno.test("vouch run: progress on stderr, the summary table on stdout (command: backend)", async () => {
+  const { createDenoRepo } = await import("../golden/fixture_repos.ts");
+  const repo = await createDenoRepo();
+  const state = await Deno.makeTempDir();
+  const saved = Deno.env.get("VOUCH_WORKTREE_ROOT");
+  Deno.env.set("VOUCH_WORKTREE_ROOT", `${state}/wt`);
+  const savedKey = Deno.env.get("VOUCH_KEY_FILE");
+  Deno.env.set("VOUCH_KEY_FILE", `${state}/key`);
+  const savedXdg = Deno.env.get("XDG_STATE_HOME");
+  Deno.env.set("XDG_STATE_HOME", `${state}/state`);
+  try {
+    await Deno.writeTextFile(
+      `${state}/agent.sh`,
+      '#!/bin/sh\nsed -i \'s/a - b/a + b/\' math.ts\necho \'{"summary":"fixed","done":true}\'\n',
+    );
+    await Deno.chmod(`${state}/agent.sh`, 0o755);
+    let out = "";
+    let err = "";
+    const io = {
+      out: (t: string) => void (out += t),
+      err: (t: string) => void (err += t),
+      isTerminal: false,
+    };
+    const code = await runCli([
+      "run",
+      "--dir",
+      repo.dir,
+      "--backend",
+      `command:${state}/agent.sh`,
+      "--sandbox",
+      "none",
+      "--goal",
+      "make the tests pass",
+      "--verify",
+      repo.verify,
+    ], io);
+    assert.equal(code, 0, err + out);
+    assert.match(out, /^VERIFIED \(verified\)/);
+    assert.match(out, /round\s+backend\s+claimed done\s+files\s+verdict/);
+    assert.match(err, /round 1 · backend/);
+    assert.match(err, /round 1 · verify · check "verify"/);
+  } finally {
+    for (
+      const [k, v] of [["VOUCH_WORKTREE_ROOT", saved], ["VOUCH_KEY_FILE", savedKey], [
+        "XDG_STATE_HOME",
+        savedXdg,
+      ]]
+    ) {
+      if (v === undefined) Deno.env.delete(k!);
+      else Deno.env.set(k!, v);
+    }
+    await repo.cleanup();
+    await Deno.remove(state, { recursive: true });
+  }
+});
