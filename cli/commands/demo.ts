@@ -83,7 +83,7 @@ export const demoFixer = fnBackend("demo-fixer", async (task) => {
 /** `vouch demo`. */
 export const demoCommand: CliCommand = {
   name: "demo",
-  summary: "See vouch reject a false 'done' and verify a real fix (no network)",
+  summary: "see vouch reject a false 'done' and verify a real fix (no network)",
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseArgs({

@@ -23,7 +23,7 @@ Examples:
 /** `vouch gc`. */
 export const gcCommand: CliCommand = {
   name: "gc",
-  summary: "Remove worktrees left behind by crashed runs",
+  summary: "remove worktrees left behind by crashed runs",
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseArgs({

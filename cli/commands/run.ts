@@ -181,7 +181,7 @@ export async function executeRun(
 /** `vouch run`. */
 export const runCommand: CliCommand = {
   name: "run",
-  summary: "Hand a task to a coding agent; keep only a patch that verifies",
+  summary: "hand a task to a coding agent; keep only a patch that verifies",
   help: HELP,
   async run(argv, io) {
     const args = parseRunArgs(argv);

@@ -42,7 +42,7 @@ Examples:
 /** `vouch verify`. */
 export const verifyCommand: CliCommand = {
   name: "verify",
-  summary: "Verify a patch from anywhere in a clean tree (CI use)",
+  summary: "verify a patch from anywhere in a clean tree (CI use)",
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseArgs({
