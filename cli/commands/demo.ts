@@ -13,7 +13,8 @@ import { fnBackend } from "../../adapters/backends/fn_backend.ts";
 import { contractFromCommand } from "../../adapters/supervisor/clean_verifier.ts";
 import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
 import { renderProgressLine, renderSummary } from "../../adapters/driver/render.ts";
-import { inspectLog, type InspectReport } from "../../adapters/inspect/inspect.ts";
+import { inspectLog } from "../../adapters/inspect/inspect.ts";
+import { renderInspectReport } from "./inspect.ts";
 import { loadOrCreateMacKey } from "../../adapters/keys/mac_key.ts";
 import { kernelDemoTimeline } from "./demo_kernel_timeline.ts";
 import { gitChecked } from "../../adapters/git/git_checked.ts";
@@ -135,7 +136,8 @@ export const demoCommand: CliCommand = {
         create: false,
       });
       const report = await inspectLog(outcome.logPath, { key });
-      say(`\n${renderInspect(report)}`);
+      say(`\n$ vouch inspect (what it verifies: chain, receipts, patch MAC, replay)\n`);
+      say(renderInspectReport(report, key.keyId));
       if (values.json) io.out(JSON.stringify(outcome) + "\n");
       const ok = outcome.state === "verified" && outcome.rounds.length === 2 &&
         report.verdict === "verified";
@@ -146,21 +148,3 @@ export const demoCommand: CliCommand = {
     }
   },
 };
-
-/** A compact rendering of an inspect report (what `vouch inspect` checks). */
-function renderInspect(report: InspectReport): string {
-  const lines = [
-    `inspect: ${report.verdict.toUpperCase()}`,
-    `  log       ${report.log.status}, ${report.log.records} records, head ${report.log.head.seq}`,
-    `  receipts  ${report.receipts.verified}/${report.receipts.present} verified (HMAC, chain, anchor)`,
-    `  patches   ${report.patches.verified}/${report.patches.present} verified patch(es)`,
-    `  replay    ${report.replay.status} (${report.replay.steps} kernel steps)`,
-  ];
-  for (const t of report.tasks) {
-    lines.push(
-      `  task ${t.task}: ${t.rounds} round(s), verdict ${t.verdict ?? "-"}, ` +
-        `${t.checks.length} check run(s)`,
-    );
-  }
-  return lines.join("\n") + "\n";
-}
