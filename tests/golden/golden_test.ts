@@ -124,3 +124,42 @@ Deno.test("golden: without --verify the repository's test command is detected (d
     { state: "verified", code: 0 },
   );
 });
+
+Deno.test("golden: --integrate branch:NAME --yes commits the verified patch on a new branch", async () => {
+  const { git } = await import("./fixture_repos.ts");
+  await e2e(
+    () =>
+      createRepo({
+        "README.md": "# calc\n",
+        ".vouch-fake-agent.json": script({
+          mode: "fix",
+          edits: [{ path: "README.md", content: "# calc\n\nUsage: `calc add 1 2`.\n" }],
+        }),
+      }, "grep -q Usage README.md"),
+    [
+      "--backend",
+      "codex",
+      "--goal",
+      "document usage",
+      "--verify",
+      "grep -q Usage README.md",
+      "--integrate",
+      "branch:vouch/docs",
+      "--yes",
+    ],
+    // The only change to the checkout is the new branch ref: no file, no index, no HEAD move.
+    { state: "verified", code: 0, checkoutChanges: [".git refs"] },
+    async (repo, run) => {
+      assert.equal(run.json?.["reason"], "integrated");
+      const integrated = run.json?.["integrated"] as { branch: string; commit: string };
+      assert.equal(integrated.branch, "vouch/docs");
+      const tip = (await git(repo.dir, "rev-parse", "refs/heads/vouch/docs")).trim();
+      assert.equal(tip, integrated.commit);
+      assert.match(await git(repo.dir, "show", `${tip}:README.md`), /Usage/);
+      assert.match(
+        await git(repo.dir, "log", "-1", "--format=%B", tip),
+        /Vouch-Patch-Digest: sha256:/,
+      );
+    },
+  );
+});
