@@ -249,3 +249,17 @@ Deno.test("redteam: a command: backend is sandboxed; its outside write fails or 
     await Deno.remove(agentDir, { recursive: true });
   }
 });
+
+Deno.test("redteam: a backend that floods its output is cut off; transcript stays bounded", async () => {
+  await e2e(
+    repoWith({ mode: "flood", flood_mb: 80 }),
+    run("--max-rounds", "1"),
+    { state: "backend_failed", code: 4 },
+    async (_repo, r) => {
+      const dir = `${r.json?.["artefactsDir"] as string}/round-1`;
+      let bytes = 0;
+      for await (const e of Deno.readDir(dir)) bytes += (await Deno.stat(`${dir}/${e.name}`)).size;
+      assert.ok(bytes < 20 * 1024 * 1024, `round artefacts are ${bytes} bytes`);
+    },
+  );
+});
