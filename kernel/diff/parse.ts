@@ -53,7 +53,6 @@ const P_MINUS3 = asciiBytes("--- ");
 const P_PLUS3 = asciiBytes("+++ ");
 const P_HUNK = asciiBytes("@@ -");
 const P_AT_AT = asciiBytes("@@");
-const P_AT_AT_SPACE = asciiBytes("@@ ");
 const P_OLD_MODE = asciiBytes("old mode ");
 const P_NEW_MODE = asciiBytes("new mode ");
 const P_DELETED_MODE = asciiBytes("deleted file mode ");
@@ -284,6 +283,7 @@ class Parser {
 
   run(): GitDiff {
     let sawContent = false;
+    let deferred: DiffParseError | null = null;
     while (this.#pos < this.#size) {
       if (this.#startsWith(P_DIFF_GIT)) {
         this.#parseGitFile();
@@ -308,14 +308,24 @@ class Parser {
       if (this.#startsWith(P_DIFF_CC) || this.#startsWith(P_DIFF_COMBINED)) {
         this.#fail("combined_diff", "combined (merge) diffs are not supported");
       }
-      if (this.#startsWith(P_HUNK) || this.#startsWith(P_AT_AT_SPACE)) {
+      // git refuses a hunk header outside a file ("patch fragment without header").
+      if (this.#startsWith(P_HUNK)) {
         this.#fail("unexpected_hunk", "hunk header outside a file section");
       }
-      if (this.#lineIs(P_CONTEXT_STARS)) {
-        this.#fail("context_diff", "context diffs are not supported");
+      // git skips these as text; they only decide the error when nothing else is found.
+      if (deferred === null && this.#lineIs(P_CONTEXT_STARS)) {
+        deferred = new DiffParseError(
+          "context_diff",
+          this.#lineNo,
+          "context diffs are not supported",
+        );
       }
-      if (this.#startsWith(P_GIT_BINARY)) {
-        this.#fail("unexpected_line", "binary patch outside a file section");
+      if (deferred === null && this.#startsWith(P_GIT_BINARY)) {
+        deferred = new DiffParseError(
+          "unexpected_line",
+          this.#lineNo,
+          "binary patch outside a file section",
+        );
       }
       if (!sawContent && this.#files.length === 0 && this.#isEdCommand(this.#pos, this.#eol)) {
         this.#fail("ed_script", "ed-script diffs are not supported");
@@ -324,7 +334,7 @@ class Parser {
       this.#advance();
     }
     if (this.#files.length === 0 && sawContent) {
-      throw new DiffParseError("no_diff", 0, "input contains no file diff");
+      throw deferred ?? new DiffParseError("no_diff", 0, "input contains no file diff");
     }
     return { files: this.#files };
   }

@@ -229,6 +229,9 @@ Deno.test("format-patch mails: preamble, --- separator, diffstat and signature",
     "Subject: [PATCH] change",
     "",
     "Body text with a line",
+    "***************",
+    "@@ not a hunk header @@",
+    "GIT binary patch (mentioned in prose)",
     "-- not a signature",
     "---",
     " f.txt | 2 +-",
@@ -312,6 +315,7 @@ Deno.test("strictness: every malformed shape has its code and line", () => {
   assertCode("@@ -1 +1 @@\n-a\n+b\n", "unexpected_hunk", 1);
   assertCode("diff --cc x\n", "combined_diff", 1);
   assertCode("*** a\n--- b\n***************\n", "context_diff", 3);
+  assertCode("text\nGIT binary patch\nliteral 1\n", "unexpected_line", 2);
   assertCode("1,2c\nfoo\n.\n", "ed_script", 1);
   assertCode("--- a/x\n+++ b/x\n2d\n", "ed_script", 3);
   assertCode("diff --git a/x b/x\n--- a/x\n+++ b/x\n1c\nfoo\n.\n", "ed_script", 4);
