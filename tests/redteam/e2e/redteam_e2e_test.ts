@@ -263,3 +263,11 @@ Deno.test("redteam: a backend that floods its output is cut off; transcript stay
     },
   );
 });
+
+Deno.test("redteam: malformed and truncated stream lines are tolerated; vouch's own checks decide", async () => {
+  await e2e(
+    repoWith({ mode: "malformed", edits: [FIX] }),
+    run("--max-rounds", "1"),
+    { state: "verified", code: 0 },
+  );
+});
