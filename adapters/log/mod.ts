@@ -25,3 +25,4 @@ export * from "./lock.ts";
 export * from "./store.ts";
 export * from "./kinds.ts";
 export * from "./replay.ts";
+export * from "./hash_wasm_sha256.ts";

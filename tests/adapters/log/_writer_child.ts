@@ -14,11 +14,17 @@ if (holdMs !== undefined) {
   await log.close();
   Deno.exit(0);
 }
-const filler = "x".repeat(1500);
-for (let n = 0;; n++) {
+// Bounded: after MAX records the writer idles until killed, so a slow parent
+// can never make the log grow without limit.
+const MAX = 900;
+const filler = "x".repeat(300);
+for (let n = 0; n < MAX; n++) {
   await log.append({ task: "crash", kind: "demo.step", body: { n, filler } });
-  if (mode !== "per-record" && n % 3000 === 2999) {
+  if (mode !== "per-record" && n % 300 === 299) {
     Deno.stdout.writeSync(new TextEncoder().encode("flush\n"));
     await log.flush();
   }
 }
+await log.flush();
+Deno.stdout.writeSync(new TextEncoder().encode("flush\n"));
+await new Promise(() => setTimeout(() => {}, 1 << 30));

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { canonicalJson } from "../../../adapters/canonical_json/mod.ts";
 import {
+  canonicalBody,
   EventLogError,
   frameRecord,
   GENESIS_HASH,
@@ -81,5 +82,24 @@ Deno.test("parseRecordLine() never throws anything but EventLogError (property)"
       }
     }),
     { numRuns: 300 },
+  );
+});
+
+Deno.test("canonicalBody() fast path equals canonicalize on arbitrary JSON (property)", () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (value) => {
+      assert.equal(canonicalBody(value).json, canonicalJson(value));
+      // the same value with keys sorted takes the fast path and still agrees
+      const sorted = JSON.parse(canonicalJson(value));
+      assert.equal(canonicalBody(sorted).json, canonicalJson(value));
+    }),
+    { numRuns: 300 },
+  );
+  // integer-like keys are not in JCS order in JS property order: slow path
+  const tricky = { "10": 1, "9": 2, b: 3 };
+  assert.equal(canonicalBody(tricky).json, '{"10":1,"9":2,"b":3}');
+  assert.equal(
+    canonicalBody({ a: -0, b: 1e21, c: "\u2028" }).json,
+    canonicalJson({ a: -0, b: 1e21, c: "\u2028" }),
   );
 });
