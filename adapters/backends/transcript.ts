@@ -6,32 +6,16 @@
  */
 import { join } from "node:path";
 import { sha256Hex } from "../digest/sha256.ts";
+import { redactSecrets } from "../redact/redact.ts";
 import type { CapturedStream } from "../process/capture.ts";
 import type { TranscriptRef } from "./types.ts";
 
 /** A masking function: returns the masked text and how many values it masked. */
 export type SecretMasker = (text: string) => { text: string; masked: number };
 
-const SECRET_PATTERNS: readonly RegExp[] = [
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-  /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g,
-  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
-  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}\b/g,
-  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g,
-  /\bnpm_[A-Za-z0-9]{30,}\b/g,
-  /\bglpat-[A-Za-z0-9_-]{20,}\b/g,
-  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g,
-];
-
-// NAME=value / "name": "value" where the name looks like a secret.
-const ASSIGNMENT =
-  /\b([A-Za-z0-9_.-]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH)[A-Za-z0-9_.-]*)(["']?\s*[:=]\s*["']?)([^\s"'`,;]{6,})/gi;
-const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/g;
-
 /**
- * Masks secret-looking values (token formats, private keys, `*TOKEN*=value`
- * assignments, bearer credentials) with `[masked]`.
+ * Masks secret-looking values with the one rule set vouch has
+ * ({@linkcode redactSecrets} in `adapters/redact`), counting how many it masked.
  *
  * @example
  * ```ts
@@ -41,24 +25,10 @@ const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/g;
  * ```
  */
 export const maskSecrets: SecretMasker = (text: string): { text: string; masked: number } => {
+  const result = redactSecrets(text);
   let masked = 0;
-  let out = text;
-  for (const re of SECRET_PATTERNS) {
-    out = out.replace(re, () => {
-      masked += 1;
-      return "[masked]";
-    });
-  }
-  out = out.replace(ASSIGNMENT, (whole, name: string, sep: string, value: string) => {
-    if (value === "[masked]") return whole;
-    masked += 1;
-    return `${name}${sep}[masked]`;
-  });
-  out = out.replace(BEARER, (_w, scheme: string) => {
-    masked += 1;
-    return `${scheme} [masked]`;
-  });
-  return { text: out, masked };
+  for (const count of Object.values(result.masked)) masked += count;
+  return { text: result.text, masked };
 };
 
 /** Options of {@linkcode captureTranscript}. */

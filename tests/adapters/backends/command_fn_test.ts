@@ -147,7 +147,7 @@ Deno.test("fn backend: ok, thrown error, timeout and cancellation even when the 
   }).run(task(dir), ctx());
   assert.equal(ok.status, "ok");
   assert.equal(ok.selfClaimedDone, true);
-  assert.equal(ok.summary, "token=[masked] done");
+  assert.equal(ok.summary, "token=[redacted:secret_assignment] done");
   assert.equal(new TextDecoder().decode(ok.patchText), "diff --git a/x b/x\n");
   assert.equal(ok.patch, undefined); // no base named: no UnverifiedPatch label
   const labelled = await fnBackend("f", () => Promise.resolve({ patchText: "d" }))
@@ -241,7 +241,7 @@ Deno.test("transcript: masks secret-looking values and stays within its bound", 
   for (const s of secrets) {
     const { text, masked } = maskSecrets(`before ${s} after`);
     assert.ok(masked > 0, s);
-    assert.match(text, /\[masked\]/);
+    assert.match(text, /\[redacted:/);
     assert.match(text, /^before /);
   }
   assert.equal(maskSecrets("plain text with tokens mentioned").masked, 0);
