@@ -88,6 +88,7 @@ Deno.test("vouch run: progress on stderr, the summary table on stdout (command: 
       '#!/bin/sh\nsed -i \'s/a - b/a + b/\' math.ts\necho \'{"summary":"fixed","done":true}\'\n',
     );
     await Deno.chmod(`${state}/agent.sh`, 0o755);
+    await Deno.writeTextFile(`${repo.dir}/README.md`, "# dirty, uncommitted\n");
     let out = "";
     let err = "";
     const io = {
@@ -109,6 +110,9 @@ Deno.test("vouch run: progress on stderr, the summary table on stdout (command: 
       repo.verify,
     ], io);
     assert.equal(code, 0, err + out);
+    // The dirty file was reported, left alone, and not part of the base or the patch.
+    assert.match(err, /uncommitted changes in 1 path/);
+    assert.equal(await Deno.readTextFile(`${repo.dir}/README.md`), "# dirty, uncommitted\n");
     assert.match(out, /^VERIFIED \(verified\)/);
     assert.match(out, /round\s+backend\s+claimed done\s+files\s+verdict/);
     assert.match(err, /round 1 · backend/);
