@@ -10,6 +10,7 @@
  * @module
  */
 export * from "./digest.ts";
+export * from "./text/mod.ts";
 export * from "./diff/mod.ts";
 export * from "./paths/mod.ts";
 export * from "./glob/mod.ts";

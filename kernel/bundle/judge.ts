@@ -22,7 +22,7 @@ import type {
   VerificationResult,
   WorkUnit,
 } from "./types.ts";
-import { latin1OfBytes, latin1OfUtf8 } from "./utf8.ts";
+import { latin1OfBytes, latin1OfUtf8 } from "../text/utf8.ts";
 
 /** Validator ids the bundle backends implement. */
 export const BUNDLE_BACKEND_VALIDATORS: readonly string[] = [

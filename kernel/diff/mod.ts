@@ -10,4 +10,3 @@ export * from "./types.ts";
 export * from "./error.ts";
 export * from "./scan.ts";
 export * from "./parse.ts";
-export * from "./utf8.ts";

@@ -29,7 +29,7 @@ import type {
   ParseGitDiffOptions,
 } from "./types.ts";
 import { HUNK_SCAN_FAILURES } from "./types.ts";
-import { asciiBytes, decodeUtf8 } from "./utf8.ts";
+import { asciiBytes, decodeUtf8 } from "../text/utf8.ts";
 
 /** Default limits of {@link parseGitDiff}. */
 export const DEFAULT_DIFF_LIMITS = {

@@ -10,7 +10,7 @@ import {
   PATH_REJECTION_CODES as C,
   type PathRejectionCode,
 } from "./codes.ts";
-import { decodeUtf8Strict } from "./utf8.ts";
+import { decodeUtf8Strict } from "../text/utf8.ts";
 
 /** The outcome of {@link confinePath}. */
 export type ConfineResult =

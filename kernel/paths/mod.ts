@@ -10,4 +10,3 @@
 export * from "./codes.ts";
 export * from "./confine_path.ts";
 export * from "./path_key.ts";
-export * from "./utf8.ts";

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { sameJsonValue } from "../../../kernel/bundle/json_equal.ts";
 import { planBundleReads } from "../../../kernel/bundle/read_plan.ts";
 import { BUNDLE_REASONS, recommendationFor } from "../../../kernel/bundle/reasons.ts";
-import { latin1OfBytes, latin1OfUtf8 } from "../../../kernel/bundle/utf8.ts";
+import { latin1OfBytes, latin1OfUtf8 } from "../../../kernel/text/utf8.ts";
 import { manifest, planV01, planV02 } from "./_facts.ts";
 
 Deno.test("planBundleReads() applies verifier-owned caps by role", () => {

@@ -11,7 +11,7 @@ import {
   parseGitDiff,
   tryParseGitDiff,
 } from "../../../kernel/diff/mod.ts";
-import { decodeUtf8 } from "../../../kernel/diff/utf8.ts";
+import { decodeUtf8 } from "../../../kernel/text/utf8.ts";
 import { scanHunkBody } from "../../../kernel/diff/scan.ts";
 
 const enc = new TextEncoder();

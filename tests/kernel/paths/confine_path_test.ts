@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   confinePath,
-  decodeUtf8Strict,
   PATH_REJECTION_CODES,
   pathKey,
   stripIgnorables,
 } from "../../../kernel/paths/mod.ts";
+import { decodeUtf8Strict } from "../../../kernel/text/mod.ts";
 
 const REJECT: readonly [string, string][] = [
   ["", "empty"],

@@ -1,0 +1,7 @@
+/**
+ * Text encoding for the kernel: UTF-8 decoding (lossy and strict) and
+ * byte-exact string keys, without `TextDecoder`. Pure; never touches I/O.
+ *
+ * @module
+ */
+export * from "./utf8.ts";
