@@ -26,7 +26,7 @@ export interface ReplayStep {
 }
 
 /** The result of a replay. */
-export interface ReplayResult {
+export interface KernelReplayResult {
   readonly state: KernelState;
   readonly steps: ReplayStep[];
 }
@@ -48,7 +48,7 @@ export interface ReplayResult {
 export function replayEvents(
   events: Iterable<KernelEvent>,
   options: ReplayOptions = {},
-): ReplayResult {
+): KernelReplayResult {
   let state = options.from !== undefined
     ? JSON.parse(JSON.stringify(options.from)) as KernelState
     : initialKernelState(options.policy ?? defaultPolicy());
