@@ -1,8 +1,11 @@
 // Child process for store_crash_test.ts and store_test.ts: opens the log given
 // as the first argument and appends until killed. Mode "batched" writes large
 // batches (so SIGKILL can land in the middle of a multi-page write), mode
-// "per-record" fsyncs each line. Prints "ready <seq>" once the log is open.
-import { EventLog } from "../../../adapters/log/mod.ts";
+// "per-record" fsyncs each line. Mode "split" holds the lock through EventLog
+// but writes each framed line in two write() calls with a pause between them,
+// like a file system doing short writes, so a kill often lands mid-record.
+// Prints "ready <seq>" once the log is open.
+import { EventLog, frameRecord, type LogHead } from "../../../adapters/log/mod.ts";
 
 const [path, mode = "batched", holdMs] = Deno.args;
 const log = await EventLog.open(path!, {
@@ -14,6 +17,26 @@ if (holdMs !== undefined) {
   await log.close();
   Deno.exit(0);
 }
+if (mode === "split") {
+  const file = await Deno.open(path!, { append: true });
+  const encoder = new TextEncoder();
+  let head: LogHead = log.head;
+  for (let n = 0; n < 2000; n++) {
+    const { record, line } = frameRecord(
+      head,
+      { task: "crash", kind: "demo.step", body: { n } },
+      n,
+    );
+    head = record;
+    const bytes = encoder.encode(line + "\n");
+    const cut = 1 + (n * 7919) % (bytes.length - 1);
+    await file.write(bytes.subarray(0, cut));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await file.write(bytes.subarray(cut));
+  }
+  await new Promise(() => setTimeout(() => {}, 1 << 30));
+}
+
 // Bounded: after MAX records the writer idles until killed, so a slow parent
 // can never make the log grow without limit.
 const MAX = 900;

@@ -51,7 +51,7 @@ async function lane(dir: string, laneNo: number, kills: number) {
       path = `${dir}/events-${laneNo}-${i}.jsonl`;
       known = { seq: 0, hash: "0".repeat(64) };
     }
-    const mode = i % 3 === 2 ? "per-record" : "batched";
+    const mode = i % 3 === 2 ? "per-record" : i % 3 === 1 ? "split" : "batched";
     const process = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "--no-check", child, path, mode],
       stdout: "piped",
@@ -103,6 +103,10 @@ Deno.test({
         `  ${KILLS} kills: ${recoveries} torn tails recovered, ${stale} stale locks broken`,
       );
       assert.ok(stale > 0, "killed writers leave stale locks that reopening breaks");
+      assert.ok(
+        recoveries > 0,
+        "writers killed mid-record leave torn tails that reopening recovers",
+      );
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
