@@ -29,7 +29,14 @@ export interface CliRun {
   readonly json: Record<string, unknown> | null;
 }
 
-/** Spawns `vouch ARGS` in `repo` (least-privilege flags as `deno task vouch`). */
+/** The permission flags of the `vouch` task in deno.json, so tests run the CLI exactly as users do. */
+export const VOUCH_TASK_FLAGS: readonly string[] = (() => {
+  const config = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`));
+  const words = String(config.tasks.vouch).split(/\s+/);
+  return words.slice(words.indexOf("run") + 1, words.indexOf("cli/main.ts"));
+})();
+
+/** Spawns `vouch ARGS` in `repo` (the `deno task vouch` flags). */
 export function spawnVouch(
   repo: FixtureRepo,
   args: string[],
@@ -38,12 +45,7 @@ export function spawnVouch(
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--no-prompt",
-      "--deny-net",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-run",
+      ...VOUCH_TASK_FLAGS,
       `--config=${ROOT}deno.json`,
       MAIN,
       ...args,
