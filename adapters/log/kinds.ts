@@ -1,6 +1,6 @@
 import type { KernelEvent } from "../../kernel/lifecycle/events.ts";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
-import type { JsonValue, LogRecord } from "./record.ts";
+import type { LogRecord } from "./record.ts";
 
 /**
  * The record kinds vouch writes. Other kinds are allowed (the format is open),
@@ -77,7 +77,8 @@ export async function recordKernelStep(
 
 /**
  * Records how the kernel state was created, so `vouch inspect` can replay from
- * the same start. Call once, before the first step.
+ * the same start. Call once per kernel state, before its first step. `config`
+ * must be JSON (the `PolicySnapshot` given to `initialKernelState`).
  *
  * @example
  * ```ts
@@ -89,7 +90,7 @@ export async function recordKernelStep(
  */
 export async function recordKernelInit(
   log: RecordAppender,
-  config: JsonValue,
+  config: unknown,
 ): Promise<LogRecord> {
   return await log.append({ task: null, kind: LOG_KINDS.kernelInit, body: { config } });
 }
