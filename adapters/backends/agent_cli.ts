@@ -5,19 +5,20 @@
  *
  * @module
  */
-import { BackendError } from "./errors.ts";
 import { protocolIssue } from "./json_line.ts";
 import type { StreamLine } from "./line_splitter.ts";
 import { composePrompt } from "./prompt.ts";
+import { cancelledBeforeStart, failure, guardRun, noClaims, unrunnable } from "./result.ts";
 import {
-  failure,
   processStatus,
+  reportedExitCode,
   runAgentProcess,
   safeEmit,
   type SubprocessConfig,
 } from "./subprocess.ts";
 import { maskSecrets } from "./transcript.ts";
 import type {
+  AgentBackend,
   AgentTask,
   BackendContext,
   BackendEvent,
@@ -46,6 +47,38 @@ export interface StreamParser {
 export const MAX_PROTOCOL_ISSUES = 1000;
 
 /**
+ * Creates a streaming agent-CLI backend (`codex`, `claude`): each run builds
+ * its argv for the task and a fresh stream parser, and goes through
+ * {@linkcode runAgentCli} inside {@linkcode guardRun}.
+ *
+ * @example
+ * ```ts
+ * import { agentCliBackend } from "./agent_cli.ts";
+ * import { CodexStreamParser } from "./codex_stream.ts";
+ * const b = agentCliBackend("codex", {}, () => ["codex", "exec", "-"], () => new CodexStreamParser());
+ * if (b.id !== "codex" || !b.capabilities().streaming) throw new Error();
+ * ```
+ */
+export function agentCliBackend(
+  id: string,
+  config: SubprocessConfig,
+  argvFor: (task: AgentTask) => string[],
+  newParser: () => StreamParser,
+): AgentBackend {
+  return {
+    id,
+    capabilities: () => ({
+      streaming: true,
+      editsWorktree: true,
+      reportsUsage: true,
+      subprocess: true,
+    }),
+    run: (task, ctx) =>
+      guardRun(id, () => runAgentCli(id, argvFor(task), task, ctx, config, newParser())),
+  };
+}
+
+/**
  * Runs an agent CLI and interprets its stream.
  *
  * @example
@@ -62,24 +95,8 @@ export async function runAgentCli(
   parser: StreamParser,
 ): Promise<BackendResult> {
   const mask = config.mask ?? maskSecrets;
-  const base = {
-    backend,
-    summary: "",
-    selfClaimedDone: false,
-    commandsRun: [] as string[],
-    risks: [] as string[],
-    usage: {},
-    transcript: null,
-    exitCode: null,
-    protocolIssues: 0,
-  };
-  if (ctx.signal.aborted) {
-    return {
-      ...base,
-      status: "cancelled",
-      failure: failure("cancelled", `${backend} was cancelled before it started`),
-    };
-  }
+  const cancelled = cancelledBeforeStart(backend, ctx);
+  if (cancelled !== null) return cancelled;
   let run;
   try {
     run = await runAgentProcess(
@@ -91,15 +108,7 @@ export async function runAgentCli(
       new TextEncoder().encode(composePrompt(task)),
     );
   } catch (error) {
-    const e = error instanceof BackendError ? error : new BackendError(
-      "io",
-      `Cannot run ${backend}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    return {
-      ...base,
-      status: "error",
-      failure: { code: e.code, message: e.message, retryable: e.retryable },
-    };
+    return unrunnable(backend, error);
   }
   let issues = 0;
   let gaveUp = false;
@@ -127,13 +136,13 @@ export async function runAgentCli(
   const outcome = parser.outcome();
   const p = run.process;
   const common = {
-    ...base,
+    ...noClaims(backend),
     summary: mask(boundText(outcome.finalMessage, MAX_SUMMARY_CHARS)).text,
     selfClaimedDone: outcome.success,
     commandsRun: boundList(outcome.commands.map((c) => mask(c).text)),
     usage: outcome.usage,
     transcript: run.transcript,
-    exitCode: p.spawnError === null && !p.timedOut && !p.cancelled ? p.exitCode : null,
+    exitCode: reportedExitCode(p),
     protocolIssues: outcome.issues,
   };
   const pre = processStatus(backend, p);

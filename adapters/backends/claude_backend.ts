@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { runAgentCli } from "./agent_cli.ts";
+import { agentCliBackend } from "./agent_cli.ts";
 import { ClaudeStreamParser } from "./claude_stream.ts";
-import { guardRun, type SubprocessConfig } from "./subprocess.ts";
+import type { SubprocessConfig } from "./subprocess.ts";
 import type { AgentBackend } from "./types.ts";
 
 /** Configuration of the `claude` backend. */
@@ -75,19 +75,10 @@ export function claudeArgv(config: ClaudeBackendConfig): string[] {
  * ```
  */
 export function claudeBackend(config: ClaudeBackendConfig = {}): AgentBackend {
-  return {
-    id: "claude",
-    capabilities: () => ({
-      streaming: true,
-      editsWorktree: true,
-      reportsUsage: true,
-      subprocess: true,
-    }),
-    run: (task, ctx) =>
-      guardRun(
-        "claude",
-        () =>
-          runAgentCli("claude", claudeArgv(config), task, ctx, config, new ClaudeStreamParser()),
-      ),
-  };
+  return agentCliBackend(
+    "claude",
+    config,
+    () => claudeArgv(config),
+    () => new ClaudeStreamParser(),
+  );
 }

@@ -11,7 +11,7 @@
 import { z } from "zod";
 import type { BackendEvent, BackendUsage } from "./types.ts";
 import { boundList, boundText, MAX_ENTRY_CHARS, MAX_SUMMARY_CHARS } from "./types.ts";
-import { decodeJsonLine, describeZodIssues, protocolIssue } from "./json_line.ts";
+import { parseJsonLine } from "./json_line.ts";
 import type { StreamLine } from "./line_splitter.ts";
 
 const ContentBlock = z.object({ type: z.string() }).loose();
@@ -66,6 +66,9 @@ const ClaudeLine = z.discriminatedUnion("type", [
   z.object({ type: z.literal("stream_event") }),
   z.object({ type: z.literal("rate_limit_event") }),
 ]);
+
+/** Message types whose lines must match their schema (others are `unknown_type`). */
+const CLAUDE_MESSAGE_TYPES = ["system", "assistant", "user", "result"];
 
 /** What the Claude Code stream said, normalized. */
 export interface ClaudeOutcome {
@@ -131,29 +134,13 @@ export class ClaudeStreamParser {
 
   /** Accepts one line; returns the normalized events it produced. */
   accept(line: StreamLine): BackendEvent[] {
-    const decoded = decodeJsonLine(line);
-    if (!decoded.ok) {
-      if (decoded.issue === null) return [];
+    const parsed = parseJsonLine(line, ClaudeLine, CLAUDE_MESSAGE_TYPES, "message");
+    if (!parsed.ok) {
+      if (parsed.issue === null) return [];
       this.#issues += 1;
-      return [decoded.issue];
+      return [parsed.issue];
     }
-    const type = decoded.value["type"];
-    const parsed = ClaudeLine.safeParse(decoded.value);
-    if (!parsed.success) {
-      this.#issues += 1;
-      const known = typeof type === "string" &&
-        ["system", "assistant", "user", "result"].includes(type);
-      return [
-        protocolIssue(
-          known ? "schema" : "unknown_type",
-          line.number,
-          known
-            ? `${String(type)}: ${describeZodIssues(parsed.error.issues)}`
-            : `unknown message type ${JSON.stringify(type)?.slice(0, 80)}`,
-        ),
-      ];
-    }
-    const msg = parsed.data;
+    const msg = parsed.value;
     switch (msg.type) {
       case "system": {
         if (msg.subtype !== "init") return [];

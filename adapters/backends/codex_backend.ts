@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { runAgentCli } from "./agent_cli.ts";
+import { agentCliBackend } from "./agent_cli.ts";
 import { CodexStreamParser } from "./codex_stream.ts";
-import { guardRun, type SubprocessConfig } from "./subprocess.ts";
+import type { SubprocessConfig } from "./subprocess.ts";
 import type { AgentBackend, AgentTask } from "./types.ts";
 
 /** Configuration of the `codex` backend. */
@@ -59,19 +59,10 @@ export function codexArgv(task: Pick<AgentTask, "worktree">, config: CodexBacken
  * ```
  */
 export function codexBackend(config: CodexBackendConfig = {}): AgentBackend {
-  return {
-    id: "codex",
-    capabilities: () => ({
-      streaming: true,
-      editsWorktree: true,
-      reportsUsage: true,
-      subprocess: true,
-    }),
-    run: (task, ctx) =>
-      guardRun(
-        "codex",
-        () =>
-          runAgentCli("codex", codexArgv(task, config), task, ctx, config, new CodexStreamParser()),
-      ),
-  };
+  return agentCliBackend(
+    "codex",
+    config,
+    (task) => codexArgv(task, config),
+    () => new CodexStreamParser(),
+  );
 }

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { BackendEvent, BackendUsage } from "./types.ts";
 import { boundList, boundText, MAX_ENTRY_CHARS, MAX_SUMMARY_CHARS } from "./types.ts";
-import { decodeJsonLine, describeZodIssues, protocolIssue } from "./json_line.ts";
+import { describeZodIssues, parseJsonLine, protocolIssue } from "./json_line.ts";
 import type { StreamLine } from "./line_splitter.ts";
 
 const Usage = z.object({
@@ -57,6 +57,18 @@ const CodexLine = z.discriminatedUnion("type", [
   z.object({ type: z.literal("item.plan.delta") }),
   z.object({ type: z.literal("request_user_input") }),
 ]);
+
+/** Event types whose lines must match their schema (others are `unknown_type`). */
+const CODEX_EVENT_TYPES = [
+  "thread.started",
+  "turn.started",
+  "turn.completed",
+  "turn.failed",
+  "item.started",
+  "item.updated",
+  "item.completed",
+  "error",
+];
 
 const KNOWN_ITEM_TYPES = new Set([
   "agent_message",
@@ -123,38 +135,13 @@ export class CodexStreamParser {
 
   /** Accepts one line; returns the normalized events it produced. */
   accept(line: StreamLine): BackendEvent[] {
-    const decoded = decodeJsonLine(line);
-    if (!decoded.ok) {
-      if (decoded.issue === null) return [];
+    const parsed = parseJsonLine(line, CodexLine, CODEX_EVENT_TYPES, "event");
+    if (!parsed.ok) {
+      if (parsed.issue === null) return [];
       this.#issues += 1;
-      return [decoded.issue];
+      return [parsed.issue];
     }
-    const parsed = CodexLine.safeParse(decoded.value);
-    if (!parsed.success) {
-      this.#issues += 1;
-      const type = decoded.value["type"];
-      const known = typeof type === "string" &&
-        [
-          "thread.started",
-          "turn.started",
-          "turn.completed",
-          "turn.failed",
-          "item.started",
-          "item.updated",
-          "item.completed",
-          "error",
-        ].includes(type);
-      return [
-        protocolIssue(
-          known ? "schema" : "unknown_type",
-          line.number,
-          known
-            ? `${String(type)}: ${describeZodIssues(parsed.error.issues)}`
-            : `unknown event type ${JSON.stringify(type)?.slice(0, 80)}`,
-        ),
-      ];
-    }
-    const ev = parsed.data;
+    const ev = parsed.value;
     switch (ev.type) {
       case "thread.started":
         this.#threadId = ev.thread_id;

@@ -7,11 +7,17 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import { BackendError } from "./errors.ts";
 import {
+  cancelledBeforeStart,
+  failedRun,
   failure,
   guardRun,
+  noClaims,
+  unrunnable,
+} from "./result.ts";
+import {
   processStatus,
+  reportedExitCode,
   runAgentProcess,
   safeEmit,
   type SubprocessConfig,
@@ -118,31 +124,11 @@ async function runCommand(
 ): Promise<BackendResult> {
   const id = config.id ?? "command";
   const mask = config.mask ?? maskSecrets;
-  const base = {
-    backend: id,
-    summary: "",
-    selfClaimedDone: false,
-    commandsRun: [] as string[],
-    risks: [] as string[],
-    usage: {},
-    transcript: null,
-    exitCode: null,
-    protocolIssues: 0,
-  };
   if (config.argv.length === 0) {
-    return {
-      ...base,
-      status: "error",
-      failure: failure("config", "Cannot run command backend: empty argv"),
-    };
+    return failedRun(id, "error", failure("config", "Cannot run command backend: empty argv"));
   }
-  if (ctx.signal.aborted) {
-    return {
-      ...base,
-      status: "cancelled",
-      failure: failure("cancelled", `${id} was cancelled before it started`),
-    };
-  }
+  const cancelled = cancelledBeforeStart(id, ctx);
+  if (cancelled !== null) return cancelled;
   const input = new TextEncoder().encode(JSON.stringify(workerInputFor(task)) + "\n");
   const where = await taskFileDir(task);
   const file = join(where.dir, `vouch-task-${task.attempt}.json`);
@@ -153,15 +139,7 @@ async function runCommand(
       [TASK_FILE_ENV]: file,
     });
   } catch (error) {
-    const e = error instanceof BackendError ? error : new BackendError(
-      "io",
-      `Cannot run ${id}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    return {
-      ...base,
-      status: "error",
-      failure: { code: e.code, message: e.message, retryable: e.retryable },
-    };
+    return unrunnable(id, error);
   } finally {
     if (where.temporary) await Deno.remove(where.dir, { recursive: true }).catch(() => {});
     else await Deno.remove(file).catch(() => {});
@@ -172,13 +150,13 @@ async function runCommand(
   const tailText = (p.stdout.truncated ? p.stdout.tail : p.stdout.head).trim().split("\n").slice(-5)
     .join("\n");
   const common = {
-    ...base,
+    ...noClaims(id),
     summary: mask(boundText(claims?.summary ?? tailText, MAX_SUMMARY_CHARS)).text,
     selfClaimedDone: claims !== null ? claimsSayDone(claims) : p.exitCode === 0,
     commandsRun: boundList((claims?.commands_run ?? []).map((c) => mask(c).text)),
     risks: boundList((claims?.risks ?? []).map((c) => mask(c).text)),
     transcript: run.transcript,
-    exitCode: p.spawnError === null && !p.timedOut && !p.cancelled ? p.exitCode : null,
+    exitCode: reportedExitCode(p),
     protocolIssues: reading.kind === "invalid" ? 1 : 0,
   };
   if (reading.kind === "invalid") {

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { failure, guardRun, safeEmit } from "./subprocess.ts";
+import { cancelledBeforeStart, failedRun, failure, guardRun, noClaims } from "./result.ts";
+import { safeEmit } from "./subprocess.ts";
 import { captureTextTranscript, maskSecrets } from "./transcript.ts";
 import type {
   AgentBackend,
@@ -109,24 +110,8 @@ async function settleFn(
   ctx: BackendContext,
   record: (event: BackendEvent) => void,
 ): Promise<BackendResult> {
-  const base = {
-    backend: id,
-    summary: "",
-    selfClaimedDone: false,
-    commandsRun: [] as string[],
-    risks: [] as string[],
-    usage: {},
-    transcript: null,
-    exitCode: null,
-    protocolIssues: 0,
-  };
-  if (ctx.signal.aborted) {
-    return {
-      ...base,
-      status: "cancelled",
-      failure: failure("cancelled", `${id} was cancelled before it started`),
-    };
-  }
+  const cancelled = cancelledBeforeStart(id, ctx);
+  if (cancelled !== null) return cancelled;
   const inner = new AbortController();
   let ended: "cancelled" | "timed_out" | null = null;
   let wake: () => void = () => {};
@@ -161,26 +146,23 @@ async function settleFn(
     ]);
     if (settled === null || ended !== null) {
       return ended === "timed_out"
-        ? {
-          ...base,
-          status: "timed_out",
-          failure: failure("timeout", `${id} did not finish within ${task.maxSeconds}s`),
-        }
-        : { ...base, status: "cancelled", failure: failure("cancelled", `${id} was cancelled`) };
+        ? failedRun(
+          id,
+          "timed_out",
+          failure("timeout", `${id} did not finish within ${task.maxSeconds}s`),
+        )
+        : failedRun(id, "cancelled", failure("cancelled", `${id} was cancelled`));
     }
     if (!settled.ok) {
       const message = settled.error instanceof Error
         ? settled.error.message
         : String(settled.error);
       record({ kind: "error", message: boundText(message, 2000), fatal: true });
-      return {
-        ...base,
-        status: "error",
-        failure: failure(
-          "execution",
-          `${id} failed: ${maskSecrets(boundText(message, 2000)).text}`,
-        ),
-      };
+      return failedRun(
+        id,
+        "error",
+        failure("execution", `${id} failed: ${maskSecrets(boundText(message, 2000)).text}`),
+      );
     }
     const out = settled.value;
     const patchText = typeof out.patchText === "string"
@@ -189,7 +171,7 @@ async function settleFn(
     const summary = maskSecrets(boundText(out.summary ?? "", MAX_SUMMARY_CHARS)).text;
     record({ kind: "message", text: boundText(out.summary ?? "", MAX_SUMMARY_CHARS) });
     return {
-      ...base,
+      ...noClaims(id),
       status: "ok",
       summary,
       selfClaimedDone: out.done ?? true,

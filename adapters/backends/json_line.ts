@@ -76,6 +76,62 @@ export function decodeJsonLine(line: StreamLine): DecodedLine {
   return { ok: true, value: value as Record<string, unknown> };
 }
 
+/** The part of a zod schema {@linkcode parseJsonLine} uses. */
+export interface LineSchema<T> {
+  safeParse(
+    value: unknown,
+  ):
+    | { readonly success: true; readonly data: T }
+    | {
+      readonly success: false;
+      readonly error: { readonly issues: readonly { path: PropertyKey[]; message: string }[] };
+    };
+}
+
+/** Result of {@linkcode parseJsonLine}. */
+export type ParsedLine<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly issue: ProtocolIssue | null };
+
+/**
+ * Decodes a line ({@linkcode decodeJsonLine}) and validates it against a
+ * stream's line schema. A line whose `type` is one of `knownTypes` but does
+ * not match is a `schema` issue; any other type is `unknown_type`
+ * ("unknown <noun> type ..."). Blank lines give `issue: null`.
+ *
+ * @example
+ * ```ts
+ * import { parseJsonLine } from "./json_line.ts";
+ * import { z } from "zod";
+ * const Line = z.object({ type: z.literal("ping") });
+ * const r = parseJsonLine({ number: 1, text: '{"type":"pong"}', tooLong: false, unterminated: false }, Line, ["ping"], "event");
+ * if (r.ok || r.issue?.code !== "unknown_type") throw new Error();
+ * ```
+ */
+export function parseJsonLine<T>(
+  line: StreamLine,
+  schema: LineSchema<T>,
+  knownTypes: readonly string[],
+  noun: string,
+): ParsedLine<T> {
+  const decoded = decodeJsonLine(line);
+  if (!decoded.ok) return decoded;
+  const parsed = schema.safeParse(decoded.value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const type = decoded.value["type"];
+  const known = typeof type === "string" && knownTypes.includes(type);
+  return {
+    ok: false,
+    issue: protocolIssue(
+      known ? "schema" : "unknown_type",
+      line.number,
+      known
+        ? `${String(type)}: ${describeZodIssues(parsed.error.issues)}`
+        : `unknown ${noun} type ${JSON.stringify(type)?.slice(0, 80)}`,
+    ),
+  };
+}
+
 /** Turns zod issues into one short detail string. */
 export function describeZodIssues(
   issues: readonly { path: readonly PropertyKey[]; message: string }[],

@@ -16,6 +16,7 @@ export * from "./codex_stream.ts";
 export * from "./claude_stream.ts";
 export * from "./transcript.ts";
 export * from "./prompt.ts";
+export * from "./result.ts";
 export * from "./subprocess.ts";
 export * from "./agent_cli.ts";
 export * from "./codex_backend.ts";

@@ -9,13 +9,13 @@ import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import { BackendError } from "./errors.ts";
+import { failure } from "./result.ts";
 import { LineSplitter, type StreamLine } from "./line_splitter.ts";
 import { captureTranscript, type SecretMasker } from "./transcript.ts";
 import type {
   AgentTask,
   BackendContext,
   BackendFailure,
-  BackendResult,
   BackendStatus,
   TranscriptRef,
 } from "./types.ts";
@@ -141,6 +141,19 @@ function splitCaptured(head: string, tail: string, truncated: boolean): StreamLi
   return out;
 }
 
+/**
+ * The exit code a backend reports for a process: `null` when it never
+ * started, timed out or was cancelled (its code then says nothing).
+ *
+ * @example
+ * ```ts ignore
+ * const exitCode = reportedExitCode(run.process);
+ * ```
+ */
+export function reportedExitCode(p: ProcessResult): number | null {
+  return p.spawnError === null && !p.timedOut && !p.cancelled ? p.exitCode : null;
+}
+
 /** Calls `ctx.emit`, ignoring a sink that throws (the sink must not break a run). */
 export function safeEmit(ctx: BackendContext, event: Parameters<BackendContext["emit"]>[0]): void {
   try {
@@ -180,48 +193,4 @@ export function processStatus(
     };
   }
   return null;
-}
-
-/** Builds a {@linkcode BackendFailure} from a code and message. */
-export function failure(code: BackendError["code"], message: string): BackendFailure {
-  const e = new BackendError(code, message);
-  return { code: e.code, message: e.message, retryable: e.retryable };
-}
-
-/**
- * Runs a backend body so that `run` resolves, never rejects: an unexpected
- * exception (local I/O, permissions) becomes status `error` with code `io`.
- *
- * @example
- * ```ts
- * import { guardRun } from "./subprocess.ts";
- * const r = await guardRun("x", () => Promise.reject(new Error("disk full")));
- * if (r.status !== "error" || r.failure?.code !== "io") throw new Error();
- * ```
- */
-export async function guardRun(
-  backend: string,
-  body: () => Promise<BackendResult>,
-): Promise<BackendResult> {
-  try {
-    return await body();
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return {
-      backend,
-      status: "error",
-      summary: "",
-      selfClaimedDone: false,
-      commandsRun: [],
-      risks: [],
-      usage: {},
-      transcript: null,
-      exitCode: null,
-      protocolIssues: 0,
-      failure: failure(
-        error instanceof BackendError ? error.code : "io",
-        `Cannot run ${backend}: ${message.slice(0, 2000)}`,
-      ),
-    };
-  }
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { failedRun } from "../backends/result.ts";
 import type { AgentBackend, BackendResult } from "../backends/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
 import {
@@ -51,19 +52,7 @@ export function confinedBackend(
         });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        return {
-          backend: plain.id,
-          status: "error",
-          summary: "",
-          selfClaimedDone: false,
-          commandsRun: [],
-          risks: [],
-          usage: {},
-          transcript: null,
-          exitCode: null,
-          protocolIssues: 0,
-          failure: { code: "config", message, retryable: false },
-        };
+        return failedRun(plain.id, "error", { code: "config", message, retryable: false });
       }
       if (sandbox.kind === "bwrap" && (options.readOnly ?? []).length > 0) {
         sandbox = { ...sandbox, readOnly: [...sandbox.readOnly, ...(options.readOnly ?? [])] };
