@@ -8,7 +8,7 @@
  * @module
  */
 import { tryParseGitDiff } from "../diff/mod.ts";
-import { checkScope } from "../scope/mod.ts";
+import { checkScope, SCOPE_VIOLATION_CODES } from "../scope/mod.ts";
 import type { BundleFacts } from "./facts.ts";
 import { sameJsonValue } from "./json_equal.ts";
 import { BUNDLE_REASONS, type BundleReasonCode, recommendationFor } from "./reasons.ts";
@@ -417,7 +417,11 @@ function judgePatch(
     rejectSymlinks: true,
   });
   for (const v of report.violations) {
-    reasons.push({ code: "scope_violation", detail: v.detail, path: v.path, subcode: v.code });
+    // A binary change without its data is not about authority: the patch cannot be applied.
+    const code = v.code === SCOPE_VIOLATION_CODES.binaryWithoutData
+      ? "patch_incomplete"
+      : "scope_violation";
+    reasons.push({ code, detail: v.detail, path: v.path, subcode: v.code });
   }
   if (report.verdict !== "accept" && report.violations.length === 0) {
     reasons.push({ code: "scope_violation", detail: "scope check rejected the patch" });

@@ -186,6 +186,11 @@ export const BUNDLE_REASONS = {
     category: "correctness",
     meaning: "the candidate patch touches no file",
   },
+  patch_incomplete: {
+    outcome: "reject_candidate",
+    category: "correctness",
+    meaning: "the patch states a binary change without its data (Binary files ... differ)",
+  },
   scope_violation: {
     outcome: "reject_candidate",
     category: "scope",

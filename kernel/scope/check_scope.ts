@@ -175,7 +175,8 @@ function slashPositions(s: string): number[] {
  * - `symlink_then_write` / `file_directory_conflict`: a path beneath another
  *   path the patch leaves (or found) as a symlink or file, judged on the whole
  *   patch's result as git does (deleting a link then creating a directory is fine);
- * - `symlinked_gitmodules`, `gitlink`, and `symlink` when `rejectSymlinks`.
+ * - `symlinked_gitmodules`, `gitlink`, and `symlink` when `rejectSymlinks`;
+ * - `binary_without_data`: a `Binary files ... differ` section (no content to apply).
  *
  * @example
  * ```ts
@@ -265,6 +266,14 @@ export function checkScope(
       if (pathKey(base) === ".gitmodules") {
         add(V.symlinkedGitmodules, newSafe, ".gitmodules is a symbolic link");
       }
+    }
+    if (file.binaryKind === "differ") {
+      add(
+        V.binaryWithoutData,
+        shown,
+        "the patch says this binary file differs but carries no data (`Binary files ... differ`); " +
+          "git apply refuses it, so it cannot be verified",
+      );
     }
     if (
       compiled.rejectSymlinks &&

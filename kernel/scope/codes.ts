@@ -39,6 +39,11 @@ export const SCOPE_VIOLATION_CODES = {
   gitlink: "gitlink",
   /** A symbolic link is touched while the rules forbid symlinks. */
   symlink: "symlink",
+  /**
+   * A binary change stated without its content (`Binary files a/x and b/x differ`):
+   * git apply refuses it, so the patch cannot be what is verified.
+   */
+  binaryWithoutData: "binary_without_data",
   /** The patch itself could not be parsed (detail: the parser's code and line). */
   unparsablePatch: "unparsable_patch",
 } as const;

@@ -77,6 +77,25 @@ Deno.test("judgeBundle() rejects a wrong line, a CRLF variant, forbidden and unw
   assert.deepEqual(codesOf(facts(symlink)), ["scope_violation"]);
 });
 
+Deno.test("judgeBundle() rejects a binary change without its data as patch_incomplete", () => {
+  const patch = new TextDecoder().decode(GOOD_PATCH) + [
+    "diff --git a/docs/logo.png b/docs/logo.png",
+    "new file mode 100644",
+    "index 0000000..1111111",
+    "Binary files /dev/null and b/docs/logo.png differ",
+    "",
+  ].join("\n");
+  const r = judgeBundle(goodFacts(enc.encode(patch)));
+  // docs/ is allowed but not writable: the write is a scope violation; the missing data is not.
+  assert.deepEqual([...r.decision_support.reason_codes].sort(), [
+    "patch_incomplete",
+    "scope_violation",
+  ]);
+  assert.equal(r.decision_support.recommendation, "reject_candidate");
+  const incomplete = r.findings.filter((f) => f.summary.startsWith("binary_without_data"));
+  assert.deepEqual(incomplete.map((f) => [f.path, f.category]), [["docs/logo.png", "correctness"]]);
+});
+
 Deno.test("judgeBundle() fails closed on binding drift before judging the candidate", () => {
   for (
     const edit of [

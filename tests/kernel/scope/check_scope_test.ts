@@ -132,6 +132,37 @@ Deno.test("symlinked .gitmodules, gitlinks, symlink policy", () => {
   assert.deepEqual(codes(scope(link("l", "x"))), []);
 });
 
+Deno.test("a binary change without its data (`Binary files ... differ`) is rejected", () => {
+  const differ = (path: string, header: string, names: string) =>
+    `diff --git a/${path} b/${path}\n${header}Binary files ${names} differ\n`;
+  const changed = differ("img.png", "index 1111111..2222222 100644\n", "a/img.png and b/img.png");
+  const added = differ(
+    "new.bin",
+    "new file mode 100644\nindex 0000000..1111111\n",
+    "/dev/null and b/new.bin",
+  );
+  const deleted = differ(
+    "old.bin",
+    "deleted file mode 100644\nindex 1111111..0000000\n",
+    "a/old.bin and /dev/null",
+  );
+  const report = scope(mod("src/a.ts") + changed + added + deleted, { allow: ["**"] });
+  assert.equal(report.verdict, "reject");
+  assert.deepEqual(codes(report), [
+    "binary_without_data:img.png",
+    "binary_without_data:new.bin",
+    "binary_without_data:old.bin",
+  ]);
+  assert.equal(SCOPE_VIOLATION_CODES.binaryWithoutData, "binary_without_data");
+  // A binary change that carries its data (`GIT binary patch`) is not this violation.
+  const literal = "diff --git a/x.bin b/x.bin\nnew file mode 100644\n" +
+    "index 0000000000000000000000000000000000000000..bdc955b7b2e610ad5a72302b139a2e6cb325519a\n" +
+    "GIT binary patch\nliteral 2\nJcmZQz1ONa700IC2\n\nliteral 0\nHcmV?d00001\n\n";
+  const ok = scope(literal);
+  assert.deepEqual(ok.violations, []);
+  assert.equal(ok.files[0]!.binary, true);
+});
+
 Deno.test("an unparsable patch is a rejection with the parser's code and line", () => {
   const report = scope("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1 @@\n-a\n+b\n");
   assert.equal(report.verdict, "reject");

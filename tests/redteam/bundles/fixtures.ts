@@ -130,6 +130,13 @@ export const FORBIDDEN_PATH_PATCH = [
   "+Report issues to nobody",
   "",
 ].join("\n");
+/** README.md "changed" as a binary file without its data: nothing to apply, nothing to check. */
+export const BINARY_WITHOUT_DATA_PATCH = [
+  "diff --git a/README.md b/README.md",
+  "index 3b18e51..a9c1f5e 100644",
+  "Binary files a/README.md and b/README.md differ",
+  "",
+].join("\n");
 /** A traversal in the diff header names. */
 export const TRAVERSAL_PATCH = [
   "diff --git a/../outside.txt b/../outside.txt",
@@ -310,6 +317,13 @@ export const BUNDLE_FIXTURES: readonly BundleFixture[] = [
     files: { "changes.patch": TRAVERSAL_PATCH, "stdout.txt": "", "stderr.txt": "" },
     recommendation: "reject_candidate",
     reasons: ["scope_violation"],
+  },
+  {
+    name: "binary-without-data",
+    description: "README.md changed as a binary file with no data (git diff without --binary)",
+    files: { "changes.patch": BINARY_WITHOUT_DATA_PATCH, "stdout.txt": "", "stderr.txt": "" },
+    recommendation: "reject_candidate",
+    reasons: ["patch_incomplete", "required_added_line_missing"],
   },
   {
     name: "forged-digest",
