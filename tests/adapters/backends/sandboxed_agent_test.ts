@@ -11,6 +11,10 @@ import { probeSandbox, selectSandbox } from "../../../adapters/sandbox/probe.ts"
 import { createWorktree, extractDiff, removeWorktree } from "../../../adapters/worktree/mod.ts";
 
 const BIN = fileURLToPath(new URL("../../fixtures/bin/", import.meta.url));
+// The fake agent's script and its module live in this checkout, which may itself sit under /tmp:
+// the sandbox's private /tmp would hide them, so they are bound read-only (as an installed agent
+// in /usr would be visible).
+const FIXTURES = fileURLToPath(new URL("../../fixtures/", import.meta.url));
 const probe = await probeSandbox();
 const skipReason = probe.bwrap.available ? null : `bwrap unavailable: ${probe.bwrap.reason}`;
 if (skipReason !== null) console.log(`SKIP sandboxed agent test: ${skipReason}`);
@@ -32,7 +36,10 @@ Deno.test({
       const wt = await createWorktree({ repo: repo.dir, taskId: "sbx", attempt: 1, root });
       try {
         const before = await snapshotCheckout(repo.dir);
-        const sandbox = await selectSandbox("bwrap", { worktree: wt.path, probe });
+        const selected = await selectSandbox("bwrap", { worktree: wt.path, probe });
+        const sandbox = selected.kind === "bwrap"
+          ? { ...selected, readOnly: [...selected.readOnly, FIXTURES] }
+          : selected;
         const events: string[] = [];
         const r = await codexBackend({ executable: join(BIN, "codex"), sandbox }).run({
           taskId: "sbx",
@@ -73,7 +80,10 @@ Deno.test({
     try {
       const wt = await createWorktree({ repo: repo.dir, taskId: "sbxc", attempt: 1, root });
       try {
-        const sandbox = await selectSandbox("bwrap", { worktree: wt.path, probe });
+        const selected = await selectSandbox("bwrap", { worktree: wt.path, probe });
+        const sandbox = selected.kind === "bwrap"
+          ? { ...selected, readOnly: [...selected.readOnly, FIXTURES] }
+          : selected;
         const r = await commandBackend({
           argv: [
             "sh",
