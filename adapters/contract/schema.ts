@@ -12,6 +12,10 @@ import type {
 export const DEFAULT_CHECK_TIMEOUT_SECS = 120;
 /** Ceiling of a per-check timeout, seconds. */
 export const MAX_CHECK_TIMEOUT_SECS = 600;
+/** Default timeout of each setup command, seconds. */
+export const DEFAULT_SETUP_TIMEOUT_SECS = 600;
+/** Ceiling of a setup command's timeout, seconds. */
+export const MAX_SETUP_TIMEOUT_SECS = 3600;
 
 const noNul = (s: string) => !s.includes("\0");
 
@@ -56,6 +60,19 @@ const checkSchema = z.strictObject({
     ),
 });
 
+const setupSchema = z.strictObject({
+  commands: z.array(runSchema).min(1).max(50)
+    .describe("run in order in the clean tree before the baseline and before each verification"),
+  timeout: z.number().positive().max(MAX_SETUP_TIMEOUT_SECS).optional()
+    .describe(
+      `seconds per command (default ${DEFAULT_SETUP_TIMEOUT_SECS}, at most ${MAX_SETUP_TIMEOUT_SECS})`,
+    ),
+  network: z.enum(["deny", "allow"]).optional()
+    .describe(
+      "allow: setup needs the network (e.g. npm ci); also needs --allow-setup-network (default deny)",
+    ),
+}).describe("dependency installation in the clean tree (e.g. npm ci); recorded with receipts");
+
 /** The zod schema of a contract file. */
 export const contractFileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -64,6 +81,7 @@ export const contractFileSchema = z.strictObject({
   checks: z.array(checkSchema).min(1).max(200),
   protect: z.array(z.string().min(1).max(1000)).max(1000).optional()
     .describe("globs of paths a patch may not touch"),
+  setup: setupSchema.optional(),
 }).superRefine((file, ctx) => {
   const names = new Map<string, number>();
   file.checks.forEach((c, i) => {
@@ -188,6 +206,11 @@ function toDifferentialExpect(
  * import { contractFileSchema, toOutcomeContract } from "./schema.ts";
  * const c = toOutcomeContract(contractFileSchema.parse({ checks: [{ name: "t", run: "true" }] }));
  * if (c.checks[0]?.expect[0]?.kind !== "exit-zero") throw new Error();
+ * const s = toOutcomeContract(contractFileSchema.parse({
+ *   checks: [{ name: "t", run: "npm test" }],
+ *   setup: { commands: ["npm ci"], network: "allow" },
+ * }));
+ * if (s.setup?.network !== "allow" || s.setup.timeoutMs !== 600_000) throw new Error();
  * ```
  */
 export function toOutcomeContract(file: ContractFile): OutcomeContract {
@@ -211,7 +234,8 @@ export function toOutcomeContract(file: ContractFile): OutcomeContract {
       name: c.name,
       run: typeof c.run === "string" ? { shell: c.run } : { argv: c.run },
       expect,
-      timeoutMs: Math.round((c.timeout ?? DEFAULT_CHECK_TIMEOUT_SECS) * 1000),
+      // At least 1 ms: a positive timeout never rounds to "no time at all".
+      timeoutMs: Math.max(1, Math.round((c.timeout ?? DEFAULT_CHECK_TIMEOUT_SECS) * 1000)),
       baseline,
       differential: c.differential
         ? { against: c.differential.against, expect: toDifferentialExpect(c.differential.expect) }
@@ -219,7 +243,20 @@ export function toOutcomeContract(file: ContractFile): OutcomeContract {
       tests: (c.tests ?? null) as TestFormat | null,
     };
   });
-  return { description: file.description ?? "", checks, protect: file.protect ?? [] };
+  const contract: OutcomeContract = {
+    description: file.description ?? "",
+    checks,
+    protect: file.protect ?? [],
+  };
+  if (file.setup === undefined) return contract;
+  return {
+    ...contract,
+    setup: {
+      commands: file.setup.commands.map((r) => typeof r === "string" ? { shell: r } : { argv: r }),
+      timeoutMs: Math.max(1, Math.round((file.setup.timeout ?? DEFAULT_SETUP_TIMEOUT_SECS) * 1000)),
+      network: file.setup.network ?? "deny",
+    },
+  };
 }
 
 /**

@@ -59,6 +59,8 @@ export interface RunInRepoOptions {
    * @default true when the goal reads like "make the (failing) tests pass"
    */
   readonly requireFailingBaseline?: boolean;
+  /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
+  readonly allowSetupNetwork?: boolean;
 }
 
 /** A fresh, file-name-safe task id: `t-YYYYMMDD-HHMMSS-xxxx`. */
@@ -146,6 +148,9 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       receipts,
       sandbox: opts.sandbox ?? "auto",
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+      allowSetupNetwork: opts.allowSetupNetwork ?? false,
+      // No check or setup command may outlive the task's wall-time budget.
+      deadline: Date.now() + opts.wallTimeMs,
       // "Make the failing tests pass": a contract that already passes proves nothing.
       requireFailingBaseline: opts.requireFailingBaseline ?? intentTargetsTests(opts.goal),
     });

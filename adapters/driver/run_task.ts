@@ -245,9 +245,10 @@ class TaskRun {
       if (o.signal?.aborted) await this.kill("user");
       else if (!this.baseline.ran || this.baseline.diagnostics.length > 0) {
         // A contract that cannot run, or gates nothing, proves nothing: refuse now.
+        // A refusal (e.g. `setup_network_not_allowed`, `setup_failed`) names why it could not run.
         const why = this.baseline.ran
           ? this.baseline.diagnostics.join(", ")
-          : "baseline-cannot-run";
+          : (this.baseline.refusals[0] ?? "baseline-cannot-run");
         this.finalReason = {
           state: "rejected",
           reason: why.split(",")[0] ?? why,

@@ -37,6 +37,8 @@ export interface VerifyPatchOptions {
   readonly keyEnv?: KeyEnv;
   readonly worktreeRoot?: string;
   readonly onCheck?: (phase: string, name: string) => void;
+  /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
+  readonly allowSetupNetwork?: boolean;
   /**
    * Run the contract on the untouched base first (catches contracts that cannot
    * run or gate nothing). @default true when the contract has baseline or
@@ -104,6 +106,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       receipts,
       sandbox: opts.sandbox ?? "auto",
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+      allowSetupNetwork: opts.allowSetupNetwork ?? false,
     });
     let baseline: readonly CheckSummary[] = [];
     let checks: readonly CheckSummary[] = [];

@@ -172,6 +172,9 @@ export const BWRAP_HOME = "/tmp/vouch-home";
  * );
  * if (!argv.includes("--unshare-net") || argv.at(-1) !== "true") throw new Error();
  * ```
+ *
+ * With `shareNetwork: true` (a setup command the policy lets use the network)
+ * `--unshare-net` is omitted; everything else is the same.
  */
 export function bwrapArgv(
   profile: BwrapSandbox,
@@ -184,7 +187,8 @@ export function bwrapArgv(
     "--new-session",
     "--die-with-parent",
     "--unshare-pid",
-    "--unshare-net",
+    // The network is cut off unless the profile explicitly shares it (setup with policy consent).
+    ...(profile.shareNetwork === true ? [] : ["--unshare-net"]),
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",

@@ -31,6 +31,44 @@ export interface BwrapSandbox {
   readonly hiddenDirs: readonly string[];
   /** Files masked with `/dev/null` (`~/.netrc`, `~/.git-credentials`). */
   readonly hiddenFiles: readonly string[];
+  /**
+   * Share the host network instead of `--unshare-net`. Only ever set for a
+   * contract's setup commands when the policy allows it (see
+   * {@linkcode withSetupNetwork}); recorded as `bwrap+network` in receipts.
+   * @default false
+   */
+  readonly shareNetwork?: boolean;
+}
+
+/**
+ * The profile a setup command runs in when it may use the network: the same
+ * confinement with the host network shared (`bwrap`); `none` is unchanged
+ * (it never isolated the network).
+ *
+ * @example
+ * ```ts
+ * import { sandboxLabel, withSetupNetwork } from "./profile.ts";
+ * const p = withSetupNetwork({ kind: "bwrap", bwrapPath: "/usr/bin/bwrap", writable: ["/wt"],
+ *   readOnly: [], hiddenDirs: [], hiddenFiles: [] });
+ * if (sandboxLabel(p) !== "bwrap+network") throw new Error();
+ * ```
+ */
+export function withSetupNetwork<P extends SandboxProfile>(profile: P): P {
+  return profile.kind === "bwrap" ? { ...profile, shareNetwork: true } : profile;
+}
+
+/**
+ * How a profile is recorded in receipts and evidence: its kind, plus
+ * `+network` for a bwrap profile that shares the host network.
+ *
+ * @example
+ * ```ts
+ * import { NO_SANDBOX, sandboxLabel } from "./profile.ts";
+ * if (sandboxLabel(NO_SANDBOX) !== "none") throw new Error();
+ * ```
+ */
+export function sandboxLabel(profile: SandboxProfile): string {
+  return profile.kind === "bwrap" && profile.shareNetwork === true ? "bwrap+network" : profile.kind;
 }
 
 /** Names of sandbox kinds, as recorded in results. */

@@ -6,7 +6,12 @@
  * artefacts) exists there. Installed dependency directories of the user's
  * checkout (`node_modules`, ...) are linked in when the patch touches no
  * dependency manifest or lockfile; a patch that does is refused, because its
- * dependencies cannot be verified without a setup step.
+ * dependencies cannot be verified without a setup step. A contract with
+ * `setup` links nothing: its setup commands run in the clean tree before the
+ * baseline and before each verification, with receipts like checks, and with
+ * the network only when the contract asks for it AND the caller allows it
+ * (`allowSetupNetwork`); a failing setup fails the verification (`setup_failed`).
+ * Every command's timeout is clamped to what the run's `deadline` leaves.
  *
  * @module
  */
@@ -23,7 +28,7 @@ import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import { utf8Tail } from "../process/capture.ts";
-import { observeCheck } from "../contract/evaluate.ts";
+import { clampTimeout, observeCheck } from "../contract/evaluate.ts";
 import type { ReceiptRecorder } from "../receipts/chain.ts";
 import { receiptDigest, receiptInputFromProcess, type ToolReceipt } from "../receipts/receipt.ts";
 import {
@@ -32,6 +37,7 @@ import {
   type SandboxRequirement,
   selectSandbox,
 } from "../sandbox/probe.ts";
+import { sandboxLabel, type SandboxProfile, withSetupNetwork } from "../sandbox/profile.ts";
 import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
 import { createCleanTree } from "../worktree/clean_tree.ts";
 import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
@@ -39,7 +45,7 @@ import { WorktreeError } from "../worktree/errors.ts";
 import type { CheckSummary } from "../driver/outcome.ts";
 import type { VerificationRun, Verifier } from "../driver/verifier.ts";
 import { findDependencyDirs, planDependencies } from "../deps/dependency_plan.ts";
-import { linkDependencyDirs } from "../deps/provide.ts";
+import { linkDependencyDirs, runSetup, type SetupReport } from "../deps/provide.ts";
 import { maskSecrets } from "../backends/transcript.ts";
 
 /** Options of {@link createCleanVerifier}. */
@@ -60,7 +66,19 @@ export interface CleanVerifierOptions {
   readonly worktreeRoot?: string;
   /** Refuse a contract whose gating checks all pass before any change. @default false */
   readonly requireFailingBaseline?: boolean;
+  /**
+   * Policy: the contract's setup commands may use the network when the
+   * contract asks for it (`setup.network: "allow"`). When the contract asks and
+   * this is not set, every run is refused with `setup_network_not_allowed`
+   * before anything runs. Checks never get the network. @default false
+   */
+  readonly allowSetupNetwork?: boolean;
+  /** The run's deadline (ms since epoch): every command's timeout is clamped to what it leaves. */
+  readonly deadline?: number;
 }
+
+/** Refusal codes of the setup step (in {@linkcode VerificationRun.refusals}). */
+export type SetupRefusalCode = "setup_network_not_allowed" | "setup_failed";
 
 const OUTPUT_TAIL_BYTES = 4096;
 
@@ -81,6 +99,23 @@ function summarize(
     durationMs: Math.round(result?.durationMs ?? 0),
     outputTail: maskSecrets(utf8Tail(`${text.trim()}${why ? `\n${why}` : ""}`, OUTPUT_TAIL_BYTES))
       .text,
+  };
+}
+
+function setupSummary(report: SetupReport): CheckSummary {
+  const last = report.results.at(-1);
+  const result = last?.result;
+  const text = result === undefined
+    ? ""
+    : `${result.stdout.tail || result.stdout.head}\n${result.stderr.tail || result.stderr.head}`;
+  const why = `setup_failed: ${report.failed ?? "?"} (${report.reason ?? "failed"})`;
+  return {
+    name: `setup: ${report.failed ?? "?"}`,
+    passed: false,
+    outcome: "setup_failed",
+    exitCode: last !== undefined && last.command === report.failed ? last.result.exitCode : null,
+    durationMs: Math.round(result?.durationMs ?? 0),
+    outputTail: maskSecrets(utf8Tail(`${text.trim()}\n${why}`, OUTPUT_TAIL_BYTES)).text,
   };
 }
 
@@ -132,10 +167,120 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
    * changes a manifest or lockfile: those dependencies would not match it.
    */
   async function linkDependencies(tree: Worktree, changed: readonly string[]): Promise<string[]> {
-    const plan = planDependencies(changed, await getInstalled(), { hasSetup: false });
+    // With setup, nothing is linked: setup installs into the clean tree itself.
+    const hasSetup = contract.setup !== undefined;
+    const plan = planDependencies(changed, hasSetup ? [] : await getInstalled(), { hasSetup });
     if (plan.mode === "refuse") throw new WorktreeError("apply_failed", plan.reason);
     const linked = await linkDependencyDirs(plan, opts.repo, tree.path);
     return [...linked.targets];
+  }
+
+  async function sandboxFor(tree: Worktree, deps: readonly string[]): Promise<SandboxProfile> {
+    const selected = opts.sandbox === "none"
+      ? await selectSandbox("none", { worktree: tree.path })
+      : await selectSandbox(opts.sandbox, { worktree: tree.path, probe: await getProbe() });
+    // Linked dependency directories are bound read-only at their real path, so the
+    // links resolve inside the sandbox (whose /tmp is private) and cannot be written.
+    return selected.kind === "bwrap" && deps.length > 0
+      ? { ...selected, readOnly: [...selected.readOnly, ...deps] }
+      : selected;
+  }
+
+  /** The refusal when the contract's setup wants the network and the policy does not allow it. */
+  function setupNetworkRefusal(): VerificationRun | null {
+    if (contract.setup?.network !== "allow" || opts.allowSetupNetwork === true) return null;
+    return refused(
+      "setup_network_not_allowed",
+      'Cannot run setup: the contract\'s setup asks for the network (network: "allow") but the ' +
+        "policy does not allow it; nothing was run. Pass --allow-setup-network to let setup " +
+        "commands (never checks) reach the network.",
+    );
+  }
+
+  /** Runs the contract's setup commands in the tree, one MAC'd receipt each. */
+  async function runSetupIn(
+    tree: Worktree,
+    phase: "baseline" | "round",
+    sandbox: SandboxProfile,
+    signal: AbortSignal,
+    onCheck: (name: string) => void,
+  ): Promise<{ report: SetupReport; receipts: ToolReceipt[]; sandbox: string }> {
+    const setup = contract.setup!;
+    const profile = setup.network === "allow" && opts.allowSetupNetwork === true
+      ? withSetupNetwork(sandbox)
+      : sandbox;
+    const label = sandboxLabel(profile);
+    const receipts: ToolReceipt[] = [];
+    let index = 0;
+    onCheck("setup");
+    const report = await runSetup(setup.commands, {
+      tree: tree.path,
+      sandbox: profile,
+      timeoutMs: setup.timeoutMs,
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+      env: { NO_COLOR: "1" },
+      signal,
+      onResult: async (_command, result, startedAt) => {
+        receipts.push(
+          await opts.receipts.record(
+            receiptInputFromProcess(
+              opts.taskId,
+              `${phase}:setup:${++index}`,
+              result,
+              startedAt,
+              label,
+            ),
+          ),
+        );
+      },
+    }).catch((error): SetupReport => ({
+      ok: false,
+      results: [],
+      failed: "setup",
+      reason: error instanceof Error ? error.message : String(error),
+    }));
+    return { report, receipts, sandbox: label };
+  }
+
+  function setupEvidence(run: { report: SetupReport; sandbox: string }) {
+    return {
+      sandbox: run.sandbox,
+      ok: run.report.ok,
+      failed: run.report.failed,
+      reason: run.report.reason,
+      commands: run.report.results.map(({ command, result }) => ({
+        command,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        durationMs: Math.round(result.durationMs),
+      })),
+    };
+  }
+
+  function setupFailed(
+    run: { report: SetupReport; receipts: ToolReceipt[]; sandbox: string },
+    phase: "baseline" | "round",
+  ): VerificationRun {
+    const summary = setupSummary(run.report);
+    return {
+      ran: false,
+      checks: [],
+      summaries: [summary],
+      passed: false,
+      refusals: ["setup_failed"],
+      diagnostics: [],
+      sandbox: run.sandbox,
+      checkEvidence: [],
+      receipts: run.receipts,
+      evidence: {
+        phase,
+        refused: "setup_failed",
+        message:
+          `Cannot verify: setup command \`${run.report.failed}\` failed (${run.report.reason})`,
+        setup: setupEvidence(run),
+        summaries: [summary],
+      },
+    };
   }
 
   async function runChecks(
@@ -143,33 +288,42 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     phase: "baseline" | "round",
     signal: AbortSignal,
     onCheck: (name: string) => void,
-    deps: readonly string[],
+    sandbox: SandboxProfile,
   ): Promise<{
     observations: CheckObservation[];
     results: Map<string, ProcessResult>;
     receipts: Map<string, ToolReceipt>;
     sandbox: string;
   }> {
-    const selected = opts.sandbox === "none"
-      ? await selectSandbox("none", { worktree: tree.path })
-      : await selectSandbox(opts.sandbox, { worktree: tree.path, probe: await getProbe() });
-    // Linked dependency directories are bound read-only at their real path, so the
-    // links resolve inside the sandbox (whose /tmp is private) and cannot be written.
-    const sandbox = selected.kind === "bwrap" && deps.length > 0
-      ? { ...selected, readOnly: [...selected.readOnly, ...deps] }
-      : selected;
     const observations: CheckObservation[] = [];
     const results = new Map<string, ProcessResult>();
     const receipts = new Map<string, ToolReceipt>();
     for (const check of contract.checks) {
       if (phase === "round" && check.baseline) continue;
       onCheck(check.name);
+      const timeoutMs = clampTimeout(check.timeoutMs, opts.deadline);
+      if (timeoutMs <= 0) {
+        // Fail closed: a check the deadline leaves no time for is a check that could not run.
+        observations.push({
+          name: check.name,
+          cannotRun: "the run's deadline left no time",
+          exitCode: 124,
+          timedOut: false,
+          stdout: "",
+          stderr: "",
+          stdoutTruncated: false,
+          stdoutDigest: "",
+          stdoutTail: "",
+          testReport: null,
+        });
+        continue;
+      }
       const startedAt = Date.now();
       const result = await runProcess({
         ...("argv" in check.run ? { argv: check.run.argv } : { shell: check.run.shell }),
         cwd: tree.path,
         env: { NO_COLOR: "1" },
-        timeoutMs: check.timeoutMs,
+        timeoutMs,
         signal,
         sandbox,
         maxCaptureBytes: 256 * 1024,
@@ -211,6 +365,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       while (removals.size > 0) await Promise.all([...removals]);
     },
     async baseline(signal, onCheck) {
+      const networkRefusal = setupNetworkRefusal();
+      if (networkRefusal !== null) return networkRefusal;
       let tree: Worktree | null = null;
       try {
         const clean = await createCleanTree({
@@ -224,7 +380,12 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         });
         tree = clean.worktree;
         const deps = await linkDependencies(tree, []);
-        const run = await runChecks(tree, "baseline", signal, onCheck, deps);
+        const sandbox = await sandboxFor(tree, deps);
+        const setup = contract.setup !== undefined
+          ? await runSetupIn(tree, "baseline", sandbox, signal, onCheck)
+          : null;
+        if (setup !== null && !setup.report.ok) return setupFailed(setup, "baseline");
+        const run = await runChecks(tree, "baseline", signal, onCheck, sandbox);
         const judgement = judgeBaseline(contract, run.observations, {
           requireFailingBaseline: opts.requireFailingBaseline ?? false,
           allowGatesNothing: !(opts.requireFailingBaseline ?? false),
@@ -242,11 +403,12 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           diagnostics: judgement.refusal !== null ? [judgement.refusal.code] : [],
           sandbox: run.sandbox,
           checkEvidence: [],
-          receipts: [...run.receipts.values()],
+          receipts: [...(setup?.receipts ?? []), ...run.receipts.values()],
           evidence: {
             phase: "baseline",
             base: opts.base,
             sandbox: run.sandbox,
+            ...(setup !== null ? { setup: setupEvidence(setup) } : {}),
             diagnostics: judgement.diagnostics,
             refusal: judgement.refusal,
             checks: judgement.before,
@@ -264,6 +426,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       }
     },
     async verify(round, patch, signal, onCheck) {
+      const networkRefusal = setupNetworkRefusal();
+      if (networkRefusal !== null) return networkRefusal;
       let tree: Worktree | null = null;
       try {
         let clean;
@@ -292,7 +456,12 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           }
           throw error;
         }
-        const run = await runChecks(tree, "round", signal, onCheck, deps);
+        const sandbox = await sandboxFor(tree, deps);
+        const setup = contract.setup !== undefined
+          ? await runSetupIn(tree, "round", sandbox, signal, onCheck)
+          : null;
+        if (setup !== null && !setup.report.ok) return setupFailed(setup, "round");
+        const run = await runChecks(tree, "round", signal, onCheck, sandbox);
         const judgement = judgeContract(contract, run.observations, captures);
         const gating = judgement.checks.filter((j) =>
           !(contract.checks.find((c) => c.name === j.name)?.baseline ?? false)
@@ -315,12 +484,13 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           diagnostics: [],
           sandbox: run.sandbox,
           checkEvidence,
-          receipts: [...run.receipts.values()],
+          receipts: [...(setup?.receipts ?? []), ...run.receipts.values()],
           evidence: {
             phase: "round",
             round,
             base: opts.base,
             sandbox: run.sandbox,
+            ...(setup !== null ? { setup: setupEvidence(setup) } : {}),
             restoredProtected: clean.restored,
             changed: clean.changed,
             verdict: judgement.verdict,

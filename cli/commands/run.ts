@@ -41,6 +41,9 @@ Options:
   --timeout SECONDS      wall-time budget of the whole task (default 1800)
   --backend-timeout S    limit per backend round
   --sandbox MODE         auto | bwrap | none for the checks and command: backends (default auto)
+  --allow-setup-network  let the contract's setup commands (never its checks) use the network
+                         when the contract asks for it (setup.network "allow", e.g. npm ci);
+                         without it such a contract is refused: setup_network_not_allowed
   --integrate branch:NAME  commit the verified patch on a new branch (asks first)
   --yes                  approve --integrate without asking
   --json                 print one machine-readable result on stdout
@@ -152,6 +155,7 @@ export async function executeRun(
       ? { backendTimeoutMs: args.backendTimeoutSeconds * 1000 }
       : {}),
     sandbox: args.sandbox,
+    allowSetupNetwork: args.allowSetupNetwork,
     ...(args.integrateBranch !== null
       ? {
         integrate: {

@@ -30,6 +30,8 @@ export interface RunArgs {
   readonly integrateBranch: string | null;
   readonly yes: boolean;
   readonly sandbox: "auto" | "bwrap" | "none";
+  /** Let the contract's setup commands use the network when it asks for it. */
+  readonly allowSetupNetwork: boolean;
 }
 
 function positiveInt(flag: string, raw: string, max: number): number {
@@ -70,6 +72,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
       integrate: { type: "string" },
       yes: { type: "boolean", default: false },
       sandbox: { type: "string", default: "auto" },
+      "allow-setup-network": { type: "boolean", default: false },
     },
   });
   if (positionals.length > 0) {
@@ -119,5 +122,6 @@ export function parseRunArgs(argv: string[]): RunArgs {
     integrateBranch,
     yes: values.yes,
     sandbox,
+    allowSetupNetwork: values["allow-setup-network"],
   };
 }

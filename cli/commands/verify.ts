@@ -29,6 +29,10 @@ Options:
   --allow GLOB      allowed paths (repeatable)
   --forbid GLOB     forbidden paths (repeatable)
   --sandbox MODE    auto | bwrap | none (default auto)
+  --allow-setup-network
+                    let the contract's setup commands (never its checks) use the network
+                    when the contract asks for it (setup.network "allow", e.g. npm ci);
+                    without it such a contract is refused: setup_network_not_allowed
   --timeout SECONDS per-check timeout (default 600)
   --baseline        also run the contract on the untouched base first
                     (always done when the contract has baseline/differential checks)
@@ -61,6 +65,7 @@ export const verifyCommand: CliCommand = {
         timeout: { type: "string", default: "600" },
         json: { type: "boolean", default: false },
         baseline: { type: "boolean" },
+        "allow-setup-network": { type: "boolean", default: false },
       },
     });
     if (positionals.length > 0) {
@@ -102,6 +107,7 @@ export const verifyCommand: CliCommand = {
       allow: values.allow ?? [],
       forbid: values.forbid ?? [],
       sandbox,
+      allowSetupNetwork: values["allow-setup-network"],
       ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
       onCheck: (phase, name) => {
         if (!values.json) io.err(`${phase}: check "${name}"\n`);

@@ -76,6 +76,26 @@ export interface OutcomeContract {
   readonly checks: readonly ContractCheck[];
   /** Globs of paths a patch may not touch (e.g. the tests that define done). */
   readonly protect: readonly string[];
+  /**
+   * Commands run in the clean tree before the baseline and before each
+   * verification (e.g. `npm ci`); absent means none. With setup, the user's
+   * installed dependency directories are not linked in: setup installs them.
+   */
+  readonly setup?: ContractSetup;
+}
+
+/** A contract's setup step: commands run in order; the first failure fails the verification. */
+export interface ContractSetup {
+  /** The commands, in order (argv spawned directly, or a shell string run as `sh -c`). */
+  readonly commands: readonly CheckRun[];
+  /** Timeout of each command in milliseconds (clamped by the run's deadline). */
+  readonly timeoutMs: number;
+  /**
+   * `allow`: setup needs the network (e.g. a package registry); used only when
+   * the caller's policy also allows it (`--allow-setup-network`), else refused.
+   * Checks never get the network.
+   */
+  readonly network: "deny" | "allow";
 }
 
 /** What the adapter observed when running one check. */
