@@ -228,7 +228,7 @@ async function printPublicKey(argv: string[], io: CliIo): Promise<number> {
 /** `vouch attest`. */
 export const attestCommand: CliCommand = {
   name: "attest",
-  summary: "Export or verify a signed in-toto attestation of a verified patch",
+  summary: "export or verify a signed in-toto attestation of a verified patch",
   help: HELP,
   async run(argv, io) {
     const [sub, ...rest] = argv;

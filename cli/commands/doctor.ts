@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { collectDoctorReport, type DoctorItem } from "../../adapters/sandbox/doctor.ts";
+import { probeAgentClis } from "../../adapters/backends/probe.ts";
 
 const HELP = `vouch doctor: check what this machine offers vouch
 
@@ -14,8 +15,10 @@ Usage:
   vouch doctor [--json]
 
 Runs real probes: git (2.39.2 or newer), killing a whole process group on
-timeout, and bubblewrap (runs \`true\` inside the same sandbox checks get;
-bwrap can be installed yet fail inside containers). Exit 1 when something
+timeout, bubblewrap (runs \`true\` inside the same sandbox checks get;
+bwrap can be installed yet fail inside containers), and the agent CLIs
+\`codex\` and \`claude\` (\`--version\`; optional: \`--backend command:PATH\` and
+embedded \`fn\` backends need neither). Exit 1 when something
 required is missing. A missing bwrap is not fatal: the explicit \`none\`
 profile is used and recorded, unless a policy requires bwrap.
 
@@ -32,7 +35,7 @@ function line(name: string, item: DoctorItem): string {
 /** `vouch doctor`. */
 export const doctorCommand: CliCommand = {
   name: "doctor",
-  summary: "Check git, process groups and the sandbox on this machine",
+  summary: "check git, process groups, the sandbox and agent CLIs on this machine",
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseArgs({
@@ -44,9 +47,9 @@ export const doctorCommand: CliCommand = {
     if (positionals.length > 0) {
       throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
     }
-    const report = await collectDoctorReport();
+    const [report, agents] = await Promise.all([collectDoctorReport(), probeAgentClis()]);
     if (values.json) {
-      io.out(JSON.stringify(report) + "\n");
+      io.out(JSON.stringify({ ...report, agents }) + "\n");
     } else {
       const b = report.sandbox.bwrap;
       io.out(line("deno", report.deno));
@@ -58,6 +61,13 @@ export const doctorCommand: CliCommand = {
           : `warn  ${"sandbox bwrap".padEnd(14)} unavailable: ${b.reason}\n`,
       );
       io.out(`      sandbox profile for --sandbox auto: ${report.recommendedSandbox}\n`);
+      for (const agent of agents) {
+        io.out(
+          agent.available
+            ? `ok    ${`agent ${agent.name}`.padEnd(14)} ${agent.version ?? agent.executable}\n`
+            : `info  ${`agent ${agent.name}`.padEnd(14)} not available: ${agent.reason}\n`,
+        );
+      }
     }
     return report.ok ? EXIT.ok : EXIT.rejected;
   },

@@ -168,7 +168,7 @@ export function renderInspectReport(report: InspectReport, keyId: string | null)
 /** `vouch inspect`. */
 export const inspectCommand: CliCommand = {
   name: "inspect",
-  summary: "Verify and replay an event log; print per-task timelines",
+  summary: "verify and replay an event log; print per-task timelines",
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseArgs({

@@ -31,6 +31,11 @@ Deno.test("vouch doctor --json reports real probes", async () => {
   assert.equal(report.recommendedSandbox, report.sandbox.bwrap.available ? "bwrap" : "none");
   if (!report.sandbox.bwrap.available) assert.ok(report.sandbox.bwrap.reason);
   assert.equal(code, report.ok ? 0 : 1);
+  assert.deepEqual(report.agents.map((a: { name: string }) => a.name), ["codex", "claude"]);
+  for (const agent of report.agents) {
+    assert.equal(typeof agent.available, "boolean");
+    if (!agent.available) assert.ok(agent.reason, "a missing agent CLI says why");
+  }
 });
 
 Deno.test("vouch doctor text output and usage errors", async () => {
