@@ -71,6 +71,10 @@ interface Draft {
   transcripts: { seq: number; text: string }[];
 }
 
+function oneBased(round: number | null): number | null {
+  return round === null ? null : round + 1;
+}
+
 /**
  * Builds per-task timelines from verified log records. Reads only what it
  * recognises; unknown kinds and shapes are skipped, never trusted.
@@ -130,7 +134,8 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
           d.checks.push({
             seq: r.seq,
             phase: kind === "baseline_result" ? "baseline" : "round",
-            round: kind === "baseline_result" ? null : num(body["round"]),
+            // The kernel counts rounds from 0; people (and `vouch run`'s table) from 1.
+            round: kind === "baseline_result" ? null : oneBased(num(body["round"])),
             id: str(c["id"]) ?? "?",
             outcome: str(c["outcome"]) ?? "?",
           });
