@@ -15,6 +15,8 @@ export interface PromptRound {
   readonly backend: { readonly selfClaimedDone: boolean; readonly status: string } | null;
 }
 
+const NO_CHANGE = "backend_error_no_change";
+
 /** Maximum characters of each check's output tail in the prompt. */
 export const PROMPT_TAIL_CHARS = 2000;
 
@@ -44,7 +46,7 @@ export function roundPrompt(
   if (previous.backend !== null && previous.backend.status !== "ok") {
     lines.push(`Your previous run ended with status "${previous.backend.status}".`);
   }
-  if (previous.reasons.includes("empty_patch")) {
+  if (previous.reasons.includes("empty_patch") || previous.reasons.includes(NO_CHANGE)) {
     lines.push("Your previous run changed no files.");
   }
   const other = previous.reasons.filter((r) => r !== "empty_patch" && !r.startsWith("backend_"));

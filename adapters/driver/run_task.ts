@@ -33,11 +33,9 @@ import { extractDiff, worktreeGitArgs } from "../worktree/extract_diff.ts";
 import { runGit } from "../git/hardened_git.ts";
 import { maskSecrets } from "../backends/transcript.ts";
 import {
-  CHECKOUT_SKIP,
   diffOutsideSnapshots,
-  type OutsideSnapshot,
+  type OutsideScope,
   snapshotOutside,
-  type WatchedTree,
 } from "../supervisor/outside_watch.ts";
 import { inspectPatch, type PatchRules } from "../supervisor/inspect_patch.ts";
 import type {
@@ -370,8 +368,9 @@ class TaskRun {
     return r;
   }
 
-  watchedTrees(): WatchedTree[] {
-    const trees: WatchedTree[] = [{ root: this.o.repo, skip: CHECKOUT_SKIP }];
+  /** The user's checkout (judged by content) and the worktree's container minus the worktree. */
+  outsideScope(): OutsideScope {
+    const trees = [];
     if (this.worktree !== null) {
       const container = this.worktree.container;
       const rel = this.worktree.path.startsWith(container + "/")
@@ -379,7 +378,7 @@ class TaskRun {
         : "";
       trees.push({ root: container, skip: rel === "" ? [] : [rel] });
     }
-    return trees;
+    return { checkout: this.o.repo, trees };
   }
 
   async runBackend(action: Extract<KernelAction, { kind: "run_backend" }>): Promise<void> {
@@ -411,7 +410,7 @@ class TaskRun {
     const feedback = previous === undefined ? undefined : roundPrompt(previous, this.baseline);
     const controller = new AbortController();
     this.running = { effectId: action.effectId, controller };
-    const before = await snapshotOutside(this.watchedTrees());
+    const before = await snapshotOutside(this.outsideScope());
     await this.feed({ kind: "backend_started", taskId: o.taskId, effectId: action.effectId });
     const remainingMs = Math.max(1, action.deadlineAt - this.now());
     const limitMs = Math.min(remainingMs, o.backendTimeoutMs ?? remainingMs);
@@ -482,7 +481,7 @@ class TaskRun {
       patchText: result.patchText === undefined ? undefined : `${result.patchText.length} bytes`,
     });
     // Outside-worktree writes are judged with the patch (scope), never trusted away.
-    const after = await snapshotOutside(this.watchedTrees());
+    const after = await snapshotOutside(this.outsideScope());
     this.outside = diffOutsideSnapshots(before, after);
     await this.feed({
       kind: "backend_finished",
@@ -492,14 +491,16 @@ class TaskRun {
       outputBytes: result.transcript?.bytes ?? 0,
       costUnits: Math.round((result.usage.costUsd ?? 0) * 100),
     });
-    if (result.status !== "ok") {
+    // "ok" and "error" are claims about finished work: the kernel has the real diff extracted
+    // and judged either way (the status is kept as `backendStatus`). Only a stopped run
+    // (timed out, cancelled) has nothing to judge.
+    if (result.status === "timed_out" || result.status === "cancelled") {
       round.reasons.push(`backend_${result.status}`);
       round.verdict = "rejected";
     }
   }
 
   outside: string[] = [];
-  outsideBefore: OutsideSnapshot | null = null;
 
   async extract(effectId: string): Promise<void> {
     const o = this.o;
@@ -516,7 +517,10 @@ class TaskRun {
       round.files = diff.changed.map((c) => c.path);
       await Deno.writeFile(`${o.artefactsDir}/round-${round.round}/patch.diff`, diff.bytes);
       if (diff.changed.length === 0 && this.outside.length === 0) {
-        round.reasons.push("empty_patch");
+        // A failure claim with nothing changed is a failed round; a success claim, an empty patch.
+        round.reasons.push(
+          round.backend?.status === "error" ? "backend_error_no_change" : "empty_patch",
+        );
         round.verdict = "rejected";
       }
       await this.feed({
@@ -756,7 +760,11 @@ class TaskRun {
     if (this.killedBy !== null && this.killedBy.startsWith("vouch:budget")) {
       const which = this.killedBy.slice("vouch:".length);
       if (which === "budget_repair_rounds") {
-        const backendRounds = this.rounds.filter((r) => r.backend?.status !== "ok");
+        // A round is the backend's failure only when it also left nothing to judge: a
+        // reported error whose real diff was judged (and rejected) is vouch's verdict.
+        const backendRounds = this.rounds.filter((r) =>
+          r.backend?.status !== "ok" && r.files.length === 0 && r.checks.length === 0
+        );
         if (this.rounds.length > 0 && backendRounds.length === this.rounds.length) {
           return {
             state: "backend_failed",

@@ -17,6 +17,14 @@ export interface CheckoutSnapshot {
   readonly parts: Readonly<Record<string, string>>;
   /** Per dirty/untracked path: a digest of its content (or its type and size). */
   readonly files: Readonly<Record<string, string>>;
+  /** Absolute common git dir (for watchers of what git does not track). */
+  readonly commonDir: string;
+  /**
+   * The ignored entries (`git ls-files --others --ignored --directory`; a
+   * directory ends in `/`), `.vouch` excluded. Only their names are in `parts`;
+   * a watcher that needs their contents walks them itself.
+   */
+  readonly ignored: readonly string[];
 }
 
 /** One difference between two snapshots. */
@@ -77,54 +85,55 @@ async function dirListingDigest(
  */
 export async function snapshotCheckout(repo: string): Promise<CheckoutSnapshot> {
   const g = (args: string[]) => gitChecked(args, { cwd: repo, timeoutMs: 120_000 });
-  const common = (await g(["rev-parse", "--path-format=absolute", "--git-common-dir"])).stdout
-    .head.trim();
-  const gitDir = (await g(["rev-parse", "--path-format=absolute", "--git-dir"])).stdout.head.trim();
-  const status = await g([
-    "status",
-    "--porcelain=v1",
-    "-z",
-    "--untracked-files=all",
-    "--ignore-submodules=none",
+  // Independent read-only queries (GIT_OPTIONAL_LOCKS=0: status never rewrites the index), run
+  // side by side: a snapshot is taken twice per backend round.
+  const [located, status, ignored, refs] = await Promise.all([
+    // Common dir, git dir and HEAD's commit in one call; an unborn HEAD fails it, so ask again.
+    g(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", "HEAD"])
+      .catch(() => g(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir"])),
+    g(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none"]),
+    g(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]),
+    g(["for-each-ref", "--format=%(refname) %(objectname)"]),
   ]);
-  const ignored = await g([
-    "ls-files",
-    "-z",
-    "--others",
-    "--ignored",
-    "--exclude-standard",
-    "--directory",
-  ]);
-  const refs = await g(["for-each-ref", "--format=%(refname) %(objectname)"]);
-  const head = await g(["rev-parse", "HEAD"]).then((r) => r.stdout.head.trim()).catch(() => "none");
-  const symbolic = await gitChecked(["symbolic-ref", "-q", "HEAD"], { cwd: repo })
-    .then((r) => r.stdout.head.trim()).catch(() => "detached");
-  const files: Record<string, string> = {};
+  const [common = "", gitDir = "", head = "none"] = located.stdout.head.trim().split("\n");
+  // HEAD's file says which branch it names ("ref: refs/heads/x") or the commit when detached.
+  const symbolic = await Deno.readTextFile(join(gitDir, "HEAD")).catch(() => "unreadable");
+  const ignoredPaths = splitNul(ignored.stdout.head).filter((p) =>
+    !VOUCH_OWN.has(p.replace(/\/$/, ""))
+  );
+  const paths: string[] = [];
   const entries = splitNul(status.stdout.head);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
-    const path = e.slice(3);
+    paths.push(e.slice(3));
     if (e[0] === "R" || e[0] === "C") i += 1; // the next entry is the source path
-    files[path] = await fileDigest(join(repo, path));
   }
+  const digests = await Promise.all(paths.map((p) => fileDigest(join(repo, p))));
+  const files: Record<string, string> = {};
+  paths.forEach((p, i) => files[p] = digests[i]!);
+  const [index, config, hooks, attributes, topLevel] = await Promise.all([
+    fileDigest(join(gitDir, "index")),
+    fileDigest(join(common, "config")),
+    dirListingDigest(join(common, "hooks")),
+    fileDigest(join(common, "info", "attributes")),
+    dirListingDigest(repo, VOUCH_OWN),
+  ]);
   return {
     repo,
     parts: {
       head: digest(head + "\n" + symbolic),
       status: digest(status.stdout.head),
-      ignored: digest(
-        splitNul(ignored.stdout.head).filter((p) => !VOUCH_OWN.has(p.replace(/\/$/, ""))).join(
-          "\0",
-        ),
-      ),
+      ignored: digest(ignoredPaths.join("\0")),
       refs: digest(refs.stdout.head),
-      index: await fileDigest(join(gitDir, "index")),
-      "git-config": await fileDigest(join(common, "config")),
-      hooks: await dirListingDigest(join(common, "hooks")),
-      "info-attributes": await fileDigest(join(common, "info", "attributes")),
-      "top-level": await dirListingDigest(repo, VOUCH_OWN),
+      index,
+      "git-config": config,
+      hooks,
+      "info-attributes": attributes,
+      "top-level": topLevel,
     },
     files,
+    commonDir: common,
+    ignored: ignoredPaths,
   };
 }
 
@@ -134,8 +143,8 @@ export async function snapshotCheckout(repo: string): Promise<CheckoutSnapshot> 
  * @example
  * ```ts
  * import { compareCheckoutSnapshots } from "./checkout_snapshot.ts";
- * const s = { repo: "/r", parts: { status: "sha256:1" }, files: {} };
- * const t = { repo: "/r", parts: { status: "sha256:2" }, files: { "x": "sha256:3" } };
+ * const s = { repo: "/r", parts: { status: "sha256:1" }, files: {}, commonDir: "/r/.git", ignored: [] };
+ * const t = { ...s, parts: { status: "sha256:2" }, files: { "x": "sha256:3" } };
  * if (compareCheckoutSnapshots(s, t).length !== 2) throw new Error();
  * ```
  */

@@ -1,43 +1,83 @@
 /**
- * Detects writes outside the worktree: a stat snapshot (type, size, mode,
- * mtime, symlink target) of the user's checkout and of other watched
- * directories, taken before a backend round and compared after it. On top of
- * the sandbox (which makes such writes fail), this catches a backend that ran
- * unconfined. Never reads file contents, never follows symlinks.
+ * Detects writes outside the worktree, taken before a backend round and
+ * compared after it. On top of the sandbox (which makes such writes fail),
+ * this catches a backend that ran unconfined.
+ *
+ * One mechanism per kind of place:
+ * - the user's checkout is judged by {@linkcode snapshotCheckout}
+ *   (`adapters/git`): HEAD, refs, index, `git status`, the CONTENT of every
+ *   dirty or untracked file, the ignored listing, config and hooks. A rewrite
+ *   that keeps size and mtime is still seen.
+ * - what git does not track is watched here by a stat walk (type, size, mode,
+ *   mtime, ctime, inode, symlink target): the inside of the checkout's ignored
+ *   entries (`node_modules/`, `build/`, ...), the git dir's other files
+ *   (`info/exclude`, `modules/`, ...) and extra trees such as the worktree's
+ *   container. The walk never reads file contents and never follows symlinks.
  *
  * @module
  */
+import {
+  type CheckoutSnapshot,
+  compareCheckoutSnapshots,
+  snapshotCheckout,
+} from "../git/checkout_snapshot.ts";
 
 /** A watched tree and the relative paths inside it to skip. */
 export interface WatchedTree {
-  /** Absolute directory. */
+  /** Absolute directory (or file). */
   readonly root: string;
   /** Relative paths (and everything below them) to skip. */
   readonly skip: readonly string[];
 }
 
-/** A stat snapshot of several trees. */
-export interface OutsideSnapshot {
-  /** `root/rel` -> fingerprint. */
+/** What to watch: the user's checkout and other trees. */
+export interface OutsideScope {
+  /** Top level of the user's checkout (judged by content), or `null` for none. */
+  readonly checkout: string | null;
+  /** Other trees, watched by stat (e.g. the worktree container minus the worktree). */
+  readonly trees: readonly WatchedTree[];
+}
+
+/** A stat snapshot of several trees: `absolute path` -> fingerprint. */
+export interface StatSnapshot {
   readonly entries: ReadonlyMap<string, string>;
   /** Whether the entry limit cut the walk short (then detection is partial). */
   readonly truncated: boolean;
+}
+
+/** Everything outside the worktree, before or after a round. */
+export interface OutsideSnapshot {
+  /** The watched checkout's top level (`null`: none watched). */
+  readonly checkoutRoot: string | null;
+  /** The checkout's content-aware snapshot; `null` when there is none or git could not read it. */
+  readonly checkout: CheckoutSnapshot | null;
+  /** Why the checkout could not be read (`null` when it was, or when none is watched). */
+  readonly checkoutError: string | null;
+  /** The stat-watched rest. */
+  readonly stat: StatSnapshot;
 }
 
 /** Maximum entries walked per snapshot (bounded memory and time). */
 export const MAX_WATCHED_ENTRIES = 200_000;
 
 /**
- * The git-internal paths of a user's checkout that vouch itself changes while it
- * works (objects written by `git add` in a worktree, worktree admin dirs, reflogs)
- * and therefore cannot be watched; everything else under `.git` is.
+ * Paths of the common git dir the stat walk skips: what vouch itself changes
+ * while it works (objects written by `git add` in a worktree, worktree admin
+ * dirs, reflogs, the index lock) and what {@linkcode snapshotCheckout} already
+ * judges by content (HEAD, refs, index, config, hooks, attributes).
  */
-export const CHECKOUT_SKIP: readonly string[] = [
-  ".vouch",
-  ".git/objects",
-  ".git/worktrees",
-  ".git/logs",
-  ".git/index.lock",
+export const GIT_DIR_SKIP: readonly string[] = [
+  "objects",
+  "worktrees",
+  "logs",
+  "index.lock",
+  "index",
+  "HEAD",
+  "refs",
+  "packed-refs",
+  "config",
+  "hooks",
+  "info/attributes",
 ];
 
 /**
@@ -45,27 +85,29 @@ export const CHECKOUT_SKIP: readonly string[] = [
  *
  * @example
  * ```ts
- * import { diffOutsideSnapshots, snapshotOutside } from "./outside_watch.ts";
+ * import { diffStatSnapshots, snapshotTrees } from "./outside_watch.ts";
  * const dir = await Deno.makeTempDir();
- * const before = await snapshotOutside([{ root: dir, skip: [] }]);
+ * const before = await snapshotTrees([{ root: dir, skip: [] }]);
  * await Deno.writeTextFile(`${dir}/escaped.txt`, "x");
- * const after = await snapshotOutside([{ root: dir, skip: [] }]);
- * if (diffOutsideSnapshots(before, after).length !== 1) throw new Error();
+ * const after = await snapshotTrees([{ root: dir, skip: [] }]);
+ * if (diffStatSnapshots(before, after).length !== 1) throw new Error();
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export async function snapshotOutside(trees: readonly WatchedTree[]): Promise<OutsideSnapshot> {
+export async function snapshotTrees(trees: readonly WatchedTree[]): Promise<StatSnapshot> {
   const entries = new Map<string, string>();
   let truncated = false;
   for (const tree of trees) {
     const skip = new Set(tree.skip);
+    // The root itself: a watched file (an ignored file entry) or a directory to walk.
+    const rootPrint = await fingerprint(tree.root);
+    entries.set(tree.root, rootPrint);
+    if (!rootPrint.startsWith("d:")) continue;
     const stack: string[] = [""];
-    while (stack.length > 0) {
+    while (stack.length > 0 && !truncated) {
       const rel = stack.pop()!;
-      let iter: AsyncIterable<Deno.DirEntry>;
       try {
-        iter = Deno.readDir(rel === "" ? tree.root : `${tree.root}/${rel}`);
-        for await (const entry of iter) {
+        for await (const entry of Deno.readDir(rel === "" ? tree.root : `${tree.root}/${rel}`)) {
           const child = rel === "" ? entry.name : `${rel}/${entry.name}`;
           if (skip.has(child)) continue;
           if (entries.size >= MAX_WATCHED_ENTRIES) {
@@ -73,21 +115,9 @@ export async function snapshotOutside(trees: readonly WatchedTree[]): Promise<Ou
             break;
           }
           const abs = `${tree.root}/${child}`;
-          let info: Deno.FileInfo;
-          try {
-            info = await Deno.lstat(abs);
-          } catch {
-            continue;
-          }
-          if (info.isSymlink) {
-            const target = await Deno.readLink(abs).catch(() => "?");
-            entries.set(abs, `l:${target}`);
-          } else if (info.isDirectory) {
-            entries.set(abs, `d:${info.mode ?? 0}`);
-            stack.push(child);
-          } else {
-            entries.set(abs, `f:${info.size}:${info.mode ?? 0}:${info.mtime?.getTime() ?? 0}`);
-          }
+          const print = await fingerprint(abs);
+          entries.set(abs, print);
+          if (print.startsWith("d:")) stack.push(child);
         }
       } catch {
         // A directory that vanished or cannot be read: its absence shows up in the diff.
@@ -97,22 +127,109 @@ export async function snapshotOutside(trees: readonly WatchedTree[]): Promise<Ou
   return { entries, truncated };
 }
 
+async function fingerprint(abs: string): Promise<string> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(abs);
+  } catch {
+    return "missing";
+  }
+  // ctime cannot be set back by the writer (`touch -r` restores mtime only).
+  const times = `${info.mtime?.getTime() ?? 0}:${info.ctime?.getTime() ?? 0}:${info.ino ?? 0}`;
+  if (info.isSymlink) return `l:${await Deno.readLink(abs).catch(() => "?")}`;
+  if (info.isDirectory) return `d:${info.mode ?? 0}`;
+  return `f:${info.size}:${info.mode ?? 0}:${times}`;
+}
+
 /**
- * Absolute paths created, removed or changed between two snapshots, sorted.
+ * Absolute paths created, removed or changed between two stat snapshots, sorted.
  *
  * @example
  * ```ts
- * import { diffOutsideSnapshots } from "./outside_watch.ts";
+ * import { diffStatSnapshots } from "./outside_watch.ts";
  * const a = { entries: new Map([["/x", "f:1:420:0"]]), truncated: false };
  * const b = { entries: new Map([["/x", "f:2:420:5"]]), truncated: false };
- * if (diffOutsideSnapshots(a, b)[0] !== "/x") throw new Error();
+ * if (diffStatSnapshots(a, b)[0] !== "/x") throw new Error();
  * ```
  */
-export function diffOutsideSnapshots(before: OutsideSnapshot, after: OutsideSnapshot): string[] {
+export function diffStatSnapshots(before: StatSnapshot, after: StatSnapshot): string[] {
   const changed: string[] = [];
   for (const [path, value] of before.entries) {
     if (after.entries.get(path) !== value) changed.push(path);
   }
   for (const path of after.entries.keys()) if (!before.entries.has(path)) changed.push(path);
   return changed.sort();
+}
+
+/**
+ * Snapshots everything outside the worktree: the checkout by content
+ * ({@linkcode snapshotCheckout}), then by stat what git does not track (its
+ * ignored entries and the rest of its git dir) and `scope.trees`.
+ *
+ * @example
+ * ```ts ignore
+ * import { diffOutsideSnapshots, snapshotOutside } from "./outside_watch.ts";
+ * const scope = { checkout: repo, trees: [{ root: container, skip: ["tree"] }] };
+ * const before = await snapshotOutside(scope);
+ * // ... run the backend ...
+ * const writes = diffOutsideSnapshots(before, await snapshotOutside(scope));
+ * ```
+ */
+export async function snapshotOutside(scope: OutsideScope): Promise<OutsideSnapshot> {
+  let checkout: CheckoutSnapshot | null = null;
+  let checkoutError: string | null = null;
+  const trees: WatchedTree[] = [];
+  if (scope.checkout !== null) {
+    try {
+      checkout = await snapshotCheckout(scope.checkout);
+      for (const entry of checkout.ignored) {
+        trees.push({ root: `${scope.checkout}/${entry.replace(/\/$/, "")}`, skip: [] });
+      }
+      trees.push({ root: checkout.commonDir, skip: GIT_DIR_SKIP });
+    } catch (error) {
+      checkoutError = error instanceof Error ? error.message : String(error);
+    }
+  }
+  trees.push(...scope.trees);
+  return {
+    checkoutRoot: scope.checkout,
+    checkout,
+    checkoutError,
+    stat: await snapshotTrees(trees),
+  };
+}
+
+/**
+ * Every write outside the worktree between two snapshots, sorted: absolute
+ * paths for files (content changes in the checkout, stat changes elsewhere),
+ * `<checkout>/.git#<part>` for a changed part of the checkout's git state
+ * (`status`, `refs`, `head`, `index`, `git-config`, `hooks`, `ignored`, ...).
+ * A checkout git could not read, before or after, is a change too
+ * (`#unreadable`): fail closed.
+ *
+ * @example
+ * ```ts
+ * import { diffOutsideSnapshots } from "./outside_watch.ts";
+ * const checkout = {
+ *   repo: "/r", parts: { status: "sha256:1" }, files: { "a.txt": "sha256:2" },
+ *   commonDir: "/r/.git", ignored: [],
+ * };
+ * const stat = { entries: new Map(), truncated: false };
+ * const before = { checkoutRoot: "/r", checkout, checkoutError: null, stat };
+ * const after = { ...before, checkout: { ...checkout, files: { "a.txt": "sha256:3" } } };
+ * if (diffOutsideSnapshots(before, after)[0] !== "/r/a.txt") throw new Error();
+ * ```
+ */
+export function diffOutsideSnapshots(before: OutsideSnapshot, after: OutsideSnapshot): string[] {
+  const changed = new Set(diffStatSnapshots(before.stat, after.stat));
+  const b = before.checkout;
+  const a = after.checkout;
+  if (b !== null && a !== null) {
+    for (const c of compareCheckoutSnapshots(b, a)) {
+      changed.add(c.kind === "file" ? `${b.repo}/${c.name}` : `${b.repo}/.git#${c.name}`);
+    }
+  } else if (before.checkoutError !== null || after.checkoutError !== null) {
+    changed.add(`${before.checkoutRoot ?? after.checkoutRoot ?? ""}/.git#unreadable`);
+  }
+  return [...changed].sort();
 }

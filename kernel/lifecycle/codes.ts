@@ -228,6 +228,7 @@ export const LIFECYCLE_REASON = {
   worktree_created: "worktree_created",
   backend_started: "backend_started",
   backend_done: "backend_done",
+  backend_reported_error: "backend_reported_error",
   patch_extracted: "patch_extracted",
   scope_accepted: "scope_accepted",
   baseline_recorded: "baseline_recorded",
@@ -250,6 +251,7 @@ export const LIFECYCLE_REASON = {
   // stops
   worktree_failed: "worktree_failed",
   backend_failed: "backend_failed",
+  backend_error_no_change: "backend_error_no_change",
   backend_cancelled: "backend_cancelled",
   empty_patch: "empty_patch",
   scope_violation: "scope_violation",

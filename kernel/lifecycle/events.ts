@@ -87,6 +87,13 @@ export interface BackendFinishedEvent extends KernelEventBase {
   readonly kind: "backend_finished";
   readonly taskId: string;
   readonly effectId: string;
+  /**
+   * How the run ended, as the backend adapter saw it. `ok` and `error` are
+   * claims about finished work: both lead to `extract_diff`, and the real diff
+   * alone is judged (an `error` whose diff is empty is a failed round,
+   * `backend_error_no_change`). `timed_out` spends a round without
+   * extraction; `cancelled` fails the task.
+   */
   readonly outcome: BackendOutcome;
   /** Bytes of output the backend produced in this run. */
   readonly outputBytes: number;

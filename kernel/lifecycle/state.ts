@@ -11,7 +11,13 @@
  *
  * @module
  */
-import type { GatedEffect, LifecycleReason, SensitiveClass, TaskStatus } from "./codes.ts";
+import type {
+  BackendOutcome,
+  GatedEffect,
+  LifecycleReason,
+  SensitiveClass,
+  TaskStatus,
+} from "./codes.ts";
 import type { TaskBudget } from "./events.ts";
 import type { PolicySnapshot } from "./policy_types.ts";
 
@@ -86,6 +92,12 @@ export interface TaskRecord {
   baselineFailing: string[];
   /** Checks failing in the last verification (fed to the next round). */
   failingChecks: string[];
+  /**
+   * What the backend said about its last run (`ok`, `error`, ...), or `null`
+   * before the first. A claim, kept for the audit trail: it names the reason
+   * of a round that changed nothing and never decides a verdict.
+   */
+  claimedOutcome: BackendOutcome | null;
   /** Why the next backend round runs (`null` for the first). */
   roundReason: LifecycleReason | null;
   sensitive: SensitiveClass[];

@@ -520,6 +520,7 @@ function submit(state: KernelState, event: TaskSubmittedEvent, actions: KernelAc
     baselineDone: false,
     baselineFailing: [],
     failingChecks: [],
+    claimedOutcome: null,
     roundReason: null,
     sensitive: [],
     violations: [],
@@ -709,13 +710,22 @@ function onResult(ctx: Ctx, event: ResultEvent): void {
       task.used.costUnits = addCount(task.used.costUnits, count(event.costUnits));
       task.spent = spentBudget(task);
       const outcome = event.outcome;
+      // What the backend says about its run is a claim: "ok" and "error" both
+      // lead to the real diff, which alone is judged. Only a run that was
+      // stopped (cancelled, timed out) has no finished work to judge.
       if (outcome === "ok") {
+        task.claimedOutcome = "ok";
         move(ctx, "backend_ok", "extracting", "backend_done", kind);
+      } else if (outcome === "error") {
+        task.claimedOutcome = "error";
+        move(ctx, "backend_error", "extracting", "backend_reported_error", kind);
       } else if (outcome === "cancelled") {
+        task.claimedOutcome = "cancelled";
         move(ctx, "backend_cancelled", "failed", "backend_cancelled", kind);
       } else {
+        task.claimedOutcome = "timed_out";
         task.failingChecks = [];
-        startRepair(ctx, "backend_error", "backend_failed", kind);
+        startRepair(ctx, "backend_timed_out", "backend_failed", kind);
       }
       return;
     }
@@ -725,7 +735,11 @@ function onResult(ctx: Ctx, event: ResultEvent): void {
       if (!(event.filesChanged > 0)) {
         task.failingChecks = [];
         task.patchDigest = null;
-        startRepair(ctx, "patch_empty", "empty_patch", kind);
+        if (task.claimedOutcome === "error") {
+          startRepair(ctx, "patch_empty_after_error", "backend_error_no_change", kind);
+        } else {
+          startRepair(ctx, "patch_empty", "empty_patch", kind);
+        }
         return;
       }
       task.patchDigest = String(event.patchDigest);

@@ -230,6 +230,91 @@ Deno.test("runTask: retryable failures in every round end backend_failed", async
     });
     assert.equal(outcome.state, "backend_failed");
     assert.equal(outcome.rounds.length, 2);
+    // Each round's real diff was still extracted: it was empty, so each is a failed round.
+    for (const r of outcome.rounds) {
+      assert.equal(r.backendStatus, "error");
+      assert.deepEqual(r.reasons, ["backend_error_no_change"]);
+    }
+  });
+});
+
+Deno.test("runTask: a backend that fixes the bug but reports failure is verified (the claim decides nothing)", async () => {
+  await withRepo(async (repo, state) => {
+    const before = await snapshot(repo.dir);
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      maxRounds: 1,
+      backend: scripted([fixAdd], { retryable: false }),
+    });
+    assert.equal(outcome.state, "verified", outcome.message);
+    assert.equal(outcome.exitCode, 0);
+    assert.equal(outcome.rounds.length, 1);
+    assert.equal(outcome.rounds[0]?.backendStatus, "error");
+    assert.equal(outcome.rounds[0]?.selfClaimedDone, false);
+    assert.deepEqual(outcome.rounds[0]?.filesChanged, ["math.ts"]);
+    assert.equal(outcome.rounds[0]?.verdict, "verified");
+    // The failure claim is kept as evidence, beside vouch's own verdict.
+    const claim = JSON.parse(
+      await Deno.readTextFile(`${outcome.artefactsDir}/round-1/backend_result.json`),
+    );
+    assert.equal(claim.status, "error");
+    assert.equal(claim.failure.code, "protocol");
+    const log = await readLogFile(outcome.logPath);
+    assert.ok(JSON.stringify(log.records).includes('"backend_reported_error"'));
+    assert.equal((await replay(outcome.logPath)).status, "deterministic");
+    assert.deepEqual(snapshotDifferences(before, await snapshot(repo.dir)), []);
+  });
+});
+
+Deno.test("runTask: a reported failure with a wrong fix is rejected by verification, not as a backend failure", async () => {
+  const breakMore = async (task: AgentTask) => {
+    const file = `${task.worktree}/math.ts`;
+    await Deno.writeTextFile(file, (await Deno.readTextFile(file)).replace("a - b", "a * b"));
+    return false;
+  };
+  await withRepo(async (repo, state) => {
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      maxRounds: 1,
+      backend: scripted([breakMore], { retryable: true }),
+    });
+    assert.equal(outcome.state, "rejected", outcome.message);
+    assert.equal(outcome.reason, "max_rounds");
+    assert.equal(outcome.rounds[0]?.checks[0]?.passed, false);
+  });
+});
+
+Deno.test("runTask: a same-size rewrite of an untracked checkout file with its mtime restored is rejected", async () => {
+  await withRepo(async (repo, state) => {
+    const notes = `${repo.dir}/NOTES.txt`;
+    await Deno.writeTextFile(notes, "user draft A\n"); // the user's own untracked file
+    const stealthy = async (task: AgentTask) => {
+      await fixAdd(task);
+      // Unconfined worker: rewrites the user's file in place, same size, mtime put back.
+      const ref = `${state}/mtime-ref`;
+      const touch = (args: string[]) => new Deno.Command("touch", { args }).output();
+      await touch(["-r", notes, ref]);
+      await Deno.writeTextFile(notes, "user draft B\n");
+      await touch(["-r", ref, notes]);
+      return true;
+    };
+    const before = await Deno.stat(notes);
+    const outcome = await runInRepo({
+      ...baseOptions(repo, state),
+      maxRounds: 1,
+      backend: scripted([stealthy]),
+    });
+    const after = await Deno.stat(notes);
+    assert.equal(after.size, before.size);
+    assert.equal(after.mtime?.getTime(), before.mtime?.getTime());
+    assert.equal(outcome.state, "rejected", outcome.message);
+    assert.equal(outcome.reason, "scope_violation");
+    assert.ok(outcome.rounds[0]?.reasons.includes("outside_worktree_write"));
+    const inspection = JSON.parse(
+      await Deno.readTextFile(`${outcome.artefactsDir}/round-1/inspection.json`),
+    );
+    const paths = inspection.violations.map((v: { path: string }) => v.path);
+    assert.ok(paths.includes(notes), paths.join(","));
   });
 });
 

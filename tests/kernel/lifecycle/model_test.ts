@@ -1,11 +1,13 @@
 /**
  * Model-based test: `fc.commands` drives the real reducer (through the
  * harness) and a deliberately simple model of the lifecycle side by side;
- * after every command the task's status and round must agree.
+ * after every command the task's status and round must agree, and so must the
+ * reason a repair round gives (a backend's "I failed" is a claim: its real diff
+ * is still extracted; only an empty one makes the round a failed one).
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { TaskStatus } from "../../../kernel/lifecycle/mod.ts";
+import type { LifecycleReason, TaskStatus } from "../../../kernel/lifecycle/mod.ts";
 import { BIG_BUDGET, Sim } from "./harness.ts";
 
 interface ModelTask {
@@ -14,7 +16,13 @@ interface ModelTask {
   maxRounds: number;
   baselineDone: boolean;
   resumeTo: TaskStatus | null;
+  /** What the backend last claimed. */
+  claimed: Outcome | null;
+  /** Why the current round runs. */
+  roundReason: LifecycleReason | null;
 }
+
+type Outcome = "ok" | "error" | "timed_out";
 
 type Model = Map<string, ModelTask>;
 
@@ -27,11 +35,13 @@ function check(model: Model, sim: Sim, id: string): void {
   const t = sim.task(id);
   assert.equal(t.status, m.status, `status of ${id}`);
   if (!TERMINAL.has(m.status)) assert.equal(t.round, m.round, `round of ${id}`);
+  if (!TERMINAL.has(m.status)) assert.equal(t.roundReason, m.roundReason, `round reason of ${id}`);
 }
 
 /** Model of "a new round starts": over the round budget it pauses instead. */
-function repair(m: ModelTask): void {
+function repair(m: ModelTask, reason: LifecycleReason): void {
   m.round++;
+  m.roundReason = reason;
   if (m.round > m.maxRounds) {
     m.status = "paused";
     m.resumeTo = "worktree_ready";
@@ -70,6 +80,8 @@ class Submit implements fc.Command<Model, Sim> {
       maxRounds: this.maxRounds,
       baselineDone: false,
       resumeTo: null,
+      claimed: null,
+      roundReason: null,
     });
     check(model, sim, this.id);
   }
@@ -95,17 +107,19 @@ class BackendStarted extends TaskCmd {
 }
 
 class BackendFinished extends TaskCmd {
-  constructor(id: string, readonly ok: boolean) {
+  constructor(id: string, readonly outcome: Outcome) {
     super(id);
   }
   allowed = (m: ModelTask) => m.status === "worktree_ready" || m.status === "backend_running";
   apply(m: ModelTask, sim: Sim): void {
-    sim.backendFinished(this.id, this.ok ? "ok" : "error");
-    if (this.ok) m.status = "extracting";
-    else repair(m);
+    sim.backendFinished(this.id, this.outcome);
+    m.claimed = this.outcome;
+    // "ok" and "error" are claims about finished work: the real diff is extracted either way.
+    if (this.outcome === "timed_out") repair(m, "backend_failed");
+    else m.status = "extracting";
   }
   override toString(): string {
-    return `BackendFinished(${this.id}, ${this.ok})`;
+    return `BackendFinished(${this.id}, ${this.outcome})`;
   }
 }
 
@@ -116,7 +130,7 @@ class Patch extends TaskCmd {
   allowed = (m: ModelTask) => m.status === "extracting";
   apply(m: ModelTask, sim: Sim): void {
     sim.patch(this.id, "sha256:p", this.empty ? 0 : 2);
-    if (this.empty) repair(m);
+    if (this.empty) repair(m, m.claimed === "error" ? "backend_error_no_change" : "empty_patch");
     else m.status = "patch_proposed";
   }
   override toString(): string {
@@ -156,7 +170,7 @@ class Verify extends TaskCmd {
   apply(m: ModelTask, sim: Sim): void {
     sim.verify(this.id, this.pass);
     if (this.pass) m.status = "verified";
-    else repair(m);
+    else repair(m, "verification_failed");
   }
   override toString(): string {
     return `Verify(${this.id}, pass=${this.pass})`;
@@ -237,8 +251,8 @@ class Advance extends TaskCmd {
     const id = this.id;
     const next: Record<string, TaskCmd> = {
       submitted: new WorktreeReady(id),
-      worktree_ready: new BackendFinished(id, true),
-      backend_running: new BackendFinished(id, true),
+      worktree_ready: new BackendFinished(id, "ok"),
+      backend_running: new BackendFinished(id, "ok"),
       extracting: new Patch(id, false),
       patch_proposed: new Scope(id, true),
       scope_checked: m.baselineDone ? new Verify(id, this.pass) : new Baseline(id),
@@ -260,7 +274,9 @@ const allCommands = [
   fc.tuple(ids, fc.nat({ max: 2 })).map(([id, r]) => new Submit(id, r)),
   ids.map((id) => new WorktreeReady(id)),
   ids.map((id) => new BackendStarted(id)),
-  fc.tuple(ids, fc.boolean()).map(([id, ok]) => new BackendFinished(id, ok)),
+  fc.tuple(ids, fc.constantFrom<Outcome>("ok", "error", "timed_out")).map(([id, o]) =>
+    new BackendFinished(id, o)
+  ),
   fc.tuple(ids, fc.boolean()).map(([id, e]) => new Patch(id, e)),
   fc.tuple(ids, fc.boolean()).map(([id, a]) => new Scope(id, a)),
   ids.map((id) => new Baseline(id)),

@@ -108,7 +108,7 @@ Deno.test("backend finished without a start event still proceeds", () => {
   record(sim);
 });
 
-Deno.test("backend error or timeout spends a repair round (from worktree_ready and backend_running)", () => {
+Deno.test("a timeout spends a repair round without extraction (from both waiting statuses)", () => {
   const sim = new Sim();
   sim.submit("t1");
   sim.worktreeReady("t1");
@@ -116,8 +116,66 @@ Deno.test("backend error or timeout spends a repair round (from worktree_ready a
   assert.equal(retry.round, 1);
   assert.equal(retry.feedback.reason, "backend_failed");
   sim.backendStarted("t1");
-  const retry2 = only(sim.backendFinished("t1", "error"), "run_backend");
+  const retry2 = only(sim.backendFinished("t1", "timed_out"), "run_backend");
   assert.equal(retry2.round, 2);
+  assert.equal(sim.task("t1").claimedOutcome, "timed_out");
+  record(sim);
+});
+
+Deno.test("a reported failure is a claim: the real diff is extracted and can verify", () => {
+  const sim = new Sim();
+  sim.submit("t1");
+  sim.worktreeReady("t1");
+  sim.backendStarted("t1");
+  const finished = sim.backendFinished("t1", "error");
+  const extract = only(finished, "extract_diff");
+  assert.equal(extract.worktree, "/wt/t1");
+  assert.equal(sim.task("t1").status, "extracting");
+  assert.equal(sim.task("t1").round, 0, "a failure claim spends no round by itself");
+  // The claim is recorded in the audit trail (the transition's reason).
+  assert.ok(transitionsOf(finished).includes("backend_running>backend_error>extracting"));
+  assert.deepEqual(
+    finished.flatMap((a) => a.kind === "append_log" ? [a.record.reason] : []),
+    ["backend_reported_error"],
+  );
+  assert.equal(sim.task("t1").claimedOutcome, "error");
+  sim.patch("t1");
+  sim.scope("t1");
+  sim.baseline("t1");
+  sim.verify("t1", true);
+  assert.equal(sim.task("t1").status, "verified");
+  record(sim);
+});
+
+Deno.test("a reported failure with an empty diff is a failed round (backend_error_no_change)", () => {
+  const sim = new Sim();
+  sim.submit("t1");
+  sim.worktreeReady("t1");
+  only(sim.backendFinished("t1", "error"), "extract_diff");
+  const retry = only(sim.patch("t1", "sha256:empty", 0), "run_backend");
+  assert.equal(retry.round, 1);
+  assert.equal(retry.feedback.reason, "backend_error_no_change");
+  assert.equal(sim.task("t1").patchDigest, null);
+  // The next round's claim replaces the last: an "ok" with an empty diff is a plain empty patch.
+  only(sim.backendFinished("t1", "ok"), "extract_diff");
+  assert.equal(
+    only(sim.patch("t1", "sha256:empty", 0), "run_backend").feedback.reason,
+    "empty_patch",
+  );
+  record(sim);
+});
+
+Deno.test("a success claim decides nothing either: its diff still has to verify", () => {
+  const sim = new Sim();
+  sim.submit("t1", { ...BIG_BUDGET, repairRounds: 0 });
+  sim.worktreeReady("t1");
+  sim.backendFinished("t1", "ok");
+  sim.patch("t1");
+  sim.scope("t1");
+  sim.baseline("t1");
+  sim.verify("t1", false);
+  assert.equal(sim.task("t1").status, "paused");
+  assert.equal(sim.task("t1").reason, "budget_repair_rounds");
   record(sim);
 });
 

@@ -55,6 +55,38 @@ Deno.test("redteam: claims done but verification fails -> rejected after every r
   );
 });
 
+for (const backend of ["codex", "claude"]) {
+  Deno.test(`redteam: ${backend} fixes the bug but reports failure -> its real diff verifies`, async () => {
+    await e2e(
+      repoWith({ mode: "fix-reports-failure", edits: [FIX] }),
+      ["--backend", backend, ...run("--max-rounds", "1").slice(2)],
+      { state: "verified", code: 0 },
+      (_repo, r) => {
+        const round = (r.json?.["rounds"] as Json[])[0];
+        // The failure claim is kept as the round's backend status; vouch's checks decided.
+        assert.equal(round?.["backendStatus"], "error");
+        assert.deepEqual(round?.["filesChanged"], ["math.ts"]);
+        assert.equal(round?.["verdict"], "verified");
+        assert.match(r.json?.["patchDigest"] as string, /^sha256:/);
+      },
+    );
+  });
+
+  Deno.test(`redteam: ${backend} claims success without a fix -> still rejected`, async () => {
+    await e2e(
+      repoWith({ mode: "claims-done" }),
+      ["--backend", backend, ...run("--max-rounds", "1").slice(2)],
+      { state: "rejected", code: 1 },
+      (_repo, r) => {
+        const round = (r.json?.["rounds"] as Json[])[0];
+        assert.equal(round?.["backendStatus"], "ok");
+        assert.equal(round?.["selfClaimedDone"], true);
+        assert.equal(r.json?.["patchDigest"], null);
+      },
+    );
+  });
+}
+
 Deno.test("redteam: writes outside the worktree -> rejected, reported, never cleaned silently", async () => {
   await e2e(
     repoWith({ mode: "write-outside", edits: [FIX] }),
