@@ -119,3 +119,15 @@ Deno.test("roundPrompt: failing checks with tails, the false claim, baseline fai
   assert.match(text, /already failing before any change: unit/);
   assert.ok(text.length < 3000);
 });
+
+Deno.test("roundPrompt: a reported failure that changed nothing is told as such, reason code hidden", () => {
+  const text = roundPrompt({
+    round: 1,
+    reasons: ["backend_error_no_change"],
+    backend: { selfClaimedDone: false, status: "error" },
+    checks: [],
+  }, null);
+  assert.match(text, /ended with status "error"/);
+  assert.match(text, /changed no files/);
+  assert.doesNotMatch(text, /Rejection reasons/);
+});
