@@ -1,7 +1,8 @@
 import type { Sha256 } from "../../kernel/digest.ts";
 import { nodeSha256 } from "../digest/sha256.ts";
 import { EventLogError, type LogIssue } from "./errors.ts";
-import { GENESIS_HASH, type LogHead, type LogRecord, parseRecordLine } from "./record.ts";
+import { checkRecordLine } from "./line_check.ts";
+import { GENESIS_HASH, type LogHead, type LogRecord } from "./record.ts";
 
 /** Options for {@linkcode verifyLogBytes}. */
 export interface VerifyLogOptions {
@@ -45,29 +46,39 @@ export type LogVerification =
     readonly issue: LogIssue;
   };
 
-const fatalDecoder = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a byte order mark is kept (and then fails JSON.parse), never dropped.
+const fatalDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+// The replacing decoder measured about 4x faster than the fatal one on a whole
+// log. It writes U+FFFD for every invalid sequence, so text without U+FFFD is
+// exactly what the fatal decoder would return; lines with one are decoded again
+// by the fatal decoder (a genuine U+FFFD character just costs that re-decode).
+const lenientDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const encoder = new TextEncoder();
 
-function decodeLines(bytes: Uint8Array, end: number): (string | null)[] {
-  // Fast path: decode everything at once; fall back per line to locate bad UTF-8.
+/**
+ * Parses and checks one log line on its own (without its neighbours): valid
+ * JSON, schema, no duplicate keys, canonical bytes, correct hash. Throws only
+ * `EventLogError` with code `not_json`, `schema`, `duplicate_key`,
+ * `not_canonical` or `bad_hash`. Same checks as {@linkcode verifyLogBytes}.
+ *
+ * @example
+ * ```ts
+ * import { parseRecordLine } from "./verify.ts";
+ * import { frameRecord, GENESIS_HASH } from "./record.ts";
+ * const { line } = frameRecord({ seq: 0, hash: GENESIS_HASH }, { kind: "demo", body: [] }, 5);
+ * if (parseRecordLine(line).ts !== 5) throw new Error();
+ * ```
+ */
+export function parseRecordLine(line: string, sha256: Sha256 = nodeSha256): LogRecord {
+  const bytes = encoder.encode(line);
+  return checkRecordLine(line, bytes, 0, bytes.length, sha256);
+}
+
+function strictLine(bytes: Uint8Array, start: number, stop: number): string | null {
   try {
-    const text = fatalDecoder.decode(bytes.subarray(0, end));
-    const lines = text.split("\n");
-    lines.pop(); // the empty string after the final newline
-    return lines;
+    return fatalDecoder.decode(bytes.subarray(start, stop));
   } catch {
-    const out: (string | null)[] = [];
-    let start = 0;
-    for (let i = 0; i < end; i++) {
-      if (bytes[i] === 0x0a) {
-        try {
-          out.push(fatalDecoder.decode(bytes.subarray(start, i)));
-        } catch {
-          out.push(null);
-        }
-        start = i + 1;
-      }
-    }
-    return out;
+    return null;
   }
 }
 
@@ -99,7 +110,16 @@ export function verifyLogBytes(bytes: Uint8Array, options: VerifyLogOptions = {}
   const keep = options.keepRecords ?? true;
   const lastNewline = bytes.lastIndexOf(0x0a);
   const end = lastNewline + 1;
-  const lines = decodeLines(bytes, end);
+  // Decode the complete lines once. LF bytes never occur inside a UTF-8
+  // sequence (nor in what replaces an invalid one), so the k-th "\n" of the text
+  // is the k-th LF byte: a char cursor and a byte cursor advance in lockstep.
+  let text: string | null = null;
+  try {
+    text = lenientDecoder.decode(bytes.subarray(0, end));
+  } catch {
+    text = null; // too large for one string: decode line by line
+  }
+  const mayHaveBadUtf8 = text === null || text.includes("\uFFFD");
   const records: LogRecord[] = [];
   let head: LogHead = { seq: 0, hash: GENESIS_HASH };
   const fail = (issue: LogIssue): LogVerification => ({
@@ -108,15 +128,24 @@ export function verifyLogBytes(bytes: Uint8Array, options: VerifyLogOptions = {}
     head,
     issue,
   });
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const lineNo = i + 1;
+  let start = 0;
+  let charStart = 0;
+  for (let lineNo = 1; start < end; lineNo++) {
+    const stop = bytes.indexOf(0x0a, start); // < end: bytes[end - 1] is LF
+    let line: string | null;
+    if (text === null) line = strictLine(bytes, start, stop);
+    else {
+      const charStop = text.indexOf("\n", charStart);
+      line = text.slice(charStart, charStop);
+      charStart = charStop + 1;
+      if (mayHaveBadUtf8 && line.includes("\uFFFD")) line = strictLine(bytes, start, stop);
+    }
     if (line === null) {
       return fail({ reason: "not_json", line: lineNo, seq: null, detail: "invalid UTF-8" });
     }
     let record: LogRecord;
     try {
-      record = parseRecordLine(line, sha256);
+      record = checkRecordLine(line, bytes, start, stop, sha256);
     } catch (error) {
       if (error instanceof EventLogError && error.code !== "io") {
         return fail({
@@ -128,6 +157,7 @@ export function verifyLogBytes(bytes: Uint8Array, options: VerifyLogOptions = {}
       }
       throw error;
     }
+    start = stop + 1;
     if (record.seq !== head.seq + 1) {
       return fail({
         reason: "seq_gap",
