@@ -4,8 +4,6 @@
  * line verifier relies on to locate the `hash` member from the end of a line.
  */
 
-/** 64 lower-case hex digits (`prev`, `hash`). */
-export const HEX64: RegExp = /^[0-9a-f]{64}$/;
 /** A record kind. */
 export const KIND: RegExp = /^[a-z][a-z0-9_.-]{0,63}$/;
 /** A task id. */

@@ -6,7 +6,7 @@ import { canonicalJson } from "../canonical_json/canonical_json.ts";
 import { findDuplicateKey } from "./duplicate_keys.ts";
 import { EventLogError } from "./errors.ts";
 import { HASH_MEMBER_LENGTH, KIND, RECORD_KEYS, TASK } from "./fields.ts";
-import { LOG_HASH_DOMAIN, type LogRecord, LogRecordSchema } from "./record.ts";
+import { type JsonValue, LOG_HASH_DOMAIN, type LogRecord, LogRecordSchema } from "./record.ts";
 
 // The one per-line verifier behind `parseRecordLine` and `verifyLogBytes` (and so
 // behind `EventLog.open`, `readLogFile` and `vouch inspect`). Internal: not
@@ -26,8 +26,11 @@ function isHex64(s: string): boolean {
   return true;
 }
 
-/** Hand checks of the parsed value: a superset of {@linkcode LogRecordSchema}. */
-function shapeProblem(p: unknown): string | null {
+/**
+ * Hand checks of the parsed value: a superset of {@linkcode LogRecordSchema}.
+ * `prev` equal to the expected previous hash (always 64 hex) skips its pattern.
+ */
+function shapeProblem(p: unknown, expectedPrev: string | null): string | null {
   if (typeof p !== "object" || p === null || Array.isArray(p)) return "(root): not an object";
   let keys = 0;
   for (const _ in p) keys++; // for-in measured ~10x cheaper than Object.keys here
@@ -38,7 +41,9 @@ function shapeProblem(p: unknown): string | null {
   if (typeof ts !== "number" || !Number.isSafeInteger(ts) || ts < 0) return "ts: bad";
   if (o.body === undefined) return "body: missing";
   if (typeof o.hash !== "string") return "hash: not a string";
-  if (typeof prev !== "string" || !isHex64(prev)) return "prev: not 64 lower-case hex";
+  if (typeof prev !== "string" || (prev !== expectedPrev && !isHex64(prev))) {
+    return "prev: not 64 lower-case hex";
+  }
   if (typeof kind !== "string" || !KIND.test(kind)) return "kind: bad record kind";
   if (task !== null && (typeof task !== "string" || !TASK.test(task))) return "task: bad task id";
   // All eight names are present (body is never undefined in parsed JSON), so
@@ -117,28 +122,178 @@ function hashHex(sha256: Sha256, bytes: Uint8Array): string {
   return toHex(sha256.digest(bytes));
 }
 
+const ascii = (text: string) => new TextEncoder().encode(text);
+const HASH_KEY = ascii(',"hash":"');
+const KIND_KEY = ascii('","kind":"');
+const PREV_KEY = ascii('","prev":"');
+const SEQ_KEY = ascii('","seq":');
+const TASK_KEY = ascii(',"task":');
+const TS_KEY = ascii(',"ts":');
+const V_END = ascii(',"v":1}');
+const NULL = ascii("null");
+
+function hasAt(bytes: Uint8Array, pos: number, lit: Uint8Array): boolean {
+  for (let i = 0; i < lit.length; i++) if (bytes[pos + i] !== lit[i]) return false;
+  return true;
+}
+function isHexByte(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
+}
+function isHexAt(bytes: Uint8Array, pos: number): boolean {
+  for (let i = 0; i < 64; i++) if (!isHexByte(bytes[pos + i]!)) return false;
+  return true;
+}
+function isLower(c: number): boolean {
+  return c >= 0x61 && c <= 0x7a;
+}
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+/** `[a-z0-9_.-]`: a kind character after the first. */
+function isKindByte(c: number): boolean {
+  return isLower(c) || isDigit(c) || c === 0x5f || c === 0x2e || c === 0x2d;
+}
+/** `[A-Za-z0-9_.:-]`: a task character after the first. */
+function isTaskByte(c: number): boolean {
+  return isKindByte(c) || (c >= 0x41 && c <= 0x5a) || c === 0x3a;
+}
+/** `[A-Za-z0-9]`. */
+function isAlnum(c: number): boolean {
+  return isLower(c) || isDigit(c) || (c >= 0x41 && c <= 0x5a);
+}
+
+/** Where the fields of a canonical tail are, as byte offsets. */
+interface Tail {
+  kindEnd: number;
+  seq: number;
+  taskStart: number;
+  taskEnd: number;
+  ts: number;
+}
+
+/** Reads a canonical unsigned integer at `pos` (no sign, fraction, exponent or leading zero). */
+function readInt(bytes: Uint8Array, pos: number, end: number): { value: number; end: number } {
+  let i = pos;
+  let value = 0;
+  if (bytes[i] === 0x30) return { value: 0, end: i + 1 };
+  while (i < end && i - pos < 16 && isDigit(bytes[i]!)) value = value * 10 + (bytes[i++]! - 0x30);
+  return { value: i === pos ? -1 : value, end: i };
+}
+
 /**
- * Checks one line: `line` is the exact UTF-8 decoding of `bytes[start, end)`
- * (no newline). Valid JSON, schema, canonical (hence duplicate-free), correct
- * hash. The hash is taken over the line's own bytes with the `,"hash":"<hex>"`
- * member cut out: in canonical JSON the record without `hash` is exactly that.
- * Throws only `EventLogError` (`not_json`, `schema`, `duplicate_key`,
- * `not_canonical`, `bad_hash`).
+ * Matches the canonical tail of a line, from the hash member (at byte `pos`)
+ * to `end`: every field but `body`, in RFC 8785 order and form, i.e.
+ * `,"hash":"<64 hex>","kind":"<kind>","prev":"<64 hex>","seq":<int>,
+ * "task":null|"<task>","ts":<int>,"v":1}` with the kind and task patterns and
+ * safe integers written without sign, fraction, exponent or leading zero
+ * (`seq` >= 1). Works on bytes: all of it is ASCII. Null if anything differs.
  */
-export function checkRecordLine(
+function matchTail(bytes: Uint8Array, pos: number, end: number): Tail | null {
+  if (end - pos < 9 + 64 + 10 + 1 + 10 + 64 + 8 + 1 + 8 + 4 + 6 + 1 + 7) return null;
+  if (!hasAt(bytes, pos, HASH_KEY) || !isHexAt(bytes, pos + 9)) return null;
+  let i = pos + 9 + 64;
+  if (!hasAt(bytes, i, KIND_KEY)) return null;
+  i += KIND_KEY.length;
+  const kindStart = i;
+  if (!isLower(bytes[i]!)) return null;
+  for (i++; i < end && i - kindStart < 64 && isKindByte(bytes[i]!); i++);
+  const kindEnd = i;
+  if (!hasAt(bytes, i, PREV_KEY) || !isHexAt(bytes, i + PREV_KEY.length)) return null;
+  i += PREV_KEY.length + 64;
+  if (!hasAt(bytes, i, SEQ_KEY)) return null;
+  const seq = readInt(bytes, i + SEQ_KEY.length, end);
+  if (seq.value < 1 || !Number.isSafeInteger(seq.value)) return null;
+  i = seq.end;
+  if (!hasAt(bytes, i, TASK_KEY)) return null;
+  i += TASK_KEY.length;
+  let taskStart = -1;
+  let taskEnd = -1;
+  if (hasAt(bytes, i, NULL)) i += NULL.length;
+  else {
+    if (bytes[i] !== 0x22 || !isAlnum(bytes[i + 1]!)) return null;
+    taskStart = i + 1;
+    for (i += 2; i < end && i - taskStart < 128 && isTaskByte(bytes[i]!); i++);
+    taskEnd = i;
+    if (bytes[i++] !== 0x22) return null;
+  }
+  if (!hasAt(bytes, i, TS_KEY)) return null;
+  const ts = readInt(bytes, i + TS_KEY.length, end);
+  if (ts.value < 0 || !Number.isSafeInteger(ts.value)) return null;
+  i = ts.end;
+  if (i + V_END.length !== end || !hasAt(bytes, i, V_END)) return null;
+  return { kindEnd, seq: seq.value, taskStart, taskEnd, ts: ts.value };
+}
+
+/**
+ * Fast path for a well-formed line, or null to take the general path. The line
+ * must be `{"body":` + a body text + a tail accepted by {@linkcode matchTail}
+ * (which proves every other field canonical and schema-valid), and the body
+ * text must be the RFC 8785 form of its own `JSON.parse` (see
+ * {@linkcode isCanonicalText}). Then the line is the canonical form of the
+ * record: a JSON value text is self-delimiting, so `{"body":V,...}` parses to
+ * exactly these eight members. Only the body is parsed; the general path
+ * accepts the same lines and returns an equal record (pinned by property tests).
+ */
+function fastRecord(
   line: string,
+  member: number,
   bytes: Uint8Array,
-  start: number,
   end: number,
-  sha256: Sha256,
-): LogRecord {
+): LogRecord | null {
+  if (member < 9 || !line.startsWith('{"body":')) return null;
+  // Bytes after the member are ASCII if the tail matches: char offset = byte offset - shift.
+  const cut = end - (line.length - member);
+  const t = matchTail(bytes, cut, end);
+  if (t === null) return null;
+  const text = line.slice(8, member);
+  let body: JsonValue;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isCanonicalText(text, body)) return null;
+  const shift = end - line.length;
+  const hashAt = member + 9;
+  const kindAt = hashAt + 64 + KIND_KEY.length;
+  const prevAt = t.kindEnd - shift + PREV_KEY.length;
+  return {
+    body,
+    hash: line.slice(hashAt, hashAt + 64),
+    kind: line.slice(kindAt, t.kindEnd - shift),
+    prev: line.slice(prevAt, prevAt + 64),
+    seq: t.seq,
+    task: t.taskStart < 0 ? null : line.slice(t.taskStart - shift, t.taskEnd - shift),
+    ts: t.ts,
+    v: 1,
+  };
+}
+
+/** Whether `text` is the RFC 8785 form of `value`, its own `JSON.parse`. */
+function isCanonicalText(text: string, value: unknown): boolean {
+  if (text.indexOf("\\u") < 0) {
+    try {
+      if (JSON.stringify(value) === text && keysSorted(value)) return true;
+    } catch {
+      // too deep for the walker: canonicalize decides
+    }
+  }
+  try {
+    return canonicalJson(value) === text;
+  } catch {
+    return false;
+  }
+}
+
+/** The general path: every reason code, worded. */
+function generalRecord(line: string, expectedPrev: string | null): LogRecord {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
   } catch {
     throw new EventLogError("not_json", "Cannot parse log line: not JSON");
   }
-  const problem = shapeProblem(parsed);
+  const problem = shapeProblem(parsed, expectedPrev);
   if (problem !== null) {
     // zod words the error when it sees one; the hand checks are stricter.
     const result = LogRecordSchema.safeParse(parsed);
@@ -154,15 +309,38 @@ export function checkRecordLine(
     }
     throw new EventLogError("not_canonical", "Cannot parse log line: not RFC 8785 canonical JSON");
   }
-  // A hash that is not 64 hex digits can never equal the digest; this also
-  // fixes the length of the member cut out below.
-  if (!isHex64(r.hash)) {
+  return r;
+}
+
+/**
+ * Checks one line: `line` is the exact UTF-8 decoding of `bytes[start, end)`
+ * (no newline); `expectedPrev` is the previous record's hash when known. Valid
+ * JSON, schema, canonical (hence duplicate-free), correct hash. The hash is
+ * taken over the line's own bytes with the `,"hash":"<hex>"` member cut out: in
+ * canonical JSON the record without `hash` is exactly that. Throws only
+ * `EventLogError` (`not_json`, `schema`, `duplicate_key`, `not_canonical`,
+ * `bad_hash`).
+ */
+export function checkRecordLine(
+  line: string,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  sha256: Sha256,
+  expectedPrev: string | null,
+): LogRecord {
+  // In a canonical line nothing after the hash member can contain `"` inside a
+  // value (kind, task and prev patterns), so this finds the member itself.
+  const member = line.lastIndexOf(',"hash":"');
+  const r = fastRecord(line, member, bytes, end) ?? generalRecord(line, expectedPrev);
+  // The digest is always 64 hex digits, so a hash of another length can never
+  // match; a 64-char one that is not hex fails the comparison below (the cut
+  // is then misplaced, but stays within the line).
+  if (r.hash.length !== 64) {
     throw new EventLogError("bad_hash", `Cannot parse log line: hash mismatch at seq ${r.seq}`);
   }
-  // The line is canonical, so it reads `{"body":...,"hash":"<hex>","kind":...`
-  // and everything after the hash member (kind, prev, seq, task, ts, v) is ASCII
-  // without quotes inside values: its char and byte lengths agree.
-  const member = line.lastIndexOf(',"hash":"');
+  // Everything after the hash member (kind, prev, seq, task, ts, v) is ASCII:
+  // its char and byte lengths agree.
   const cut = end - (line.length - member);
   const head = cut - start;
   const tail = end - cut - HASH_MEMBER_LENGTH;

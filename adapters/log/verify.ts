@@ -71,7 +71,7 @@ const encoder = new TextEncoder();
  */
 export function parseRecordLine(line: string, sha256: Sha256 = nodeSha256): LogRecord {
   const bytes = encoder.encode(line);
-  return checkRecordLine(line, bytes, 0, bytes.length, sha256);
+  return checkRecordLine(line, bytes, 0, bytes.length, sha256, null);
 }
 
 function strictLine(bytes: Uint8Array, start: number, stop: number): string | null {
@@ -145,7 +145,7 @@ export function verifyLogBytes(bytes: Uint8Array, options: VerifyLogOptions = {}
     }
     let record: LogRecord;
     try {
-      record = checkRecordLine(line, bytes, start, stop, sha256);
+      record = checkRecordLine(line, bytes, start, stop, sha256, head.hash);
     } catch (error) {
       if (error instanceof EventLogError && error.code !== "io") {
         return fail({

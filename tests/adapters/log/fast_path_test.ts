@@ -9,11 +9,13 @@ import fc from "fast-check";
 import canonicalize from "canonicalize";
 import {
   createHashWasmSha256,
+  EventLogError,
   frameRecord,
   GENESIS_HASH,
   LOG_HASH_DOMAIN,
   type LogHead,
   LogRecordSchema,
+  parseRecordLine,
   verifyLogBytes,
 } from "../../../adapters/log/mod.ts";
 
@@ -224,7 +226,8 @@ Deno.test("verifyLogBytes() agrees with a reference verifier on valid logs (prop
       assertAgree(bytes, wasm);
       const got = verifyLogBytes(bytes);
       assert.equal(got.status, "ok");
-      assert.equal(got.records.length, lines.length);
+      // the fast path builds records field by field: equal to the parsed lines
+      assert.deepEqual(got.records, lines.map((l) => JSON.parse(l)));
       if (!torn.includes("\n")) assertAgree(encode(lines, torn));
     }),
     { numRuns: 200 },
@@ -311,4 +314,54 @@ Deno.test("self-consistently hashed lines are accepted only when canonical (prop
     assertAgree(bytes);
     assert.equal(verifyLogBytes(bytes).status, "tampered");
   }
+});
+
+Deno.test("the fast path's tail matcher accepts exactly the canonical, schema-valid tails", () => {
+  const z = GENESIS_HASH;
+  const tail = (seq: string, task: string, ts: string, kind = "demo", v = "1") =>
+    `,"kind":"${kind}","prev":"${z}","seq":${seq},"task":${task},"ts":${ts},"v":${v}}`;
+  const good = [
+    tail("1", "null", "0"),
+    tail("1", '"T-9.x:y"', "1764460800000"),
+    tail("1", `"${"a".repeat(128)}"`, "9007199254740991", `k${"-".repeat(63)}`),
+  ];
+  for (const rest of good) {
+    const bytes = forgedLine('{"a":1}', rest);
+    assertAgree(bytes);
+    assert.equal(verifyLogBytes(bytes).status, "ok", rest);
+  }
+  const bad = [
+    tail("01", "null", "0"),
+    tail("1", "null", "01"),
+    tail("1", "null", "-0"),
+    tail("1", "null", "-1"),
+    tail("1.0", "null", "0"),
+    tail("1", "null", "1e3"),
+    tail("1", "null", "9007199254740992"),
+    tail("0", "null", "0"),
+    tail("1", '""', "0"),
+    tail("1", '"-a"', "0"),
+    tail("1", '"a b"', "0"),
+    tail("1", `"${"a".repeat(129)}"`, "0"),
+    tail("1", "null", "0", "Demo"),
+    tail("1", "null", "0", `k${"a".repeat(64)}`),
+    tail("1", "null", "0", "demo", "1.0"),
+    tail("1", "null", "0", "demo", "2"),
+    tail("1", "nul", "0"),
+    tail("1", "null", "0") + " ",
+    tail("1", "null", "0").replace(z, "A".repeat(64)),
+    tail("1", "null", "0").replace(`"seq":1,`, `"seq":1,"seq":1,`),
+    tail("1", "null", "0").replace(`,"ts":0`, ""),
+  ];
+  for (const rest of bad) {
+    const bytes = forgedLine('{"a":1}', rest);
+    assertAgree(bytes);
+    assert.equal(verifyLogBytes(bytes).status, "tampered", rest);
+  }
+  // seq 0 is a schema error on its own, not only a gap in a chain
+  const line = new TextDecoder().decode(forgedLine("1", tail("0", "null", "0"))).trimEnd();
+  assert.throws(
+    () => parseRecordLine(line),
+    (e) => e instanceof EventLogError && e.code === "schema",
+  );
 });
