@@ -125,39 +125,107 @@ function hashOf(sha256: Sha256, unhashed: string): string {
   return toHex(sha256.digest(encoder.encode(LOG_HASH_DOMAIN + unhashed)));
 }
 
-function sortedPlainJson(v: unknown): boolean {
-  if (v === null) return true;
+/** Not plain JSON (or keys a sorted copy could not keep in order): use canonicalize. */
+const NOT_PLAIN = 0;
+/** Plain JSON with some object's keys out of RFC 8785 order (or a -0, or a null prototype). */
+const UNSORTED = 1;
+/** Plain JSON with every object's keys already in RFC 8785 order. */
+const SORTED = 2;
+
+function plainJson(v: unknown): number {
+  if (v === null) return SORTED;
   switch (typeof v) {
     case "string":
     case "boolean":
-      return true;
+      return SORTED;
     case "number":
-      return Number.isFinite(v);
+      // -0 reads back as 0: copy, so the record equals what verification reads
+      if (!Number.isFinite(v)) return NOT_PLAIN;
+      return v === 0 && 1 / v < 0 ? UNSORTED : SORTED;
     case "object": {
+      let result = SORTED;
       if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) if (!sortedPlainJson(v[i])) return false;
-        return true;
+        for (let i = 0; i < v.length; i++) {
+          const r = plainJson(v[i]);
+          if (r < result) result = r;
+          if (r === NOT_PLAIN) return NOT_PLAIN;
+        }
+        return result;
       }
       const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== null) return false;
+      if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
       const keys = Object.keys(v);
-      for (let i = 1; i < keys.length; i++) if (!(keys[i - 1]! < keys[i]!)) return false;
-      for (const k of keys) if (!sortedPlainJson((v as Record<string, unknown>)[k])) return false;
-      return true;
+      // a null-prototype object is copied into a plain one, as it reads back
+      let sorted = proto !== null;
+      // A fresh object enumerates integer-like keys first, so a sorted copy of
+      // an unsorted object with such keys would not be sorted; and assigning
+      // `__proto__` sets the prototype in runtimes that keep that accessor (Deno
+      // does not): such bodies go to canonicalize.
+      let copyable = true;
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        if (i > 0 && !(keys[i - 1]! < k)) sorted = false;
+        const c = k.charCodeAt(0);
+        if (c >= 0x30 && c <= 0x39) copyable = false;
+        else if (k === "__proto__") return NOT_PLAIN;
+        const r = plainJson((v as Record<string, unknown>)[k]);
+        if (r < result) result = r;
+        if (r === NOT_PLAIN) return NOT_PLAIN;
+      }
+      if (!sorted) return copyable ? UNSORTED : NOT_PLAIN;
+      return result;
     }
     default:
-      return false;
+      return NOT_PLAIN;
   }
 }
 
+/** A deep copy of plain JSON with every object's keys inserted in sorted order. */
+function sortedCopy(v: unknown): JsonValue {
+  if (typeof v !== "object" || v === null) return v === 0 ? 0 : v as JsonValue; // -0 -> 0
+  if (Array.isArray(v)) return v.map(sortedCopy);
+  const out: Record<string, JsonValue> = {};
+  // default sort = UTF-16 code unit order, the order RFC 8785 (and canonicalize) uses
+  for (const k of Object.keys(v).sort()) out[k] = sortedCopy((v as Record<string, unknown>)[k]);
+  return out;
+}
+
 /**
- * RFC 8785 canonical JSON of a body. Fast path: for plain JSON whose object keys
- * are already in RFC 8785 order (UTF-16 code-unit order; integer-like keys out
- * of order fail this check), `JSON.stringify` produces exactly the canonical
- * form (same number and string serialisation, no whitespace) unless it had to
- * write a `\u` escape (a control character, or a lone surrogate, which RFC 8785
- * forbids); anything else goes through `canonicalize`, which throws for lone
- * surrogates. A property test pins the equivalence.
+ * The canonical text of a body and the value a record keeps: the body itself
+ * when it is plain JSON in canonical key order, else a sorted copy or the
+ * JSON round trip. Throws when the body has no RFC 8785 form.
+ */
+function canonicalForm(body: unknown): { json: string; plain: boolean; value: JsonValue } {
+  let shape = NOT_PLAIN;
+  try {
+    shape = plainJson(body);
+  } catch {
+    shape = NOT_PLAIN; // e.g. too deep for the walker: let canonicalize decide
+  }
+  if (shape === SORTED) {
+    const json = JSON.stringify(body);
+    if (!json.includes("\\u")) return { json, plain: true, value: body as JsonValue };
+  } else if (shape === UNSORTED) {
+    const value = sortedCopy(body);
+    const json = JSON.stringify(value);
+    if (!json.includes("\\u")) return { json, plain: false, value };
+  }
+  const json = canonicalJson(body);
+  return { json, plain: false, value: JSON.parse(json) as JsonValue };
+}
+
+/**
+ * RFC 8785 canonical JSON of a body. Fast paths: for plain JSON (plain objects,
+ * arrays, finite numbers, strings, booleans, null) whose object keys are in
+ * RFC 8785 order (UTF-16 code-unit order), `JSON.stringify` produces exactly the
+ * canonical form (same number and string serialisation, no whitespace); when
+ * keys are out of order, `JSON.stringify` of a copy with keys inserted in
+ * sorted order does (unless a key is integer-like or `__proto__`, which a
+ * fresh object cannot keep in that order). Either way only when it wrote no
+ * `\u` escape (a control character, or a lone surrogate, which RFC 8785
+ * forbids). Anything else goes through `canonicalize`, which throws for lone
+ * surrogates. Property tests pin the equivalence. `plain` says the body is
+ * already canonical as given.
  *
  * @example
  * ```ts
@@ -166,17 +234,8 @@ function sortedPlainJson(v: unknown): boolean {
  * ```
  */
 export function canonicalBody(body: unknown): { json: string; plain: boolean } {
-  let plain = false;
-  try {
-    plain = sortedPlainJson(body);
-  } catch {
-    plain = false; // e.g. too deep for the walker: let canonicalize decide
-  }
-  if (plain) {
-    const json = JSON.stringify(body);
-    if (!json.includes("\\u")) return { json, plain: true };
-  }
-  return { json: canonicalJson(body), plain: false };
+  const { json, plain } = canonicalForm(body);
+  return { json, plain };
 }
 
 /** A framed record and its line (without the trailing newline). */
@@ -216,9 +275,9 @@ export function frameRecord(
     throw new EventLogError("invalid_record", `Cannot frame record: bad timestamp ${ts}`);
   }
   let bodyJson: string;
-  let plain: boolean;
+  let value: JsonValue;
   try {
-    ({ json: bodyJson, plain } = canonicalBody(input.body));
+    ({ json: bodyJson, value } = canonicalForm(input.body));
   } catch (cause) {
     throw new EventLogError("invalid_record", "Cannot frame record: body is not JSON", { cause });
   }
@@ -230,9 +289,9 @@ export function frameRecord(
     ts,
     task,
     kind: input.kind,
-    // Plain JSON bodies are kept as given (callers must not mutate them after
-    // appending); anything else is replaced by its JSON round trip.
-    body: plain ? input.body as JsonValue : JSON.parse(bodyJson) as JsonValue,
+    // Plain JSON bodies in canonical key order are kept as given (callers must
+    // not mutate them after appending); anything else is replaced by a copy.
+    body: value,
     prev: head.hash,
     hash,
   };

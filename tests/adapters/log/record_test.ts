@@ -103,3 +103,49 @@ Deno.test("canonicalBody() fast path equals canonicalize on arbitrary JSON (prop
     canonicalJson({ a: -0, b: 1e21, c: "\u2028" }),
   );
 });
+
+Deno.test("frameRecord() sorted-copy fast path equals canonicalize, body kept by value (property)", () => {
+  const key = fc.oneof(
+    fc.constantFrom(
+      "10",
+      "9",
+      "0",
+      "a",
+      "b",
+      "__proto__",
+      "toJSON",
+      "é",
+      "\u{1F600}",
+      "\uFFFD",
+      "",
+    ),
+    fc.string({ maxLength: 4 }),
+  );
+  const value = fc.letrec((tie) => ({
+    v: fc.oneof(
+      { depthSize: "small" },
+      fc.jsonValue({ maxDepth: 1 }),
+      fc.array(tie("v"), { maxLength: 3 }),
+      fc.dictionary(key, tie("v"), { maxKeys: 5 }),
+    ),
+  })).v;
+  fc.assert(
+    fc.property(value, (body) => {
+      const { record, line } = frameRecord({ seq: 0, hash: GENESIS_HASH }, { kind: "k", body }, 0);
+      assert.equal(canonicalBody(body).json, canonicalJson(body));
+      assert.equal(line, canonicalJson(record));
+      assert.deepEqual(record.body, JSON.parse(canonicalJson(body)));
+      assert.deepEqual(parseRecordLine(line), record);
+    }),
+    { numRuns: 300 },
+  );
+  const nested = { b: { __proto__: null, z: 1, a: 2 }, a: [{ y: 1, x: { "10": 1, "9": 2 } }] };
+  assert.equal(canonicalBody(nested).json, canonicalJson(nested));
+  const proto = JSON.parse('{"b":1,"a":{"__proto__":{"x":1}}}');
+  assert.equal(canonicalBody(proto).json, '{"a":{"__proto__":{"x":1}},"b":1}');
+  // the kept body equals what verification reads back: -0 becomes 0
+  const head = { seq: 0, hash: GENESIS_HASH };
+  const framed = frameRecord(head, { kind: "k", body: { a: -0, b: [-0] } }, 0);
+  assert.deepEqual(framed.record.body, { a: 0, b: [0] });
+  assert.deepEqual(parseRecordLine(framed.line), framed.record);
+});
