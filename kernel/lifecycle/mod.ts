@@ -32,3 +32,4 @@ export * from "./state.ts";
 export * from "./transitions.ts";
 export * from "./step.ts";
 export * from "./replay.ts";
+export * from "./version.ts";
