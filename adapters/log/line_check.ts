@@ -16,7 +16,7 @@ const DOMAIN = new TextEncoder().encode(LOG_HASH_DOMAIN);
 let scratch = new Uint8Array(4096);
 scratch.set(DOMAIN);
 
-/** 64 lower-case hex digits; a loop measured cheaper than the regex per line. */
+/** 64 lower-case hex digits (the general path's check of `prev`). */
 function isHex64(s: string): boolean {
   if (s.length !== 64) return false;
   for (let i = 0; i < 64; i++) {
