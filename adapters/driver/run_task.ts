@@ -23,6 +23,7 @@ import { sha256Hex } from "../digest/sha256.ts";
 import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { EventLog } from "../log/store.ts";
 import { LOG_KINDS, recordKernelInit, recordKernelStep } from "../log/kinds.ts";
+import { KERNEL_LIFECYCLE_VERSION } from "../../kernel/lifecycle/version.ts";
 import type { MacKey } from "../keys/mac_key.ts";
 import type { SigningKey } from "../keys/signing_key.ts";
 import { attestVerifiedPatch } from "../attest/attest.ts";
@@ -210,7 +211,7 @@ class TaskRun {
   async run(): Promise<RunOutcome> {
     const o = this.o;
     await Deno.mkdir(o.artefactsDir, { recursive: true });
-    await recordKernelInit(o.log, this.policy as unknown as never);
+    await recordKernelInit(o.log, this.policy as unknown as never, KERNEL_LIFECYCLE_VERSION);
     const onAbort = () => void this.running?.controller.abort();
     o.signal?.addEventListener("abort", onAbort);
     try {

@@ -22,6 +22,8 @@ export type InspectVerdict =
   | "tampered"
   /** The kernel emits different actions than were recorded. */
   | "divergent"
+  /** The log was written under other kernel semantics; its replay cannot be checked here. */
+  | "other_kernel"
   /** Receipts or patches are present but no key was available to check them. */
   | "unverifiable";
 
@@ -158,6 +160,7 @@ export async function inspectLog(path: string, options: InspectOptions): Promise
   let verdict: InspectVerdict = "verified";
   if (log.status === "tampered" || receipts.issue || patches.issue) verdict = "tampered";
   else if (replay.status === "divergent") verdict = "divergent";
+  else if (replay.status === "other_kernel") verdict = "other_kernel";
   else if (!options.key && (receipts.present > 0 || patches.present > 0)) verdict = "unverifiable";
   return { path, verdict, log, receipts, patches, replay, tasks };
 }

@@ -4,6 +4,7 @@ import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
 import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
 import type { KernelState } from "../../kernel/lifecycle/state.ts";
 import { initialKernelState, step } from "../../kernel/lifecycle/step.ts";
+import { KERNEL_LIFECYCLE_VERSION } from "../../kernel/lifecycle/version.ts";
 import type { ReplayKernel } from "../log/replay.ts";
 
 /**
@@ -24,4 +25,5 @@ export const lifecycleReplayKernel: ReplayKernel<KernelState, KernelEvent, Kerne
   initial: (config) =>
     initialKernelState(config === null ? defaultPolicy() : config as unknown as PolicySnapshot),
   step: (state, event) => step(state, event),
+  version: KERNEL_LIFECYCLE_VERSION,
 };

@@ -78,7 +78,9 @@ export async function recordKernelStep(
 /**
  * Records how the kernel state was created, so `vouch inspect` can replay from
  * the same start. Call once per kernel state, before its first step. `config`
- * must be JSON (the `PolicySnapshot` given to `initialKernelState`).
+ * must be JSON (the `PolicySnapshot` given to `initialKernelState`);
+ * `kernelVersion` (`KERNEL_LIFECYCLE_VERSION`) lets replay refuse a log written
+ * under other semantics instead of calling it non-deterministic.
  *
  * @example
  * ```ts
@@ -91,6 +93,8 @@ export async function recordKernelStep(
 export async function recordKernelInit(
   log: RecordAppender,
   config: unknown,
+  kernelVersion?: string,
 ): Promise<LogRecord> {
-  return await log.append({ task: null, kind: LOG_KINDS.kernelInit, body: { config } });
+  const body = kernelVersion === undefined ? { config } : { config, kernel: kernelVersion };
+  return await log.append({ task: null, kind: LOG_KINDS.kernelInit, body });
 }

@@ -8,6 +8,11 @@ export interface ReplayKernel<S, E, A> {
   initial(config: JsonValue | null): S;
   /** One pure step. */
   step(state: S, event: E): { readonly state: S; readonly actions: readonly A[] };
+  /**
+   * The semantics version of this kernel (`KERNEL_LIFECYCLE_VERSION`). A
+   * `kernel.init` record naming another version is not replayed.
+   */
+  readonly version?: string;
 }
 
 /** Why replay stopped. */
@@ -39,6 +44,17 @@ export type ReplayResult =
     readonly seq: number;
     readonly reason: ReplayDivergenceReason;
     readonly detail: string;
+  }
+  | {
+    /** The log was written by a kernel with other semantics: not replayable here. */
+    readonly status: "other_kernel";
+    readonly steps: number;
+    /** Seq of the `kernel.init` record naming the other version. */
+    readonly seq: number;
+    /** The version the log names. */
+    readonly recorded: string;
+    /** The version of the kernel replaying it. */
+    readonly running: string;
   };
 
 /**
@@ -84,9 +100,22 @@ export function replayKernelRecords<S, E, A>(
       if (pending) interrupted.push(pending.seq);
       pending = null;
       const body = record.body;
-      const config = typeof body === "object" && body !== null && !Array.isArray(body)
-        ? body["config"] ?? null
+      const fields = typeof body === "object" && body !== null && !Array.isArray(body)
+        ? body
         : null;
+      const config = fields?.["config"] ?? null;
+      const recorded = fields?.["kernel"];
+      if (
+        kernel.version !== undefined && typeof recorded === "string" && recorded !== kernel.version
+      ) {
+        return {
+          status: "other_kernel",
+          steps,
+          seq: record.seq,
+          recorded,
+          running: kernel.version,
+        };
+      }
       try {
         state = kernel.initial(config);
       } catch (error) {

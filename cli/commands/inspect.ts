@@ -33,7 +33,8 @@ durations); transcripts are shown with secret-looking values masked.
 The receipt key is the repository's key from $XDG_STATE_HOME/vouch/keys (or
 VOUCH_KEY_FILE); --key-file names it explicitly.
 
-Exit codes: 0 verified, 1 tampered, divergent or unverifiable, 2 usage.
+Exit codes: 0 verified, 1 tampered, divergent, unverifiable or written by another
+kernel version (replay cannot be checked), 2 usage.
 
 Examples:
   vouch inspect
@@ -108,6 +109,10 @@ export function renderInspectReport(report: InspectReport, keyId: string | null)
   }
   if (replay.status === "divergent") {
     lines.push(`replay    DIVERGENT at seq ${replay.seq} (${replay.reason}): ${replay.detail}`);
+  } else if (replay.status === "other_kernel") {
+    lines.push(
+      `replay    NOT RUN   seq ${replay.seq} was written by ${replay.recorded}; this vouch runs ${replay.running}`,
+    );
   } else {
     const note = replay.interrupted.length > 0
       ? `; ${replay.interrupted.length} step(s) interrupted by a crash (seq ${

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/main.ts";
-import { readLogFile } from "../../adapters/log/mod.ts";
+import { EventLog, readLogFile, recordKernelInit } from "../../adapters/log/mod.ts";
+import { driveKernel } from "../adapters/inspect/_kernel_driver.ts";
 import { bufferIo, buildLogFixture, rewriteLog as rewrite } from "./_log_fixture.ts";
 
 async function inspect(args: string[]) {
@@ -159,5 +160,22 @@ Deno.test("vouch inspect runs as a real process (deno task entry point)", async 
     assert.equal(JSON.parse(new TextDecoder().decode(out.stdout)).verdict, "verified");
   } finally {
     await fx.cleanup();
+  }
+});
+
+Deno.test("vouch inspect exits 1 on a log written by another kernel version and says so", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vouch-other-kernel-" });
+  try {
+    const path = `${dir}/events.jsonl`;
+    const log = await EventLog.open(path);
+    await recordKernelInit(log, null, "vouch.lifecycle/1");
+    await driveKernel(log, { task: "t1", passRound: 0 }, 1);
+    await log.close();
+    const r = await inspect([path]);
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(r.out, /replay\s+NOT RUN\s+seq 1 was written by vouch\.lifecycle\/1/);
+    assert.match(r.out, /verdict\s+OTHER_KERNEL/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -12,8 +12,8 @@ import { readLogFile } from "../../adapters/log/store.ts";
 import { inspectLog } from "../../adapters/inspect/inspect.ts";
 import { loadOrCreateMacKey } from "../../adapters/keys/mac_key.ts";
 import { replayKernelRecords } from "../../adapters/log/replay.ts";
-import { defaultPolicy, initialKernelState, step } from "../../kernel/lifecycle/mod.ts";
-import type { KernelEvent, KernelState, PolicySnapshot } from "../../kernel/lifecycle/mod.ts";
+import { lifecycleReplayKernel } from "../../adapters/inspect/kernel_replay.ts";
+import { KERNEL_LIFECYCLE_VERSION } from "../../kernel/lifecycle/mod.ts";
 import { type FixtureRepo, snapshot, snapshotDifferences } from "./fixture_repos.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -103,10 +103,12 @@ export async function assertLog(
   }
   const log = await readLogFile(`${repo.dir}/.vouch/events.jsonl`);
   assert.equal(log.status, "ok", "the event log verifies");
-  const replay = replayKernelRecords<KernelState, KernelEvent, unknown>(log.records, {
-    initial: (c) => initialKernelState((c as PolicySnapshot | null) ?? defaultPolicy()),
-    step: (s, e) => step(s, e),
-  });
+  const inits = log.records.filter((r) => r.kind === "kernel.init");
+  assert.ok(inits.length > 0, "the log records how the kernel started");
+  for (const init of inits) {
+    assert.equal((init.body as Record<string, unknown>)["kernel"], KERNEL_LIFECYCLE_VERSION);
+  }
+  const replay = replayKernelRecords(log.records, lifecycleReplayKernel);
   assert.equal(replay.status, "deterministic", JSON.stringify(replay));
   const outcome = log.records.filter((r) => r.kind === "run.outcome").at(-1);
   assert.ok(outcome !== undefined, "the log records the run outcome");

@@ -2,7 +2,12 @@
 // "succeeds" as scripted) and records each step with recordKernelStep. Used by
 // the inspect and replay tests to produce real kernel logs.
 import type { KernelAction, KernelEvent } from "../../../kernel/lifecycle/mod.ts";
-import { defaultPolicy, initialKernelState, step } from "../../../kernel/lifecycle/mod.ts";
+import {
+  defaultPolicy,
+  initialKernelState,
+  KERNEL_LIFECYCLE_VERSION,
+  step,
+} from "../../../kernel/lifecycle/mod.ts";
 import {
   type RecordAppender,
   recordKernelInit,
@@ -28,7 +33,7 @@ export async function driveKernel(
   start = 1,
 ): Promise<number> {
   const policy = defaultPolicy();
-  await recordKernelInit(log, JSON.parse(JSON.stringify(policy)));
+  await recordKernelInit(log, JSON.parse(JSON.stringify(policy)), KERNEL_LIFECYCLE_VERSION);
   let state = initialKernelState(policy);
   let seq = start;
   let at = 1_700_000_000_000;

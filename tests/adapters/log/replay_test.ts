@@ -7,8 +7,10 @@ import {
   type LogHead,
   type LogRecord,
   readLogFile,
+  recordKernelInit,
   replayKernelRecords,
 } from "../../../adapters/log/mod.ts";
+import { defaultPolicy, KERNEL_LIFECYCLE_VERSION } from "../../../kernel/lifecycle/mod.ts";
 import { driveKernel } from "../inspect/_kernel_driver.ts";
 
 function memoryLog() {
@@ -94,4 +96,23 @@ Deno.test("replay reports divergence kinds with the first differing seq", async 
   };
   const d5 = replayKernelRecords(records, throwing);
   assert.equal(d5.status === "divergent" && d5.reason, "step_threw");
+});
+
+Deno.test("replay refuses a log written by another kernel version instead of calling it divergent", async () => {
+  const policy = JSON.parse(JSON.stringify(defaultPolicy()));
+  const older = memoryLog();
+  await recordKernelInit(older, policy, "vouch.lifecycle/1");
+  await driveKernel(older, { task: "t1", passRound: 1 }, older.records.length + 1);
+  const result = replayKernelRecords(older.records, lifecycleReplayKernel);
+  assert.equal(result.status, "other_kernel");
+  if (result.status === "other_kernel") {
+    assert.equal(result.seq, 1);
+    assert.equal(result.recorded, "vouch.lifecycle/1");
+    assert.equal(result.running, KERNEL_LIFECYCLE_VERSION);
+  }
+
+  const current = memoryLog();
+  await recordKernelInit(current, policy, KERNEL_LIFECYCLE_VERSION);
+  await driveKernel(current, { task: "t1", passRound: 1 }, current.records.length + 1);
+  assert.equal(replayKernelRecords(current.records, lifecycleReplayKernel).status, "deterministic");
 });
