@@ -101,18 +101,7 @@ async function runCheck(
   if (blocked !== null) {
     const empty: StreamEvidence = { sha256: "", totalBytes: 0, truncated: false, tail: "" };
     return {
-      observation: {
-        name: check.name,
-        cannotRun: blocked,
-        exitCode: 124,
-        timedOut: false,
-        stdout: "",
-        stderr: "",
-        stdoutTruncated: false,
-        stdoutDigest: "",
-        stdoutTail: "",
-        testReport: null,
-      },
+      observation: cannotRunObservation(check.name, blocked),
       evidence: {
         name: check.name,
         argv,
@@ -175,6 +164,31 @@ export function observeCheck(check: ContractCheck, r: ProcessResult): CheckObser
     testReport: check.tests !== null && cannotRun === null
       ? parseFailingTests(check.tests, `${stdout}\n${stderr}`)
       : null,
+  };
+}
+
+/**
+ * The observation of a check that never ran (cancelled, or no time left before
+ * the deadline): it fails closed through `cannotRun`, with exit 124 and no output.
+ *
+ * @example
+ * ```ts
+ * import { cannotRunObservation } from "./evaluate.ts";
+ * if (cannotRunObservation("unit", "cancelled").cannotRun !== "cancelled") throw new Error();
+ * ```
+ */
+export function cannotRunObservation(name: string, reason: string): CheckObservation {
+  return {
+    name,
+    cannotRun: reason,
+    exitCode: 124,
+    timedOut: false,
+    stdout: "",
+    stderr: "",
+    stdoutTruncated: false,
+    stdoutDigest: "",
+    stdoutTail: "",
+    testReport: null,
   };
 }
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { SensitiveClass } from "../../kernel/lifecycle/codes.ts";
+import { SENSITIVE_CLASSES, type SensitiveClass } from "../../kernel/lifecycle/codes.ts";
 
 /** The facts about one changed file the classifier needs (a subset of `DiffFile`). */
 export interface ClassifiableFile {
@@ -155,15 +155,6 @@ export interface PatchClassification {
   readonly sensitive: readonly SensitiveClass[];
 }
 
-const ORDER: readonly SensitiveClass[] = [
-  "ci_workflow",
-  "dependency_manifest",
-  "lockfile",
-  "secrets",
-  "executable",
-  "symlink",
-];
-
 /**
  * Classifies every changed file of a patch.
  *
@@ -185,5 +176,5 @@ export function classifyPatch(files: readonly ClassifiableFile[]): PatchClassifi
     for (const c of classes) union.add(c);
     classified.push({ path: f.newPath ?? f.oldPath ?? "", classes });
   }
-  return { files: classified, sensitive: ORDER.filter((c) => union.has(c)) };
+  return { files: classified, sensitive: SENSITIVE_CLASSES.filter((c) => union.has(c)) };
 }

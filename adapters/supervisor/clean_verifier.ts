@@ -28,7 +28,7 @@ import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import { utf8Tail } from "../process/capture.ts";
-import { clampTimeout, observeCheck } from "../contract/evaluate.ts";
+import { cannotRunObservation, clampTimeout, observeCheck } from "../contract/evaluate.ts";
 import type { ReceiptRecorder } from "../receipts/chain.ts";
 import { receiptDigest, receiptInputFromProcess, type ToolReceipt } from "../receipts/receipt.ts";
 import {
@@ -304,18 +304,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       const timeoutMs = clampTimeout(check.timeoutMs, opts.deadline);
       if (timeoutMs <= 0) {
         // Fail closed: a check the deadline leaves no time for is a check that could not run.
-        observations.push({
-          name: check.name,
-          cannotRun: "the run's deadline left no time",
-          exitCode: 124,
-          timedOut: false,
-          stdout: "",
-          stderr: "",
-          stdoutTruncated: false,
-          stdoutDigest: "",
-          stdoutTail: "",
-          testReport: null,
-        });
+        observations.push(cannotRunObservation(check.name, "the run's deadline left no time"));
         continue;
       }
       const startedAt = Date.now();
