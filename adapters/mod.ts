@@ -25,6 +25,6 @@ export * from "./deps/mod.ts";
 export * from "./derive_contract/mod.ts";
 export * from "./redact/mod.ts";
 export * from "./attest/mod.ts";
-export * from "./supervisor/mod.ts";
+export * from "./verification/mod.ts";
 export * from "./driver/mod.ts";
 export * from "./inspect/mod.ts";

@@ -6,7 +6,7 @@
  * the baseline entry in one run. Target: under 1.3x.
  */
 import { verifyPatchInRepo } from "../adapters/driver/verify_patch.ts";
-import { contractFromCommand } from "../adapters/supervisor/clean_verifier.ts";
+import { contractFromCommand } from "../adapters/verification/clean_verifier.ts";
 import { createRepo, git } from "../tests/golden/fixture_repos.ts";
 
 const TEST = `'${Deno.execPath()}' test --no-check --no-prompt --quiet`;

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { classifyPath } from "../supervisor/classify.ts";
+import { classifyPath } from "../verification/classify.ts";
 import { gitChecked, splitNul } from "../git/git_checked.ts";
 
 /** Directory names treated as installed dependencies. */

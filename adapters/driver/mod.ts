@@ -19,7 +19,6 @@
  * @module
  */
 export * from "./outcome.ts";
-export * from "./render.ts";
 export * from "./round_prompt.ts";
 export * from "./verifier.ts";
 export * from "./run_task.ts";

@@ -16,7 +16,7 @@ import type { KeyEnv } from "../keys/paths.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxRequirement } from "../sandbox/probe.ts";
-import { createCleanVerifier } from "../supervisor/clean_verifier.ts";
+import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";
 import { type IntegrateRequest, runTask } from "./run_task.ts";

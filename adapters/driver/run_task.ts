@@ -37,8 +37,8 @@ import {
   diffOutsideSnapshots,
   type OutsideScope,
   snapshotOutside,
-} from "../supervisor/outside_watch.ts";
-import { inspectPatch, type PatchRules } from "../supervisor/inspect_patch.ts";
+} from "../verification/outside_watch.ts";
+import { inspectPatch, type PatchRules } from "../verification/inspect_patch.ts";
 import type {
   CheckSummary,
   RoundSummary,

@@ -1,7 +1,7 @@
 /**
  * What the driver needs from contract verification: a baseline on the clean
  * base revision and a clean re-verification of a patch. The supervisor
- * implements it (`adapters/supervisor/clean_verifier.ts`); tests may pass
+ * implements it (`adapters/verification/clean_verifier.ts`); tests may pass
  * their own.
  *
  * @module

@@ -10,9 +10,9 @@
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { fnBackend } from "../../adapters/backends/fn_backend.ts";
-import { contractFromCommand } from "../../adapters/supervisor/clean_verifier.ts";
+import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
-import { renderProgressLine, renderSummary } from "../../adapters/driver/render.ts";
+import { renderProgressLine, renderSummary } from "../render.ts";
 import { inspectLog } from "../../adapters/inspect/inspect.ts";
 import { renderInspectReport } from "./inspect.ts";
 import { loadOrCreateMacKey } from "../../adapters/keys/mac_key.ts";

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { verifyPatchInRepo } from "../../adapters/driver/verify_patch.ts";
-import { contractFromCommand } from "../../adapters/supervisor/clean_verifier.ts";
+import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { AgentBackend, AgentTask, BackendResult } from "../../../adapters/backends/types.ts";
-import { contractFromCommand } from "../../../adapters/supervisor/clean_verifier.ts";
+import { contractFromCommand } from "../../../adapters/verification/clean_verifier.ts";
 import { runInRepo } from "../../../adapters/driver/run_in_repo.ts";
 import { readLogFile } from "../../../adapters/log/store.ts";
 import { replayKernelRecords } from "../../../adapters/log/replay.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createRepo, git } from "../../golden/fixture_repos.ts";
-import { createCleanVerifier } from "../../../adapters/supervisor/clean_verifier.ts";
+import { createCleanVerifier } from "../../../adapters/verification/clean_verifier.ts";
 import { EventLog } from "../../../adapters/log/store.ts";
 import { importMacKey } from "../../../adapters/keys/mac_key.ts";
 import { ReceiptRecorder } from "../../../adapters/receipts/chain.ts";

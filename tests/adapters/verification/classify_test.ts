@@ -4,7 +4,7 @@ import {
   classifyFile,
   classifyPatch,
   classifyPath,
-} from "../../../adapters/supervisor/classify.ts";
+} from "../../../adapters/verification/classify.ts";
 
 Deno.test("classifyPath: every sensitive class by name", () => {
   const cases: [string, string[]][] = [

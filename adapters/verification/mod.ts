@@ -1,5 +1,5 @@
 /**
- * The supervisor: validation of a backend round, the same for every backend.
+ * Verification: validation of a backend round, the same for every backend.
  * It re-derives everything from bytes vouch extracted itself: the patch is
  * parsed strictly and scope-checked (allowed / forbidden / protected paths,
  * confinement), changed files are classified for policy (CI workflows,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { inspectPatch } from "../../../adapters/supervisor/inspect_patch.ts";
+import { inspectPatch } from "../../../adapters/verification/inspect_patch.ts";
 
 const enc = new TextEncoder();
 const modify = (path: string) =>

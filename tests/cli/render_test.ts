@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { renderProgressLine, renderSummary } from "../../../adapters/driver/render.ts";
-import { roundPrompt } from "../../../adapters/driver/round_prompt.ts";
-import { RUN_EXIT_CODES, RUN_FINAL_STATES } from "../../../adapters/driver/outcome.ts";
+import { renderProgressLine, renderSummary } from "../../cli/render.ts";
+import { roundPrompt } from "../../adapters/driver/round_prompt.ts";
+import { RUN_EXIT_CODES, RUN_FINAL_STATES } from "../../adapters/driver/outcome.ts";
 
 Deno.test("RUN_EXIT_CODES: distinct per final state, none is the usage code", () => {
   const codes = RUN_FINAL_STATES.map((s) => RUN_EXIT_CODES[s]);

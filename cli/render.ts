@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CheckSummary, RunOutcome, RunProgress } from "./outcome.ts";
+import type { CheckSummary, RunOutcome, RunProgress } from "../adapters/driver/outcome.ts";
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
