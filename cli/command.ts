@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { VouchError } from "../kernel/errors/mod.ts";
 
 /** Where a command writes. Tests pass buffers; `main.ts` passes the real streams. */
 export interface CliIo {
@@ -39,11 +40,8 @@ export const EXIT = {
 } as const;
 
 /** Raised by a command for bad arguments; `main.ts` prints it and exits 2. */
-export class UsageError extends Error {
-  /** Stable code: always `usage`. */
-  readonly code = "usage" as const;
+export class UsageError extends VouchError<"usage"> {
   constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
+    super("usage", message);
   }
 }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+export * from "./errors/mod.ts";
 export * from "./digest.ts";
 export * from "./text/mod.ts";
 export * from "./diff/mod.ts";

@@ -1,3 +1,4 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 /** Stable codes of {@linkcode AttestError}. */
 export type AttestErrorCode =
   /** The envelope or statement does not have the expected shape. */
@@ -22,12 +23,8 @@ export type AttestErrorCode =
  * if (new AttestError("schema", "Cannot read envelope: schema").code !== "schema") throw new Error();
  * ```
  */
-export class AttestError extends Error {
-  /** Stable code. */
-  readonly code: AttestErrorCode;
+export class AttestError extends VouchError<AttestErrorCode> {
   constructor(code: AttestErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "AttestError";
-    this.code = code;
+    super(code, message, options);
   }
 }

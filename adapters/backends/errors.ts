@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { VouchError } from "../../kernel/errors/mod.ts";
 
 /** Stable codes of {@linkcode BackendError}. */
 export type BackendErrorCode =
@@ -30,16 +31,12 @@ export const RETRYABLE_BACKEND_CODES: ReadonlySet<BackendErrorCode> = new Set([
  * if (!e.retryable) throw new Error("spawn failures are retryable");
  * ```
  */
-export class BackendError extends Error {
-  /** Stable machine-readable code. */
-  readonly code: BackendErrorCode;
+export class BackendError extends VouchError<BackendErrorCode> {
   /** Whether retrying the same task may succeed. */
   readonly retryable: boolean;
 
   constructor(code: BackendErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "BackendError";
-    this.code = code;
+    super(code, message, options);
     this.retryable = RETRYABLE_BACKEND_CODES.has(code);
   }
 }

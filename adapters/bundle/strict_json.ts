@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { VouchError } from "../../kernel/errors/mod.ts";
 
 /** Stable codes of {@linkcode StrictJsonError}. */
 export type StrictJsonCode =
@@ -19,15 +20,11 @@ export type StrictJsonCode =
   | "json_too_deep";
 
 /** Raised when bytes are not strict JSON; `offset` is the character index of the problem. */
-export class StrictJsonError extends Error {
-  /** Stable code saying what was wrong. */
-  readonly code: StrictJsonCode;
+export class StrictJsonError extends VouchError<StrictJsonCode> {
   /** Character offset (in the decoded text) where the problem was found. */
   readonly offset: number;
   constructor(code: StrictJsonCode, offset: number, message: string) {
-    super(message);
-    this.name = "StrictJsonError";
-    this.code = code;
+    super(code, message);
     this.offset = offset;
   }
 }

@@ -1,13 +1,11 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 import canonicalize from "canonicalize";
 import { sha256Hex } from "../digest/sha256.ts";
 
 /** Error raised when a value has no RFC 8785 canonical form. */
-export class CanonicalJsonError extends Error {
-  /** Stable code: always `not_canonicalizable`. */
-  readonly code = "not_canonicalizable" as const;
+export class CanonicalJsonError extends VouchError<"not_canonicalizable"> {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "CanonicalJsonError";
+    super("not_canonicalizable", message, options);
   }
 }
 

@@ -1,3 +1,4 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 import { contractFileSchema, toOutcomeContract } from "./schema.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 
@@ -5,15 +6,11 @@ import type { OutcomeContract } from "../../kernel/contract/types.ts";
 export type ContractErrorCode = "contract-unreadable" | "contract-not-json" | "contract-invalid";
 
 /** A contract that could not be loaded; `issues` are `path: message` lines (fed back to generators). */
-export class ContractError extends Error {
-  /** Stable code. */
-  readonly code: ContractErrorCode;
+export class ContractError extends VouchError<ContractErrorCode> {
   /** One line per problem. */
   readonly issues: readonly string[];
   constructor(code: ContractErrorCode, message: string, issues: readonly string[] = []) {
-    super(message);
-    this.name = "ContractError";
-    this.code = code;
+    super(code, message);
     this.issues = issues;
   }
 }

@@ -1,3 +1,4 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 import { contractJsonSchema } from "../contract/schema.ts";
 import { parseContractText } from "../contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
@@ -79,15 +80,11 @@ export type DeriveErrorCode =
   | "derive-generator-failed";
 
 /** A contract could not be derived. */
-export class DeriveError extends Error {
-  /** Stable code. */
-  readonly code: DeriveErrorCode;
+export class DeriveError extends VouchError<DeriveErrorCode> {
   /** The attempts made. */
   readonly attempts: readonly DeriveAttempt[];
   constructor(code: DeriveErrorCode, message: string, attempts: readonly DeriveAttempt[] = []) {
-    super(message);
-    this.name = "DeriveError";
-    this.code = code;
+    super(code, message);
     this.attempts = attempts;
   }
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { VouchError } from "../../kernel/errors/mod.ts";
 import { runGit, type RunGitOptions } from "./hardened_git.ts";
 import type { ProcessResult } from "../process/types.ts";
 
@@ -20,13 +21,9 @@ export type GitErrorCode = "not_a_repo" | "bad_rev" | "git_failed" | "git_timeou
  * if (e.code !== "bad_rev") throw new Error();
  * ```
  */
-export class GitError extends Error {
-  /** Stable machine-readable code. */
-  readonly code: GitErrorCode;
+export class GitError extends VouchError<GitErrorCode> {
   constructor(code: GitErrorCode, message: string) {
-    super(message);
-    this.name = "GitError";
-    this.code = code;
+    super(code, message);
   }
 }
 

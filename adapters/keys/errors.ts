@@ -1,3 +1,4 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 /** Stable codes of {@linkcode KeyError}. */
 export type KeyErrorCode =
   /** The key file is readable or writable by group/others. */
@@ -22,12 +23,8 @@ export type KeyErrorCode =
  * if (new KeyError("corrupt", "Cannot read key: corrupt").code !== "corrupt") throw new Error();
  * ```
  */
-export class KeyError extends Error {
-  /** Stable code. */
-  readonly code: KeyErrorCode;
+export class KeyError extends VouchError<KeyErrorCode> {
   constructor(code: KeyErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "KeyError";
-    this.code = code;
+    super(code, message, options);
   }
 }

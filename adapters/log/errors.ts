@@ -1,3 +1,4 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 /**
  * Why a log line or a log file failed verification. These are the stable
  * reason codes `vouch inspect` reports for the first bad line.
@@ -51,9 +52,7 @@ export interface LogIssue {
  * if (e.code !== "locked") throw new Error();
  * ```
  */
-export class EventLogError extends Error {
-  /** Stable code. */
-  readonly code: EventLogErrorCode;
+export class EventLogError extends VouchError<EventLogErrorCode> {
   /** The first bad line, for verification failures. */
   readonly issue: LogIssue | undefined;
   constructor(
@@ -61,9 +60,7 @@ export class EventLogError extends Error {
     message: string,
     options?: ErrorOptions & { issue?: LogIssue },
   ) {
-    super(message, options);
-    this.name = "EventLogError";
-    this.code = code;
+    super(code, message, options);
     this.issue = options?.issue;
   }
 }

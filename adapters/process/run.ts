@@ -39,7 +39,7 @@ export function childEnv(
   for (const [name, value] of Object.entries(spec.env ?? {})) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
       throw new ProcessSpecError(
-        "env-denied",
+        "env_denied",
         `Cannot pass environment: invalid name ${JSON.stringify(name)}`,
       );
     }
@@ -48,7 +48,7 @@ export function childEnv(
       reason === "injection" || (reason === "secret" && !(spec.allowSecretEnv ?? []).includes(name))
     ) {
       throw new ProcessSpecError(
-        "env-denied",
+        "env_denied",
         `Cannot pass environment: ${name} looks like ${
           reason === "secret" ? "a secret" : "code injection"
         }`,
@@ -208,12 +208,12 @@ const SIGNAL_NUMBERS: Record<string, number> = {
 export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const started = performance.now();
   if ((spec.argv === undefined) === (spec.shell === undefined)) {
-    throw new ProcessSpecError("invalid-spec", "Cannot run: give exactly one of argv and shell");
+    throw new ProcessSpecError("invalid_spec", "Cannot run: give exactly one of argv and shell");
   }
   const argv: readonly string[] = spec.shell !== undefined ? ["sh", "-c", spec.shell] : spec.argv!;
-  if (argv.length === 0) throw new ProcessSpecError("invalid-spec", "Cannot run: empty argv");
+  if (argv.length === 0) throw new ProcessSpecError("invalid_spec", "Cannot run: empty argv");
   if (!isAbsolute(spec.cwd)) {
-    throw new ProcessSpecError("invalid-spec", `Cannot run: cwd must be absolute: ${spec.cwd}`);
+    throw new ProcessSpecError("invalid_spec", `Cannot run: cwd must be absolute: ${spec.cwd}`);
   }
   const sandbox = spec.sandbox ?? { kind: "none" as const };
 

@@ -1,3 +1,4 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 import type { SandboxKind, SandboxProfile } from "../sandbox/profile.ts";
 import type { CapturedStream } from "./capture.ts";
 
@@ -71,13 +72,12 @@ export interface ProcessResult {
   readonly leftoversKilled: boolean;
 }
 
+/** Stable codes of {@linkcode ProcessSpecError}. */
+export type ProcessSpecErrorCode = "invalid_spec" | "env_denied";
+
 /** Thrown for a malformed {@linkcode ProcessSpec} (a programming error, not untrusted input). */
-export class ProcessSpecError extends Error {
-  /** Stable code. */
-  readonly code: "invalid-spec" | "env-denied";
-  constructor(code: "invalid-spec" | "env-denied", message: string) {
-    super(message);
-    this.name = "ProcessSpecError";
-    this.code = code;
+export class ProcessSpecError extends VouchError<ProcessSpecErrorCode> {
+  constructor(code: ProcessSpecErrorCode, message: string) {
+    super(code, message);
   }
 }

@@ -1,3 +1,4 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 /** Stable codes of {@linkcode ReceiptError}. */
 export type ReceiptErrorCode =
   /** The receipt does not match the receipt schema. */
@@ -26,12 +27,8 @@ export type ReceiptErrorCode =
  * if (new ReceiptError("bad_mac", "Cannot verify receipt: bad MAC").code !== "bad_mac") throw new Error();
  * ```
  */
-export class ReceiptError extends Error {
-  /** Stable code. */
-  readonly code: ReceiptErrorCode;
+export class ReceiptError extends VouchError<ReceiptErrorCode> {
   constructor(code: ReceiptErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "ReceiptError";
-    this.code = code;
+    super(code, message, options);
   }
 }

@@ -1,3 +1,4 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 /**
  * How a child process is confined.
  *
@@ -78,13 +79,9 @@ export type SandboxKind = SandboxProfile["kind"];
 export const NO_SANDBOX: NoSandbox = { kind: "none" };
 
 /** Thrown when a sandbox cannot be built or a policy refuses to downgrade. */
-export class SandboxError extends Error {
-  /** Stable code. */
-  readonly code: SandboxErrorCode;
+export class SandboxError extends VouchError<SandboxErrorCode> {
   constructor(code: SandboxErrorCode, message: string) {
-    super(message);
-    this.name = "SandboxError";
-    this.code = code;
+    super(code, message);
   }
 }
 

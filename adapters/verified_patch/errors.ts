@@ -1,3 +1,4 @@
+import { VouchError } from "../../kernel/errors/mod.ts";
 /** Stable codes of {@linkcode VerifiedPatchError}. */
 export type VerifiedPatchErrorCode =
   /** Not a `VerifiedPatch` minted by this module (plain object, JSON, cast, prototype trick). */
@@ -24,12 +25,8 @@ export type VerifiedPatchErrorCode =
  * if (new VerifiedPatchError("forged", "Cannot accept patch: forged").code !== "forged") throw new Error();
  * ```
  */
-export class VerifiedPatchError extends Error {
-  /** Stable code. */
-  readonly code: VerifiedPatchErrorCode;
+export class VerifiedPatchError extends VouchError<VerifiedPatchErrorCode> {
   constructor(code: VerifiedPatchErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "VerifiedPatchError";
-    this.code = code;
+    super(code, message, options);
   }
 }

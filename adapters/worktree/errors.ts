@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { VouchError } from "../../kernel/errors/mod.ts";
 
 /** Stable codes of {@linkcode WorktreeError}. */
 export type WorktreeErrorCode =
@@ -25,12 +26,8 @@ export type WorktreeErrorCode =
  * if (e.code !== "apply_failed") throw new Error();
  * ```
  */
-export class WorktreeError extends Error {
-  /** Stable machine-readable code. */
-  readonly code: WorktreeErrorCode;
+export class WorktreeError extends VouchError<WorktreeErrorCode> {
   constructor(code: WorktreeErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "WorktreeError";
-    this.code = code;
+    super(code, message, options);
   }
 }

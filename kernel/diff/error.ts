@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { VouchError } from "../errors/mod.ts";
 
 /** Every stable code a {@link DiffParseError} can carry. */
 export const DIFF_PARSE_ERROR_CODES = [
@@ -68,17 +69,13 @@ export type DiffParseErrorCode = typeof DIFF_PARSE_ERROR_CODES[number];
  * }
  * ```
  */
-export class DiffParseError extends Error {
-  /** The stable reason code. */
-  readonly code: DiffParseErrorCode;
+export class DiffParseError extends VouchError<DiffParseErrorCode> {
   /** 1-based input line, or 0. */
   readonly line: number;
 
   /** Builds the error; the message reads "Cannot parse diff at line N: detail". */
   constructor(code: DiffParseErrorCode, line: number, detail: string) {
-    super(`Cannot parse diff${line > 0 ? ` at line ${line}` : ""}: ${detail} (${code})`);
-    this.name = "DiffParseError";
-    this.code = code;
+    super(code, `Cannot parse diff${line > 0 ? ` at line ${line}` : ""}: ${detail} (${code})`);
     this.line = line;
   }
 }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { VouchError } from "../errors/mod.ts";
 
 /** Every stable code a {@link GlobError} can carry. */
 export const GLOB_ERROR_CODES = [
@@ -41,15 +42,11 @@ export type GlobErrorCode = typeof GLOB_ERROR_CODES[number];
  * }
  * ```
  */
-export class GlobError extends Error {
-  /** The stable reason. */
-  readonly code: GlobErrorCode;
+export class GlobError extends VouchError<GlobErrorCode> {
   /** The offending pattern as given. */
   readonly pattern: string;
   constructor(code: GlobErrorCode, pattern: string, detail: string) {
-    super(`Cannot compile glob ${JSON.stringify(pattern)}: ${detail}`);
-    this.name = "GlobError";
-    this.code = code;
+    super(code, `Cannot compile glob ${JSON.stringify(pattern)}: ${detail}`);
     this.pattern = pattern;
   }
 }

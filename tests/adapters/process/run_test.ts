@@ -83,7 +83,7 @@ Deno.test("extra env: allowed names pass, secret/injection names are refused", a
   for (const name of ["LD_PRELOAD", "GH_TOKEN", "NPM_TOKEN", "BASH_ENV", "GIT_EXTERNAL_DIFF"]) {
     await assert.rejects(
       () => runProcess({ argv: ["true"], cwd: "/", env: { [name]: "x" } }),
-      (e) => e instanceof ProcessSpecError && e.code === "env-denied",
+      (e) => e instanceof ProcessSpecError && e.code === "env_denied",
     );
   }
   const ok = await runProcess({
@@ -101,7 +101,7 @@ Deno.test("extra env: allowed names pass, secret/injection names are refused", a
         env: { LD_PRELOAD: "x" },
         allowSecretEnv: ["LD_PRELOAD"],
       }),
-    (e) => e instanceof ProcessSpecError && e.code === "env-denied",
+    (e) => e instanceof ProcessSpecError && e.code === "env_denied",
   );
 });
 

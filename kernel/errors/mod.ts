@@ -1,0 +1,60 @@
+/**
+ * The one base class of every error vouch throws on purpose. Each boundary
+ * (diff parser, globs, log, keys, sandbox, backends, ...) subclasses it with its
+ * own `code` literal union; every code is a stable snake_case word that callers
+ * and the CLI branch on. Anything thrown that is not a `VouchError` is a bug.
+ *
+ * Lives in `kernel/` so the kernel's own errors can extend it; adapters and the
+ * CLI import it from here (the dependency points inward, as the layering wants).
+ *
+ * @module
+ */
+
+/** The shape every stable error code has: lower-case words joined by `_`. */
+export const ERROR_CODE_PATTERN: RegExp = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+
+/**
+ * An error vouch raises on purpose, with a stable machine-readable `code`.
+ * Subclasses narrow `C` to their boundary's literal union.
+ *
+ * @example Subclassing for a boundary and branching on the code
+ * ```ts
+ * import { equal, ok } from "node:assert/strict";
+ * import { isVouchError, VouchError } from "./mod.ts";
+ *
+ * type ThingErrorCode = "not_found" | "too_big";
+ * class ThingError extends VouchError<ThingErrorCode> {}
+ *
+ * const error: unknown = new ThingError("too_big", "Cannot read thing: 9 MiB > 1 MiB");
+ * ok(isVouchError(error));
+ * equal(error.code, "too_big");
+ * equal(error.name, "ThingError");
+ * ok(error instanceof Error);
+ * ```
+ */
+export class VouchError<C extends string = string> extends Error {
+  /** The stable reason, snake_case. */
+  readonly code: C;
+
+  /** Builds the error; `name` is the subclass's name. */
+  constructor(code: C, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/**
+ * Whether `value` is a {@link VouchError} (of any boundary).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { isVouchError, VouchError } from "./mod.ts";
+ * equal(isVouchError(new VouchError("locked", "Cannot open log: locked")), true);
+ * equal(isVouchError(new TypeError("x")), false);
+ * ```
+ */
+export function isVouchError(value: unknown): value is VouchError {
+  return value instanceof VouchError;
+}
