@@ -10,6 +10,7 @@ export * from "./digest/mod.ts";
 export * from "./canonical_json/mod.ts";
 export * from "./process/mod.ts";
 export * from "./sandbox/mod.ts";
+export * from "./host/mod.ts";
 export * from "./git/mod.ts";
 export * from "./log/mod.ts";
 export * from "./worktree/mod.ts";

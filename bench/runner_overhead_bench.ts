@@ -7,7 +7,7 @@
  */
 import { runProcess } from "../adapters/process/run.ts";
 import { bwrapProfile } from "../adapters/sandbox/bwrap.ts";
-import { probeSandbox } from "../adapters/sandbox/probe.ts";
+import { probeSandbox } from "../adapters/host/sandbox_probe.ts";
 
 const worktree = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "vouch-bench-" }));
 const probe = await probeSandbox();

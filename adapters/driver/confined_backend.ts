@@ -15,7 +15,7 @@ import {
   type SandboxProbe,
   type SandboxRequirement,
   selectSandbox,
-} from "../sandbox/probe.ts";
+} from "../host/sandbox_probe.ts";
 
 /**
  * Wraps a backend factory so every run gets a sandbox profile for its task's

@@ -15,7 +15,7 @@ import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
-import type { SandboxRequirement } from "../sandbox/probe.ts";
+import type { SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";

@@ -17,7 +17,7 @@ import type { KeyEnv } from "../keys/paths.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
-import type { SandboxRequirement } from "../sandbox/probe.ts";
+import type { SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import { inspectPatch, type PatchViolation } from "../verification/inspect_patch.ts";
 import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";

@@ -36,7 +36,7 @@ import {
   type SandboxProbe,
   type SandboxRequirement,
   selectSandbox,
-} from "../sandbox/probe.ts";
+} from "../host/sandbox_probe.ts";
 import { sandboxLabel, type SandboxProfile, withSetupNetwork } from "../sandbox/profile.ts";
 import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
 import { createCleanTree } from "../worktree/clean_tree.ts";

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
-import { collectDoctorReport, type DoctorItem } from "../../adapters/sandbox/doctor.ts";
+import { collectDoctorReport, type DoctorItem } from "../../adapters/host/doctor.ts";
 import { probeAgentClis } from "../../adapters/backends/probe.ts";
 
 const HELP = `vouch doctor: check what this machine offers vouch

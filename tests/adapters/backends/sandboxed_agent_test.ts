@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { createRepo } from "../../golden/fixture_repos.ts";
 import { codexBackend } from "../../../adapters/backends/mod.ts";
 import { compareCheckoutSnapshots, snapshotCheckout } from "../../../adapters/git/mod.ts";
-import { probeSandbox, selectSandbox } from "../../../adapters/sandbox/probe.ts";
+import { probeSandbox, selectSandbox } from "../../../adapters/host/sandbox_probe.ts";
 import { createWorktree, extractDiff, removeWorktree } from "../../../adapters/worktree/mod.ts";
 
 const BIN = fileURLToPath(new URL("../../fixtures/bin/", import.meta.url));

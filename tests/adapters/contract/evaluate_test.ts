@@ -7,7 +7,7 @@ import {
   parseContract,
   parseContractText,
 } from "../../../adapters/contract/mod.ts";
-import { probeSandbox } from "../../../adapters/sandbox/probe.ts";
+import { probeSandbox } from "../../../adapters/host/sandbox_probe.ts";
 import { bwrapProfile } from "../../../adapters/sandbox/bwrap.ts";
 import type { OutcomeContract } from "../../../kernel/contract/types.ts";
 

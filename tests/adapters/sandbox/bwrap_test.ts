@@ -3,11 +3,10 @@ import { runProcess } from "../../../adapters/process/mod.ts";
 import {
   bwrapArgv,
   bwrapProfile,
-  probeSandbox,
   SandboxError,
-  selectSandbox,
   worktreeGitPaths,
 } from "../../../adapters/sandbox/mod.ts";
+import { probeSandbox, selectSandbox } from "../../../adapters/host/mod.ts";
 
 const probe = await probeSandbox();
 const skipReason = probe.bwrap.available ? null : `bwrap unavailable: ${probe.bwrap.reason}`;

@@ -7,7 +7,7 @@ import {
   withSetupNetwork,
 } from "../../../adapters/sandbox/mod.ts";
 import { runProcess } from "../../../adapters/process/run.ts";
-import { probeSandbox, selectSandbox } from "../../../adapters/sandbox/probe.ts";
+import { probeSandbox, selectSandbox } from "../../../adapters/host/sandbox_probe.ts";
 
 const PROFILE: BwrapSandbox = {
   kind: "bwrap",

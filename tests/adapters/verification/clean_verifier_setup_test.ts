@@ -6,7 +6,7 @@ import { importMacKey } from "../../../adapters/keys/mac_key.ts";
 import { ReceiptRecorder } from "../../../adapters/receipts/chain.ts";
 import type { ToolReceipt } from "../../../adapters/receipts/receipt.ts";
 import type { OutcomeContract } from "../../../kernel/contract/types.ts";
-import type { SandboxRequirement } from "../../../adapters/sandbox/probe.ts";
+import type { SandboxRequirement } from "../../../adapters/host/sandbox_probe.ts";
 
 const key = await importMacKey(new Uint8Array(32).fill(7), "test");
 

@@ -252,7 +252,7 @@ echo '{"summary":"fixed","done":true}'
 `;
 
 Deno.test("redteam: a command: backend is sandboxed; its outside write fails or is rejected", async () => {
-  const { probeSandbox } = await import("../../../adapters/sandbox/probe.ts");
+  const { probeSandbox } = await import("../../../adapters/host/sandbox_probe.ts");
   const bwrap = (await probeSandbox()).bwrap.available;
   const agentDir = await Deno.makeTempDir({ prefix: "vouch-agent-" });
   await Deno.writeTextFile(`${agentDir}/agent.sh`, ESCAPING_AGENT);

@@ -1,6 +1,6 @@
 import { runGit } from "../git/hardened_git.ts";
 import { runProcess } from "../process/run.ts";
-import { probeSandbox, type SandboxProbe } from "./probe.ts";
+import { probeSandbox, type SandboxProbe } from "./sandbox_probe.ts";
 
 /** Minimum git: 2.39.2 carries the CVE-2023-23946 fix ("beyond a symbolic link"). */
 export const MIN_GIT_VERSION: readonly [number, number, number] = [2, 39, 2];

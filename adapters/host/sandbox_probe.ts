@@ -1,6 +1,6 @@
 import { runProcess } from "../process/run.ts";
-import { bwrapProfile } from "./bwrap.ts";
-import { NO_SANDBOX, SandboxError, type SandboxProfile } from "./profile.ts";
+import { bwrapProfile } from "../sandbox/bwrap.ts";
+import { NO_SANDBOX, SandboxError, type SandboxProfile } from "../sandbox/profile.ts";
 
 /** Availability of one sandbox kind, with the reason when it is not usable. */
 export interface SandboxAvailability {
@@ -28,7 +28,7 @@ export interface SandboxProbe {
  *
  * @example
  * ```ts ignore
- * import { probeSandbox } from "./probe.ts";
+ * import { probeSandbox } from "./sandbox_probe.ts";
  * const p = await probeSandbox();
  * console.log(p.bwrap.available ? "bwrap ok" : `bwrap: ${p.bwrap.reason}`);
  * ```
@@ -88,7 +88,7 @@ export type SandboxRequirement = "bwrap" | "none" | "auto";
  *
  * @example
  * ```ts ignore
- * import { selectSandbox } from "./probe.ts";
+ * import { selectSandbox } from "./sandbox_probe.ts";
  * const profile = await selectSandbox("bwrap", { worktree: "/tmp/wt" });
  * ```
  */

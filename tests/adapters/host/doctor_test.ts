@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { doctorCommand } from "../../../cli/commands/doctor.ts";
-import { gitVersionOk } from "../../../adapters/sandbox/doctor.ts";
+import { gitVersionOk } from "../../../adapters/host/doctor.ts";
 
 function bufferIo() {
   let out = "";
