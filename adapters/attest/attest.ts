@@ -1,7 +1,8 @@
 import type { MacKey } from "../keys/mac_key.ts";
 import type { SigningKey } from "../keys/signing_key.ts";
 import { assertVerifiedPatch, type VerifiedPatch } from "../verified_patch/verified_patch.ts";
-import { type DsseEnvelope, signStatement } from "./envelope.ts";
+import type { DsseEnvelope } from "./dsse.ts";
+import { signStatement } from "./envelope.ts";
 import { buildVerificationStatement } from "./statement.ts";
 
 /**

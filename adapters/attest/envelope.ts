@@ -1,27 +1,11 @@
-import { Buffer } from "node:buffer";
-import { z } from "zod";
 import { canonicalJson } from "../canonical_json/canonical_json.ts";
 import type { PublicKey, SigningKey } from "../keys/signing_key.ts";
 import { AttestError } from "./errors.ts";
-import { pae } from "./pae.ts";
+import { type DsseEnvelope, openDsse, signDsse } from "./dsse.ts";
 import { type VouchStatement, VouchStatementSchema } from "./statement.ts";
 
 /** The in-toto DSSE payload type. */
 export const IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
-
-/** A DSSE envelope. */
-export interface DsseEnvelope {
-  /** Base64 of the serialized statement. */
-  readonly payload: string;
-  readonly payloadType: string;
-  readonly signatures: readonly { readonly keyid: string; readonly sig: string }[];
-}
-
-const EnvelopeSchema = z.object({
-  payload: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/),
-  payloadType: z.string(),
-  signatures: z.array(z.object({ keyid: z.string(), sig: z.string() })).min(1),
-});
 
 /**
  * Signs a statement: payload = canonical JSON bytes, signature = Ed25519 over
@@ -48,17 +32,11 @@ export async function signStatement(
   statement: VouchStatement,
   key: SigningKey,
 ): Promise<DsseEnvelope> {
-  const payload = new TextEncoder().encode(canonicalJson(statement));
-  const sig = await crypto.subtle.sign(
-    "Ed25519",
-    key.privateKey,
-    pae(IN_TOTO_PAYLOAD_TYPE, payload),
+  return await signDsse(
+    IN_TOTO_PAYLOAD_TYPE,
+    new TextEncoder().encode(canonicalJson(statement)),
+    key,
   );
-  return {
-    payload: Buffer.from(payload).toString("base64"),
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-    signatures: [{ keyid: key.keyId, sig: Buffer.from(sig).toString("base64") }],
-  };
 }
 
 /** What a verified envelope says. */
@@ -70,7 +48,10 @@ export interface VerifiedAttestation {
 
 /**
  * Verifies a DSSE envelope with only the public key: no vouch state, no log, no
- * MAC key. Checks the payload type, an Ed25519 signature over PAE by that key,
+ * MAC key. Checks the payload type and that at least one of the signatures is a
+ * valid Ed25519 signature over PAE by that key (as the DSSE spec says: `keyid`
+ * is only a hint, every signature is tried, payload and signatures may use the
+ * standard or the URL-safe base64 alphabet),
  * and that the payload is a vouch verification summary that PASSED; optionally
  * that a subject carries `expectPatchSha256`. Throws `AttestError`.
  *
@@ -84,34 +65,14 @@ export async function verifyEnvelope(
   key: PublicKey,
   options: { readonly expectPatchSha256?: string } = {},
 ): Promise<VerifiedAttestation> {
-  const parsed = EnvelopeSchema.safeParse(envelope);
-  if (!parsed.success) {
-    throw new AttestError("schema", "Cannot verify attestation: not a DSSE envelope");
-  }
-  const env = parsed.data;
-  if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
+  const opened = await openDsse(envelope, key);
+  if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
     throw new AttestError(
       "payload_type",
-      `Cannot verify attestation: payloadType is "${env.payloadType}", expected ${IN_TOTO_PAYLOAD_TYPE}`,
+      `Cannot verify attestation: payloadType is "${opened.payloadType}", expected ${IN_TOTO_PAYLOAD_TYPE}`,
     );
   }
-  const payload = new Uint8Array(Buffer.from(env.payload, "base64"));
-  const candidates = env.signatures.filter((s) => s.keyid === key.keyId || s.keyid === "");
-  if (candidates.length === 0) {
-    throw new AttestError(
-      "no_signature",
-      `Cannot verify attestation: no signature by key ${key.keyId.slice(0, 16)}`,
-    );
-  }
-  let ok = false;
-  for (const s of candidates) {
-    const sig = new Uint8Array(Buffer.from(s.sig, "base64"));
-    if (await crypto.subtle.verify("Ed25519", key.cryptoKey, sig, pae(env.payloadType, payload))) {
-      ok = true;
-      break;
-    }
-  }
-  if (!ok) throw new AttestError("bad_signature", "Cannot verify attestation: bad signature");
+  const payload = opened.payload;
   let statement: VouchStatement;
   try {
     statement = VouchStatementSchema.parse(

@@ -19,5 +19,6 @@
 export * from "./errors.ts";
 export * from "./pae.ts";
 export * from "./statement.ts";
+export * from "./dsse.ts";
 export * from "./envelope.ts";
 export * from "./attest.ts";

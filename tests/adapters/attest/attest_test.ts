@@ -5,6 +5,7 @@ import {
   buildVerificationStatement,
   type DsseEnvelope,
   pae,
+  signDsse,
   signStatement,
   verifyEnvelope,
   VOUCH_PREDICATE_TYPE,
@@ -103,7 +104,12 @@ Deno.test("verifyEnvelope() rejects tampering, other keys and wrong subjects", a
     payload: Buffer.from(JSON.stringify(statement)).toString("base64"),
   };
   await reject(swapped, "bad_signature");
-  await reject({ ...envelope, payloadType: "application/json" }, "payload_type");
+  // payloadType is authenticated: changing it breaks the signature first
+  await reject({ ...envelope, payloadType: "application/json" }, "bad_signature");
+  await reject(
+    await signDsse("application/json", Buffer.from(envelope.payload, "base64"), key),
+    "payload_type",
+  );
   await reject({ ...envelope, signatures: [] }, "schema");
   await reject("not an envelope", "schema");
   await reject(envelope, "no_signature", await importPublicKey(other.publicKeyPem));
