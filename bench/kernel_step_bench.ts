@@ -89,20 +89,31 @@ function nextFor(t: TaskRecord, seq: number, at: number, rnd: () => number): Ker
       return {
         ...base,
         kind: "baseline_result",
+        setupReceipts: [],
         effectId,
         ran: true,
-        checks: [{ id: "unit", outcome: "fail" }, { id: "lint", outcome: "pass" }],
+        checks: [{ id: "unit", outcome: "fail", receipts: ["sha256:receipt-unit"] }, {
+          id: "lint",
+          outcome: "pass",
+          receipts: ["sha256:receipt-lint"],
+        }],
       };
     case "run_round":
       return {
         ...base,
         kind: "verification_result",
+        setupReceipts: [],
         effectId,
         round: t.round,
         // The first attempt claims done without fixing; the repair round passes.
-        checks: [{ id: "unit", outcome: t.round === 0 ? "fail" : "pass" }, {
+        checks: [{
+          id: "unit",
+          outcome: t.round === 0 ? "fail" : "pass",
+          receipts: ["sha256:receipt-unit"],
+        }, {
           id: "lint",
           outcome: "pass",
+          receipts: ["sha256:receipt-lint"],
         }],
       };
     case "integrate":

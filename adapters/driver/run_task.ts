@@ -580,6 +580,7 @@ class TaskRun {
         effectId: action.effectId,
         ran: b !== null && b.ran,
         checks: b?.checks ?? [],
+        setupReceipts: b?.setupReceipts ?? [],
       });
       return;
     }
@@ -653,8 +654,9 @@ class TaskRun {
       round: action.round,
       // A refused run (patch does not apply, cannot run) fails closed.
       checks: run.refusals.length > 0 || run.checks.length === 0
-        ? [{ id: run.refusals[0] ?? "no-checks", outcome: "fail" }]
+        ? [{ id: run.refusals[0] ?? "no-checks", outcome: "fail", receipts: [] }]
         : run.checks,
+      setupReceipts: run.setupReceipts,
     });
   }
 

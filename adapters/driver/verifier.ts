@@ -31,6 +31,11 @@ export interface VerificationRun {
   readonly checkEvidence: readonly PatchCheckEvidence[];
   /** Receipts of every command this run performed for the verdict. */
   readonly receipts: readonly ToolReceipt[];
+  /**
+   * `receiptDigest`s of the setup commands' receipts (in order; also in
+   * `receipts`). Each check's own receipts are named by its `RoundCheckResult`.
+   */
+  readonly setupReceipts: readonly string[];
   /** JSON evidence to store as an artefact. */
   readonly evidence: unknown;
 }

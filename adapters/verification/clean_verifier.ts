@@ -119,13 +119,14 @@ function setupSummary(report: SetupReport): CheckSummary {
   };
 }
 
-function toKernelOutcome(j: CheckJudgement): RoundCheckResult {
+/** The kernel's view of one judged check, naming the receipt it rests on (if it ran). */
+function toKernelOutcome(j: CheckJudgement, receipt: ToolReceipt | undefined): RoundCheckResult {
   const outcome = j.status === "passed" || j.status === "captured"
     ? "pass"
     : j.status === "inconclusive"
     ? "inconclusive"
     : "fail";
-  return { id: j.name, outcome };
+  return { id: j.name, outcome, receipts: receipt === undefined ? [] : [receiptDigest(receipt)] };
 }
 
 /**
@@ -272,6 +273,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       sandbox: run.sandbox,
       checkEvidence: [],
       receipts: run.receipts,
+      setupReceipts: run.receipts.map(receiptDigest),
       evidence: {
         phase,
         refused: "setup_failed",
@@ -344,6 +346,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       sandbox,
       checkEvidence: [],
       receipts: [],
+      setupReceipts: [],
       evidence: { refused: code, message },
     };
   }
@@ -385,7 +388,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         const summaries = judgement.before.map((j) => summarize(j, run.results.get(j.name)));
         return {
           ran: !cannotRun,
-          checks: judgement.before.map(toKernelOutcome),
+          checks: judgement.before.map((j) => toKernelOutcome(j, run.receipts.get(j.name))),
           summaries,
           passed: judgement.before.every((j) => j.status === "passed"),
           refusals: [],
@@ -393,6 +396,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           sandbox: run.sandbox,
           checkEvidence: [],
           receipts: [...(setup?.receipts ?? []), ...run.receipts.values()],
+          setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
           evidence: {
             phase: "baseline",
             base: opts.base,
@@ -460,13 +464,13 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           const receipt = run.receipts.get(j.name);
           return {
             id: j.name,
-            outcome: toKernelOutcome(j).outcome,
+            outcome: toKernelOutcome(j, receipt).outcome,
             receipt: receipt === undefined ? "sha256:" + "0".repeat(64) : receiptDigest(receipt),
           };
         });
         return {
           ran: true,
-          checks: gating.map(toKernelOutcome),
+          checks: gating.map((j) => toKernelOutcome(j, run.receipts.get(j.name))),
           summaries,
           passed: judgement.verdict === "passed",
           refusals: [],
@@ -474,6 +478,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           sandbox: run.sandbox,
           checkEvidence,
           receipts: [...(setup?.receipts ?? []), ...run.receipts.values()],
+          setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
           evidence: {
             phase: "round",
             round,

@@ -65,10 +65,16 @@ function fakeBackend(files: Files, round: number, failing: readonly string[]): v
 }
 
 /** The fake contract: `unit` passes when add() adds; `notes-free` is a no-op check. */
-function fakeContract(files: Files): { id: string; outcome: "pass" | "fail" }[] {
+function fakeContract(
+  files: Files,
+): { id: string; outcome: "pass" | "fail"; receipts: string[] }[] {
   return [
-    { id: "unit", outcome: (files.get("math.ts") ?? "").includes("a + b") ? "pass" : "fail" },
-    { id: "typecheck", outcome: "pass" },
+    {
+      id: "unit",
+      outcome: (files.get("math.ts") ?? "").includes("a + b") ? "pass" : "fail",
+      receipts: [],
+    },
+    { id: "typecheck", outcome: "pass", receipts: [] },
   ];
 }
 
@@ -192,6 +198,7 @@ export function runKernelDemo(): KernelDemoResult {
             ? {
               ...base,
               kind: "baseline_result",
+              setupReceipts: [],
               effectId: a.effectId,
               ran: true,
               checks,
@@ -200,6 +207,7 @@ export function runKernelDemo(): KernelDemoResult {
             : {
               ...base,
               kind: "verification_result",
+              setupReceipts: [],
               effectId: a.effectId,
               round: a.round,
               checks,

@@ -39,6 +39,13 @@ export interface RoundCheckResult {
   readonly id: string;
   /** `inconclusive` counts as a failure (fail closed). */
   readonly outcome: RoundCheckOutcome;
+  /**
+   * The receipts this outcome rests on: the `receiptDigest` of every MAC'd
+   * receipt of the commands the check ran (empty when the check never ran,
+   * e.g. the run was refused; such a check can only fail). `vouch inspect`
+   * re-derives the outcome from these receipts.
+   */
+  readonly receipts: readonly string[];
 }
 
 /** A new task. */
@@ -132,6 +139,8 @@ export interface BaselineResultEvent extends KernelEventBase {
   /** `false` when the baseline could not be run at all. */
   readonly ran: boolean;
   readonly checks: readonly RoundCheckResult[];
+  /** Receipt digests of the contract's setup commands run before the checks (in order). */
+  readonly setupReceipts: readonly string[];
 }
 
 /** The contract ran on the patched worktree in a clean sandbox. */
@@ -142,6 +151,8 @@ export interface VerificationResultEvent extends KernelEventBase {
   /** The round the run judged (0 = first attempt). */
   readonly round: number;
   readonly checks: readonly RoundCheckResult[];
+  /** Receipt digests of the contract's setup commands run before the checks (in order). */
+  readonly setupReceipts: readonly string[];
 }
 
 /** A human approved an action. Bound to one task, one action, one patch. */

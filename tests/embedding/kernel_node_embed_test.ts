@@ -37,8 +37,8 @@ send({ kind: "worktree_ready", taskId: "t1", effectId: effect(), path: "/tmp/wt"
 send({ kind: "backend_finished", taskId: "t1", effectId: effect(), outcome: "ok", outputBytes: 10, costUnits: 1 });
 send({ kind: "patch_extracted", taskId: "t1", effectId: effect(), patchDigest: "sha256:d", filesChanged: 1 });
 send({ kind: "scope_checked", taskId: "t1", effectId: effect(), verdict: "accept", violations: [], sensitive: [] });
-send({ kind: "baseline_result", taskId: "t1", effectId: effect(), ran: true, checks: [{ id: "unit", outcome: "fail" }] });
-const verified = send({ kind: "verification_result", taskId: "t1", effectId: effect(), round: 0, checks: [{ id: "unit", outcome: "pass" }] });
+send({ kind: "baseline_result", setupReceipts: [], taskId: "t1", effectId: effect(), ran: true, checks: [{ id: "unit", outcome: "fail", receipts: [] }] });
+const verified = send({ kind: "verification_result", setupReceipts: [], taskId: "t1", effectId: effect(), round: 0, checks: [{ id: "unit", outcome: "pass", receipts: [] }] });
 const request = verified.find((a) => a.kind === "request_approval");
 const granted = send({
   kind: "approval_granted", taskId: "t1", approvalId: request.approvalId, action: "integrate",

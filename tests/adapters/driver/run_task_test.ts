@@ -3,6 +3,7 @@ import type { AgentBackend, AgentTask, BackendResult } from "../../../adapters/b
 import { contractFromCommand } from "../../../adapters/verification/clean_verifier.ts";
 import { runInRepo } from "../../../adapters/driver/run_in_repo.ts";
 import { readLogFile } from "../../../adapters/log/store.ts";
+import { receiptDigest, type ToolReceipt } from "../../../adapters/receipts/receipt.ts";
 import { replayKernelRecords } from "../../../adapters/log/replay.ts";
 import { defaultPolicy, initialKernelState, step } from "../../../kernel/lifecycle/mod.ts";
 import type { KernelEvent, KernelState, PolicySnapshot } from "../../../kernel/lifecycle/mod.ts";
@@ -123,6 +124,27 @@ Deno.test("runTask: a claimed-but-unfixed round is rejected, the fix round is ve
     );
     assert.equal(receipts.length, 1);
     assert.match(receipts[0].mac, /^[0-9a-f]{64}$/);
+    // Every baseline/verification result the kernel acted on names the receipts it rests on.
+    const logged = await readLogFile(outcome.logPath);
+    const receiptDigests = new Set(
+      logged.records.filter((rec) => rec.kind === "tool.receipt").map((rec) =>
+        receiptDigest(rec.body as unknown as ToolReceipt)
+      ),
+    );
+    const results = logged.records.flatMap((rec) => {
+      const body = rec.body as { kind?: string; checks?: { receipts: string[] }[] };
+      return rec.kind === "kernel.event" &&
+          (body.kind === "baseline_result" || body.kind === "verification_result")
+        ? [body]
+        : [];
+    });
+    assert.equal(results.length, 2, "one baseline and one verification (round 1 changed nothing)");
+    for (const result of results) {
+      for (const check of result.checks ?? []) {
+        assert.equal(check.receipts.length, 1, JSON.stringify(check));
+        assert.ok(receiptDigests.has(check.receipts[0]!), `unknown receipt ${check.receipts[0]}`);
+      }
+    }
     const r = await replay(outcome.logPath);
     assert.equal(r.status, "deterministic", JSON.stringify(r));
     assert.deepEqual(snapshotDifferences(before, await snapshot(repo.dir)), []);

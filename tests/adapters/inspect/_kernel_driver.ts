@@ -104,19 +104,26 @@ export async function driveKernel(
             queue.push({
               ...base,
               kind: "baseline_result",
+              setupReceipts: [],
               effectId: a.effectId,
               ran: true,
-              checks: [{ id: "unit", outcome: "fail" }],
+              checks: [{ id: "unit", outcome: "fail", receipts: [] }],
             });
           } else {
             queue.push({
               ...base,
               kind: "verification_result",
+              setupReceipts: [],
               effectId: a.effectId,
               round: a.round,
-              checks: [{ id: "unit", outcome: a.round >= script.passRound ? "pass" : "fail" }, {
+              checks: [{
+                id: "unit",
+                outcome: a.round >= script.passRound ? "pass" : "fail",
+                receipts: [],
+              }, {
                 id: "lint",
                 outcome: "pass",
+                receipts: [],
               }],
             });
           }

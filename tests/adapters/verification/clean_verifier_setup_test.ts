@@ -283,7 +283,8 @@ Deno.test("clean verifier: a deadline already passed leaves no time: setup and c
     const b = await noSetup.verify(1, new Uint8Array(), signal(), () => {});
     assert.equal(b.passed, false);
     assert.deepEqual(b.receipts, [], "the check did not run");
-    assert.deepEqual(b.checks, [{ id: "marker", outcome: "fail" }]);
+    assert.deepEqual(b.checks, [{ id: "marker", outcome: "fail", receipts: [] }]);
+    assert.deepEqual(b.setupReceipts, []);
     await withSetup.settle();
     await noSetup.settle();
   });

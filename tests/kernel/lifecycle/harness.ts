@@ -144,20 +144,30 @@ export class Sim {
   baseline(taskId: string, ran = true): KernelAction[] {
     return this.send({
       kind: "baseline_result",
+      setupReceipts: [],
       taskId,
       effectId: this.effect(taskId),
       ran,
-      checks: [{ id: "unit", outcome: "fail" }, { id: "lint", outcome: "pass" }],
+      checks: [{ id: "unit", outcome: "fail", receipts: ["sha256:receipt-unit"] }, {
+        id: "lint",
+        outcome: "pass",
+        receipts: ["sha256:receipt-lint"],
+      }],
     });
   }
 
   verify(taskId: string, pass: boolean, round = this.task(taskId).round): KernelAction[] {
     return this.send({
       kind: "verification_result",
+      setupReceipts: [],
       taskId,
       effectId: this.effect(taskId),
       round,
-      checks: [{ id: "unit", outcome: pass ? "pass" : "fail" }, { id: "lint", outcome: "pass" }],
+      checks: [{ id: "unit", outcome: pass ? "pass" : "fail", receipts: ["sha256:receipt-unit"] }, {
+        id: "lint",
+        outcome: "pass",
+        receipts: ["sha256:receipt-lint"],
+      }],
     });
   }
 

@@ -215,7 +215,8 @@ function body(state: KernelState, cmd: Cmd, kind: typeof RAW_KINDS[number]): unk
         taskId,
         effectId,
         ran: cmd.flag || cmd.flag2,
-        checks: [{ id: "unit", outcome: "fail" }],
+        setupReceipts: [],
+        checks: [{ id: "unit", outcome: "fail", receipts: ["sha256:receipt-unit"] }],
       };
     case "verification_result":
       return {
@@ -223,9 +224,14 @@ function body(state: KernelState, cmd: Cmd, kind: typeof RAW_KINDS[number]): unk
         taskId,
         effectId,
         round: cmd.ref === "pending" ? t?.round ?? 0 : cmd.b % 3,
+        setupReceipts: [],
         checks: [
-          { id: "unit", outcome: cmd.flag ? "pass" : "fail" },
-          { id: "lint", outcome: cmd.flag2 || cmd.flag ? "pass" : "inconclusive" },
+          { id: "unit", outcome: cmd.flag ? "pass" : "fail", receipts: ["sha256:receipt-unit"] },
+          {
+            id: "lint",
+            outcome: cmd.flag2 || cmd.flag ? "pass" : "inconclusive",
+            receipts: ["sha256:receipt-lint"],
+          },
         ],
       };
     case "approval_granted": {

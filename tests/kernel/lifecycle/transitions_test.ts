@@ -288,10 +288,11 @@ Deno.test("inconclusive checks and empty check lists never pass", () => {
   sim.baseline("t1");
   sim.send({
     kind: "verification_result",
+    setupReceipts: [],
     taskId: "t1",
     effectId: sim.effect("t1"),
     round: 0,
-    checks: [{ id: "unit", outcome: "inconclusive" }],
+    checks: [{ id: "unit", outcome: "inconclusive", receipts: ["sha256:receipt-unit"] }],
   });
   assert.equal(sim.task("t1").status, "worktree_ready");
   assert.deepEqual(sim.task("t1").failingChecks, ["unit"]);
@@ -300,6 +301,7 @@ Deno.test("inconclusive checks and empty check lists never pass", () => {
   sim.scope("t1");
   sim.send({
     kind: "verification_result",
+    setupReceipts: [],
     taskId: "t1",
     effectId: sim.effect("t1"),
     round: 1,
