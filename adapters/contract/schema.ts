@@ -45,6 +45,9 @@ const differentialSchema = z.strictObject({
   ]),
 });
 
+const testListSchema = z.array(z.string().min(1).max(2000).refine(noNul, "must not contain NUL"))
+  .max(100_000);
+
 const checkSchema = z.strictObject({
   // deno-lint-ignore no-control-regex
   name: z.string().min(1).max(100).regex(/^[^\x00-\x1f]+$/, "must be printable"),
@@ -58,6 +61,12 @@ const checkSchema = z.strictObject({
     .describe(
       "parse failing tests; exit!=0 without failures or exit 0 without tests is inconclusive",
     ),
+  failToPass: testListSchema.optional().describe(
+    "test ids that must fail on the base and pass after the change (needs tests; SWE-bench FAIL_TO_PASS)",
+  ),
+  passToPass: testListSchema.optional().describe(
+    "test ids that must pass on the base and after the change (needs tests; SWE-bench PASS_TO_PASS)",
+  ),
 });
 
 const setupSchema = z.strictObject({
@@ -138,7 +147,29 @@ export const contractFileSchema = z.strictObject({
           message: "a baseline check is capture-only: no tests",
         });
       }
+      if (c.failToPass || c.passToPass) {
+        ctx.addIssue({
+          code: "custom",
+          path: at(c.failToPass ? "failToPass" : "passToPass"),
+          message: "a baseline check is capture-only: no test lists",
+        });
+      }
       return;
+    }
+    const lists = [...(c.failToPass ?? []), ...(c.passToPass ?? [])];
+    if ((c.failToPass || c.passToPass) && !c.tests) {
+      ctx.addIssue({
+        code: "custom",
+        path: at(c.failToPass ? "failToPass" : "passToPass"),
+        message: "test lists need `tests` (the output format to parse)",
+      });
+    }
+    if (new Set(lists).size !== lists.length) {
+      ctx.addIssue({
+        code: "custom",
+        path: at(c.failToPass ? "failToPass" : "passToPass"),
+        message: "a test id is listed twice (within or across failToPass and passToPass)",
+      });
     }
     gating++;
     if (c.differential) {
@@ -168,8 +199,8 @@ export const contractFileSchema = z.strictObject({
         }
       }
     }
-    const asserts = (c.expect?.exitZero ?? true) || contains.length > 0 ||
-      c.differential !== undefined;
+    const asserts = (c.expect?.exitZero ?? lists.length === 0) || contains.length > 0 ||
+      c.differential !== undefined || lists.length > 0;
     if (!asserts) {
       ctx.addIssue({
         code: "custom",
@@ -217,8 +248,10 @@ export function toOutcomeContract(file: ContractFile): OutcomeContract {
   const checks: ContractCheck[] = file.checks.map((c) => {
     const expect: Expectation[] = [];
     const baseline = c.baseline ?? false;
+    const hasLists = c.failToPass !== undefined || c.passToPass !== undefined;
     if (!baseline) {
-      if (c.expect?.exitZero ?? true) expect.push({ kind: "exit-zero" });
+      // With test lists the listed tests decide, not the suite's exit code (as in SWE-bench).
+      if (c.expect?.exitZero ?? !hasLists) expect.push({ kind: "exit-zero" });
       const contains = c.expect?.outputContains;
       for (
         const text of contains === undefined
@@ -241,6 +274,9 @@ export function toOutcomeContract(file: ContractFile): OutcomeContract {
         ? { against: c.differential.against, expect: toDifferentialExpect(c.differential.expect) }
         : null,
       tests: (c.tests ?? null) as TestFormat | null,
+      ...(hasLists
+        ? { testLists: { failToPass: c.failToPass ?? [], passToPass: c.passToPass ?? [] } }
+        : {}),
     };
   });
   const contract: OutcomeContract = {

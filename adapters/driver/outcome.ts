@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ListedTest } from "../../kernel/contract/types.ts";
 
 /** How a run ended. Stable strings: they are persisted in logs and `--json` output. */
 export type RunFinalState =
@@ -53,6 +54,8 @@ export interface CheckSummary {
   readonly durationMs: number;
   /** The last few KiB of the check's output (masked), fed back to the next round on failure. */
   readonly outputTail: string;
+  /** Every listed test's status in this run, when the check has test lists (failToPass/passToPass). */
+  readonly tests?: readonly ListedTest[];
 }
 
 /** What happened in one backend round. */

@@ -45,6 +45,12 @@ export interface VerifyPatchOptions {
    * differential checks (they need the captures), else false
    */
   readonly baseline?: boolean;
+  /**
+   * Where the event log (`events.jsonl`, with its lock) and `runs/<task>/`
+   * artefacts live. Parallel verifications in one repository each need their
+   * own (`vouch batch` gives every candidate one). @default `<top>/.vouch`
+   */
+  readonly stateDir?: string;
 }
 
 /** The result of `vouch verify`. */
@@ -77,7 +83,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   const info = await locateRepo(opts.dir, opts.base ?? "HEAD");
   const commonDir = info.commonDir;
   await excludeStateDir(commonDir);
-  const stateDir = `${info.top}/.vouch`;
+  const stateDir = opts.stateDir ?? `${info.top}/.vouch`;
   await Deno.mkdir(`${stateDir}/runs`, { recursive: true });
   const task = newTaskId();
   const key = await loadOrCreateMacKey({
@@ -113,7 +119,10 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
     let verified: string | null = null;
     if (reasons.length === 0) {
       const signal = new AbortController().signal;
-      const needsCaptures = opts.contract.checks.some((c) => c.baseline || c.differential !== null);
+      // Test lists need the base's statuses (failToPass must fail there, passToPass pass).
+      const needsCaptures = opts.contract.checks.some((c) =>
+        c.baseline || c.differential !== null || c.testLists !== undefined
+      );
       if (opts.baseline ?? needsCaptures) {
         const b = await verifier.baseline(signal, (n) => opts.onCheck?.("baseline", n));
         baseline = b.summaries;

@@ -37,8 +37,15 @@ function count(text: string, word: RegExp): number {
 
 function parsePytest(log: string): TestReport {
   const ids = new Ids();
+  const passing = new Ids();
   let ran: number | null = null;
   for (const line of lines(log)) {
+    const passed = /^(?:PASSED|XFAIL) (\S+)/.exec(line) ??
+      /^(\S+::\S+) (?:PASSED|XFAIL)\b/.exec(line);
+    if (passed) {
+      passing.add(passed[1]!);
+      continue;
+    }
     const summary = /^(FAILED|ERROR) (.+)$/.exec(line);
     if (summary) {
       const rest = summary[2]!;
@@ -62,7 +69,7 @@ function parsePytest(log: string): TestReport {
       }
     }
   }
-  return { failing: ids.list, ran };
+  return { failing: ids.list, passing: passing.list, ran };
 }
 
 function parseDeno(log: string): TestReport {
@@ -70,7 +77,25 @@ function parseDeno(log: string): TestReport {
   let ran: number | null = null;
   let inFailures = false;
   const fallback = new Ids();
+  const passing = new Ids();
+  const steps: { indent: number; name: string }[] = [];
   for (const line of lines(log)) {
+    if (/^running \d+ tests? from /.test(line)) steps.length = 0;
+    const open = /^(\s*)(\S.*?) \.\.\.$/.exec(line);
+    const ok = /^(\s*)(\S.*?) \.\.\. ok\b/.exec(line);
+    if ((open || ok) && !inFailures) {
+      const m = (open ?? ok)!;
+      const indent = m[1]!.length;
+      while (steps.length > 0 && steps.at(-1)!.indent >= indent) steps.pop();
+      const id = [...steps.map((s) => s.name), m[2]!].join(" ... ");
+      if (open) steps.push({ indent, name: m[2]! });
+      else passing.add(id);
+      continue;
+    }
+    if (/^(\s*)(\S.*?) \.\.\. (FAILED|ignored)\b/.test(line) && !inFailures) {
+      const indent = /^(\s*)/.exec(line)![1]!.length;
+      while (steps.length > 0 && steps.at(-1)!.indent >= indent) steps.pop();
+    }
     if (/^\s*FAILURES\s*$/.test(line)) {
       inFailures = true;
       continue;
@@ -89,11 +114,12 @@ function parseDeno(log: string): TestReport {
     const listed = /^(\S.*?) \.\.\. FAILED(?! \(due to)/.exec(line);
     if (listed) fallback.add(listed[1]!);
   }
-  return { failing: ids.list.length > 0 ? ids.list : fallback.list, ran };
+  return { failing: ids.list.length > 0 ? ids.list : fallback.list, passing: passing.list, ran };
 }
 
 function parseNode(log: string): TestReport {
   const ids = new Ids();
+  const passing = new Ids();
   let ran: number | null = null;
   const all = lines(log);
   // TAP reporter (the default when stdout is not a terminal).
@@ -120,10 +146,23 @@ function parseNode(log: string): TestReport {
       if (!suite) ids.add([...parents, notOk[2]!].join(" > "));
       continue;
     }
+    const ok = /^(\s*)ok \d+ - (.*?)( # (?:SKIP|TODO).*)?$/.exec(line);
+    if (ok && ok[3] === undefined) {
+      const indent = ok[1]!.length;
+      let suite = false;
+      for (let j = i + 1; j < all.length && j < i + 40; j++) {
+        const l = all[j]!;
+        if (/^\s*\.\.\.\s*$/.test(l)) break;
+        if (/type: 'suite'/.test(l)) suite = true;
+      }
+      const parents = stack.filter((s) => s.indent < indent).map((s) => s.name);
+      if (!suite) passing.add([...parents, ok[2]!].join(" > "));
+      continue;
+    }
     const tapTests = /^# (tests|skipped|todo) (\d+)$/.exec(line);
     if (tapTests) ran = (ran ?? 0) + (tapTests[1] === "tests" ? 1 : -1) * Number(tapTests[2]);
   }
-  if (ids.list.length > 0 || ran !== null) return { failing: ids.list, ran };
+  if (ids.list.length > 0 || ran !== null) return { failing: ids.list, passing: passing.list, ran };
   // Spec reporter.
   const suites: { indent: number; name: string }[] = [];
   for (const line of all) {
@@ -147,16 +186,44 @@ function parseNode(log: string): TestReport {
       ids.add([...parents, fail[2]!].join(" > "));
       continue;
     }
+    const pass = /^(\s*)✔ (.*?) \([0-9.]+m?s\)$/.exec(line);
+    if (pass) {
+      const indent = pass[1]!.length;
+      if (suites.some((s) => s.indent === indent && s.name === pass[2])) {
+        while (suites.length > 0 && suites.at(-1)!.indent >= indent) suites.pop();
+        continue;
+      }
+      const parents = suites.filter((s) => s.indent < indent).map((s) => s.name);
+      passing.add([...parents, pass[2]!].join(" > "));
+      continue;
+    }
     const specTests = /^ℹ (tests|skipped|todo) (\d+)$/.exec(line);
     if (specTests) ran = (ran ?? 0) + (specTests[1] === "tests" ? 1 : -1) * Number(specTests[2]);
   }
-  return { failing: ids.list, ran };
+  return { failing: ids.list, passing: passing.list, ran };
 }
 
 function parseJest(log: string): TestReport {
   const ids = new Ids();
+  const passing = new Ids();
   let ran: number | null = null;
+  // Verbose output: describe names indented above `✓ test (N ms)` lines.
+  let describes: { indent: number; name: string }[] = [];
   for (const line of lines(log)) {
+    if (/^(PASS|FAIL) /.test(line)) describes = [];
+    const test = /^(\s+)([✓✕○√×]) (.+?)(?: \(\d+(?:\.\d+)? m?s\))?$/.exec(line);
+    if (test) {
+      const indent = test[1]!.length;
+      const parents = describes.filter((d) => d.indent < indent).map((d) => d.name);
+      if (test[2] === "✓" || test[2] === "√") passing.add([...parents, test[3]!].join(" › "));
+      continue;
+    }
+    const describe = /^(\s{2,})([^\s●].*?)\s*$/.exec(line);
+    if (describe && !/^\s+at /.test(line)) {
+      const indent = describe[1]!.length;
+      describes = describes.filter((d) => d.indent < indent);
+      describes.push({ indent, name: describe[2]! });
+    }
     const bullet = /^\s{2}● (.+)$/.exec(line);
     if (bullet && !/^Test suite failed to run/.test(bullet[1]!) && !/^Console$/.test(bullet[1]!)) {
       ids.add(bullet[1]!);
@@ -169,14 +236,20 @@ function parseJest(log: string): TestReport {
         count(s, /(\d+) todo/);
     }
   }
-  return { failing: ids.list, ran };
+  return { failing: ids.list, passing: passing.list, ran };
 }
 
 function parseVitest(log: string): TestReport {
   const ids = new Ids();
+  const passing = new Ids();
   let ran: number | null = null;
   const fallback = new Ids();
   for (const line of lines(log)) {
+    const pass = /^\s+[✓√] (\S.* > .+?)(?: \d+ms)?$/.exec(line);
+    if (pass) {
+      passing.add(pass[1]!);
+      continue;
+    }
     const fail = /^ FAIL\s+(\S.* > .+?)\s*$/.exec(line);
     if (fail) {
       ids.add(fail[1]!.replace(/ \[[^\]]*\]$/, ""));
@@ -190,13 +263,19 @@ function parseVitest(log: string): TestReport {
         count(summary[1]!, /(\d+) todo/);
     }
   }
-  return { failing: ids.list.length > 0 ? ids.list : fallback.list, ran };
+  return { failing: ids.list.length > 0 ? ids.list : fallback.list, passing: passing.list, ran };
 }
 
 function parseCargo(log: string): TestReport {
   const ids = new Ids();
+  const passing = new Ids();
   let ran: number | null = null;
   for (const line of lines(log)) {
+    const ok = /^test (\S+) \.\.\. ok$/.exec(line);
+    if (ok) {
+      passing.add(ok[1]!);
+      continue;
+    }
     const m = /^test (\S+) \.\.\. FAILED$/.exec(line);
     if (m) {
       ids.add(m[1]!);
@@ -205,11 +284,12 @@ function parseCargo(log: string): TestReport {
     const summary = /^test result: \w+\. (\d+) passed; (\d+) failed;/.exec(line);
     if (summary) ran = (ran ?? 0) + Number(summary[1]) + Number(summary[2]);
   }
-  return { failing: ids.list, ran };
+  return { failing: ids.list, passing: passing.list, ran };
 }
 
 function parseGo(log: string): TestReport {
   const ids = new Ids();
+  const passing = new Ids();
   let results = 0;
   let okPackages = 0;
   let sawSummary = false;
@@ -218,6 +298,7 @@ function parseGo(log: string): TestReport {
     if (m) {
       results++;
       if (m[1] === "FAIL") ids.add(m[2]!);
+      else passing.add(m[2]!);
       continue;
     }
     if (/^ok\s+\S+/.test(line)) {
@@ -227,11 +308,12 @@ function parseGo(log: string): TestReport {
     if (/^FAIL\s+\S+/.test(line)) sawSummary = true;
   }
   const ran = results > 0 ? results : sawSummary ? okPackages : null;
-  return { failing: ids.list, ran };
+  return { failing: ids.list, passing: passing.list, ran };
 }
 
 function parseGoJson(log: string): TestReport {
   const ids = new Ids();
+  const passing = new Ids();
   let ran: number | null = null;
   for (const line of log.split("\n")) {
     if (!line.startsWith("{")) continue;
@@ -245,9 +327,10 @@ function parseGoJson(log: string): TestReport {
     const { Action, Test } = event as { Action?: unknown; Test?: unknown };
     if (typeof Test !== "string") continue;
     if (Action === "fail") ids.add(Test);
+    if (Action === "pass") passing.add(Test);
     if (Action === "fail" || Action === "pass") ran = (ran ?? 0) + 1;
   }
-  return { failing: ids.list, ran };
+  return { failing: ids.list, passing: passing.list, ran };
 }
 
 const PARSERS: Record<TestFormat, (log: string) => TestReport> = {
@@ -264,7 +347,8 @@ const PARSERS: Record<TestFormat, (log: string) => TestReport> = {
 /**
  * Parses the failing-test ids out of a test runner's output: best-effort,
  * order-preserving, deduplicated. An empty `failing` means "learned nothing",
- * never "no failures". `ran` is the number of tests a summary line reports
+ * never "no failures". `passing` lists the tests shown passing, with the same
+ * ids (test-level grading: a listed test in neither list did not run). `ran` is the number of tests a summary line reports
  * (`null` when no summary was found). Never throws.
  *
  * Ids: pytest node ids, deno test names (`parent ... step`), node test names

@@ -99,6 +99,7 @@ function summarize(
     durationMs: Math.round(result?.durationMs ?? 0),
     outputTail: maskSecrets(utf8Tail(`${text.trim()}${why ? `\n${why}` : ""}`, OUTPUT_TAIL_BYTES))
       .text,
+    ...(judgement.tests !== undefined ? { tests: judgement.tests } : {}),
   };
 }
 

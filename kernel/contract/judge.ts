@@ -6,6 +6,7 @@
  * @module
  */
 import { jsonEqual, parseStrictNumber, resolvePointer, tryParseJson } from "./json.ts";
+import { listedTestsOf, testListDiagnostics, testListReasons } from "./test_lists.ts";
 import type {
   BaselineCapture,
   BaselineDiagnostic,
@@ -149,20 +150,14 @@ export function judgeCheck(
       failingTests: [],
     };
   }
-  if (obs === undefined) {
+  if (obs === undefined || obs.cannotRun !== null) {
+    const tests = listedTestsOf(check, null);
     return {
       name: check.name,
       status: "failed",
-      reasons: [reason("cannot-run", "check was not run")],
+      reasons: [reason("cannot-run", obs?.cannotRun ?? "check was not run")],
       failingTests: [],
-    };
-  }
-  if (obs.cannotRun !== null) {
-    return {
-      name: check.name,
-      status: "failed",
-      reasons: [reason("cannot-run", obs.cannotRun)],
-      failingTests: [],
+      ...(tests !== undefined ? { tests } : {}),
     };
   }
   const reasons: CheckReason[] = [];
@@ -196,11 +191,15 @@ export function judgeCheck(
       reasons.push(reason("tests-none-ran", "exited 0 but the output shows no test ran"));
     }
   }
+  // A timed-out run shows no trustworthy per-test result: every listed test is missing.
+  const tests = listedTestsOf(check, obs.timedOut ? null : report);
+  if (tests !== undefined) reasons.push(...testListReasons(tests));
   return {
     name: check.name,
     status: statusOf(reasons),
     reasons,
     failingTests: report?.failing ?? [],
+    ...(tests !== undefined ? { tests } : {}),
   };
 }
 
@@ -306,6 +305,10 @@ export function judgeBaseline(
     });
   }
   let refusal: BaselineDiagnostic | null = null;
+  // Test lists the base contradicts make the contract invalid, whatever the options say.
+  const invalid = testListDiagnostics(before);
+  diagnostics.push(...invalid);
+  if (invalid.length > 0) refusal = invalid[0]!;
   const plain = contract.checks.filter((c) => !c.baseline && c.differential === null);
   if (
     plain.length > 0 && before.length === plain.length && before.every((j) => j.status === "passed")
@@ -316,7 +319,7 @@ export function judgeBaseline(
       message: "baseline gates nothing: every gating check already passes before the change",
     };
     diagnostics.push(d);
-    if (options.requireFailingBaseline && !options.allowGatesNothing) refusal = d;
+    if (options.requireFailingBaseline && !options.allowGatesNothing) refusal ??= d;
   }
   return { captures, diagnostics, refusal, before };
 }

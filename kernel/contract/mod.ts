@@ -8,3 +8,4 @@
 export * from "./types.ts";
 export * from "./json.ts";
 export * from "./judge.ts";
+export * from "./test_lists.ts";

@@ -66,6 +66,39 @@ export interface ContractCheck {
   readonly differential: Differential | null;
   /** When set, the output is parsed for failing tests and the SWE-bench-like guard applies. */
   readonly tests: TestFormat | null;
+  /**
+   * Test-level grading (needs `tests`): the listed tests are judged one by one
+   * from the parsed output instead of the exit code. Absent: no lists.
+   */
+  readonly testLists?: TestLists;
+}
+
+/**
+ * SWE-bench's lists: `failToPass` tests must fail on the base and pass after
+ * the change; `passToPass` tests must pass on both. A listed test the output
+ * does not show counts as failed.
+ */
+export interface TestLists {
+  /** Test ids (as the parser names them) that must go from failing to passing. */
+  readonly failToPass: readonly string[];
+  /** Test ids that must pass before and after. */
+  readonly passToPass: readonly string[];
+}
+
+/** Which list a graded test belongs to. */
+export type TestListName = "failToPass" | "passToPass";
+
+/** A listed test's status in one run: `missing` when the output does not show it (a failure). */
+export type ListedTestStatus = "passed" | "failed" | "missing";
+
+/** One listed test's status in one run. */
+export interface ListedTest {
+  /** The test id. */
+  readonly id: string;
+  /** Its list. */
+  readonly list: TestListName;
+  /** What the output showed. */
+  readonly status: ListedTestStatus;
 }
 
 /** A validated outcome contract. */
@@ -126,6 +159,11 @@ export interface CheckObservation {
 export interface TestReport {
   /** Failing test ids, in order, deduplicated. */
   readonly failing: readonly string[];
+  /**
+   * Passing test ids, in order, deduplicated, when the parser knows them
+   * (absent: unknown). Test-level grading needs them.
+   */
+  readonly passing?: readonly string[];
   /** How many tests ran according to a summary line, or `null` when unknown. */
   readonly ran: number | null;
 }
@@ -158,7 +196,9 @@ export type CheckReasonCode =
   | "not-a-number"
   | "delta-out-of-range"
   | "tests-exit-without-failures"
-  | "tests-none-ran";
+  | "tests-none-ran"
+  | "tests-fail-to-pass-failed"
+  | "tests-pass-to-pass-failed";
 
 /** One reason a check did not pass. */
 export interface CheckReason {
@@ -181,6 +221,8 @@ export interface CheckJudgement {
   readonly reasons: readonly CheckReason[];
   /** Failing tests parsed from its output, when known. */
   readonly failingTests: readonly string[];
+  /** Every listed test's status in this run, when the check has `testLists`. */
+  readonly tests?: readonly ListedTest[];
 }
 
 /** Judgement of a whole contract evaluation. */
@@ -192,7 +234,11 @@ export interface ContractJudgement {
 }
 
 /** Stable codes of baseline diagnostics. */
-export type BaselineDiagnosticCode = "baseline-cannot-run" | "baseline-gates-nothing";
+export type BaselineDiagnosticCode =
+  | "baseline-cannot-run"
+  | "baseline-gates-nothing"
+  | "baseline-fail-to-pass-passes"
+  | "baseline-pass-to-pass-fails";
 
 /** A finding about the contract itself from the baseline pass. */
 export interface BaselineDiagnostic {

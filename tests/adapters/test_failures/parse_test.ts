@@ -68,17 +68,28 @@ Deno.test("pytest verbose lines, dedup, order; deno fallback without FAILURES se
   ].join("\n");
   assert.deepEqual(parseFailingTests("pytest", log), {
     failing: ["t.py::test_b", "t.py::test_c"],
+    passing: ["t.py::test_a"],
     ran: 3,
   });
   const deno = "a ... ok (1ms)\nb ... FAILED (2ms)\nc ... FAILED (due to 1 failed step) (3ms)\n";
-  assert.deepEqual(parseFailingTests("deno", deno), { failing: ["b"], ran: null });
+  assert.deepEqual(parseFailingTests("deno", deno), { failing: ["b"], passing: ["a"], ran: null });
 });
 
 Deno.test("a printed fake PASSED line teaches nothing (empty = learned nothing)", () => {
+  // A fake line shows as "passing" but no summary says anything ran: the judgement's
+  // tests-none-ran guard (kernel/contract) keeps such a run from passing.
   const fake = "PASSED tests/test_x.py::test_everything\nall good!\n";
-  assert.deepEqual(parseFailingTests("pytest", fake), { failing: [], ran: null });
-  assert.deepEqual(parseFailingTests("cargo", ""), { failing: [], ran: null });
-  assert.deepEqual(parseFailingTests("go-json", "{not json\n[1]\n"), { failing: [], ran: null });
+  assert.deepEqual(parseFailingTests("pytest", fake), {
+    failing: [],
+    passing: ["tests/test_x.py::test_everything"],
+    ran: null,
+  });
+  assert.deepEqual(parseFailingTests("cargo", ""), { failing: [], passing: [], ran: null });
+  assert.deepEqual(parseFailingTests("go-json", "{not json\n[1]\n"), {
+    failing: [],
+    passing: [],
+    ran: null,
+  });
 });
 
 Deno.test("parsers never throw, results are deduplicated (property)", () => {
@@ -116,3 +127,27 @@ Deno.test("parsers never throw, results are deduplicated (property)", () => {
     { numRuns: 300 },
   );
 });
+
+// Passing ids (test-level grading) use the same id scheme as failing ones, on the real fixtures.
+const PASSING: [TestFormat, string, string[]][] = [
+  ["deno", "deno_fail.log", ["adds numbers", "group ... inner ok"]],
+  ["deno", "deno_fail_nocolor.log", ["adds numbers", "group ... inner ok"]],
+  ["node", "node_fail.log", ["adds numbers", "group > inner ok"]],
+  ["node", "node_fail_spec.log", ["adds numbers", "group > inner ok"]],
+  ["jest", "jest_fail.log", ["adds numbers", "group › inner ok"]],
+  ["jest", "jest_fail_verbose.log", ["adds numbers", "group › inner ok"]],
+  ["cargo", "cargo_fail.log", ["tests::adds_numbers", "tests::nested::inner_ok"]],
+  ["go", "go_fail_verbose.log", ["TestAdds", "TestGroup/inner_ok"]],
+  ["go-json", "go_fail.json.log", ["TestAdds", "TestGroup/inner_ok"]],
+  // The default pytest and vitest reporters do not name passing tests: unknown, so empty.
+  ["pytest", "pytest_fail.log", []],
+  ["vitest", "vitest_fail.log", []],
+];
+
+for (const [format, file, passing] of PASSING) {
+  Deno.test(`${format} parser names passing tests on ${file}`, () => {
+    const r = parseFailingTests(format, read(file));
+    assert.deepEqual(r.passing, passing);
+    for (const id of passing) assert.ok(!r.failing.includes(id));
+  });
+}
