@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { classifyPath } from "../verification/classify.ts";
+import { classifyPath } from "../../kernel/scope/classify.ts";
 import { gitChecked, splitNul } from "../git/git_checked.ts";
 
 /** Directory names treated as installed dependencies. */

@@ -38,7 +38,7 @@ import {
   type OutsideScope,
   snapshotOutside,
 } from "../verification/outside_watch.ts";
-import { inspectPatch, type PatchRules } from "../verification/inspect_patch.ts";
+import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
 import type {
   CheckSummary,
   RoundSummary,
@@ -85,7 +85,11 @@ export interface RunTaskOptions {
   /** Clean verification (baseline + re-verification). */
   readonly verifier: Verifier;
   /** Path rules for patches (allow / forbid / protect). */
-  readonly rules: PatchRules;
+  readonly rules: {
+    readonly allow: readonly string[];
+    readonly forbid: readonly string[];
+    readonly protect: readonly string[];
+  };
   /** Total backend rounds (first attempt included). */
   readonly maxRounds: number;
   /** Wall-time budget of the whole task, in milliseconds. */
@@ -546,7 +550,13 @@ class TaskRun {
   async checkScope(effectId: string): Promise<void> {
     const o = this.o;
     const round = this.currentRound();
-    const inspection = inspectPatch(round.patch ?? new Uint8Array(), o.rules, this.outside);
+    // The kernel applies its own policy to the sensitive classes, and extraction already
+    // judged an empty round (empty_patch / backend_error_no_change): the scope leaves both out.
+    const inspection = judgePatch(round.patch ?? new Uint8Array(), patchRulesFromLists(o.rules), {
+      outsideWrites: this.outside,
+      policy: null,
+      allowEmpty: true,
+    });
     const violations = inspection.violations.map((v) => `${v.code}:${v.path}`);
     round.reasons.push(...inspection.violations.map((v) => v.code));
     const sensitive = [...inspection.classification.sensitive];

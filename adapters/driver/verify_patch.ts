@@ -8,7 +8,6 @@
  * @module
  */
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
-import { defaultPolicy, sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
 import { sha256Hex } from "../digest/sha256.ts";
 import { resolveCommit } from "../git/repo_info.ts";
 import { gitChecked, GitError } from "../git/git_checked.ts";
@@ -19,7 +18,11 @@ import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
-import { inspectPatch, type PatchViolation } from "../verification/inspect_patch.ts";
+import {
+  judgePatch,
+  patchRulesFromLists,
+  type PatchViolation,
+} from "../../kernel/scope/judge_patch.ts";
 import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { CheckSummary } from "./outcome.ts";
 import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
@@ -95,14 +98,11 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   try {
     const allow = opts.allow ?? [];
     const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
-    const inspection = inspectPatch(
+    const inspection = judgePatch(
       opts.patch,
-      { allow, forbid, protect: opts.contract.protect },
-      [],
+      patchRulesFromLists({ allow, forbid, protect: opts.contract.protect }),
     );
-    const reasons: string[] = inspection.violations.map((v) => v.code);
-    const denied = sensitiveDenied(defaultPolicy(), inspection.classification.sensitive);
-    if (denied !== null) reasons.push(`policy_denied:${denied}`);
+    const reasons: string[] = [...inspection.reasons];
     const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
     const verifier = createCleanVerifier({
       repo: info.top,

@@ -1,10 +1,8 @@
 /**
  * Verification: validation of a backend round, the same for every backend.
  * It re-derives everything from bytes vouch extracted itself: the patch is
- * parsed strictly and scope-checked (allowed / forbidden / protected paths,
- * confinement), changed files are classified for policy (CI workflows,
- * dependency manifests, lockfiles, secrets-looking files, executables,
- * symlinks), writes outside the worktree are detected, and the contract is
+ * judged by `judgePatch` (kernel/scope: strict parse, scope, classification,
+ * policy), writes outside the worktree are detected, and the contract is
  * re-run in a CLEAN tree of the base with the patch applied by
  * `git apply --index`, in the sandbox, with a receipt per command.
  *
@@ -13,13 +11,12 @@
  *
  * @example
  * ```ts
- * import { classifyPath } from "./mod.ts";
- * if (!classifyPath("package-lock.json").includes("lockfile")) throw new Error();
+ * import { equal } from "node:assert/strict";
+ * import { createCleanVerifier } from "./mod.ts";
+ * equal(typeof createCleanVerifier, "function");
  * ```
  *
  * @module
  */
-export * from "./classify.ts";
-export * from "./inspect_patch.ts";
 export * from "./outside_watch.ts";
 export * from "./clean_verifier.ts";

@@ -1,13 +1,16 @@
 /**
- * `vouch scope`: parse a patch strictly and check every path it touches
- * against confinement and the allowed / forbidden / write globs.
+ * `vouch scope`: judge a patch before anything runs, exactly as `verify` and
+ * `run` do (`judgePatch`, with the same default forbidden paths and policy):
+ * strict parse, every path against confinement and the allowed / forbidden /
+ * write globs, sensitive classes the policy denies, an empty patch.
  *
  * @module
  */
 import { parseArgs } from "node:util";
+import { DEFAULT_FORBID } from "../../adapters/driver/run_in_repo.ts";
 import { GlobError } from "../../kernel/glob/error.ts";
-import { checkPatchScope } from "../../kernel/scope/check_patch_scope.ts";
-import { compileScopeRules, type ScopeReport } from "../../kernel/scope/check_scope.ts";
+import { compileGlobs } from "../../kernel/glob/glob_set.ts";
+import { judgePatch, type PatchJudgement } from "../../kernel/scope/judge_patch.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 
 const HELP = `vouch scope: check which paths a patch touches, and whether it may
@@ -16,13 +19,17 @@ Usage:
   vouch scope --patch FILE [--allow GLOB]... [--forbid GLOB]... [--write GLOB]...
               [--reject-symlinks] [--json]
 
-Parses the patch (git diff, format-patch mail or plain unified diff) strictly,
-never applies it, and checks every old and new path: confinement (no '..',
-absolute, '.git' in any spelling, Windows device names, backslashes, ...),
-forbidden globs (matched on the case-folded NFC form too; they win over
-allowed), allowed globs, the write set, name collisions after case-folding,
-writes beneath a symlink the patch creates or renames, symlinked .gitmodules
-and gitlinks. Every violation is listed, not just the first.
+Judges the patch exactly as \`vouch verify\` and \`vouch run\` do before
+anything runs, with the same defaults. Parses it (git diff, format-patch mail
+or plain unified diff) strictly, never applies it, and checks every old and
+new path: confinement (no '..', absolute, '.git' in any spelling, Windows
+device names, backslashes, ...), forbidden globs (${DEFAULT_FORBID.join(", ")}
+by default, unless --allow names one; matched on the case-folded NFC form too;
+they win over allowed), allowed globs, the write set, name collisions after
+case-folding, writes beneath a symlink the patch creates or renames, symlinked
+.gitmodules and gitlinks. The default policy denies secrets-looking files and
+symlinks (policy_denied:CLASS); a patch that changes nothing is empty_patch.
+Every violation is listed, not just the first.
 
 Globs follow .gitignore: '*' stays within a directory, '**' spans them, a
 pattern without '/' matches a name at any depth, a trailing '/' means a
@@ -31,10 +38,10 @@ directory (and everything below it), a leading '!' excludes (last match wins).
 Options:
   --patch FILE         the patch to check ('-' reads standard input)
   --allow GLOB         a path every touched path must match (repeatable; none = no limit)
-  --forbid GLOB        a path no touched path may match (repeatable)
+  --forbid GLOB        a path no touched path may match (repeatable; added to the defaults)
   --write GLOB         a path every written path must match (repeatable; none = no limit)
   --reject-symlinks    report any symbolic link the patch touches
-  --json               print { verdict, files, violations } as JSON
+  --json               print { verdict, reasons, files, violations, sensitive, policyDenied }
 
 Exit codes: 0 accept, 1 reject (including an unparsable patch), 2 usage error.
 
@@ -59,26 +66,31 @@ function shown(text: string | null): string {
 }
 
 /**
- * Renders a scope report for people.
+ * Renders a patch judgement for people.
  *
  * @example
  * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { judgePatch } from "../../kernel/scope/judge_patch.ts";
  * import { renderScopeReport } from "./scope.ts";
- * const text = renderScopeReport({ verdict: "reject", files: [], violations: [
- *   { code: "dot_git", path: ".git/config", detail: "names the .git directory" },
- * ] });
- * if (!text.startsWith("reject") || !text.includes("dot_git")) throw new Error("unexpected");
+ * const patch = "--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n";
+ * const text = renderScopeReport(judgePatch(new TextEncoder().encode(patch), {}));
+ * ok(text.startsWith("reject: 1 violation(s)"), text);
+ * ok(text.includes('dot_git ".git/config"'), text);
  * ```
  */
-export function renderScopeReport(report: ScopeReport): string {
+export function renderScopeReport(report: PatchJudgement): string {
   const n = report.violations.length;
+  const files = report.summaries;
   const lines = [
     report.verdict === "accept"
-      ? `accept: ${report.files.length} file(s), no violations`
-      : `reject: ${n} violation(s) in a patch of ${report.files.length} file(s)`,
+      ? `accept: ${files.length} file(s), no violations`
+      : `reject: ${n} violation(s)${
+        report.denied === null ? "" : `, policy denies ${report.denied}`
+      } in a patch of ${files.length} file(s)`,
   ];
-  if (report.files.length > 0) lines.push("files:");
-  for (const f of report.files) {
+  if (files.length > 0) lines.push("files:");
+  for (const f of files) {
     const name = f.oldPath !== null && f.newPath !== null && f.oldPath !== f.newPath
       ? `${shown(f.oldPath)} -> ${shown(f.newPath)}`
       : shown(f.newPath ?? f.oldPath);
@@ -92,6 +104,12 @@ export function renderScopeReport(report: ScopeReport): string {
   for (const v of report.violations) {
     const where = v.path === "" ? "" : ` ${shown(v.path)}`;
     lines.push(`  ${v.code}${where}: ${JSON.stringify(v.detail).slice(1, -1)}`);
+  }
+  if (report.denied !== null) {
+    const denied = report.denied;
+    const paths = report.classification.files.filter((f) => f.classes.includes(denied));
+    lines.push(`policy: denies ${denied} (policy_denied:${denied})`);
+    for (const f of paths) lines.push(`  ${denied} ${shown(f.path)}`);
   }
   return lines.join("\n") + "\n";
 }
@@ -119,24 +137,28 @@ export const scopeCommand: CliCommand = {
       throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
     }
     if (values.patch === undefined) throw new UsageError("--patch FILE is required");
-    let rules;
+    // The same lists `vouch verify` builds: the default forbidden paths unless allowed by name.
+    const allow = values.allow ?? [];
+    const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(values.forbid ?? [])];
+    const rules = {
+      ...(allow.length > 0 ? { allow } : {}),
+      forbid,
+      ...(values.write === undefined ? {} : { write: values.write }),
+      rejectSymlinks: values["reject-symlinks"],
+    };
     try {
-      rules = compileScopeRules({
-        ...(values.allow === undefined ? {} : { allow: values.allow }),
-        ...(values.forbid === undefined ? {} : { forbid: values.forbid }),
-        ...(values.write === undefined ? {} : { write: values.write }),
-        rejectSymlinks: values["reject-symlinks"],
-      });
+      for (const list of [allow, forbid, values.write ?? []]) compileGlobs(list);
     } catch (error) {
       if (error instanceof GlobError) throw new UsageError(error.message);
       throw error;
     }
     const bytes = await readPatch(values.patch);
-    const report = checkPatchScope(bytes, rules);
+    const report = judgePatch(bytes, rules);
     if (values.json) {
       const json = {
         verdict: report.verdict,
-        files: report.files.map((f) => ({
+        reasons: report.reasons,
+        files: report.summaries.map((f) => ({
           oldPath: f.oldPath,
           newPath: f.newPath,
           status: f.status,
@@ -151,6 +173,8 @@ export const scopeCommand: CliCommand = {
           path: v.path,
           detail: v.detail,
         })),
+        sensitive: report.classification.sensitive,
+        policyDenied: report.denied,
       };
       io.out(JSON.stringify(json, null, 2) + "\n");
     } else {

@@ -7,8 +7,7 @@
  *
  * @module
  */
-import { tryParseGitDiff } from "../diff/mod.ts";
-import { checkScope, SCOPE_VIOLATION_CODES } from "../scope/mod.ts";
+import { judgePatch, SCOPE_VIOLATION_CODES } from "../scope/mod.ts";
 import type { BundleFacts } from "./facts.ts";
 import { sameJsonValue } from "./json_equal.ts";
 import { BUNDLE_REASONS, type BundleReasonCode, recommendationFor } from "./reasons.ts";
@@ -363,7 +362,7 @@ function reviewManifest(
 
   if (candidateBytes !== null) {
     if (plan.schema_version === "0.2") {
-      judgePatch(candidateBytes, workUnit, plan.backend.required_added_text, reasons);
+      judgeBundlePatch(candidateBytes, workUnit, plan.backend.required_added_text, reasons);
     } else {
       const json = facts.candidateJson;
       if (json === undefined) {
@@ -390,41 +389,39 @@ function reviewManifest(
   }
 }
 
-function judgePatch(
+function judgeBundlePatch(
   bytes: Uint8Array,
   workUnit: WorkUnit,
   requiredAdded: readonly string[],
   reasons: Reason[],
 ): void {
-  const parsed = tryParseGitDiff(bytes);
-  if (!parsed.ok) {
-    reasons.push({
-      code: "patch_unparsable",
-      detail: parsed.error.message,
-      subcode: parsed.error.code,
-    });
-    return;
-  }
-  const diff = parsed.diff;
-  if (diff.files.length === 0) {
-    reasons.push({ code: "patch_empty", detail: "the patch touches no file" });
-    return;
-  }
-  const report = checkScope(diff, {
+  // The same judgement as `vouch scope`, `verify` and `run`; the WorkUnit is the authority
+  // (its lists exactly as given: an empty allow list allows nothing) and symlinks are refused.
+  const judged = judgePatch(bytes, {
     allow: workUnit.constraints.allowed_paths,
     forbid: workUnit.constraints.forbidden_paths,
     write: workUnit.permissions.filesystem_write,
     rejectSymlinks: true,
-  });
-  for (const v of report.violations) {
+  }, { policy: null });
+  const diff = judged.diff;
+  if (diff === null) {
+    reasons.push({
+      code: "patch_unparsable",
+      detail: judged.parseError?.message ?? "the patch did not parse",
+      subcode: judged.parseError?.code ?? SCOPE_VIOLATION_CODES.unparsablePatch,
+    });
+    return;
+  }
+  if (diff.files.length === 0) {
+    reasons.push({ code: "patch_empty", detail: "the patch touches no file" });
+    return;
+  }
+  for (const v of judged.violations) {
     // A binary change without its data is not about authority: the patch cannot be applied.
     const code = v.code === SCOPE_VIOLATION_CODES.binaryWithoutData
       ? "patch_incomplete"
       : "scope_violation";
     reasons.push({ code, detail: v.detail, path: v.path, subcode: v.code });
-  }
-  if (report.verdict !== "accept" && report.violations.length === 0) {
-    reasons.push({ code: "scope_violation", detail: "scope check rejected the patch" });
   }
   const added = new Set<string>();
   for (const file of diff.files) {

@@ -57,13 +57,22 @@ Deno.test("vouch scope accepts an in-scope patch (exit 0, human output)", async 
   });
 });
 
-Deno.test("vouch scope --json prints exactly verdict, files and violations (exit 1)", async () => {
+Deno.test("vouch scope --json prints verdict, reasons, files, violations, sensitive, policyDenied", async () => {
   await withPatch(BAD, async (file) => {
     const r = await inProcess(["--patch", file, "--allow", "src/", "--json"]);
     assert.equal(r.code, 1);
     const json = JSON.parse(r.out);
-    assert.deepEqual(Object.keys(json), ["verdict", "files", "violations"]);
+    assert.deepEqual(Object.keys(json), [
+      "verdict",
+      "reasons",
+      "files",
+      "violations",
+      "sensitive",
+      "policyDenied",
+    ]);
     assert.equal(json.verdict, "reject");
+    assert.deepEqual(json.reasons, ["dotdot_component"]);
+    assert.equal(json.policyDenied, null);
     assert.deepEqual(json.files[0], {
       oldPath: null,
       newPath: "src/a.ts",
@@ -97,6 +106,33 @@ Deno.test("vouch scope: an unparsable patch is a rejection naming the parser cod
     const json = JSON.parse(r.out);
     assert.equal(json.violations[0].code, "unparsable_patch");
     assert.match(json.violations[0].detail, /^unexpected_hunk at line 1: /);
+  });
+});
+
+Deno.test("vouch scope judges with verify's defaults: .github forbidden, symlinks denied, empty rejected", async () => {
+  const workflow = "diff --git a/.github/workflows/x.yml b/.github/workflows/x.yml\n" +
+    "new file mode 100644\nindex 0000000..1111111\n--- /dev/null\n" +
+    "+++ b/.github/workflows/x.yml\n@@ -0,0 +1 @@\n+on: push\n";
+  await withPatch(workflow, async (file) => {
+    const r = await inProcess(["--patch", file, "--json"]);
+    assert.equal(r.code, 1);
+    assert.deepEqual(JSON.parse(r.out).reasons, ["forbidden"]);
+    // Naming it in --allow lifts the default, as for verify.
+    const allowed = await inProcess(["--patch", file, "--allow", ".github/**", "--json"]);
+    assert.equal(allowed.code, 0, allowed.out);
+  });
+  const link = "diff --git a/etc b/etc\nnew file mode 120000\nindex 0000000..1111111\n" +
+    "--- /dev/null\n+++ b/etc\n@@ -0,0 +1 @@\n+../../etc\n\\ No newline at end of file\n";
+  await withPatch(link, async (file) => {
+    const r = await inProcess(["--patch", file]);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /^reject: 0 violation\(s\), policy denies symlink in a patch of 1 file/);
+    assert.match(r.out, /policy: denies symlink \(policy_denied:symlink\)\n {2}symlink "etc"/);
+  });
+  await withPatch("", async (file) => {
+    const r = await inProcess(["--patch", file, "--json"]);
+    assert.equal(r.code, 1);
+    assert.deepEqual(JSON.parse(r.out).reasons, ["empty_patch"]);
   });
 });
 

@@ -1,14 +1,25 @@
 /**
  * Hostile patches (tests/redteam/patches/): each must be rejected with exactly
- * the violation codes its manifest entry lists, in-process and through the
- * `vouch scope` CLI. The real_*.diff fixtures come from real git
+ * the reason codes its manifest entry lists, by the one judgement `run`,
+ * `verify`, `scope` and `evaluate` share (`judgePatch`, with verify's default
+ * forbidden paths and policy), in-process and through the `vouch scope` CLI. The real_*.diff fixtures come from real git
  * (patches/make_real.sh); the rest are handcrafted where git refuses to
  * produce them.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { checkPatchScope, type ScopeRules } from "../../kernel/scope/mod.ts";
+import { judgePatch, type PatchRules, type ScopeRules } from "../../kernel/scope/mod.ts";
+import { DEFAULT_FORBID } from "../../adapters/driver/run_in_repo.ts";
 import { runCli } from "../../cli/main.ts";
+
+/** The rules `vouch verify` and `vouch scope` build from the same flags. */
+function verifyRules(rules: ScopeRules): PatchRules {
+  const allow = rules.allow ?? [];
+  return {
+    ...rules,
+    forbid: [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(rules.forbid ?? [])],
+  };
+}
 
 interface Expected {
   readonly codes: readonly string[];
@@ -32,10 +43,9 @@ for (const name of files) {
   Deno.test(`red-team patch ${name} is rejected with ${manifest[name]?.codes.join(", ")}`, () => {
     const expected = manifest[name]!;
     const bytes = Deno.readFileSync(new URL(name, DIR));
-    const report = checkPatchScope(bytes, expected.rules ?? {});
+    const report = judgePatch(bytes, verifyRules(expected.rules ?? {}));
     assert.equal(report.verdict, "reject");
-    const codes = [...new Set(report.violations.map((v) => v.code))].sort();
-    assert.deepEqual(codes, [...expected.codes].sort());
+    assert.deepEqual([...report.reasons].sort(), [...expected.codes].sort());
     if (expected.parserCode !== undefined) {
       assert.equal(report.violations.length, 1);
       assert.ok(
@@ -62,14 +72,13 @@ Deno.test("the CLI rejects every fixture (exit 1) with the same codes in --json"
       isTerminal: false,
     });
     assert.equal(code, 1, name);
-    const json = JSON.parse(out) as { verdict: string; violations: { code: string }[] };
+    const json = JSON.parse(out) as { verdict: string; reasons: string[] };
     assert.equal(json.verdict, "reject");
-    const codes = [...new Set(json.violations.map((v) => v.code))].sort();
-    assert.deepEqual(codes, [...expected.codes].sort(), name);
+    assert.deepEqual([...json.reasons].sort(), [...expected.codes].sort(), name);
   }
 });
 
-Deno.test("property: mutated hostile patches never make checkPatchScope throw", () => {
+Deno.test("property: mutated hostile patches never make judgePatch throw", () => {
   const corpus = files.map((name) => Deno.readFileSync(new URL(name, DIR)));
   const rules = { allow: ["src/**"], forbid: [".github/"], write: ["src/"] };
   fc.assert(
@@ -81,9 +90,9 @@ Deno.test("property: mutated hostile patches never make checkPatchScope throw", 
         const base = corpus[which]!;
         const bytes = base.slice(0, base.length === 0 ? 0 : (cut % (base.length + 1)));
         for (const [at, value] of flips) if (bytes.length > 0) bytes[at % bytes.length] = value;
-        const report = checkPatchScope(bytes, rules);
+        const report = judgePatch(bytes, rules);
         assert.ok(report.verdict === "accept" || report.verdict === "reject");
-        assert.equal(report.verdict === "accept", report.violations.length === 0);
+        assert.equal(report.verdict === "accept", report.reasons.length === 0);
         for (const v of report.violations) {
           assert.ok(!v.detail.startsWith("internal parser failure"), v.detail);
         }

@@ -2,20 +2,30 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { DiffFile, GitDiff } from "../../../kernel/diff/types.ts";
 import {
-  checkPatchScope,
   checkScope,
   compileScopeRules,
+  judgePatch,
+  type PatchViolation,
   SCOPE_VIOLATION_CODES,
-  type ScopeReport,
+  type ScopeFileSummary,
+  type ScopeRules,
 } from "../../../kernel/scope/mod.ts";
 
 const enc = new TextEncoder();
 
-function scope(patch: string, rules = {}): ScopeReport {
-  return checkPatchScope(enc.encode(patch), rules);
+interface Scoped {
+  readonly verdict: "accept" | "reject";
+  readonly files: readonly ScopeFileSummary[];
+  readonly violations: readonly PatchViolation[];
 }
 
-function codes(report: ScopeReport): string[] {
+/** The scope part of `judgePatch` alone (no policy, empty allowed), as `checkScope` reports it. */
+function scope(patch: string, rules: ScopeRules = {}): Scoped {
+  const j = judgePatch(enc.encode(patch), rules, { policy: null, allowEmpty: true });
+  return { verdict: j.scope, files: j.summaries, violations: j.violations };
+}
+
+function codes(report: Scoped): string[] {
   return report.violations.map((v) => `${v.code}:${v.path}`);
 }
 

@@ -2,11 +2,11 @@
  * Sensitive-path classification of a patch's changed files, for policy: CI
  * workflows, dependency manifests, lockfiles, secrets-looking files,
  * executables and symlinks. Decided from the parsed diff (paths and modes the
- * supervisor re-derived), never from anything the worker said.
+ * verifier re-derived), never from anything the worker said.
  *
  * @module
  */
-import { SENSITIVE_CLASSES, type SensitiveClass } from "../../kernel/lifecycle/codes.ts";
+import { SENSITIVE_CLASSES, type SensitiveClass } from "../lifecycle/codes.ts";
 
 /** The facts about one changed file the classifier needs (a subset of `DiffFile`). */
 export interface ClassifiableFile {
@@ -100,7 +100,17 @@ function basename(path: string): string {
   return i < 0 ? path : path.slice(i + 1);
 }
 
-/** The sensitive classes of one path (by name only). */
+/**
+ * The sensitive classes of one path (by name only).
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { classifyPath } from "./classify.ts";
+ * deepEqual(classifyPath("web/package-lock.json"), ["lockfile"]);
+ * deepEqual(classifyPath("src/a.ts"), []);
+ * ```
+ */
 export function classifyPath(path: string): SensitiveClass[] {
   const out: SensitiveClass[] = [];
   const name = basename(path);
@@ -122,11 +132,12 @@ export function classifyPath(path: string): SensitiveClass[] {
  *
  * @example
  * ```ts
+ * import { deepEqual } from "node:assert/strict";
  * import { classifyFile } from "./classify.ts";
  * const classes = classifyFile({
- *   oldPath: null, newPath: ".github/workflows/ci.yml", newMode: "100644", isSymlink: false,
+ *   oldPath: null, newPath: ".github/workflows/ci.yml", newMode: "100755", isSymlink: false,
  * });
- * if (!classes.includes("ci_workflow")) throw new Error();
+ * deepEqual(classes, ["ci_workflow", "executable"]);
  * ```
  */
 export function classifyFile(file: ClassifiableFile): SensitiveClass[] {
@@ -160,12 +171,13 @@ export interface PatchClassification {
  *
  * @example
  * ```ts
+ * import { deepEqual } from "node:assert/strict";
  * import { classifyPatch } from "./classify.ts";
  * const c = classifyPatch([
  *   { oldPath: "a.ts", newPath: "a.ts", newMode: null, isSymlink: false },
  *   { oldPath: null, newPath: "package-lock.json", newMode: "100644", isSymlink: false },
  * ]);
- * if (c.sensitive.join() !== "lockfile") throw new Error(c.sensitive.join());
+ * deepEqual(c.sensitive, ["lockfile"]);
  * ```
  */
 export function classifyPatch(files: readonly ClassifiableFile[]): PatchClassification {

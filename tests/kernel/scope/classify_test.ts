@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  classifyFile,
-  classifyPatch,
-  classifyPath,
-} from "../../../adapters/verification/classify.ts";
+import { classifyFile, classifyPatch, classifyPath } from "../../../kernel/scope/classify.ts";
 
 Deno.test("classifyPath: every sensitive class by name", () => {
   const cases: [string, string[]][] = [
