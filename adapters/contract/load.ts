@@ -3,7 +3,7 @@ import { contractFileSchema, toOutcomeContract } from "./schema.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 
 /** Stable codes of {@linkcode ContractError}. */
-export type ContractErrorCode = "contract-unreadable" | "contract-not-json" | "contract-invalid";
+export type ContractErrorCode = "contract_unreadable" | "contract_not_json" | "contract_invalid";
 
 /** A contract that could not be loaded; `issues` are `path: message` lines (fed back to generators). */
 export class ContractError extends VouchError<ContractErrorCode> {
@@ -29,7 +29,7 @@ export type ParseContractResult =
  * const r = parseContract({ checks: [{ name: "t", run: ["deno", "test"], tests: "deno" }] });
  * if (!r.ok) throw r.error;
  * const bad = parseContract({ checks: [] });
- * if (bad.ok || bad.error.code !== "contract-invalid") throw new Error();
+ * if (bad.ok || bad.error.code !== "contract_invalid") throw new Error();
  * ```
  */
 export function parseContract(value: unknown): ParseContractResult {
@@ -41,7 +41,7 @@ export function parseContract(value: unknown): ParseContractResult {
   return {
     ok: false,
     error: new ContractError(
-      "contract-invalid",
+      "contract_invalid",
       `Cannot load contract: ${issues.length} problem(s): ${issues.join("; ")}`,
       issues,
     ),
@@ -65,7 +65,7 @@ export function parseContractText(text: string): ParseContractResult {
     const detail = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      error: new ContractError("contract-not-json", `Cannot load contract: not JSON: ${detail}`, [
+      error: new ContractError("contract_not_json", `Cannot load contract: not JSON: ${detail}`, [
         `(root): not JSON: ${detail}`,
       ]),
     };
@@ -94,7 +94,7 @@ export async function loadContract(path: string): Promise<OutcomeContract> {
     bytes = await Deno.readFile(path);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new ContractError("contract-unreadable", `Cannot load contract ${path}: ${detail}`);
+    throw new ContractError("contract_unreadable", `Cannot load contract ${path}: ${detail}`);
   }
   const r = parseContractText(new TextDecoder().decode(bytes));
   if (!r.ok) throw r.error;

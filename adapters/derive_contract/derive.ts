@@ -75,9 +75,9 @@ export interface DerivedContract {
 
 /** Stable codes of {@linkcode DeriveError}. */
 export type DeriveErrorCode =
-  | "derive-exhausted"
-  | "derive-no-verify-command"
-  | "derive-generator-failed";
+  | "derive_exhausted"
+  | "derive_no_verify_command"
+  | "derive_generator_failed";
 
 /** A contract could not be derived. */
 export class DeriveError extends VouchError<DeriveErrorCode> {
@@ -169,7 +169,7 @@ export async function deriveContract(
   if (generate === null) {
     if (summary.verify === null) {
       throw new DeriveError(
-        "derive-no-verify-command",
+        "derive_no_verify_command",
         "Cannot derive a contract: no generator and no verify command (pass --verify)",
       );
     }
@@ -196,7 +196,7 @@ export async function deriveContract(
       const detail = error instanceof Error ? error.message : String(error);
       attempts.push({ attempt, model, errors: [`(generator): ${detail}`] });
       throw new DeriveError(
-        "derive-generator-failed",
+        "derive_generator_failed",
         `Cannot derive a contract: generator failed: ${detail}`,
         attempts,
       );
@@ -211,7 +211,7 @@ export async function deriveContract(
     attempts.push({ attempt, model, errors });
   }
   throw new DeriveError(
-    "derive-exhausted",
+    "derive_exhausted",
     `Cannot derive a contract: ${maxAttempts} attempt(s) produced no valid contract; last errors: ${
       errors.join("; ")
     }`,

@@ -251,7 +251,7 @@ class TaskRun {
         // A refusal (e.g. `setup_network_not_allowed`, `setup_failed`) names why it could not run.
         const why = this.baseline.ran
           ? this.baseline.diagnostics.join(", ")
-          : (this.baseline.refusals[0] ?? "baseline-cannot-run");
+          : (this.baseline.refusals[0] ?? "baseline_cannot_run");
         this.finalReason = {
           state: "rejected",
           reason: why.split(",")[0] ?? why,
@@ -664,7 +664,7 @@ class TaskRun {
       round: action.round,
       // A refused run (patch does not apply, cannot run) fails closed.
       checks: run.refusals.length > 0 || run.checks.length === 0
-        ? [{ id: run.refusals[0] ?? "no-checks", outcome: "fail", receipts: [] }]
+        ? [{ id: run.refusals[0] ?? "no_checks", outcome: "fail", receipts: [] }]
         : run.checks,
       setupReceipts: run.setupReceipts,
     });

@@ -23,7 +23,7 @@ export interface VerificationRun {
   readonly passed: boolean;
   /** Reason codes when the run was refused before checks ran (e.g. `apply_failed`). */
   readonly refusals: readonly string[];
-  /** Diagnostics about the contract itself (e.g. `baseline-gates-nothing`). */
+  /** Diagnostics about the contract itself (e.g. `baseline_gates_nothing`). */
   readonly diagnostics: readonly string[];
   /** The sandbox profile the checks ran in. */
   readonly sandbox: string;

@@ -384,7 +384,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           allowGatesNothing: !(opts.requireFailingBaseline ?? false),
         });
         captures = judgement.captures;
-        const cannotRun = judgement.diagnostics.some((d) => d.code === "baseline-cannot-run") &&
+        const cannotRun = judgement.diagnostics.some((d) => d.code === "baseline_cannot_run") &&
           judgement.before.length === 0 && judgement.captures.length === 0;
         const summaries = judgement.before.map((j) => summarize(j, run.results.get(j.name)));
         return {

@@ -22,8 +22,8 @@ import type {
 } from "./types.ts";
 
 const INCONCLUSIVE_CODES: readonly CheckReasonCode[] = [
-  "tests-exit-without-failures",
-  "tests-none-ran",
+  "tests_exit_without_failures",
+  "tests_none_ran",
 ];
 
 function reason(code: CheckReasonCode, message: string): CheckReason {
@@ -40,28 +40,28 @@ function judgeExpectation(e: Expectation, obs: CheckObservation): CheckReason | 
     case "exit-zero":
       return obs.exitCode === 0
         ? null
-        : reason("exit-nonzero", `exited ${obs.exitCode}, expected 0`);
+        : reason("exit_nonzero", `exited ${obs.exitCode}, expected 0`);
     case "output-contains": {
       if (obs.stdout.includes(e.text) || obs.stderr.includes(e.text)) return null;
       return obs.stdoutTruncated
         ? reason(
-          "output-truncated",
+          "output_truncated",
           `output does not contain ${show(e.text)} in the captured part (output truncated)`,
         )
-        : reason("output-missing", `output does not contain ${show(e.text)}`);
+        : reason("output_missing", `output does not contain ${show(e.text)}`);
     }
     case "json-equals": {
       if (obs.stdoutTruncated) {
-        return reason("output-truncated", `cannot judge $json:${e.pointer}: stdout was truncated`);
+        return reason("output_truncated", `cannot judge $json:${e.pointer}: stdout was truncated`);
       }
       const parsed = tryParseJson(obs.stdout);
-      if (parsed === undefined) return reason("json-unparsable", "stdout is not valid JSON");
+      if (parsed === undefined) return reason("json_unparsable", "stdout is not valid JSON");
       const found = resolvePointer(parsed, e.pointer);
       if (!found.found) {
-        return reason("json-pointer-missing", `no value at JSON pointer ${show(e.pointer)}`);
+        return reason("json_pointer_missing", `no value at JSON pointer ${show(e.pointer)}`);
       }
       return jsonEqual(found.value, e.value) ? null : reason(
-        "json-mismatch",
+        "json_mismatch",
         `value at ${show(e.pointer)} is ${show(JSON.stringify(found.value))}, expected ${
           show(JSON.stringify(e.value))
         }`,
@@ -77,37 +77,37 @@ function judgeDifferential(
   capture: BaselineCapture | undefined,
 ): CheckReason | null {
   if (capture === undefined) {
-    return reason("never-captured", `baseline ${show(against)} was never captured`);
+    return reason("never_captured", `baseline ${show(against)} was never captured`);
   }
   switch (expect.kind) {
     case "changed":
       return obs.stdoutDigest !== capture.stdoutDigest
         ? null
-        : reason("differential-unchanged", `output is unchanged from baseline ${show(against)}`);
+        : reason("differential_unchanged", `output is unchanged from baseline ${show(against)}`);
     case "unchanged":
       return obs.stdoutDigest === capture.stdoutDigest
         ? null
-        : reason("differential-changed", `output changed from baseline ${show(against)}`);
+        : reason("differential_changed", `output changed from baseline ${show(against)}`);
     case "delta-within": {
       const before = parseStrictNumber(capture.stdoutTail);
       if (before === null) {
-        return reason("not-a-number", `baseline ${show(against)} output is not a number`);
+        return reason("not_a_number", `baseline ${show(against)} output is not a number`);
       }
-      if (obs.stdoutTruncated) return reason("not-a-number", "output was truncated, not a number");
+      if (obs.stdoutTruncated) return reason("not_a_number", "output was truncated, not a number");
       const after = parseStrictNumber(obs.stdout);
       if (after === null) {
-        return reason("not-a-number", `output ${show(obs.stdout, 40)} is not a number`);
+        return reason("not_a_number", `output ${show(obs.stdout, 40)} is not a number`);
       }
       const delta = after - before;
       if (expect.min !== null && delta < expect.min) {
         return reason(
-          "delta-out-of-range",
+          "delta_out_of_range",
           `delta ${delta} (from ${before} to ${after}) is below ${expect.min}`,
         );
       }
       if (expect.max !== null && delta > expect.max) {
         return reason(
-          "delta-out-of-range",
+          "delta_out_of_range",
           `delta ${delta} (from ${before} to ${after}) is above ${expect.max}`,
         );
       }
@@ -146,7 +146,7 @@ export function judgeCheck(
     return {
       name: check.name,
       status: captured ? "captured" : "failed",
-      reasons: captured ? [] : [reason("never-captured", "baseline was never captured")],
+      reasons: captured ? [] : [reason("never_captured", "baseline was never captured")],
       failingTests: [],
     };
   }
@@ -155,13 +155,13 @@ export function judgeCheck(
     return {
       name: check.name,
       status: "failed",
-      reasons: [reason("cannot-run", obs?.cannotRun ?? "check was not run")],
+      reasons: [reason("cannot_run", obs?.cannotRun ?? "check was not run")],
       failingTests: [],
       ...(tests !== undefined ? { tests } : {}),
     };
   }
   const reasons: CheckReason[] = [];
-  if (obs.timedOut) reasons.push(reason("timed-out", "timed out"));
+  if (obs.timedOut) reasons.push(reason("timed_out", "timed out"));
   for (const e of check.expect) {
     const r = judgeExpectation(e, obs);
     if (r !== null) reasons.push(r);
@@ -182,13 +182,13 @@ export function judgeCheck(
     if (obs.exitCode !== 0 && failing.length === 0) {
       reasons.push(
         reason(
-          "tests-exit-without-failures",
+          "tests_exit_without_failures",
           `exited ${obs.exitCode} but the output shows no failing test`,
         ),
       );
     }
     if (obs.exitCode === 0 && !(ran !== null && ran > 0)) {
-      reasons.push(reason("tests-none-ran", "exited 0 but the output shows no test ran"));
+      reasons.push(reason("tests_none_ran", "exited 0 but the output shows no test ran"));
     }
   }
   // A timed-out run shows no trustworthy per-test result: every listed test is missing.
@@ -255,8 +255,8 @@ export interface BaselineJudgement {
 
 /**
  * Judges the baseline pass: keeps captures of capture-only checks, reports
- * `baseline-cannot-run` (checks that could not execute at all before any
- * change) and `baseline-gates-nothing` (every plain gating check already
+ * `baseline_cannot_run` (checks that could not execute at all before any
+ * change) and `baseline_gates_nothing` (every plain gating check already
  * passes before the change), and refuses the latter when the task requires a
  * failing baseline unless explicitly allowed.
  *
@@ -299,7 +299,7 @@ export function judgeBaseline(
   const diagnostics: BaselineDiagnostic[] = [];
   if (cannotRun.length > 0) {
     diagnostics.push({
-      code: "baseline-cannot-run",
+      code: "baseline_cannot_run",
       checks: cannotRun,
       message: `baseline cannot run: ${cannotRun.join(", ")} could not execute before any change`,
     });
@@ -314,7 +314,7 @@ export function judgeBaseline(
     plain.length > 0 && before.length === plain.length && before.every((j) => j.status === "passed")
   ) {
     const d: BaselineDiagnostic = {
-      code: "baseline-gates-nothing",
+      code: "baseline_gates_nothing",
       checks: before.map((j) => j.name),
       message: "baseline gates nothing: every gating check already passes before the change",
     };

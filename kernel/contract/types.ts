@@ -182,21 +182,21 @@ export interface BaselineCapture {
 
 /** Stable codes of check-judgement reasons. */
 export type CheckReasonCode =
-  | "cannot-run"
-  | "timed-out"
-  | "exit-nonzero"
-  | "output-missing"
-  | "json-unparsable"
-  | "json-pointer-missing"
-  | "json-mismatch"
-  | "output-truncated"
-  | "never-captured"
-  | "differential-unchanged"
-  | "differential-changed"
-  | "not-a-number"
-  | "delta-out-of-range"
-  | "tests-exit-without-failures"
-  | "tests-none-ran"
+  | "cannot_run"
+  | "timed_out"
+  | "exit_nonzero"
+  | "output_missing"
+  | "json_unparsable"
+  | "json_pointer_missing"
+  | "json_mismatch"
+  | "output_truncated"
+  | "never_captured"
+  | "differential_unchanged"
+  | "differential_changed"
+  | "not_a_number"
+  | "delta_out_of_range"
+  | "tests_exit_without_failures"
+  | "tests_none_ran"
   | "tests-fail-to-pass-failed"
   | "tests-pass-to-pass-failed";
 
@@ -235,8 +235,8 @@ export interface ContractJudgement {
 
 /** Stable codes of baseline diagnostics. */
 export type BaselineDiagnosticCode =
-  | "baseline-cannot-run"
-  | "baseline-gates-nothing"
+  | "baseline_cannot_run"
+  | "baseline_gates_nothing"
   | "baseline-fail-to-pass-passes"
   | "baseline-pass-to-pass-fails";
 

@@ -65,9 +65,9 @@ Deno.test("baseline + differentials on real commands: wc -l delta, changed, unch
     assert.equal(before.judgement.verdict, "failed");
     const byName = (j: typeof before) =>
       Object.fromEntries(j.judgement.checks.map((x) => [x.name, x]));
-    assert.equal(byName(before)["lines-grew"]!.reasons[0]!.code, "delta-out-of-range");
-    assert.equal(byName(before)["items-changed"]!.reasons[0]!.code, "differential-unchanged");
-    assert.equal(byName(before)["count-unchanged"]!.reasons[0]!.code, "differential-changed");
+    assert.equal(byName(before)["lines-grew"]!.reasons[0]!.code, "delta_out_of_range");
+    assert.equal(byName(before)["items-changed"]!.reasons[0]!.code, "differential_unchanged");
+    assert.equal(byName(before)["count-unchanged"]!.reasons[0]!.code, "differential_changed");
     // The change: one line added.
     await Deno.writeTextFile(`${dir}/items.txt`, "a\nb\nc\nd\n");
     const after = await evaluateContract(c, base.judgement.captures, { cwd: dir, sandbox: NONE });
@@ -82,7 +82,7 @@ Deno.test("baseline + differentials on real commands: wc -l delta, changed, unch
     const uncaptured = await evaluateContract(c, [], { cwd: dir, sandbox: NONE });
     assert.equal(uncaptured.judgement.verdict, "failed");
     assert.ok(uncaptured.judgement.checks.every((x) => x.status === "failed"));
-    assert.equal(byName(uncaptured)["lines-grew"]!.reasons[0]!.code, "never-captured");
+    assert.equal(byName(uncaptured)["lines-grew"]!.reasons[0]!.code, "never_captured");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -115,18 +115,18 @@ Deno.test("$json pointer checks and output-contains on a JSON-printing script; a
         },
         { name: "text", run: ["python3", "report.py"], expect: { outputContains: '"items"' } },
         { name: "fails-first-but-later-run", run: "exit 3" },
-        { name: "cannot-run", run: ["./does-not-exist.sh"] },
+        { name: "cannot_run", run: ["./does-not-exist.sh"] },
       ],
     });
     const r = await evaluateContract(c, [], { cwd: dir, sandbox: NONE });
     const s = Object.fromEntries(r.judgement.checks.map((x) => [x.name, x]));
     assert.equal(s.count!.status, "passed");
     assert.equal(s.second!.status, "passed");
-    assert.equal(s.wrong!.reasons[0]!.code, "json-mismatch");
-    assert.equal(s.missing!.reasons[0]!.code, "json-pointer-missing");
+    assert.equal(s.wrong!.reasons[0]!.code, "json_mismatch");
+    assert.equal(s.missing!.reasons[0]!.code, "json_pointer_missing");
     assert.equal(s.text!.status, "passed");
-    assert.equal(s["fails-first-but-later-run"]!.reasons[0]!.code, "exit-nonzero");
-    assert.equal(s["cannot-run"]!.reasons[0]!.code, "cannot-run");
+    assert.equal(s["fails-first-but-later-run"]!.reasons[0]!.code, "exit_nonzero");
+    assert.equal(s["cannot_run"]!.reasons[0]!.code, "cannot_run");
     assert.equal(r.evidence.length, 7);
     const ev = r.evidence[0]!;
     assert.deepEqual(ev.argv, ["python3", "report.py"]);
@@ -149,20 +149,20 @@ Deno.test("baseline diagnostics: cannot run, gates nothing (refused for failing-
       requireFailingBaseline: true,
       allowGatesNothing: false,
     });
-    assert.deepEqual(b1.judgement.diagnostics.map((d) => d.code), ["baseline-cannot-run"]);
+    assert.deepEqual(b1.judgement.diagnostics.map((d) => d.code), ["baseline_cannot_run"]);
     assert.deepEqual(b1.judgement.diagnostics[0]!.checks, ["gone"]);
     const onlyGreen = contract({ checks: [{ name: "t", run: "true" }] });
     const b2 = await evaluateBaseline(onlyGreen, { cwd: dir, sandbox: NONE }, {
       requireFailingBaseline: true,
       allowGatesNothing: false,
     });
-    assert.equal(b2.judgement.refusal?.code, "baseline-gates-nothing");
+    assert.equal(b2.judgement.refusal?.code, "baseline_gates_nothing");
     const b3 = await evaluateBaseline(onlyGreen, { cwd: dir, sandbox: NONE }, {
       requireFailingBaseline: true,
       allowGatesNothing: true,
     });
     assert.equal(b3.judgement.refusal, null);
-    assert.deepEqual(b3.judgement.diagnostics.map((d) => d.code), ["baseline-gates-nothing"]);
+    assert.deepEqual(b3.judgement.diagnostics.map((d) => d.code), ["baseline_gates_nothing"]);
     const red = contract({ checks: [{ name: "t", run: "false" }] });
     const b4 = await evaluateBaseline(red, { cwd: dir, sandbox: NONE }, {
       requireFailingBaseline: true,
@@ -195,7 +195,7 @@ Deno.test("inconclusive guard on a real test runner: fake PASSED output with exi
     const r = await evaluateContract(c, [], { cwd: dir, sandbox: NONE });
     const s = Object.fromEntries(r.judgement.checks.map((x) => [x.name, x]));
     assert.equal(s.fake!.status, "failed"); // exit-nonzero plus the guard
-    assert.ok(s.fake!.reasons.some((x) => x.code === "tests-exit-without-failures"));
+    assert.ok(s.fake!.reasons.some((x) => x.code === "tests_exit_without_failures"));
     assert.equal(s["none-ran"]!.status, "inconclusive");
     assert.deepEqual(s["real-fail"]!.failingTests, ["t.py::test_b"]);
     const onlyNoneRan = contract({
@@ -223,8 +223,8 @@ Deno.test("deadline clamping: each timeout is what the deadline leaves; exhauste
     assert.ok(Date.now() - start < 4000);
     assert.ok(r.evidence[0]!.timeoutMs <= 400);
     assert.equal(r.evidence[0]!.timedOut, true);
-    assert.equal(r.judgement.checks[0]!.reasons[0]!.code, "timed-out");
-    assert.equal(r.judgement.checks[1]!.reasons[0]!.code, "cannot-run");
+    assert.equal(r.judgement.checks[0]!.reasons[0]!.code, "timed_out");
+    assert.equal(r.judgement.checks[1]!.reasons[0]!.code, "cannot_run");
     assert.match(r.evidence[1]!.cannotRun ?? "", /deadline/);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -273,7 +273,7 @@ Deno.test("contract file validation: stable codes and path-addressed issues", as
   });
   assert.equal(bad.ok, false);
   if (bad.ok) return;
-  assert.equal(bad.error.code, "contract-invalid");
+  assert.equal(bad.error.code, "contract_invalid");
   const issues = bad.error.issues.join("\n");
   for (
     const needle of [
@@ -289,10 +289,10 @@ Deno.test("contract file validation: stable codes and path-addressed issues", as
   ) assert.ok(issues.includes(needle), `missing: ${needle}\n${issues}`);
   assert.equal(parseContract({ checks: [{ name: "b", run: "x", baseline: true }] }).ok, false);
   const notJson = parseContractText("{checks:");
-  assert.equal(!notJson.ok && notJson.error.code, "contract-not-json");
+  assert.equal(!notJson.ok && notJson.error.code, "contract_not_json");
   await assert.rejects(
     () => loadContract("/nonexistent/contract.json"),
-    (e) => (e as { code: string }).code === "contract-unreadable",
+    (e) => (e as { code: string }).code === "contract_unreadable",
   );
   const schema = contractJsonSchema();
   assert.equal(schema.type, "object");
@@ -312,8 +312,8 @@ Deno.test("cancellation: the running check is killed, later checks fail as not r
     assert.ok(Date.now() - started < 5000);
     assert.equal(r.judgement.verdict, "failed");
     assert.equal(r.evidence[0]!.exitCode, 124);
-    assert.equal(r.judgement.checks[0]!.reasons[0]!.code, "timed-out");
-    assert.equal(r.judgement.checks[1]!.reasons[0]!.code, "cannot-run");
+    assert.equal(r.judgement.checks[0]!.reasons[0]!.code, "timed_out");
+    assert.equal(r.judgement.checks[1]!.reasons[0]!.code, "cannot_run");
     assert.match(r.evidence[1]!.cannotRun ?? "", /cancelled/);
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -65,7 +65,7 @@ Deno.test("contract setup: malformed setups are refused with a path per problem"
     const r = parseContract({ checks: CHECKS, setup });
     assert.equal(r.ok, false, JSON.stringify(setup));
     if (r.ok) continue;
-    assert.equal(r.error.code, "contract-invalid");
+    assert.equal(r.error.code, "contract_invalid");
     assert.ok(
       r.error.issues.some((i) => i.startsWith(`${path}:`) || i.startsWith(`${path}.`)),
       `${JSON.stringify(setup)}: ${r.error.issues.join("; ")}`,

@@ -59,7 +59,7 @@ Deno.test("bounded: exhausted attempts and a failing generator are typed errors"
           maxAttempts: 2,
         },
       ),
-    (e) => e instanceof DeriveError && e.code === "derive-exhausted" && e.attempts.length === 2,
+    (e) => e instanceof DeriveError && e.code === "derive_exhausted" && e.attempts.length === 2,
   );
   assert.equal(calls, 2);
   await assert.rejects(
@@ -69,7 +69,7 @@ Deno.test("bounded: exhausted attempts and a failing generator are typed errors"
         { text: "", verify: null },
         () => Promise.reject(new Error("rate limited")),
       ),
-    (e) => e instanceof DeriveError && e.code === "derive-generator-failed",
+    (e) => e instanceof DeriveError && e.code === "derive_generator_failed",
   );
 });
 
@@ -80,7 +80,7 @@ Deno.test("without a generator: the verify command's contract, or a typed error"
   assert.equal(d.contract.checks[0]!.tests, "cargo");
   await assert.rejects(
     () => deriveContract("add a flag", { text: "", verify: null }, null),
-    (e) => e instanceof DeriveError && e.code === "derive-no-verify-command",
+    (e) => e instanceof DeriveError && e.code === "derive_no_verify_command",
   );
 });
 

@@ -361,7 +361,7 @@ Deno.test("runTask: a contract that cannot run is refused before the backend run
       backend: scripted([() => (ran = true, Promise.resolve(true))]),
     });
     assert.equal(outcome.state, "rejected");
-    assert.equal(outcome.reason, "baseline-cannot-run");
+    assert.equal(outcome.reason, "baseline_cannot_run");
     assert.equal(ran, false);
     assert.equal(outcome.rounds.length, 0);
   });
@@ -429,7 +429,7 @@ Deno.test("runTask: 'make the tests pass' with tests already passing gates nothi
       backend: scripted([() => (ran = true, Promise.resolve(true))]),
     });
     assert.equal(outcome.state, "rejected");
-    assert.equal(outcome.reason, "baseline-gates-nothing");
+    assert.equal(outcome.reason, "baseline_gates_nothing");
     assert.equal(ran, false);
   });
 });

@@ -96,19 +96,19 @@ Deno.test("$json expectation form and strict numbers", () => {
 
 Deno.test("judgeCheck: fail closed on missing observation, cannot-run, timeout", () => {
   const c = check({ name: "t" });
-  assert.equal(judgeCheck(c, undefined, new Map()).reasons[0]!.code, "cannot-run");
+  assert.equal(judgeCheck(c, undefined, new Map()).reasons[0]!.code, "cannot_run");
   assert.equal(judgeCheck(c, obs({ name: "t", cannotRun: "ENOENT" }), new Map()).status, "failed");
   const t = judgeCheck(c, obs({ name: "t", timedOut: true, exitCode: 124 }), new Map());
-  assert.deepEqual(t.reasons.map((r) => r.code), ["timed-out", "exit-nonzero"]);
+  assert.deepEqual(t.reasons.map((r) => r.code), ["timed_out", "exit_nonzero"]);
   const j = check({ name: "j", expect: [{ kind: "json-equals", pointer: "/a", value: 1 }] });
   assert.equal(
     judgeCheck(j, obs({ name: "j", stdout: '{"a":1}', stdoutTruncated: true }), new Map())
       .reasons[0]!.code,
-    "output-truncated",
+    "output_truncated",
   );
   assert.equal(
     judgeCheck(j, obs({ name: "j", stdout: "not json" }), new Map()).reasons[0]!.code,
-    "json-unparsable",
+    "json_unparsable",
   );
   assert.equal(judgeCheck(j, obs({ name: "j", stdout: '{"a":1}' }), new Map()).status, "passed");
   const contains = check({ name: "c", expect: [{ kind: "output-contains", text: "ok" }] });
@@ -132,27 +132,27 @@ Deno.test("judgeCheck: differentials against captures, numbers strict", () => {
   assert.equal(judgeCheck(within, obs({ name: "d", stdout: "12\n" }), caps).status, "passed");
   assert.equal(
     judgeCheck(within, obs({ name: "d", stdout: "10" }), caps).reasons[0]!.code,
-    "delta-out-of-range",
+    "delta_out_of_range",
   );
   assert.equal(
     judgeCheck(within, obs({ name: "d", stdout: "12 lines" }), caps).reasons[0]!.code,
-    "not-a-number",
+    "not_a_number",
   );
   assert.equal(
     judgeCheck(within, obs({ name: "d", stdout: "12" }), new Map()).reasons[0]!.code,
-    "never-captured",
+    "never_captured",
   );
   const changed = d({ against: "b", expect: { kind: "changed" } });
   assert.equal(
     judgeCheck(changed, obs({ name: "d", stdout: "10\n" }), caps).reasons[0]!.code,
-    "differential-unchanged",
+    "differential_unchanged",
   );
   const unchanged = d({ against: "b", expect: { kind: "unchanged" } });
   assert.equal(judgeCheck(unchanged, obs({ name: "d", stdout: "10\n" }), caps).status, "passed");
   // A baseline check at gating time: captured or failed.
   const b = check({ name: "b", baseline: true, expect: [] });
   assert.equal(judgeCheck(b, undefined, caps).status, "captured");
-  assert.equal(judgeCheck(b, undefined, new Map()).reasons[0]!.code, "never-captured");
+  assert.equal(judgeCheck(b, undefined, new Map()).reasons[0]!.code, "never_captured");
 });
 
 Deno.test("SWE-bench-like guard: exit!=0 with no failures, exit 0 with nothing ran", () => {
@@ -174,7 +174,7 @@ Deno.test("SWE-bench-like guard: exit!=0 with no failures, exit 0 with nothing r
     obs({ name: "t", exitCode: 1, testReport: { failing: [], ran: 3 } }),
     new Map(),
   );
-  assert.ok(r3.reasons.some((r) => r.code === "tests-exit-without-failures"));
+  assert.ok(r3.reasons.some((r) => r.code === "tests_exit_without_failures"));
   assert.equal(r3.status, "failed");
   const noExit = check({
     name: "t",
@@ -216,7 +216,7 @@ Deno.test("judgeBaseline: captures, cannot-run, gates-nothing refusal", () => {
     allowGatesNothing: false,
   });
   assert.deepEqual(green.captures.map((c) => c.name), ["b"]);
-  assert.equal(green.refusal?.code, "baseline-gates-nothing");
+  assert.equal(green.refusal?.code, "baseline_gates_nothing");
   const red = judgeBaseline(contract, [obs({ name: "b" }), obs({ name: "t", exitCode: 1 })], {
     requireFailingBaseline: true,
     allowGatesNothing: false,
@@ -226,7 +226,7 @@ Deno.test("judgeBaseline: captures, cannot-run, gates-nothing refusal", () => {
     requireFailingBaseline: false,
     allowGatesNothing: false,
   });
-  assert.deepEqual(broken.diagnostics.map((d) => [d.code, d.checks]), [["baseline-cannot-run", [
+  assert.deepEqual(broken.diagnostics.map((d) => [d.code, d.checks]), [["baseline_cannot_run", [
     "b",
   ]]]);
   assert.deepEqual(broken.captures, []);
