@@ -82,7 +82,7 @@ export type SandboxRequirement = "bwrap" | "none" | "auto";
 
 /**
  * Picks the sandbox for `worktree` under a requirement: `bwrap` refuses
- * (throws `sandbox-unavailable`) rather than downgrading; `auto` uses bwrap
+ * (throws `sandbox_unavailable`) rather than downgrading; `auto` uses bwrap
  * when the probe passes and otherwise the explicit `none` (recorded in every
  * result); `none` is `none`.
  *
@@ -101,7 +101,7 @@ export async function selectSandbox(
   if (!probe.bwrap.available) {
     if (requirement === "auto") return NO_SANDBOX;
     throw new SandboxError(
-      "sandbox-unavailable",
+      "sandbox_unavailable",
       `Cannot sandbox: policy requires bwrap but it is unavailable: ${probe.bwrap.reason}`,
     );
   }

@@ -59,11 +59,11 @@ export function childEnv(
   return env;
 }
 
-function isExecutableFile(path: string): "ok" | "missing" | "not-executable" {
+function isExecutableFile(path: string): "ok" | "missing" | "not_executable" {
   try {
     const s = Deno.statSync(path);
-    if (!s.isFile) return "not-executable";
-    if (s.mode !== null && (s.mode & 0o111) === 0) return "not-executable";
+    if (!s.isFile) return "not_executable";
+    if (s.mode !== null && (s.mode & 0o111) === 0) return "not_executable";
     return "ok";
   } catch {
     return "missing";
@@ -72,24 +72,24 @@ function isExecutableFile(path: string): "ok" | "missing" | "not-executable" {
 
 /** Resolves argv[0] like execvp would, so "cannot run" is known before spawning. */
 function resolveProgram(program: string, cwd: string, pathVar: string): string | SpawnError {
-  if (program.length === 0) return { code: "not-found", message: "Cannot run: empty program name" };
+  if (program.length === 0) return { code: "not_found", message: "Cannot run: empty program name" };
   if (program.includes("/")) {
     const full = isAbsolute(program) ? program : join(cwd, program);
     const state = isExecutableFile(full);
     if (state === "ok") return program;
     return state === "missing"
-      ? { code: "not-found", message: `Cannot run: ${program}: no such file` }
-      : { code: "not-executable", message: `Cannot run: ${program}: not an executable file` };
+      ? { code: "not_found", message: `Cannot run: ${program}: no such file` }
+      : { code: "not_executable", message: `Cannot run: ${program}: not an executable file` };
   }
   let sawNonExec = false;
   for (const dir of pathVar.split(":")) {
     const state = isExecutableFile(join(dir, program));
     if (state === "ok") return join(dir, program);
-    if (state === "not-executable") sawNonExec = true;
+    if (state === "not_executable") sawNonExec = true;
   }
   return sawNonExec
-    ? { code: "not-executable", message: `Cannot run: ${program}: not executable` }
-    : { code: "not-found", message: `Cannot run: ${program}: not found on PATH` };
+    ? { code: "not_executable", message: `Cannot run: ${program}: not executable` }
+    : { code: "not_found", message: `Cannot run: ${program}: not found on PATH` };
 }
 
 function killGroup(pid: number, signal: Deno.Signal): boolean {
@@ -160,7 +160,7 @@ function emptyResult(
     argv,
     spawnedArgv: [],
     cwd: spec.cwd,
-    exitCode: spawnError.code === "not-executable" ? 126 : 127,
+    exitCode: spawnError.code === "not_executable" ? 126 : 127,
     signal: null,
     timedOut: false,
     cancelled: false,
@@ -236,13 +236,13 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   try {
     if (!Deno.statSync(spec.cwd).isDirectory) {
       return emptyResult(argv, spec, envNames, {
-        code: "bad-cwd",
+        code: "bad_cwd",
         message: `Cannot run: cwd is not a directory: ${spec.cwd}`,
       }, started);
     }
   } catch {
     return emptyResult(argv, spec, envNames, {
-      code: "bad-cwd",
+      code: "bad_cwd",
       message: `Cannot run: cwd does not exist: ${spec.cwd}`,
     }, started);
   }
@@ -278,7 +278,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     if (privateDir) removeQuietly(privateDir);
     const message = error instanceof Error ? error.message : String(error);
     return emptyResult(argv, spec, envNames, {
-      code: "spawn-failed",
+      code: "spawn_failed",
       message: `Cannot run: ${message}`,
     }, started);
   }

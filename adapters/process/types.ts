@@ -35,7 +35,7 @@ export interface ProcessSpec {
 /** Why a process could not be started at all. */
 export interface SpawnError {
   /** Stable code. */
-  readonly code: "not-found" | "not-executable" | "bad-cwd" | "spawn-failed";
+  readonly code: "not_found" | "not_executable" | "bad_cwd" | "spawn_failed";
   /** Human-readable detail. */
   readonly message: string;
 }

@@ -110,14 +110,14 @@ function findOnPath(name: string): string | null {
 export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
   if (!isAbsolute(options.worktree)) {
     throw new SandboxError(
-      "sandbox-invalid",
+      "sandbox_invalid",
       `Cannot sandbox: worktree must be absolute: ${options.worktree}`,
     );
   }
   const worktree = Deno.realPathSync(options.worktree);
   const bwrapPath = options.bwrapPath ?? findOnPath("bwrap");
   if (bwrapPath === null) {
-    throw new SandboxError("sandbox-unavailable", "Cannot sandbox: bwrap not found on PATH");
+    throw new SandboxError("sandbox_unavailable", "Cannot sandbox: bwrap not found on PATH");
   }
   let home = options.home;
   if (home === undefined) {

@@ -86,4 +86,4 @@ export class SandboxError extends VouchError<SandboxErrorCode> {
 }
 
 /** Stable codes of {@linkcode SandboxError}. */
-export type SandboxErrorCode = "sandbox-unavailable" | "sandbox-invalid";
+export type SandboxErrorCode = "sandbox_unavailable" | "sandbox_invalid";

@@ -107,14 +107,14 @@ Deno.test("extra env: allowed names pass, secret/injection names are refused", a
 
 Deno.test("a program that cannot run is a result with spawnError, never a throw", async () => {
   const r = await runProcess({ argv: ["definitely-not-a-program-xyz"], cwd: "/" });
-  assert.equal(r.spawnError?.code, "not-found");
+  assert.equal(r.spawnError?.code, "not_found");
   assert.equal(r.exitCode, 127);
   const r2 = await runProcess({ argv: ["true"], cwd: "/nonexistent-dir-xyz" });
-  assert.equal(r2.spawnError?.code, "bad-cwd");
+  assert.equal(r2.spawnError?.code, "bad_cwd");
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/script.sh`, "echo hi\n");
   const r3 = await runProcess({ argv: ["./script.sh"], cwd: dir });
-  assert.equal(r3.spawnError?.code, "not-executable");
+  assert.equal(r3.spawnError?.code, "not_executable");
   assert.equal(r3.exitCode, 126);
   await Deno.remove(dir, { recursive: true });
   await assert.rejects(() => runProcess({ cwd: "/" }), ProcessSpecError);

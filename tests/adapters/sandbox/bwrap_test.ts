@@ -221,7 +221,7 @@ Deno.test("probe reports availability with a reason; policy refuses rather than 
   const wt = await Deno.makeTempDir();
   await assert.rejects(
     () => selectSandbox("bwrap", { worktree: wt, probe: broken }),
-    (e) => e instanceof SandboxError && e.code === "sandbox-unavailable",
+    (e) => e instanceof SandboxError && e.code === "sandbox_unavailable",
   );
   assert.equal((await selectSandbox("auto", { worktree: wt, probe: broken })).kind, "none");
   assert.equal((await selectSandbox("none", { worktree: wt })).kind, "none");
