@@ -63,7 +63,7 @@ function names(tests: readonly ListedTest[]): string {
  * import { equal } from "node:assert/strict";
  * import { testListReasons } from "./test_lists.ts";
  * const r = testListReasons([{ id: "a", list: "failToPass", status: "missing" }]);
- * equal(r[0]?.code, "tests-fail-to-pass-failed");
+ * equal(r[0]?.code, "tests_fail_to_pass_failed");
  * equal(testListReasons([{ id: "b", list: "passToPass", status: "passed" }]).length, 0);
  * ```
  */
@@ -73,13 +73,13 @@ export function testListReasons(tests: readonly ListedTest[]): CheckReason[] {
   const p2p = tests.filter((t) => t.list === "passToPass" && t.status !== "passed");
   if (f2p.length > 0) {
     reasons.push({
-      code: "tests-fail-to-pass-failed",
+      code: "tests_fail_to_pass_failed",
       message: `failToPass tests did not pass: ${names(f2p)}`,
     });
   }
   if (p2p.length > 0) {
     reasons.push({
-      code: "tests-pass-to-pass-failed",
+      code: "tests_pass_to_pass_failed",
       message: `passToPass tests did not pass: ${names(p2p)}`,
     });
   }
@@ -99,7 +99,7 @@ export function testListReasons(tests: readonly ListedTest[]): CheckReason[] {
  *   name: "unit", status: "passed", reasons: [], failingTests: [],
  *   tests: [{ id: "a", list: "failToPass", status: "passed" }],
  * }]);
- * equal(d[0]?.code, "baseline-fail-to-pass-passes");
+ * equal(d[0]?.code, "baseline_fail_to_pass_passes");
  * ```
  */
 export function testListDiagnostics(before: readonly CheckJudgement[]): BaselineDiagnostic[] {
@@ -119,7 +119,7 @@ export function testListDiagnostics(before: readonly CheckJudgement[]): Baseline
   const out: BaselineDiagnostic[] = [];
   if (f2p.length > 0) {
     out.push({
-      code: "baseline-fail-to-pass-passes",
+      code: "baseline_fail_to_pass_passes",
       checks: checksF,
       message: `contract invalid: failToPass tests already pass before the change: ${
         f2p.slice(0, 5).map((t) => JSON.stringify(t)).join(", ")
@@ -128,7 +128,7 @@ export function testListDiagnostics(before: readonly CheckJudgement[]): Baseline
   }
   if (p2p.length > 0) {
     out.push({
-      code: "baseline-pass-to-pass-fails",
+      code: "baseline_pass_to_pass_fails",
       checks: checksP,
       message: `contract invalid: passToPass tests do not pass before the change: ${
         p2p.slice(0, 5).map((t) => JSON.stringify(t)).join(", ")

@@ -197,8 +197,8 @@ export type CheckReasonCode =
   | "delta_out_of_range"
   | "tests_exit_without_failures"
   | "tests_none_ran"
-  | "tests-fail-to-pass-failed"
-  | "tests-pass-to-pass-failed";
+  | "tests_fail_to_pass_failed"
+  | "tests_pass_to_pass_failed";
 
 /** One reason a check did not pass. */
 export interface CheckReason {
@@ -237,8 +237,8 @@ export interface ContractJudgement {
 export type BaselineDiagnosticCode =
   | "baseline_cannot_run"
   | "baseline_gates_nothing"
-  | "baseline-fail-to-pass-passes"
-  | "baseline-pass-to-pass-fails";
+  | "baseline_fail_to_pass_passes"
+  | "baseline_pass_to_pass_fails";
 
 /** A finding about the contract itself from the baseline pass. */
 export interface BaselineDiagnostic {

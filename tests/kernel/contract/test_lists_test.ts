@@ -62,13 +62,13 @@ Deno.test("a failToPass test still failing, a passToPass test broken, a missing 
     new Map(),
   );
   assert.equal(still.status, "failed");
-  assert.deepEqual(still.reasons.map((r) => r.code), ["tests-fail-to-pass-failed"]);
+  assert.deepEqual(still.reasons.map((r) => r.code), ["tests_fail_to_pass_failed"]);
   const broke = judgeCheck(
     LISTED,
     observed({ failing: ["keeps add"], passing: ["fixes bug"], ran: 2 }, 1),
     new Map(),
   );
-  assert.deepEqual(broke.reasons.map((r) => r.code), ["tests-pass-to-pass-failed"]);
+  assert.deepEqual(broke.reasons.map((r) => r.code), ["tests_pass_to_pass_failed"]);
   // The suite only ran one test: the other listed one did not run, which counts as failed.
   const missing = judgeCheck(
     LISTED,
@@ -105,13 +105,13 @@ Deno.test("baseline: failToPass already passing or passToPass failing makes the 
     [observed({ failing: [], passing: ["fixes bug", "keeps add"], ran: 2 }, 0)],
     opts,
   );
-  assert.equal(gatesNothing.refusal?.code, "baseline-fail-to-pass-passes");
+  assert.equal(gatesNothing.refusal?.code, "baseline_fail_to_pass_passes");
   const brokenBase = judgeBaseline(
     contract,
     [observed({ failing: ["fixes bug", "keeps add"], passing: [], ran: 2 }, 1)],
     opts,
   );
-  assert.equal(brokenBase.refusal?.code, "baseline-pass-to-pass-fails");
+  assert.equal(brokenBase.refusal?.code, "baseline_pass_to_pass_fails");
 });
 
 Deno.test("property: a check with lists passes only if every listed test is shown passing and not failing", () => {
