@@ -16,7 +16,22 @@ import { contractJsonSchema } from "../adapters/contract/schema.ts";
 export const SCHEMAS_DIR: URL = new URL("../schemas/", import.meta.url);
 
 /**
- * The file name and content of every exported schema.
+ * Schemas written by hand, not generated: the external specifications' field
+ * rules (in-toto Statement v1, SLSA VSA v1, in-toto test-result v0.1, DSSE),
+ * transcribed from the specs so that tests check vouch's output against the
+ * spec rather than against vouch's own zod, and vouch's own predicate. The
+ * tool never writes them; the freshness test only requires that they exist.
+ */
+export const HAND_WRITTEN_SCHEMAS: readonly string[] = [
+  "dsse-envelope.schema.json",
+  "in-toto-statement-v1.schema.json",
+  "in-toto-test-result-v0.1.schema.json",
+  "slsa-verification-summary-v1.schema.json",
+  "vouch-verification-summary-v1.schema.json",
+];
+
+/**
+ * The file name and content of every generated schema.
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@ import { canonicalJson } from "../canonical_json/canonical_json.ts";
 import type { PublicKey, SigningKey } from "../keys/signing_key.ts";
 import { AttestError } from "./errors.ts";
 import { type DsseEnvelope, openDsse, signDsse } from "./dsse.ts";
-import { type VouchStatement, VouchStatementSchema } from "./statement.ts";
+import { type AttestationStatement, parseAttestationStatement } from "./predicates.ts";
 
 /** The in-toto DSSE payload type. */
 export const IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
@@ -13,6 +13,7 @@ export const IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { generateSigningKey, importPublicKey } from "../keys/signing_key.ts";
  * import { signStatement, verifyEnvelope } from "./envelope.ts";
  * import { buildVerificationStatement } from "./statement.ts";
@@ -25,11 +26,11 @@ export const IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
  * });
  * const envelope = await signStatement(statement, key);
  * const verified = await verifyEnvelope(envelope, await importPublicKey(key.publicKeyPem));
- * if (verified.statement.predicate.task !== "t1") throw new Error();
+ * equal(verified.statement.predicateType, "https://vouch.dev/verification-summary/v1");
  * ```
  */
 export async function signStatement(
-  statement: VouchStatement,
+  statement: AttestationStatement,
   key: SigningKey,
 ): Promise<DsseEnvelope> {
   return await signDsse(
@@ -41,7 +42,7 @@ export async function signStatement(
 
 /** What a verified envelope says. */
 export interface VerifiedAttestation {
-  readonly statement: VouchStatement;
+  readonly statement: AttestationStatement;
   /** The key id whose signature verified. */
   readonly keyid: string;
 }
@@ -52,7 +53,8 @@ export interface VerifiedAttestation {
  * valid Ed25519 signature over PAE by that key (as the DSSE spec says: `keyid`
  * is only a hint, every signature is tried, payload and signatures may use the
  * standard or the URL-safe base64 alphabet),
- * and that the payload is a vouch verification summary that PASSED; optionally
+ * and that the payload is a statement vouch exports (predicate vouch, SLSA VSA
+ * v1 or in-toto test-result v0.1) that PASSED; optionally
  * that a subject carries `expectPatchSha256`. Throws `AttestError`.
  *
  * @example
@@ -73,16 +75,19 @@ export async function verifyEnvelope(
     );
   }
   const payload = opened.payload;
-  let statement: VouchStatement;
+  let json: unknown;
   try {
-    statement = VouchStatementSchema.parse(
-      JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payload)),
-    ) as VouchStatement;
+    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payload));
   } catch (cause) {
+    throw new AttestError("bad_statement", "Cannot verify attestation: payload is not JSON", {
+      cause,
+    });
+  }
+  const statement = parseAttestationStatement(json);
+  if (statement === undefined) {
     throw new AttestError(
       "bad_statement",
-      "Cannot verify attestation: payload is not a vouch verification summary",
-      { cause },
+      "Cannot verify attestation: payload is not a passed vouch statement (predicate vouch, SLSA VSA v1 or in-toto test-result v0.1)",
     );
   }
   if (options.expectPatchSha256 !== undefined) {

@@ -19,6 +19,7 @@
 export * from "./errors.ts";
 export * from "./pae.ts";
 export * from "./statement.ts";
+export * from "./predicates.ts";
 export * from "./dsse.ts";
 export * from "./envelope.ts";
 export * from "./attest.ts";

@@ -10,8 +10,11 @@ import { parseArgs } from "node:util";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import {
   AttestError,
-  buildVerificationStatement,
+  buildStatement,
+  PREDICATE_KINDS,
+  type PredicateKind,
   signStatement,
+  summarizeStatement,
   verifyEnvelope,
 } from "../../adapters/attest/mod.ts";
 import { sha256Hex } from "../../adapters/digest/mod.ts";
@@ -31,15 +34,23 @@ const HELP = `vouch attest: export and verify signed attestations of verified pa
 
 Usage:
   vouch attest export [--log LOG] [--task ID] [--out FILE] [--key-file FILE] [--pub-out FILE]
+                      [--predicate vouch|vsa|test-result] [--resource-uri URI] [--policy-uri URI]
   vouch attest verify FILE --key PUBKEY [--patch DIFF] [--json]
   vouch attest pubkey [--repo DIR]
 
 export   Finds the last verified patch in LOG (default .vouch/events.jsonl),
          re-checks its MAC, anchor and receipts, and writes an in-toto
-         Statement v1 (predicate https://vouch.dev/verification-summary/v1) in a
-         DSSE envelope signed with the repository's Ed25519 key.
+         Statement v1 in a DSSE envelope signed with the repository's Ed25519
+         key. --predicate picks the predicate: vouch (default,
+         https://vouch.dev/verification-summary/v1), vsa (SLSA Verification
+         Summary v1, https://slsa.dev/verification_summary/v1; policy = the
+         contract, --policy-uri names it, --resource-uri the verified resource)
+         or test-result (in-toto https://in-toto.io/attestation/test-result/v0.1:
+         checks as passed/warned/failed tests, the contract as configuration).
 verify   Checks an envelope with only the public key (no vouch state needed):
-         payload type, Ed25519 signature over PAE, statement shape, PASSED;
+         payload type, an Ed25519 signature over PAE by that key (keyid is only
+         a hint; both base64 alphabets), statement shape (any of the three
+         predicates), PASSED;
          with --patch, that the diff's SHA-256 is a subject.
 pubkey   Prints the repository's attestation public key (SPKI PEM).
 
@@ -47,6 +58,7 @@ Exit codes: 0 ok/verified, 1 rejected, 2 usage.
 
 Examples:
   vouch attest export --task t1 --out t1.intoto.json --pub-out vouch.pub
+  vouch attest export --task t1 --predicate vsa --policy-uri https://example.com/c.json
   vouch attest verify t1.intoto.json --key vouch.pub --patch t1.diff
 `;
 
@@ -61,8 +73,19 @@ async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
       out: { type: "string" },
       "key-file": { type: "string" },
       "pub-out": { type: "string" },
+      predicate: { type: "string", default: "vouch" },
+      "resource-uri": { type: "string" },
+      "policy-uri": { type: "string" },
     },
   });
+  const kind = values.predicate as PredicateKind;
+  if (!PREDICATE_KINDS.includes(kind)) {
+    throw new UsageError(
+      `Cannot export: --predicate is "${values.predicate}", expected one of ${
+        PREDICATE_KINDS.join(", ")
+      }`,
+    );
+  }
   if (positionals.length > 0) {
     throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
   }
@@ -101,7 +124,13 @@ async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
       return EXIT.rejected;
     }
     const signingKey = await loadOrCreateSigningKey({ repoRoot, env });
-    const envelope = await signStatement(buildVerificationStatement(patch), signingKey);
+    const envelope = await signStatement(
+      buildStatement(patch, kind, {
+        ...(values["resource-uri"] !== undefined ? { resourceUri: values["resource-uri"] } : {}),
+        ...(values["policy-uri"] !== undefined ? { policyUri: values["policy-uri"] } : {}),
+      }),
+      signingKey,
+    );
     const text = JSON.stringify(envelope, null, 2) + "\n";
     if (values.out !== undefined) {
       await Deno.writeTextFile(values.out, text);
@@ -174,21 +203,22 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
     if (values.json) {
       io.out(JSON.stringify({ verified: true, keyid, statement }, null, 2) + "\n");
     } else {
-      const p = statement.predicate;
+      const p = summarizeStatement(statement);
       io.out(
         [
           `VERIFIED attestation by key ${keyid.slice(0, 16)}`,
-          `  task      ${p.task}`,
+          `  predicate ${p.predicateType}`,
+          `  task      ${p.vouch.task}`,
           `  subject   ${
             statement.subject.map((s) =>
               `${s.name ?? ""} ${Object.entries(s.digest).map(([k, v]) => `${k}:${v}`).join(" ")}`
             ).join("; ")
           }`,
-          `  verified  ${p.timeVerified} by ${p.verifier.id}`,
-          `  contract  sha256:${p.policy.digest["sha256"] ?? "?"}`,
-          `  checks    ${p.checks.map((c) => `${c.id} ${c.outcome}`).join(", ")}`,
-          `  receipts  ${p.inputAttestations.length}, log anchor seq ${p.logAnchor.seq}`,
-          `  sandbox   ${p.sandboxProfile}, backend ${p.backend.id}`,
+          ...(p.verifierId ? [`  verified  ${p.timeVerified} by ${p.verifierId}`] : []),
+          `  contract  sha256:${p.policyDigest || "?"}`,
+          `  checks    ${p.vouch.checks.map((c) => `${c.id} ${c.outcome}`).join(", ")}`,
+          `  receipts  ${p.receipts}, log anchor seq ${p.vouch.logAnchor.seq}`,
+          `  sandbox   ${p.vouch.sandboxProfile}, backend ${p.vouch.backend}`,
           "",
         ].join("\n"),
       );

@@ -2,11 +2,13 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import {
   attestVerifiedPatch,
+  buildStatement,
   buildVerificationStatement,
   type DsseEnvelope,
   pae,
   signDsse,
   signStatement,
+  summarizeStatement,
   verifyEnvelope,
   VOUCH_PREDICATE_TYPE,
 } from "../../../adapters/attest/mod.ts";
@@ -86,7 +88,7 @@ Deno.test("attestVerifiedPatch() produces an in-toto Statement v1 in a signed DS
   const result = await verifyEnvelope(JSON.parse(JSON.stringify(envelope)), pub, {
     expectPatchSha256: vp.patchDigest,
   });
-  assert.equal(result.statement.predicate.task, "t1");
+  assert.equal(summarizeStatement(result.statement).vouch.task, "t1");
 });
 
 Deno.test("verifyEnvelope() rejects tampering, other keys and wrong subjects", async () => {
@@ -144,4 +146,29 @@ Deno.test("attestVerifiedPatch() refuses anything but a MAC-checked VerifiedPatc
     attestVerifiedPatch(vp, await importMacKey(new Uint8Array(32), "other"), key),
     { code: "bad_mac" },
   );
+});
+
+Deno.test("buildStatement(): test-result result follows the checks; VSA policy is per contract", async () => {
+  const json = (await verified()).toJSON();
+  const withChecks = (outcomes: ("pass" | "fail" | "inconclusive")[]) =>
+    buildStatement({
+      ...json,
+      checks: outcomes.map((outcome, i) => ({
+        id: `c${i}`,
+        outcome,
+        receipt: json.checks[0]!.receipt,
+      })),
+    }, "test-result");
+  const result = (s: ReturnType<typeof withChecks>) =>
+    s.predicateType === "https://in-toto.io/attestation/test-result/v0.1" ? s.predicate : undefined;
+  assert.equal(result(withChecks(["pass", "pass"]))?.result, "PASSED");
+  assert.deepEqual(result(withChecks(["pass", "inconclusive"]))?.warnedTests, ["c1"]);
+  assert.equal(result(withChecks(["pass", "inconclusive"]))?.result, "WARNED");
+  assert.equal(result(withChecks(["fail", "inconclusive"]))?.result, "FAILED");
+  const a = buildStatement(json, "vsa");
+  const b = buildStatement({ ...json, contractDigest: "sha256:" + "d".repeat(64) }, "vsa");
+  assert.ok(a.predicateType === "https://slsa.dev/verification_summary/v1");
+  assert.ok(b.predicateType === "https://slsa.dev/verification_summary/v1");
+  assert.equal(a.predicate.policy.uri, "urn:vouch:contract:sha256:" + "c".repeat(64));
+  assert.notEqual(a.predicate.policy.uri, b.predicate.policy.uri);
 });
