@@ -171,7 +171,9 @@ export function buildStatement(
     subject: base.subject,
     predicateType: TEST_RESULT_PREDICATE_TYPE,
     predicate: {
-      result: named("fail").length > 0 ? "FAILED" : named("pass").length === patch.checks.length
+      result: named("fail").length > 0
+        ? "FAILED"
+        : named("pass").length === patch.checks.length
         ? "PASSED"
         : "WARNED",
       configuration: [{ name: "vouch outcome contract", uri: policyUri, digest: policyDigest }],
