@@ -28,4 +28,4 @@ export * from "./redact/mod.ts";
 export * from "./attest/mod.ts";
 export * from "./verification/mod.ts";
 export * from "./driver/mod.ts";
-export * from "./inspect/mod.ts";
+export * from "./audit/mod.ts";

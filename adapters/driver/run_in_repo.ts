@@ -9,7 +9,7 @@
  */
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import type { AgentBackend } from "../backends/types.ts";
-import { inspectRepo } from "../git/repo_info.ts";
+import { readRepoInfo } from "../git/repo_info.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
@@ -115,7 +115,7 @@ export function gitIntegrationOps(): IntegrateRequest["ops"] {
  * ```
  */
 export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
-  const info = await inspectRepo(opts.dir, opts.base ?? "HEAD");
+  const info = await readRepoInfo(opts.dir, opts.base ?? "HEAD");
   const commonDir = info.commonDir.startsWith("/")
     ? info.commonDir
     : `${info.top}/${info.commonDir}`;

@@ -60,12 +60,12 @@ export async function resolveCommit(repo: string, rev: string): Promise<string> 
  *
  * @example
  * ```ts ignore
- * import { inspectRepo } from "./repo_info.ts";
- * const info = await inspectRepo(".", "HEAD");
+ * import { readRepoInfo } from "./repo_info.ts";
+ * const info = await readRepoInfo(".", "HEAD");
  * if (info.dirtyMessage) console.error(info.dirtyMessage);
  * ```
  */
-export async function inspectRepo(dir: string, baseRev = "HEAD"): Promise<RepoInfo> {
+export async function readRepoInfo(dir: string, baseRev = "HEAD"): Promise<RepoInfo> {
   let absDir: string;
   try {
     absDir = await Deno.realPath(dir);

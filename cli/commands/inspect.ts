@@ -8,7 +8,7 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
-import { inspectLog, type InspectReport } from "../../adapters/inspect/mod.ts";
+import { auditLog, type AuditReport } from "../../adapters/audit/mod.ts";
 import {
   findRepositoryRoot,
   KeyError,
@@ -65,7 +65,7 @@ const short = (hash: string) => hash.slice(0, 12);
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
 /** Renders an inspection report as text. */
-export function renderInspectReport(report: InspectReport, keyId: string | null): string {
+export function renderAuditReport(report: AuditReport, keyId: string | null): string {
   const lines: string[] = [];
   const { log, receipts, patches, replay } = report;
   lines.push(`vouch inspect ${report.path}`);
@@ -203,9 +203,9 @@ export const inspectCommand: CliCommand = {
       }
       throw error;
     }
-    let report: InspectReport;
+    let report: AuditReport;
     try {
-      report = await inspectLog(path, { key, ...(expectHead ? { expectHead } : {}) });
+      report = await auditLog(path, { key, ...(expectHead ? { expectHead } : {}) });
     } catch (error) {
       if (error instanceof EventLogError && error.code === "io") {
         throw new UsageError(`Cannot read log ${path}: ${error.message}`);
@@ -215,7 +215,7 @@ export const inspectCommand: CliCommand = {
     if (values.json) {
       io.out(JSON.stringify({ ...report, keyId: key?.keyId ?? null }, null, 2) + "\n");
     } else {
-      io.out(renderInspectReport(report, key?.keyId ?? null));
+      io.out(renderAuditReport(report, key?.keyId ?? null));
     }
     return report.verdict === "verified" ? EXIT.ok : EXIT.rejected;
   },

@@ -13,7 +13,7 @@ import {
 } from "../../adapters/log/mod.ts";
 import { receiptDigest, ReceiptRecorder, type ToolReceipt } from "../../adapters/receipts/mod.ts";
 import { mintVerifiedPatch, recordVerifiedPatch } from "../../adapters/verified_patch/mod.ts";
-import { driveKernel } from "../adapters/inspect/_kernel_driver.ts";
+import { driveKernel } from "../adapters/audit/_kernel_driver.ts";
 
 export interface LogFixture {
   readonly root: string;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { runCli } from "../../cli/main.ts";
 import { EventLog, readLogFile, recordKernelInit } from "../../adapters/log/mod.ts";
-import { driveKernel } from "../adapters/inspect/_kernel_driver.ts";
+import { driveKernel } from "../adapters/audit/_kernel_driver.ts";
 import { bufferIo, buildLogFixture, rewriteLog as rewrite } from "./_log_fixture.ts";
 
 async function inspect(args: string[]) {

@@ -5,24 +5,24 @@ import {
   compareCheckoutSnapshots,
   gitChecked,
   GitError,
-  inspectRepo,
+  readRepoInfo,
   resolveCommit,
   snapshotCheckout,
   splitNul,
 } from "../../../adapters/git/mod.ts";
 
-Deno.test("inspectRepo: top level, base commit and a dirty-checkout note", async () => {
+Deno.test("readRepoInfo: top level, base commit and a dirty-checkout note", async () => {
   const repo = await createRepo({ "a.txt": "a\n", "sub/b.txt": "b\n" }, "true");
   try {
     const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
-    const clean = await inspectRepo(join(repo.dir, "sub"));
+    const clean = await readRepoInfo(join(repo.dir, "sub"));
     assert.equal(clean.top, await Deno.realPath(repo.dir));
     assert.equal(clean.base, head);
     assert.equal(clean.dirtyPaths, 0);
     assert.equal(clean.dirtyMessage, null);
     await Deno.writeTextFile(join(repo.dir, "a.txt"), "changed\n");
     await Deno.writeTextFile(join(repo.dir, "new.txt"), "new\n");
-    const dirty = await inspectRepo(repo.dir);
+    const dirty = await readRepoInfo(repo.dir);
     assert.equal(dirty.dirtyPaths, 2);
     assert.match(
       dirty.dirtyMessage ?? "",
@@ -34,16 +34,16 @@ Deno.test("inspectRepo: top level, base commit and a dirty-checkout note", async
   }
 });
 
-Deno.test("inspectRepo / resolveCommit: not a repo, bad revisions and option-looking revisions are GitErrors", async () => {
+Deno.test("readRepoInfo / resolveCommit: not a repo, bad revisions and option-looking revisions are GitErrors", async () => {
   const dir = await Deno.makeTempDir();
   const repo = await createRepo({ "a.txt": "a\n" }, "true");
   try {
     await assert.rejects(
-      inspectRepo(dir),
+      readRepoInfo(dir),
       (e: unknown) => e instanceof GitError && e.code === "not_a_repo",
     );
     await assert.rejects(
-      inspectRepo(join(dir, "nope")),
+      readRepoInfo(join(dir, "nope")),
       (e: unknown) => e instanceof GitError && e.code === "not_a_repo",
     );
     for (const rev of ["nope", "--output=/tmp/x", "HEAD~5"]) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { lifecycleReplayKernel } from "../../../adapters/inspect/mod.ts";
+import { lifecycleReplayKernel } from "../../../adapters/audit/mod.ts";
 import {
   EventLog,
   frameRecord,
@@ -11,7 +11,7 @@ import {
   replayKernelRecords,
 } from "../../../adapters/log/mod.ts";
 import { defaultPolicy, KERNEL_LIFECYCLE_VERSION } from "../../../kernel/lifecycle/mod.ts";
-import { driveKernel } from "../inspect/_kernel_driver.ts";
+import { driveKernel } from "../audit/_kernel_driver.ts";
 
 function memoryLog() {
   const records: LogRecord[] = [];

@@ -14,4 +14,4 @@
  */
 export * from "./kernel_replay.ts";
 export * from "./timeline.ts";
-export * from "./inspect.ts";
+export * from "./audit_log.ts";

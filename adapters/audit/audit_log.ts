@@ -15,7 +15,7 @@ import { lifecycleReplayKernel } from "./kernel_replay.ts";
 import { buildTimelines, type TaskTimeline } from "./timeline.ts";
 
 /** Overall verdict of an inspection. */
-export type InspectVerdict =
+export type AuditVerdict =
   /** Chain, receipts, patches and replay all check out. */
   | "verified"
   /** Something was changed: the chain, a receipt, a patch MAC, an anchor or the expected head. */
@@ -27,8 +27,8 @@ export type InspectVerdict =
   /** Receipts or patches are present but no key was available to check them. */
   | "unverifiable";
 
-/** Options of {@linkcode inspectLog}. */
-export interface InspectOptions {
+/** Options of {@linkcode auditLog}. */
+export interface AuditOptions {
   /** The MAC key for receipts and patches; null when unavailable. */
   readonly key: MacKey | null;
   /** A head the log must contain. */
@@ -39,9 +39,9 @@ export interface InspectOptions {
 }
 
 /** Everything `vouch inspect` reports. */
-export interface InspectReport {
+export interface AuditReport {
   readonly path: string;
-  readonly verdict: InspectVerdict;
+  readonly verdict: AuditVerdict;
   readonly log: {
     readonly status: "ok" | "torn" | "tampered";
     readonly records: number;
@@ -69,7 +69,7 @@ export interface InspectReport {
 async function checkPatches(
   records: readonly LogRecord[],
   key: MacKey,
-): Promise<InspectReport["patches"]> {
+): Promise<AuditReport["patches"]> {
   let present = 0;
   let verified = 0;
   const first = records[0]?.seq ?? 1;
@@ -112,21 +112,21 @@ async function checkPatches(
  *
  * @example
  * ```ts
- * import { inspectLog } from "./inspect.ts";
+ * import { auditLog } from "./audit_log.ts";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/events.jsonl`, "");
- * const report = await inspectLog(`${dir}/events.jsonl`, { key: null });
+ * const report = await auditLog(`${dir}/events.jsonl`, { key: null });
  * if (report.verdict !== "verified") throw new Error(report.verdict);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export async function inspectLog(path: string, options: InspectOptions): Promise<InspectReport> {
+export async function auditLog(path: string, options: AuditOptions): Promise<AuditReport> {
   const read = await readLogFile(
     path,
     options.expectHead ? { expectHead: options.expectHead } : {},
   );
   const records = read.records;
-  const log: InspectReport["log"] = {
+  const log: AuditReport["log"] = {
     status: read.status,
     records: records.length,
     head: read.head,
@@ -134,13 +134,13 @@ export async function inspectLog(path: string, options: InspectOptions): Promise
     tornBytes: read.status === "torn" ? read.tornBytes : 0,
   };
   const receiptCount = records.filter((r) => r.kind === LOG_KINDS.toolReceipt).length;
-  let receipts: InspectReport["receipts"] = {
+  let receipts: AuditReport["receipts"] = {
     present: receiptCount,
     verified: 0,
     checked: false,
     issue: null,
   };
-  let patches: InspectReport["patches"] = {
+  let patches: AuditReport["patches"] = {
     present: records.filter((r) => r.kind === LOG_KINDS.verifiedPatchMinted).length,
     verified: 0,
     issue: null,
@@ -157,7 +157,7 @@ export async function inspectLog(path: string, options: InspectOptions): Promise
   }
   const replay = replayKernelRecords(records, options.kernel ?? lifecycleReplayKernel);
   const tasks = buildTimelines(records);
-  let verdict: InspectVerdict = "verified";
+  let verdict: AuditVerdict = "verified";
   if (log.status === "tampered" || receipts.issue || patches.issue) verdict = "tampered";
   else if (replay.status === "divergent") verdict = "divergent";
   else if (replay.status === "other_kernel") verdict = "other_kernel";
