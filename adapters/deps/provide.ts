@@ -1,10 +1,13 @@
 /**
- * Carrying out a {@linkcode DependencyPlan} in a clean tree: symlinking the
- * user's installed dependency directories, and running setup commands.
+ * Carrying out a {@linkcode DependencyPlan} in a clean tree: private copies of
+ * the user's installed dependency directories, and running setup commands.
  *
  * @module
  */
+import { constants } from "node:fs";
+import { cp } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { VouchError } from "../../kernel/errors/mod.ts";
 import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
@@ -12,35 +15,99 @@ import type { DependencyPlan } from "./dependency_plan.ts";
 import type { CheckRun } from "../../kernel/contract/types.ts";
 import { clampTimeout } from "../contract/evaluate.ts";
 
-/** The user's dependency directories linked into a clean tree. */
-export interface LinkedDependencies {
-  /** Relative paths linked (`<tree>/<rel>` -> `<repo>/<rel>`). */
-  readonly linked: readonly string[];
-  /** Absolute targets in the user's checkout (bind these read-only in a sandbox). */
-  readonly targets: readonly string[];
+/** The user's dependency directories made available in a clean tree. */
+export interface ProvidedDependencies {
+  /** Relative paths provided as private copies (`<tree>/<rel>` is a copy of `<repo>/<rel>`). */
+  readonly copied: readonly string[];
+  /** Absolute sources in the user's checkout (symlinks resolved), in `copied` order. */
+  readonly sources: readonly string[];
   /** Relative paths skipped because the clean tree already had something there or no parent dir. */
   readonly skipped: readonly string[];
+  /** Wall time spent copying, in milliseconds. */
+  readonly durationMs: number;
+}
+
+/** Thrown when a dependency directory cannot be copied (disk full, unreadable files). */
+export class DependencyCopyError extends VouchError<"dependency_copy_failed"> {
+  constructor(message: string) {
+    super("dependency_copy_failed", message);
+    this.name = "DependencyCopyError";
+  }
 }
 
 /**
- * Links the plan's dependency directories from the user's checkout into the
- * clean tree (nothing for `setup` / `refuse` plans). Never overwrites an
- * existing path in the clean tree.
+ * Copies `source` (a directory) to `dest` (absent): copy-on-write clones
+ * where the filesystem supports them (`cp -a --reflink=auto` on Linux),
+ * symlinks copied verbatim (the `.bin` links and npm workspace links are
+ * relative, so they resolve inside the copy), modes and times preserved.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { copyDirectory } from "./provide.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.mkdir(`${dir}/a/.bin`, { recursive: true });
+ * await Deno.writeTextFile(`${dir}/a/x.js`, "x");
+ * await Deno.symlink("../x.js", `${dir}/a/.bin/x`);
+ * await copyDirectory(`${dir}/a`, `${dir}/b`);
+ * equal(await Deno.readTextFile(`${dir}/b/.bin/x`), "x");
+ * equal(await Deno.readLink(`${dir}/b/.bin/x`), "../x.js");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function copyDirectory(source: string, dest: string): Promise<void> {
+  if (Deno.build.os === "linux") {
+    await Deno.mkdir(dest);
+    const r = await runProcess({
+      argv: ["cp", "-a", "--reflink=auto", "--", `${source}/.`, dest],
+      cwd: "/",
+      timeoutMs: 600_000,
+    });
+    if (r.exitCode === 0 && r.spawnError === null) return;
+    if (r.spawnError === null) {
+      throw new DependencyCopyError(
+        `Cannot copy dependencies ${source}: ${(r.stderr.head || `cp exited ${r.exitCode}`).trim()}`,
+      );
+    }
+    // No usable `cp`: fall through to the portable copy.
+    await Deno.remove(dest, { recursive: true });
+  }
+  try {
+    await cp(source, dest, {
+      recursive: true,
+      verbatimSymlinks: true,
+      preserveTimestamps: true,
+      mode: constants.COPYFILE_FICLONE,
+    });
+  } catch (error) {
+    throw new DependencyCopyError(`Cannot copy dependencies ${source}: ${String(error)}`);
+  }
+}
+
+/**
+ * Gives the clean tree a PRIVATE, WRITABLE copy of each of the plan's
+ * dependency directories from the user's checkout (nothing for `setup` /
+ * `refuse` plans). Checks may write into it (eslint's
+ * `node_modules/.cache/.eslintcache`, babel and jest caches) under any
+ * sandbox, and the user's directories never change. A dependency directory
+ * that is a symlink in the user's checkout (`node_modules -> ../shared/nm`) is
+ * copied from its target. Never overwrites an existing path in the clean tree.
  *
  * @example
  * ```ts ignore
- * import { linkDependencyDirs } from "./provide.ts";
- * const linked = await linkDependencyDirs(plan, repo, cleanTree.worktree.path);
+ * import { provideDependencyDirs } from "./provide.ts";
+ * const provided = await provideDependencyDirs(plan, repo, cleanTree.worktree.path);
  * ```
  */
-export async function linkDependencyDirs(
+export async function provideDependencyDirs(
   plan: DependencyPlan,
   repo: string,
   tree: string,
-): Promise<LinkedDependencies> {
-  if (plan.mode !== "link") return { linked: [], targets: [], skipped: [] };
-  const linked: string[] = [];
-  const targets: string[] = [];
+): Promise<ProvidedDependencies> {
+  const started = performance.now();
+  if (plan.mode !== "link") return { copied: [], sources: [], skipped: [], durationMs: 0 };
+  const copied: string[] = [];
+  const sources: string[] = [];
   const skipped: string[] = [];
   for (const rel of plan.dirs) {
     if (rel.startsWith("/") || rel.split("/").some((p) => p === ".." || p === "." || p === "")) {
@@ -50,16 +117,17 @@ export async function linkDependencyDirs(
     const at = join(tree, rel);
     const parent = await Deno.lstat(dirname(at)).catch(() => null);
     const existing = await Deno.lstat(at).catch(() => null);
-    if (existing !== null || parent === null || !parent.isDirectory) {
+    const source = await Deno.realPath(join(repo, rel)).catch(() => null);
+    const info = source === null ? null : await Deno.stat(source).catch(() => null);
+    if (existing !== null || parent === null || !parent.isDirectory || !info?.isDirectory) {
       skipped.push(rel);
       continue;
     }
-    const target = join(repo, rel);
-    await Deno.symlink(target, at);
-    linked.push(rel);
-    targets.push(target);
+    await copyDirectory(source!, at);
+    copied.push(rel);
+    sources.push(source!);
   }
-  return { linked, targets, skipped };
+  return { copied, sources, skipped, durationMs: Math.round(performance.now() - started) };
 }
 
 /** One setup command: a shell string (`sh -c`), or an argv / shell run like a check's. */

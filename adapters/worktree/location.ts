@@ -1,16 +1,28 @@
 /**
  * Where vouch keeps its throwaway worktrees: a vouch-owned directory outside
- * every repository.
+ * every repository, whose absolute path has NO dot-directory component (test
+ * suites such as express's, through `send`, refuse to serve files under a
+ * path containing `/.something/`, so a root under `~/.local/state` made their
+ * own tests fail).
  *
- * Default root, first that applies: `$VOUCH_WORKTREE_ROOT`,
- * `$XDG_STATE_HOME/vouch/worktrees`, `$HOME/.local/state/vouch/worktrees`,
- * `<tmp>/vouch-worktrees`. Inside it: `<repo-key>/<task>-<attempt>[-verify]/`
+ * Default root, first that applies:
+ *
+ * 1. `--worktree-root DIR` (the commands that create worktrees take it);
+ * 2. `$VOUCH_WORKTREE_ROOT`;
+ * 3. `<tmp>/vouch-<user>/worktrees`, where `<tmp>` is `$TMPDIR` when it is an
+ *    absolute, dot-free path, else `/var/tmp` (disk-backed, survives a reboot
+ *    so `vouch gc` can clean up), else `/tmp`.
+ *
+ * The default per-user directory is created `0700`; one that already exists
+ * as a symlink or open to group/others is refused (a shared temp dir is
+ * writable by everyone). Inside the root: `<repo-key>/<task>-<attempt>[-verify]/`
  * holding `owner.json` (the ownership marker) and `tree/` (the checkout).
  *
  * @module
  */
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { lstatSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 
 function env(name: string): string | undefined {
   try {
@@ -21,22 +33,103 @@ function env(name: string): string | undefined {
 }
 
 /**
- * The default worktree root (see the module doc).
+ * The first dot-directory component of an absolute path (`.local` in
+ * `/root/.local/state`), or `null` when there is none.
  *
  * @example
  * ```ts
- * import { defaultWorktreeRoot } from "./location.ts";
- * if (!defaultWorktreeRoot().startsWith("/")) throw new Error();
+ * import { equal } from "node:assert/strict";
+ * import { dotDirectoryIn } from "./location.ts";
+ * equal(dotDirectoryIn("/root/.local/state/vouch"), ".local");
+ * equal(dotDirectoryIn("/var/tmp/vouch-root/worktrees"), null);
  * ```
  */
-export function defaultWorktreeRoot(): string {
-  const explicit = env("VOUCH_WORKTREE_ROOT");
-  if (explicit) return explicit;
-  const state = env("XDG_STATE_HOME");
-  if (state && state.startsWith("/")) return join(state, "vouch", "worktrees");
-  const home = env("HOME");
-  if (home && home.startsWith("/")) return join(home, ".local", "state", "vouch", "worktrees");
-  return join(env("TMPDIR") ?? "/tmp", "vouch-worktrees");
+export function dotDirectoryIn(path: string): string | null {
+  return path.split("/").find((part) => part.startsWith(".") && part !== "." && part !== "..") ??
+    null;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Options of {@linkcode defaultWorktreeRoot} (the environment by default). */
+export interface WorktreeRootOptions {
+  /** Read the environment from here instead of the process. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The default worktree root (see the module doc): an absolute path.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { defaultWorktreeRoot, dotDirectoryIn } from "./location.ts";
+ * const root = defaultWorktreeRoot({ env: { TMPDIR: "/scratch", USER: "ann" } });
+ * equal(root, "/scratch/vouch-ann/worktrees");
+ * equal(dotDirectoryIn(defaultWorktreeRoot({ env: { TMPDIR: "/home/ann/.tmp" } })), null);
+ * equal(defaultWorktreeRoot({ env: { VOUCH_WORKTREE_ROOT: "/w" } }), "/w");
+ * ```
+ */
+export function defaultWorktreeRoot(options: WorktreeRootOptions = {}): string {
+  const get = (name: string) =>
+    options.env !== undefined ? options.env[name] || undefined : env(name);
+  const explicit = get("VOUCH_WORKTREE_ROOT");
+  if (explicit) return resolve(explicit);
+  const tmpdir = get("TMPDIR");
+  const tmp = tmpdir !== undefined && isAbsolute(tmpdir) && dotDirectoryIn(tmpdir) === null
+    ? tmpdir
+    : isDir("/var/tmp")
+    ? "/var/tmp"
+    : "/tmp";
+  const user = (get("USER") ?? get("LOGNAME") ?? "user").replace(/[^A-Za-z0-9_-]/g, "_")
+    .slice(0, 32);
+  return join(resolve(tmp), `vouch-${user}`, "worktrees");
+}
+
+/**
+ * Checks the per-user directory of the default root after it was created
+ * (`<tmp>/vouch-<user>`; nothing to check when `$VOUCH_WORKTREE_ROOT` is set): it must be a real directory (not a symlink) closed
+ * to group and others. Returns the problem as a sentence, or `null`. Roots
+ * given explicitly (flag, `VOUCH_WORKTREE_ROOT`) are the user's choice and
+ * not checked.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { worktreeRootProblem } from "./location.ts";
+ * equal(worktreeRootProblem("/nonexistent/vouch-ann/worktrees"), null);
+ * ```
+ */
+export function worktreeRootProblem(
+  root: string,
+  options: WorktreeRootOptions = {},
+): string | null {
+  const explicit = options.env !== undefined
+    ? options.env["VOUCH_WORKTREE_ROOT"]
+    : env("VOUCH_WORKTREE_ROOT");
+  if (explicit) return null;
+  const owner = resolve(root, "..");
+  let info;
+  try {
+    info = lstatSync(owner);
+  } catch {
+    return null;
+  }
+  if (info.isSymbolicLink()) {
+    return `Cannot use worktree root ${root}: ${owner} is a symlink (set --worktree-root or VOUCH_WORKTREE_ROOT)`;
+  }
+  if ((info.mode & 0o077) !== 0) {
+    return `Cannot use worktree root ${root}: ${owner} is open to other users (mode ${
+      (info.mode & 0o777).toString(8)
+    }); remove it or set --worktree-root / VOUCH_WORKTREE_ROOT`;
+  }
+  return null;
 }
 
 /**

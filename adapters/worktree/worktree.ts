@@ -8,7 +8,12 @@ import { gitChecked } from "../git/git_checked.ts";
 import { runGit } from "../git/hardened_git.ts";
 import { resolveCommit } from "../git/repo_info.ts";
 import { WorktreeError } from "./errors.ts";
-import { defaultWorktreeRoot, repoKey, TASK_ID_PATTERN } from "./location.ts";
+import {
+  defaultWorktreeRoot,
+  repoKey,
+  TASK_ID_PATTERN,
+  worktreeRootProblem,
+} from "./location.ts";
 
 /** Marker `schema` value in `owner.json`. */
 export const OWNER_SCHEMA = "vouch.worktree/v1";
@@ -117,6 +122,8 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
   const purpose = opts.purpose ?? "work";
   const rootInput = resolve(opts.root ?? defaultWorktreeRoot());
   await Deno.mkdir(rootInput, { recursive: true, mode: 0o700 });
+  const problem = opts.root === undefined ? worktreeRootProblem(rootInput) : null;
+  if (problem !== null) throw new WorktreeError("create_failed", problem);
   const root = await Deno.realPath(rootInput);
   if (isInside(root, repo) || isInside(repo, root)) {
     throw new WorktreeError(
