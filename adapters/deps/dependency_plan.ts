@@ -3,10 +3,12 @@
  *
  * - When the patch touches no dependency manifest or lockfile, the base
  *   checkout's installed dependency directories (`node_modules`, `.venv`,
- *   `venv`, `vendor`, `target`, at any depth, untracked or ignored) are made
- *   available in the clean tree by a symlink at the same relative path, so
- *   checks see exactly what the user's tree had. Under the `bwrap` sandbox the
- *   link targets lie outside every writable bind, so they are read-only.
+ *   `venv`, `vendor`, `target`, at any depth, untracked or ignored, real
+ *   directories or symlinks to one) are given to the clean tree as private,
+ *   writable copies at the same relative path (copy-on-write clones where the
+ *   filesystem supports them), so checks see exactly what the user's tree had,
+ *   may write caches into them (eslint's `node_modules/.cache`), and never
+ *   change the user's.
  * - When the contract declares `setup` commands, nothing is linked: setup
  *   installs into the clean tree itself.
  * - A patch that changes dependency manifests or lockfiles without setup is
@@ -65,8 +67,9 @@ export function dependencyManifests(changed: readonly string[]): string[] {
 
 /**
  * Finds the installed dependency directories of a checkout: untracked or
- * ignored directories named like {@linkcode DEPENDENCY_DIR_NAMES}, at any
- * depth (outermost only), as repository-relative paths. Tracked directories
+ * ignored directories (or symlinks to directories) named like
+ * {@linkcode DEPENDENCY_DIR_NAMES}, at any depth (outermost only), as
+ * repository-relative paths. Tracked directories
  * (a committed `vendor/`) are part of every worktree already and not listed.
  *
  * @example
@@ -84,9 +87,10 @@ export async function findDependencyDirs(repo: string): Promise<string[]> {
       timeoutMs: 120_000,
     });
     for (const entry of splitNul(r.stdout.head)) {
-      if (!entry.endsWith("/")) continue;
-      const rel = entry.slice(0, -1);
+      // A symlinked dependency dir is listed like a file (no trailing slash).
+      const rel = entry.endsWith("/") ? entry.slice(0, -1) : entry;
       const parts = rel.split("/");
+      if (!entry.endsWith("/") && !names.has(parts.at(-1)!)) continue;
       const idx = parts.findIndex((p) => names.has(p));
       if (idx < 0) continue;
       // With --directory git lists the outermost untracked dir; keep the dependency dir itself.
@@ -98,7 +102,8 @@ export async function findDependencyDirs(repo: string): Promise<string[]> {
   );
   const present: string[] = [];
   for (const rel of outermost) {
-    const info = await Deno.lstat(`${repo}/${rel}`).catch(() => null);
+    // Follows a symlink: `node_modules -> ../shared/node_modules` counts when it points at a dir.
+    const info = await Deno.stat(`${repo}/${rel}`).catch(() => null);
     if (info?.isDirectory) present.push(rel);
   }
   return present;

@@ -66,7 +66,9 @@ export async function copyDirectory(source: string, dest: string): Promise<void>
     if (r.exitCode === 0 && r.spawnError === null) return;
     if (r.spawnError === null) {
       throw new DependencyCopyError(
-        `Cannot copy dependencies ${source}: ${(r.stderr.head || `cp exited ${r.exitCode}`).trim()}`,
+        `Cannot copy dependencies ${source}: ${
+          (r.stderr.head || `cp exited ${r.exitCode}`).trim()
+        }`,
       );
     }
     // No usable `cp`: fall through to the portable copy.

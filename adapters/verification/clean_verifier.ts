@@ -4,8 +4,10 @@
  * base), inside the selected sandbox, with a MAC'd receipt for every command.
  * Nothing the worker left in its own worktree (untracked files, build
  * artefacts) exists there. Installed dependency directories of the user's
- * checkout (`node_modules`, ...) are linked in when the patch touches no
- * dependency manifest or lockfile; a patch that does is refused, because its
+ * checkout (`node_modules`, ...) are given to it as private, writable copies
+ * (copy-on-write where the filesystem can) when the patch touches no
+ * dependency manifest or lockfile, so checks may write caches into them and
+ * the user's never change; a patch that does is refused, because its
  * dependencies cannot be verified without a setup step. A contract with
  * `setup` links nothing: its setup commands run in the clean tree before the
  * baseline and before each verification, with receipts like checks, and with
@@ -45,7 +47,12 @@ import { WorktreeError } from "../worktree/errors.ts";
 import type { CheckSummary } from "../driver/outcome.ts";
 import type { VerificationRun, Verifier } from "../driver/verifier.ts";
 import { findDependencyDirs, planDependencies } from "../deps/dependency_plan.ts";
-import { linkDependencyDirs, runSetup, type SetupReport } from "../deps/provide.ts";
+import {
+  DependencyCopyError,
+  provideDependencyDirs,
+  runSetup,
+  type SetupReport,
+} from "../deps/provide.ts";
 import { maskSecrets } from "../backends/transcript.ts";
 
 /** Options of {@link createCleanVerifier}. */
@@ -164,28 +171,23 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   const getInstalled = () => installed ??= findDependencyDirs(opts.repo).catch(() => []);
 
   /**
-   * Makes the base checkout's installed dependencies available in the clean tree
-   * (linked; bound read-only under bwrap). Throws `apply_failed` when the patch
-   * changes a manifest or lockfile: those dependencies would not match it.
+   * Gives the clean tree private, writable copies of the base checkout's
+   * installed dependencies (the user's never change). Throws `apply_failed`
+   * when the patch changes a manifest or lockfile: those dependencies would
+   * not match it.
    */
-  async function linkDependencies(tree: Worktree, changed: readonly string[]): Promise<string[]> {
-    // With setup, nothing is linked: setup installs into the clean tree itself.
+  async function provideDependencies(tree: Worktree, changed: readonly string[]): Promise<void> {
+    // With setup, nothing is copied: setup installs into the clean tree itself.
     const hasSetup = contract.setup !== undefined;
     const plan = planDependencies(changed, hasSetup ? [] : await getInstalled(), { hasSetup });
     if (plan.mode === "refuse") throw new WorktreeError("apply_failed", plan.reason);
-    const linked = await linkDependencyDirs(plan, opts.repo, tree.path);
-    return [...linked.targets];
+    await provideDependencyDirs(plan, opts.repo, tree.path);
   }
 
-  async function sandboxFor(tree: Worktree, deps: readonly string[]): Promise<SandboxProfile> {
-    const selected = opts.sandbox === "none"
+  async function sandboxFor(tree: Worktree): Promise<SandboxProfile> {
+    return opts.sandbox === "none"
       ? await selectSandbox("none", { worktree: tree.path })
       : await selectSandbox(opts.sandbox, { worktree: tree.path, probe: await getProbe() });
-    // Linked dependency directories are bound read-only at their real path, so the
-    // links resolve inside the sandbox (whose /tmp is private) and cannot be written.
-    return selected.kind === "bwrap" && deps.length > 0
-      ? { ...selected, readOnly: [...selected.readOnly, ...deps] }
-      : selected;
   }
 
   /** The refusal when the contract's setup wants the network and the policy does not allow it. */
@@ -372,8 +374,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           signal,
         });
         tree = clean.worktree;
-        const deps = await linkDependencies(tree, []);
-        const sandbox = await sandboxFor(tree, deps);
+        await provideDependencies(tree, []);
+        const sandbox = await sandboxFor(tree);
         const setup = contract.setup !== undefined
           ? await runSetupIn(tree, "baseline", sandbox, signal, onCheck)
           : null;
@@ -441,16 +443,16 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           throw error;
         }
         tree = clean.worktree;
-        let deps: string[];
         try {
-          deps = await linkDependencies(tree, clean.changed);
+          await provideDependencies(tree, clean.changed);
         } catch (error) {
           if (error instanceof WorktreeError) {
             return refused("dependency_change_needs_setup", error.message);
           }
+          if (error instanceof DependencyCopyError) return refused(error.code, error.message);
           throw error;
         }
-        const sandbox = await sandboxFor(tree, deps);
+        const sandbox = await sandboxFor(tree);
         const setup = contract.setup !== undefined
           ? await runSetupIn(tree, "round", sandbox, signal, onCheck)
           : null;

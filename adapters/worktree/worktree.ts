@@ -8,12 +8,7 @@ import { gitChecked } from "../git/git_checked.ts";
 import { runGit } from "../git/hardened_git.ts";
 import { resolveCommit } from "../git/repo_info.ts";
 import { WorktreeError } from "./errors.ts";
-import {
-  defaultWorktreeRoot,
-  repoKey,
-  TASK_ID_PATTERN,
-  worktreeRootProblem,
-} from "./location.ts";
+import { defaultWorktreeRoot, repoKey, TASK_ID_PATTERN, worktreeRootProblem } from "./location.ts";
 
 /** Marker `schema` value in `owner.json`. */
 export const OWNER_SCHEMA = "vouch.worktree/v1";

@@ -9,8 +9,8 @@ import {
 import {
   dependencyManifests,
   findDependencyDirs,
-  linkDependencyDirs,
   planDependencies,
+  provideDependencyDirs,
   runSetup,
 } from "../../../adapters/deps/mod.ts";
 import { createCleanTree, removeWorktree } from "../../../adapters/worktree/mod.ts";
@@ -34,7 +34,7 @@ const FIX = new TextEncoder().encode(
   ].join("\n"),
 );
 
-Deno.test("deps: a real npm dependency of the user's checkout is linked into the clean tree; tests pass there only with it", async () => {
+Deno.test("deps: a real npm dependency of the user's checkout is copied into the clean tree; tests pass there only with it; writes stay private", async () => {
   const repo = await createNodeRepo();
   const root = await Deno.makeTempDir({ prefix: "vouch-deps-" });
   try {
@@ -54,12 +54,21 @@ Deno.test("deps: a real npm dependency of the user's checkout is linked into the
       assert.notEqual(without.exitCode, 0, "tests must not pass without the dependency");
       const plan = planDependencies(clean.changed, installed, { hasSetup: false });
       assert.deepEqual(plan, { mode: "link", dirs: ["node_modules"] });
-      const linked = await linkDependencyDirs(plan, repo.dir, tree);
-      assert.deepEqual(linked.linked, ["node_modules"]);
-      assert.deepEqual(linked.targets, [join(repo.dir, "node_modules")]);
-      assert.equal(await Deno.readLink(join(tree, "node_modules")), join(repo.dir, "node_modules"));
+      const provided = await provideDependencyDirs(plan, repo.dir, tree);
+      assert.deepEqual(provided.copied, ["node_modules"]);
+      assert.deepEqual(provided.sources, [await Deno.realPath(join(repo.dir, "node_modules"))]);
+      const copy = await Deno.lstat(join(tree, "node_modules"));
+      assert.ok(copy.isDirectory && !copy.isSymlink, "a real directory, not a link to the user's");
       const withDeps = await runProcess({ argv: ["node", "--test"], cwd: tree, timeoutMs: 60_000 });
       assert.equal(withDeps.exitCode, 0, withDeps.stdout.head + withDeps.stderr.head);
+      // A check writing a cache and overwriting a dependency file changes only the copy.
+      const write = await runProcess({
+        shell: "mkdir -p node_modules/.cache && echo c > node_modules/.cache/x && " +
+          "echo broken > node_modules/is-number/index.js",
+        cwd: tree,
+        timeoutMs: 60_000,
+      });
+      assert.equal(write.exitCode, 0, write.stderr.head);
     } finally {
       await removeWorktree(clean.worktree);
     }
@@ -67,6 +76,32 @@ Deno.test("deps: a real npm dependency of the user's checkout is linked into the
   } finally {
     await repo.cleanup();
     await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("deps: a symlinked node_modules is found and copied from its target", async () => {
+  const repo = await createRepo({ "package.json": "{}\n", "x.js": "1\n" }, "true", {
+    ignored: ["node_modules"],
+  });
+  const shared = await Deno.makeTempDir({ prefix: "vouch-deps-shared-" });
+  const tree = await Deno.makeTempDir({ prefix: "vouch-deps-tree-" });
+  try {
+    await Deno.mkdir(join(shared, ".bin"), { recursive: true });
+    await Deno.writeTextFile(join(shared, "tool.js"), "tool");
+    await Deno.symlink("../tool.js", join(shared, ".bin", "tool"));
+    await Deno.symlink(shared, join(repo.dir, "node_modules"));
+    assert.deepEqual(await findDependencyDirs(repo.dir), ["node_modules"]);
+    const r = await provideDependencyDirs(
+      { mode: "link", dirs: ["node_modules"] },
+      repo.dir,
+      tree,
+    );
+    assert.deepEqual(r.copied, ["node_modules"]);
+    assert.equal(await Deno.readTextFile(join(tree, "node_modules/.bin/tool")), "tool");
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(shared, { recursive: true });
+    await Deno.remove(tree, { recursive: true });
   }
 });
 
@@ -126,23 +161,29 @@ Deno.test("deps: a patch changing manifests or lockfiles is refused without setu
   assert.deepEqual(setup, { mode: "setup", manifests: ["package.json"] });
 });
 
-Deno.test("deps: linking never overwrites or escapes; setup runs in order and stops at the first failure", async () => {
+Deno.test("deps: providing never overwrites or escapes; setup runs in order and stops at the first failure", async () => {
   const tree = await Deno.makeTempDir({ prefix: "vouch-deps-tree-" });
+  const repo = await Deno.makeTempDir({ prefix: "vouch-deps-repo-" });
   try {
     await Deno.mkdir(join(tree, "node_modules"));
-    const r = await linkDependencyDirs(
+    for (const d of ["node_modules", "target", "evil"]) {
+      await Deno.mkdir(join(repo, d));
+      await Deno.writeTextFile(join(repo, d, "f"), d);
+    }
+    const r = await provideDependencyDirs(
       { mode: "link", dirs: ["node_modules", "../evil", "missing/node_modules", "target"] },
-      "/repo",
+      repo,
       tree,
     );
-    assert.deepEqual(r.linked, ["target"]);
+    assert.deepEqual(r.copied, ["target"]);
     assert.deepEqual(r.skipped, ["node_modules", "../evil", "missing/node_modules"]);
-    const none = await linkDependencyDirs(
+    assert.equal(await Deno.readTextFile(join(tree, "target/f")), "target");
+    const none = await provideDependencyDirs(
       { mode: "refuse", manifests: [], reason: "" },
-      "/repo",
+      repo,
       tree,
     );
-    assert.deepEqual(none.linked, []);
+    assert.deepEqual(none.copied, []);
     const seen: string[] = [];
     const ok = await runSetup(
       ["mkdir -p node_modules/dep", "echo hi > node_modules/dep/index.js"],
@@ -163,5 +204,6 @@ Deno.test("deps: linking never overwrites or escapes; setup runs in order and st
     assert.equal(await Deno.lstat(join(tree, "never")).then(() => true, () => false), false);
   } finally {
     await Deno.remove(tree, { recursive: true });
+    await Deno.remove(repo, { recursive: true });
   }
 });
