@@ -20,7 +20,6 @@
  */
 export * from "./outcome.ts";
 export * from "./round_prompt.ts";
-export * from "./verifier.ts";
 export * from "./run_task.ts";
 export * from "./run_in_repo.ts";
 export * from "./verify_patch.ts";

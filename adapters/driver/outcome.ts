@@ -4,7 +4,9 @@
  *
  * @module
  */
-import type { ListedTest } from "../../kernel/contract/types.ts";
+import type { CheckSummary } from "../verification/verifier.ts";
+
+export type { CheckSummary };
 
 /** How a run ended. Stable strings: they are persisted in logs and `--json` output. */
 export type RunFinalState =
@@ -39,24 +41,6 @@ export const RUN_EXIT_CODES: Readonly<Record<RunFinalState, number>> = {
   backend_failed: 4,
   killed: 130,
 };
-
-/** The result of one check in one evaluation, reduced to what a summary shows. */
-export interface CheckSummary {
-  /** The check's name from the contract. */
-  readonly name: string;
-  /** Whether it passed. */
-  readonly passed: boolean;
-  /** Stable outcome word from the contract evaluator (e.g. `pass`, `fail`, `inconclusive`). */
-  readonly outcome: string;
-  /** Exit code of the check's command, null if it never ran. */
-  readonly exitCode: number | null;
-  /** Duration in milliseconds. */
-  readonly durationMs: number;
-  /** The last few KiB of the check's output (masked), fed back to the next round on failure. */
-  readonly outputTail: string;
-  /** Every listed test's status in this run, when the check has test lists (failToPass/passToPass). */
-  readonly tests?: readonly ListedTest[];
-}
 
 /** What happened in one backend round. */
 export interface RoundSummary {

@@ -47,7 +47,7 @@ import type {
   RunProgress,
 } from "./outcome.ts";
 import { RUN_EXIT_CODES } from "./outcome.ts";
-import type { VerificationRun, Verifier } from "./verifier.ts";
+import type { VerificationRun, Verifier } from "../verification/verifier.ts";
 import { roundPrompt } from "./round_prompt.ts";
 
 /** Integration request: commit the verified patch on a new branch, after approval. */

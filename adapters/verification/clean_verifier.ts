@@ -44,8 +44,7 @@ import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
 import { createCleanTree } from "../worktree/clean_tree.ts";
 import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
 import { WorktreeError } from "../worktree/errors.ts";
-import type { CheckSummary } from "../driver/outcome.ts";
-import type { VerificationRun, Verifier } from "../driver/verifier.ts";
+import type { CheckSummary, VerificationRun, Verifier } from "./verifier.ts";
 import { findDependencyDirs, planDependencies } from "../deps/dependency_plan.ts";
 import {
   DependencyCopyError,

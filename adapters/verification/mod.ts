@@ -20,3 +20,4 @@
  */
 export * from "./outside_watch.ts";
 export * from "./clean_verifier.ts";
+export * from "./verifier.ts";

@@ -1,15 +1,33 @@
 /**
  * What the driver needs from contract verification: a baseline on the clean
- * base revision and a clean re-verification of a patch. The supervisor
- * implements it (`adapters/verification/clean_verifier.ts`); tests may pass
- * their own.
+ * base revision and a clean re-verification of a patch. `clean_verifier.ts`
+ * implements it; tests may pass their own. It lives here, not in the driver,
+ * so that verification never imports the driver (adapters/ is acyclic).
  *
  * @module
  */
+import type { ListedTest } from "../../kernel/contract/types.ts";
 import type { RoundCheckResult } from "../../kernel/lifecycle/events.ts";
 import type { ToolReceipt } from "../receipts/receipt.ts";
 import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
-import type { CheckSummary } from "./outcome.ts";
+
+/** The result of one check in one evaluation, reduced to what a summary shows. */
+export interface CheckSummary {
+  /** The check's name from the contract. */
+  readonly name: string;
+  /** Whether it passed. */
+  readonly passed: boolean;
+  /** Stable outcome word from the contract evaluator (e.g. `pass`, `fail`, `inconclusive`). */
+  readonly outcome: string;
+  /** Exit code of the check's command, null if it never ran. */
+  readonly exitCode: number | null;
+  /** Duration in milliseconds. */
+  readonly durationMs: number;
+  /** The last few KiB of the check's output (masked), fed back to the next round on failure. */
+  readonly outputTail: string;
+  /** Every listed test's status in this run, when the check has test lists (failToPass/passToPass). */
+  readonly tests?: readonly ListedTest[];
+}
 
 /** The result of one contract evaluation. */
 export interface VerificationRun {
