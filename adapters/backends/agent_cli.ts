@@ -1,15 +1,20 @@
 /**
  * The shared shape of the `codex` and `claude` backends: run the CLI with the
- * prompt on stdin, feed every stdout line to a stream parser, and decide the
- * status from the stream (the exit code only corroborates).
+ * prompt on stdin, feed every stdout line to a stream parser WHILE the
+ * process runs (events reach the context live), stop early when the parser
+ * asks (authentication failed), and decide the status from the stream (the
+ * exit code only corroborates). Before a run spends time,
+ * {@linkcode preflightAgentCli} checks that the CLI can start at all.
  *
  * @module
  */
 import { protocolIssue } from "./json_line.ts";
-import type { StreamLine } from "./line_splitter.ts";
+import { LineSplitter, type StreamLine } from "./line_splitter.ts";
+import { probeAgentCli } from "./probe.ts";
 import { composePrompt } from "./prompt.ts";
 import { cancelledBeforeStart, failure, guardRun, noClaims, unrunnable } from "./result.ts";
 import {
+  MAX_LINE_BYTES,
   processStatus,
   reportedExitCode,
   runAgentProcess,
@@ -22,6 +27,7 @@ import type {
   AgentTask,
   BackendContext,
   BackendEvent,
+  BackendFailure,
   BackendResult,
   BackendUsage,
 } from "./types.ts";
@@ -41,6 +47,8 @@ export interface StreamOutcome {
 export interface StreamParser {
   accept(line: StreamLine): BackendEvent[];
   outcome(): StreamOutcome;
+  /** A reason to stop the CLI now (checked after every line), or null. */
+  stopRequest?(): { readonly code: "config" | "execution"; readonly message: string } | null;
 }
 
 /** Stops feeding lines after this many protocol issues (the stream is garbage). */
@@ -61,12 +69,13 @@ export const MAX_PROTOCOL_ISSUES = 1000;
  */
 export function agentCliBackend(
   id: string,
-  config: SubprocessConfig,
+  config: SubprocessConfig & { readonly executable?: string },
   argvFor: (task: AgentTask) => string[],
   newParser: () => StreamParser,
 ): AgentBackend {
   return {
     id,
+    preflight: () => preflightAgentCli(id, config.executable ?? id),
     capabilities: () => ({
       streaming: true,
       editsWorktree: true,
@@ -97,6 +106,39 @@ export async function runAgentCli(
   const mask = config.mask ?? maskSecrets;
   const cancelled = cancelledBeforeStart(backend, ctx);
   if (cancelled !== null) return cancelled;
+  let issues = 0;
+  let gaveUp = false;
+  let stopped: BackendFailure | null = null;
+  const stop = new AbortController();
+  const feed = (lines: readonly StreamLine[]) => {
+    for (const line of lines) {
+      if (gaveUp) return;
+      for (const event of parser.accept(line)) {
+        if (event.kind === "protocol") {
+          issues += 1;
+          if (issues > MAX_PROTOCOL_ISSUES) {
+            gaveUp = true;
+            safeEmit(
+              ctx,
+              protocolIssue(
+                "too_many_issues",
+                line.number,
+                `more than ${MAX_PROTOCOL_ISSUES} protocol issues; rest ignored`,
+              ),
+            );
+            return;
+          }
+        }
+        safeEmit(ctx, maskEvent(event, mask));
+      }
+      const request = stopped === null ? parser.stopRequest?.() ?? null : null;
+      if (request !== null) {
+        stopped = failure(request.code, mask(request.message).text);
+        stop.abort();
+      }
+    }
+  };
+  const splitter = new LineSplitter(MAX_LINE_BYTES);
   let run;
   try {
     run = await runAgentProcess(
@@ -106,33 +148,13 @@ export async function runAgentCli(
       ctx,
       config,
       new TextEncoder().encode(composePrompt(task)),
+      {},
+      { onStdout: (chunk) => feed(splitter.push(chunk)), stop: stop.signal },
     );
   } catch (error) {
     return unrunnable(backend, error);
   }
-  let issues = 0;
-  let gaveUp = false;
-  for (const line of run.lines) {
-    if (gaveUp) break;
-    for (const event of parser.accept(line)) {
-      if (event.kind === "protocol") {
-        issues += 1;
-        if (issues > MAX_PROTOCOL_ISSUES) {
-          gaveUp = true;
-          safeEmit(
-            ctx,
-            protocolIssue(
-              "too_many_issues",
-              line.number,
-              `more than ${MAX_PROTOCOL_ISSUES} protocol issues; rest ignored`,
-            ),
-          );
-          break;
-        }
-      }
-      safeEmit(ctx, maskEvent(event, mask));
-    }
-  }
+  feed(splitter.end());
   const outcome = parser.outcome();
   const p = run.process;
   const common = {
@@ -145,6 +167,10 @@ export async function runAgentCli(
     exitCode: reportedExitCode(p),
     protocolIssues: outcome.issues,
   };
+  if (stopped !== null && !ctx.signal.aborted) {
+    // Stopped by vouch on the stream's word (e.g. a bad key): the cause, not "cancelled".
+    return { ...common, selfClaimedDone: false, exitCode: null, status: "error", failure: stopped };
+  }
   const pre = processStatus(backend, p);
   if (pre !== null) return { ...common, selfClaimedDone: false, ...pre };
   if (run.outputOverflow) {
@@ -206,4 +232,32 @@ function maskEvent(event: BackendEvent, mask: (t: string) => { text: string }): 
     default:
       return event;
   }
+}
+
+/**
+ * Checks that an agent CLI can start (found, executable, `--version` works)
+ * before a run spends any time on it. Returns the failure, or null.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { preflightAgentCli } from "./agent_cli.ts";
+ * const f = await preflightAgentCli("claude", "/nonexistent/claude");
+ * equal(f?.code, "config");
+ * equal(f?.message, "claude: /nonexistent/claude: no such file");
+ * ```
+ */
+export async function preflightAgentCli(
+  backend: string,
+  executable: string,
+): Promise<BackendFailure | null> {
+  const probe = await probeAgentCli(backend, executable);
+  if (probe.available) return null;
+  const reason = (probe.reason ?? "cannot start").replace(/^Cannot run: /, "");
+  return failure(
+    "config",
+    reason.startsWith(`${executable}:`) && executable === backend
+      ? reason
+      : `${backend}: ${reason}`,
+  );
 }

@@ -4,7 +4,11 @@
  * types are tolerated (recorded), malformed and truncated lines become typed
  * protocol issues. Success is decided from the final `result` message:
  * `subtype == "success" && !is_error && num_turns > 0`, and there must be
- * exactly one `result`.
+ * exactly one `result`. `system/api_retry` messages become `retry` events;
+ * an authentication failure (a retry with HTTP 401/403, or an assistant
+ * `error: authentication_failed`) asks the runner to stop the CLI at once
+ * instead of waiting out its retries. The `system/init` tool list is checked
+ * against the allow list: a tool vouch did not allow stops the run.
  *
  * @module
  */
@@ -12,6 +16,7 @@ import { z } from "zod";
 import type { BackendEvent, BackendUsage } from "./types.ts";
 import { boundList, boundText, MAX_ENTRY_CHARS, MAX_SUMMARY_CHARS } from "./types.ts";
 import { parseJsonLine } from "./json_line.ts";
+import { claudeToolPolicy, DEFAULT_CLAUDE_ALLOWED_TOOLS } from "./claude_tools.ts";
 import type { StreamLine } from "./line_splitter.ts";
 
 const ContentBlock = z.object({ type: z.string() }).loose();
@@ -32,6 +37,7 @@ const ClaudeUsage = z.object({
   input_tokens: z.number().nonnegative().optional(),
   output_tokens: z.number().nonnegative().optional(),
   cache_read_input_tokens: z.number().nonnegative().optional(),
+  cache_creation_input_tokens: z.number().nonnegative().optional(),
 });
 
 const ClaudeLine = z.discriminatedUnion("type", [
@@ -42,6 +48,11 @@ const ClaudeLine = z.discriminatedUnion("type", [
     model: z.string().optional(),
     permissionMode: z.string().optional(),
     permission_mode: z.string().optional(),
+    tools: z.array(z.string()).optional(),
+    attempt: z.number().optional(),
+    max_retries: z.number().optional(),
+    error_status: z.number().nullable().optional(),
+    error: z.string().nullable().optional(),
   }),
   z.object({
     type: z.literal("assistant"),
@@ -91,9 +102,21 @@ export interface ClaudeOutcome {
   readonly errors: readonly string[];
   readonly usage: BackendUsage;
   readonly issues: number;
+  /** The tools `system/init` says the CLI offers (null before init). */
+  readonly tools: readonly string[] | null;
+  /** Allowed tools the CLI does not offer (stale names or a different CLI version). */
+  readonly missingTools: readonly string[];
+  /** Provider retries the CLI reported (`system/api_retry`). */
+  readonly retries: number;
 }
 
-const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
+/** Why the runner should stop the CLI now, with a failure code for the result. */
+export interface StopRequest {
+  readonly code: "config" | "execution";
+  readonly message: string;
+}
+
+const EDIT_TOOLS = new Set(["Edit", "Write", "NotebookEdit"]);
 
 /**
  * Incremental parser of a Claude Code stream-json stream.
@@ -111,6 +134,11 @@ const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
  * ```
  */
 export class ClaudeStreamParser {
+  readonly #allowList: readonly string[];
+  #stop: StopRequest | null = null;
+  #tools: string[] | null = null;
+  #missingTools: string[] = [];
+  #retries = 0;
   #sessionId: string | null = null;
   #model: string | null = null;
   #permissionMode: string | null = null;
@@ -124,13 +152,18 @@ export class ClaudeStreamParser {
   #commands: string[] = [];
   #files: string[] = [];
   #errors: string[] = [];
-  #usage: {
-    inputTokens?: number;
-    cachedInputTokens?: number;
-    outputTokens?: number;
-    costUsd?: number;
-  } = {};
+  #usage: { -readonly [K in keyof BackendUsage]: BackendUsage[K] } = {};
   #issues = 0;
+
+  /** @param allowList the tools vouch allowed (checked against `system/init`). */
+  constructor(allowList: readonly string[] = DEFAULT_CLAUDE_ALLOWED_TOOLS) {
+    this.#allowList = allowList;
+  }
+
+  /** A reason to stop the CLI now (authentication failed, a tool vouch did not allow), or null. */
+  stopRequest(): StopRequest | null {
+    return this.#stop;
+  }
 
   /** Accepts one line; returns the normalized events it produced. */
   accept(line: StreamLine): BackendEvent[] {
@@ -142,17 +175,10 @@ export class ClaudeStreamParser {
     }
     const msg = parsed.value;
     switch (msg.type) {
-      case "system": {
+      case "system":
+        if (msg.subtype === "api_retry") return this.#retry(msg);
         if (msg.subtype !== "init") return [];
-        this.#sessionId = msg.session_id ?? null;
-        this.#model = msg.model ?? null;
-        this.#permissionMode = msg.permissionMode ?? msg.permission_mode ?? null;
-        return [{
-          kind: "started",
-          backend: "claude",
-          ...(msg.session_id ? { sessionId: msg.session_id } : {}),
-        }];
-      }
+        return this.#init(msg);
       case "assistant":
         return this.#assistant(msg.message.content, msg.error);
       case "user":
@@ -175,6 +201,9 @@ export class ClaudeStreamParser {
           if (msg.usage.cache_read_input_tokens !== undefined) {
             this.#usage.cachedInputTokens = msg.usage.cache_read_input_tokens;
           }
+          if (msg.usage.cache_creation_input_tokens !== undefined) {
+            this.#usage.cacheWriteInputTokens = msg.usage.cache_creation_input_tokens;
+          }
         }
         if (msg.is_error || msg.subtype !== "success") {
           const detail = `${msg.subtype}${msg.is_error ? " (is_error)" : ""}${
@@ -189,11 +218,81 @@ export class ClaudeStreamParser {
     }
   }
 
+  #init(
+    msg: {
+      session_id?: string | undefined;
+      model?: string | undefined;
+      permissionMode?: string | undefined;
+      permission_mode?: string | undefined;
+      tools?: string[] | undefined;
+    },
+  ): BackendEvent[] {
+    this.#sessionId = msg.session_id ?? null;
+    this.#model = msg.model ?? null;
+    this.#permissionMode = msg.permissionMode ?? msg.permission_mode ?? null;
+    const out: BackendEvent[] = [{
+      kind: "started",
+      backend: "claude",
+      ...(msg.session_id ? { sessionId: msg.session_id } : {}),
+    }];
+    if (msg.tools !== undefined) {
+      this.#tools = msg.tools.slice(0, 500).map((t) => boundText(t, 200));
+      const policy = claudeToolPolicy(this.#tools, this.#allowList);
+      this.#missingTools = [...policy.missing];
+      if (policy.unexpected.length > 0) {
+        const message = `claude offers tools vouch did not allow: ${
+          policy.unexpected.slice(0, 20).join(", ")
+        }`;
+        this.#pushError(message);
+        this.#stop ??= { code: "config", message };
+        out.push({ kind: "error", message, fatal: true });
+      }
+    }
+    return out;
+  }
+
+  #retry(
+    msg: {
+      attempt?: number | undefined;
+      max_retries?: number | undefined;
+      error_status?: number | null | undefined;
+      error?: string | null | undefined;
+    },
+  ): BackendEvent[] {
+    this.#retries += 1;
+    const status = msg.error_status ?? null;
+    const what = msg.error ?? "unknown";
+    const message = boundText(
+      `provider request failed${status !== null ? ` (HTTP ${status})` : ""}: ${what}`,
+      MAX_ENTRY_CHARS,
+    );
+    const out: BackendEvent[] = [{
+      kind: "retry",
+      attempt: msg.attempt ?? this.#retries,
+      maxAttempts: msg.max_retries ?? null,
+      httpStatus: status,
+      message,
+    }];
+    if (status === 401 || status === 403 || what === "authentication_failed") {
+      this.#authFailed(
+        `claude: authentication failed${status !== null ? ` (HTTP ${status})` : ""}: ${what}`,
+      );
+      out.push({ kind: "error", message: this.#stop?.message ?? message, fatal: true });
+    }
+    return out;
+  }
+
+  #authFailed(message: string): void {
+    this.#pushError(message);
+    this.#stop ??= { code: "config", message: boundText(message, MAX_ENTRY_CHARS) };
+  }
+
   #assistant(
     content: ({ type: string } & Record<string, unknown>)[],
     error: string | undefined,
   ): BackendEvent[] {
     const out: BackendEvent[] = [];
+    if (error === "authentication_failed") this.#authFailed("claude: authentication failed");
     if (error !== undefined) {
       this.#pushError(`assistant error: ${error}`);
       out.push({ kind: "error", message: boundText(error, 200), fatal: false });
@@ -227,6 +326,7 @@ export class ClaudeStreamParser {
             kind: "file_change",
             path: boundText(path, MAX_ENTRY_CHARS),
             change: r.data.name,
+            status: "requested",
           });
         } else {
           out.push({ kind: "tool", name: boundText(r.data.name, 200), isError: false });
@@ -276,6 +376,9 @@ export class ClaudeStreamParser {
       errors: [...this.#errors],
       usage: { ...this.#usage },
       issues: this.#issues,
+      tools: this.#tools === null ? null : [...this.#tools],
+      missingTools: [...this.#missingTools],
+      retries: this.#retries,
     };
   }
 }

@@ -4,6 +4,9 @@
  * types are recorded as protocol notes, and malformed or truncated lines
  * become typed protocol issues. The run's success is decided here, from the
  * stream: exactly one `turn.completed` and no `turn.failed` or fatal `error`.
+ * A top-level "Reconnecting... N/M" `error` is a transient notice (a `retry`
+ * event), never fatal; `file_change` items that ended `failed` are reported
+ * as failed, not as changes.
  *
  * @module
  */
@@ -16,8 +19,25 @@ import type { StreamLine } from "./line_splitter.ts";
 const Usage = z.object({
   input_tokens: z.number().int().nonnegative().optional(),
   cached_input_tokens: z.number().int().nonnegative().optional(),
+  cache_write_input_tokens: z.number().int().nonnegative().optional(),
   output_tokens: z.number().int().nonnegative().optional(),
+  reasoning_output_tokens: z.number().int().nonnegative().optional(),
 });
+
+/** Usage fields of `turn.completed`, mapped to {@linkcode BackendUsage} names. */
+const USAGE_FIELDS = [
+  ["input_tokens", "inputTokens"],
+  ["cached_input_tokens", "cachedInputTokens"],
+  ["cache_write_input_tokens", "cacheWriteInputTokens"],
+  ["output_tokens", "outputTokens"],
+  ["reasoning_output_tokens", "reasoningOutputTokens"],
+] as const;
+
+/**
+ * A top-level `error` that is a transient notice, not a failure: Codex
+ * reconnecting a dropped stream ("Reconnecting... 1/5 (stream disconnected ...)").
+ */
+const RECONNECTING = /^Reconnecting\.{3}\s*(\d+)\/(\d+)/;
 
 const Item = z.object({ id: z.string().optional(), type: z.string() });
 const AgentMessageItem = z.object({ type: z.literal("agent_message"), text: z.string() });
@@ -100,6 +120,10 @@ export interface CodexOutcome {
   readonly commands: readonly string[];
   /** Paths the agent says it changed (bounded; hints only). */
   readonly filesChanged: readonly string[];
+  /** Paths of `file_change` items that ended `failed` (bounded). */
+  readonly failedFileChanges: readonly string[];
+  /** Transient reconnects the CLI reported (top-level "Reconnecting..." errors). */
+  readonly reconnects: number;
   readonly usage: BackendUsage;
   /** Lines rejected as protocol issues. */
   readonly issues: number;
@@ -130,7 +154,9 @@ export class CodexStreamParser {
   #final = "";
   #commands: string[] = [];
   #files: string[] = [];
-  #usage: { inputTokens?: number; cachedInputTokens?: number; outputTokens?: number } = {};
+  #failedFiles: string[] = [];
+  #reconnects = 0;
+  #usage: { -readonly [K in keyof BackendUsage]: BackendUsage[K] } = {};
   #issues = 0;
 
   /** Accepts one line; returns the normalized events it produced. */
@@ -160,10 +186,24 @@ export class CodexStreamParser {
         this.#pushError(`turn.failed: ${message}`);
         return [{ kind: "error", message: boundText(message, MAX_ENTRY_CHARS), fatal: true }];
       }
-      case "error":
+      case "error": {
+        const reconnect = RECONNECTING.exec(ev.message);
+        if (reconnect !== null) {
+          // A transient notice: the turn can still complete (decided by turn.completed).
+          this.#reconnects += 1;
+          return [{
+            kind: "retry",
+            attempt: Number(reconnect[1]),
+            maxAttempts: Number(reconnect[2]),
+            httpStatus: null,
+            message: boundText(ev.message, MAX_ENTRY_CHARS),
+          }];
+        }
         this.#pushError(`error: ${ev.message}`);
         return [{ kind: "error", message: boundText(ev.message, MAX_ENTRY_CHARS), fatal: true }];
+      }
       case "item.started":
+        return this.#started(ev.item);
       case "item.updated":
         return [];
       case "item.completed":
@@ -171,6 +211,19 @@ export class CodexStreamParser {
       default:
         return [];
     }
+  }
+
+  /** A command shown as it starts (live progress); it is counted when it completes. */
+  #started(item: { type: string } & Record<string, unknown>): BackendEvent[] {
+    if (item.type !== "command_execution") return [];
+    const r = CommandItem.safeParse(item);
+    if (!r.success) return [];
+    return [{
+      kind: "command",
+      command: boundText(r.data.command, MAX_ENTRY_CHARS),
+      exitCode: null,
+      status: "in_progress",
+    }];
   }
 
   #item(item: { type: string } & Record<string, unknown>, lineNo: number): BackendEvent[] {
@@ -204,12 +257,15 @@ export class CodexStreamParser {
         const r = FileChangeItem.safeParse(item);
         if (!r.success) return schemaIssue(r.error);
         const out: BackendEvent[] = [];
+        const status = r.data.status === "failed" ? "failed" : "completed";
         for (const c of r.data.changes.slice(0, 200)) {
-          if (this.#files.length < 200) this.#files.push(c.path);
+          const list = status === "failed" ? this.#failedFiles : this.#files;
+          if (list.length < 200) list.push(c.path);
           out.push({
             kind: "file_change",
             path: boundText(c.path, MAX_ENTRY_CHARS),
             change: boundText(c.kind, 40),
+            status,
           });
         }
         return out;
@@ -239,14 +295,9 @@ export class CodexStreamParser {
   }
 
   #addUsage(u: z.infer<typeof Usage>): void {
-    if (u.input_tokens !== undefined) {
-      this.#usage.inputTokens = (this.#usage.inputTokens ?? 0) + u.input_tokens;
-    }
-    if (u.cached_input_tokens !== undefined) {
-      this.#usage.cachedInputTokens = (this.#usage.cachedInputTokens ?? 0) + u.cached_input_tokens;
-    }
-    if (u.output_tokens !== undefined) {
-      this.#usage.outputTokens = (this.#usage.outputTokens ?? 0) + u.output_tokens;
+    for (const [wire, name] of USAGE_FIELDS) {
+      const n = u[wire];
+      if (n !== undefined) this.#usage[name] = (this.#usage[name] ?? 0) + n;
     }
   }
 
@@ -277,6 +328,8 @@ export class CodexStreamParser {
       finalMessage: this.#final,
       commands: boundList(this.#commands),
       filesChanged: boundList(this.#files),
+      failedFileChanges: boundList(this.#failedFiles),
+      reconnects: this.#reconnects,
       usage: this.#usageView(),
       issues: this.#issues,
     };

@@ -39,6 +39,14 @@ export interface SubprocessConfig {
 /** Maximum bytes of agent stdout kept for parsing (head + tail). */
 export const MAX_AGENT_CAPTURE_BYTES = 32 * 1024 * 1024;
 
+/** Live hooks of {@linkcode runAgentProcess}. */
+export interface AgentProcessHooks {
+  /** Every stdout chunk as it arrives (live stream parsing). */
+  readonly onStdout?: (chunk: Uint8Array) => void;
+  /** Stops the process like a cancellation (the runner decided to stop early). */
+  readonly stop?: AbortSignal;
+}
+
 /** What {@linkcode runAgentProcess} returns. */
 export interface AgentProcessRun {
   readonly process: ProcessResult;
@@ -66,6 +74,7 @@ export async function runAgentProcess(
   config: SubprocessConfig,
   stdin: Uint8Array,
   extraEnv: Readonly<Record<string, string>> = {},
+  hooks: AgentProcessHooks = {},
 ): Promise<AgentProcessRun> {
   const env: Record<string, string> = { ...(config.env ?? {}), ...extraEnv };
   for (const name of config.passEnv ?? []) {
@@ -83,7 +92,8 @@ export async function runAgentProcess(
       stdin,
       timeoutMs: Math.max(1, task.maxSeconds * 1000),
       graceMs: config.graceMs ?? 2000,
-      signal: ctx.signal,
+      signal: hooks.stop === undefined ? ctx.signal : AbortSignal.any([ctx.signal, hooks.stop]),
+      ...(hooks.onStdout !== undefined ? { onStdout: hooks.onStdout } : {}),
       maxCaptureBytes: Math.min(maxOutputBytes, MAX_AGENT_CAPTURE_BYTES),
       ...(config.home !== undefined ? { home: config.home } : {}),
       ...(config.sandbox !== undefined ? { sandbox: config.sandbox } : {}),
@@ -178,6 +188,13 @@ export function processStatus(
   p: ProcessResult,
 ): { status: BackendStatus; failure: BackendFailure } | null {
   if (p.spawnError !== null) {
+    // A missing or non-executable program stays missing: not worth a retry.
+    if (p.spawnError.code === "not-found" || p.spawnError.code === "not-executable") {
+      return {
+        status: "error",
+        failure: failure("config", p.spawnError.message.replace(/^Cannot run: /, "")),
+      };
+    }
     return {
       status: "error",
       failure: failure("spawn_failed", `Cannot start ${backend}: ${p.spawnError.message}`),

@@ -50,8 +50,13 @@ export interface AgentTask {
 /** Token usage and cost, where the backend reports them. */
 export interface BackendUsage {
   readonly inputTokens?: number;
+  /** Input tokens read from the provider's prompt cache. */
   readonly cachedInputTokens?: number;
+  /** Input tokens written to the provider's prompt cache (Codex `cache_write_input_tokens`, Claude `cache_creation_input_tokens`). */
+  readonly cacheWriteInputTokens?: number;
   readonly outputTokens?: number;
+  /** Output tokens spent on reasoning (Codex `reasoning_output_tokens`). */
+  readonly reasoningOutputTokens?: number;
   readonly costUsd?: number;
 }
 
@@ -65,10 +70,26 @@ export type BackendEvent =
     readonly exitCode: number | null;
     readonly status: string;
   }
-  | { readonly kind: "file_change"; readonly path: string; readonly change: string }
+  | {
+    readonly kind: "file_change";
+    readonly path: string;
+    /** What the agent says it did (`add`, `update`, `delete`; Claude: the tool name). */
+    readonly change: string;
+    /** `completed`, `failed` or `requested` (Claude: a tool call whose result is not known yet). */
+    readonly status: string;
+  }
   | { readonly kind: "tool"; readonly name: string; readonly isError: boolean }
   | { readonly kind: "usage"; readonly usage: BackendUsage }
   | { readonly kind: "error"; readonly message: string; readonly fatal: boolean }
+  | {
+    /** The CLI retries a provider request (Claude `system/api_retry`, Codex "Reconnecting..."). */
+    readonly kind: "retry";
+    readonly attempt: number;
+    readonly maxAttempts: number | null;
+    /** HTTP status of the failed request, when known. */
+    readonly httpStatus: number | null;
+    readonly message: string;
+  }
   | {
     readonly kind: "protocol";
     readonly code: ProtocolIssueCode;
@@ -181,6 +202,11 @@ export interface AgentBackend {
   capabilities(): BackendCapabilities;
   /** Runs one attempt. Resolves (never rejects) with a result whose status says how it ended. */
   run(task: AgentTask, ctx: BackendContext): Promise<BackendResult>;
+  /**
+   * Checks that the backend can start at all (e.g. the CLI is installed), before a
+   * run spends any time; resolves to the failure, or null. Never rejects.
+   */
+  preflight?(): Promise<BackendFailure | null>;
 }
 
 /** Maximum characters kept in {@linkcode BackendResult.summary}. */

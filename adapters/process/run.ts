@@ -136,12 +136,20 @@ const SETSID = findSetsid();
 async function drain(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   capture: BoundedCapture,
+  onChunk?: (chunk: Uint8Array) => void,
 ): Promise<void> {
   try {
     while (true) {
       const { done, value } = await reader.read();
       if (done) return;
       capture.push(value);
+      if (onChunk !== undefined) {
+        try {
+          onChunk(value);
+        } catch {
+          // a broken live sink never changes the capture
+        }
+      }
     }
   } catch {
     // Cancelled after the drain bound: keep what was read.
@@ -285,7 +293,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const pid = child.pid;
   const outReader = child.stdout.getReader();
   const errReader = child.stderr.getReader();
-  const outDone = drain(outReader, out);
+  const outDone = drain(outReader, out, spec.onStdout);
   const errDone = drain(errReader, err);
   if (spec.stdin) {
     const writer = child.stdin.getWriter();

@@ -30,6 +30,11 @@ export interface ProcessSpec {
   readonly stdin?: Uint8Array | null;
   /** Private HOME for an unsandboxed child (default: a fresh temp dir, removed afterwards). */
   readonly home?: string;
+  /**
+   * Receives every stdout chunk as it arrives (live stream parsing); a sink
+   * that throws is ignored. The bounded capture is kept either way.
+   */
+  readonly onStdout?: (chunk: Uint8Array) => void;
 }
 
 /** Why a process could not be started at all. */

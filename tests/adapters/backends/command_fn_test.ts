@@ -105,8 +105,10 @@ Deno.test("command backend: non-zero exit is an error; invalid claims are a prot
     assert.equal(plain.protocolIssues, 0);
     const missing = await commandBackend({ argv: ["/no/such/worker"] }).run(task(dir), ctx());
     assert.equal(missing.status, "error");
-    assert.equal(missing.failure?.code, "spawn_failed");
-    assert.equal(missing.failure?.retryable, true);
+    // A missing program stays missing: a non-retryable config failure naming it.
+    assert.equal(missing.failure?.code, "config");
+    assert.equal(missing.failure?.retryable, false);
+    assert.equal(missing.failure?.message, "/no/such/worker: no such file");
     const secretEnv = await commandBackend({ argv: ["true"], env: { API_TOKEN: "x" } }).run(
       task(dir),
       ctx(),

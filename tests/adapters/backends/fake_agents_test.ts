@@ -219,7 +219,7 @@ for (const [name, make] of Object.entries(BACKENDS)) {
   });
 }
 
-Deno.test("codex/claude (fake): a missing executable is a retryable spawn failure", async () => {
+Deno.test("codex/claude: a missing executable is a non-retryable config failure that names it, caught by preflight too", async () => {
   for (
     const b of [
       codexBackend({ executable: "/nonexistent/codex" }),
@@ -228,8 +228,12 @@ Deno.test("codex/claude (fake): a missing executable is a retryable spawn failur
   ) {
     await withTask(() => b, "fix", ({ result }) => {
       assert.equal(result.status, "error");
-      assert.equal(result.failure?.code, "spawn_failed");
-      assert.equal(result.failure?.retryable, true);
+      assert.equal(result.failure?.code, "config");
+      assert.equal(result.failure?.retryable, false);
+      assert.equal(result.failure?.message, `/nonexistent/${b.id}: no such file`);
     });
+    const pre = await b.preflight?.();
+    assert.equal(pre?.code, "config");
+    assert.equal(pre?.message, `${b.id}: /nonexistent/${b.id}: no such file`);
   }
 });

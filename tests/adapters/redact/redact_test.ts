@@ -62,3 +62,96 @@ Deno.test("redactSecrets() is idempotent and never throws (property)", () => {
     { numRuns: 200 },
   );
 });
+
+// Transcripts are JSON lines: masking must keep them JSON (issue #11).
+Deno.test("redactSecrets() keeps numbers and variable names: the Claude Code lines stay as they are", () => {
+  const lines = [
+    '{"modelUsage":{"claude-opus-5-5":{"inputTokens":306,"contextWindow":1000000,"maxOutputTokens":128000}}}',
+    '{"type":"system","subtype":"init","apiKeySource":"ANTHROPIC_API_KEY","session_id":"b04bff7b"}',
+    '{"usage":{"input_tokens":403,"cached_input_tokens":100,"reasoning_output_tokens":22,"total_tokens":230}}',
+    "API_KEY=$OPENAI_API_KEY TOKEN=${GH_TOKEN} SECRET_NAME=DB_PASSWORD_FILE",
+  ];
+  for (const line of lines) {
+    assert.equal(redactSecrets(line).text, line);
+    assert.deepEqual(redactSecrets(line).masked, {});
+  }
+});
+
+Deno.test("redactSecrets() still masks secrets inside JSON, and escaped JSON inside JSON strings", () => {
+  const cases: [string, string][] = [
+    ['{"api_key":"abcd1234efgh","n":1}', "abcd1234efgh"],
+    [JSON.stringify({ input: JSON.stringify({ password: "hunter22hunter" }) }), "hunter22hunter"],
+    [
+      JSON.stringify({ k: "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END" }),
+      "MIIEow",
+    ],
+    [JSON.stringify({ cmd: "curl -H 'Authorization: Bearer abcdef0123456789xyz'" }), "abcdef0123"],
+    [JSON.stringify({ url: "https://u:pa55word@example.com/x", v: "b@c" }), "pa55word"],
+  ];
+  for (const [line, secret] of cases) {
+    const out = redactSecrets(line).text;
+    assert.ok(!out.includes(secret), out);
+    JSON.parse(out);
+  }
+});
+
+const keyNames = fc.constantFrom(
+  "maxOutputTokens",
+  "apiKeySource",
+  "api_key",
+  "API_KEY",
+  "token",
+  "password",
+  "Authorization",
+  "secret",
+  "url",
+  "text",
+  "x",
+);
+const secretish = fc.constantFrom(
+  "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+  "sk-ant-abcdefghijklmnopqrstuvwxyz012",
+  "AKIAIOSFODNN7EXAMPLE",
+  "Bearer abcdef0123456789xyz",
+  "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+  "https://user:pa55word@example.com/r.git",
+  "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+  "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn",
+  'TOKEN=abc\\"def',
+  'password="hunter22"',
+  "ANTHROPIC_API_KEY",
+);
+const leaf = fc.oneof(
+  fc.jsonValue({ maxDepth: 0 }),
+  secretish,
+  fc.tuple(fc.string({ maxLength: 8 }), secretish, fc.string({ maxLength: 8 })).map((p) =>
+    p.join("")
+  ),
+);
+const tree = fc.letrec<{ node: unknown }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small" },
+    leaf,
+    fc.array(tie("node"), { maxLength: 4 }),
+    fc.dictionary(keyNames, tie("node"), { maxKeys: 5 }),
+    // a JSON document carried as a string (tool inputs, nested transcripts)
+    fc.dictionary(keyNames, leaf, { maxKeys: 3 }).map((o) => JSON.stringify(o)),
+  ),
+})).node;
+
+Deno.test("redactSecrets(): redacting a JSON line yields valid JSON (property)", () => {
+  fc.assert(
+    fc.property(tree, (value) => {
+      const line = JSON.stringify(value);
+      const out = redactSecrets(line).text;
+      try {
+        JSON.parse(out);
+      } catch (error) {
+        throw new Error(`not JSON after redaction:\n${line}\n${out}\n${error}`);
+      }
+      // Masking is still idempotent on what it produced.
+      assert.equal(redactSecrets(out).text, out);
+    }),
+    { numRuns: 1000 },
+  );
+});
