@@ -189,7 +189,7 @@ export function processStatus(
 ): { status: BackendStatus; failure: BackendFailure } | null {
   if (p.spawnError !== null) {
     // A missing or non-executable program stays missing: not worth a retry.
-    if (p.spawnError.code === "not-found" || p.spawnError.code === "not-executable") {
+    if (p.spawnError.code === "not_found" || p.spawnError.code === "not_executable") {
       return {
         status: "error",
         failure: failure("config", p.spawnError.message.replace(/^Cannot run: /, "")),
