@@ -331,7 +331,8 @@ export async function assertVerifiedPatch(
   return value;
 }
 
-const VerifiedPatchJsonSchema = z.strictObject({
+/** zod schema of the JSON form of a verified patch read from outside (log record, run directory). */
+export const VerifiedPatchJsonSchema = z.strictObject({
   v: z.literal(1),
   task: z.string().min(1),
   baseRevision: z.string(),

@@ -29,6 +29,7 @@ import {
 import { LOG_KINDS, readLogFile } from "../../adapters/log/mod.ts";
 import { verifyReceiptsAgainstLog } from "../../adapters/receipts/mod.ts";
 import { VerifiedPatchError, verifyVerifiedPatchJson } from "../../adapters/verified_patch/mod.ts";
+import { jsonDocument } from "../json_document.ts";
 
 const HELP = `vouch attest: export and verify signed attestations of verified patches
 
@@ -183,8 +184,9 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
     }
   }
   const fail = (code: string, message: string) => {
-    if (values.json) io.out(JSON.stringify({ verified: false, code, message }) + "\n");
-    else io.out(`REJECTED ${code}: ${message}\n`);
+    if (values.json) {
+      io.out(JSON.stringify(jsonDocument({ verified: false, code, message })) + "\n");
+    } else io.out(`REJECTED ${code}: ${message}\n`);
     return EXIT.rejected;
   };
   try {
@@ -201,7 +203,7 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
       expectPatchSha256 ? { expectPatchSha256 } : {},
     );
     if (values.json) {
-      io.out(JSON.stringify({ verified: true, keyid, statement }, null, 2) + "\n");
+      io.out(JSON.stringify(jsonDocument({ verified: true, keyid, statement }), null, 2) + "\n");
     } else {
       const p = summarizeStatement(statement);
       io.out(

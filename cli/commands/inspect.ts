@@ -17,6 +17,7 @@ import {
   processKeyEnv,
 } from "../../adapters/keys/mod.ts";
 import { EventLogError, type LogHead } from "../../adapters/log/mod.ts";
+import { jsonDocument } from "../json_document.ts";
 
 const HELP = `vouch inspect: verify and replay an event log
 
@@ -213,7 +214,9 @@ export const inspectCommand: CliCommand = {
       throw error;
     }
     if (values.json) {
-      io.out(JSON.stringify({ ...report, keyId: key?.keyId ?? null }, null, 2) + "\n");
+      io.out(
+        JSON.stringify(jsonDocument({ ...report, keyId: key?.keyId ?? null }), null, 2) + "\n",
+      );
     } else {
       io.out(renderAuditReport(report, key?.keyId ?? null));
     }

@@ -21,6 +21,7 @@ import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import { detectVerifyCommand } from "../../adapters/verify_command/detect.ts";
 import type { ApprovalQuestion } from "../../adapters/driver/run_task.ts";
+import { jsonDocument } from "../json_document.ts";
 
 const HELP = `vouch run: hand a task to a coding agent and keep only what verifies
 
@@ -206,7 +207,7 @@ export const runCommand: CliCommand = {
     }
     try {
       const outcome = await executeRun(args, io, backend, controller.signal).catch(asUsage);
-      if (args.json) io.out(JSON.stringify(outcome) + "\n");
+      if (args.json) io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
       else io.out(renderSummary(outcome));
       return outcome.exitCode;
     } finally {

@@ -12,6 +12,7 @@ import { GlobError } from "../../kernel/glob/error.ts";
 import { compileGlobs } from "../../kernel/glob/glob_set.ts";
 import { judgePatch, type PatchJudgement } from "../../kernel/scope/judge_patch.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { jsonDocument } from "../json_document.ts";
 
 const HELP = `vouch scope: check which paths a patch touches, and whether it may
 
@@ -176,7 +177,7 @@ export const scopeCommand: CliCommand = {
         sensitive: report.classification.sensitive,
         policyDenied: report.denied,
       };
-      io.out(JSON.stringify(json, null, 2) + "\n");
+      io.out(JSON.stringify(jsonDocument(json), null, 2) + "\n");
     } else {
       io.out(renderScopeReport(report));
     }

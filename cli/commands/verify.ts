@@ -10,6 +10,7 @@ import { verifyPatchInRepo } from "../../adapters/driver/verify_patch.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
+import { jsonDocument } from "../json_document.ts";
 
 const HELP = `vouch verify: verify a patch from anywhere in a clean tree
 
@@ -114,7 +115,7 @@ export const verifyCommand: CliCommand = {
       },
     }).catch(asUsage);
     if (values.json) {
-      io.out(JSON.stringify(outcome) + "\n");
+      io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
     } else {
       io.out(`${outcome.verdict.toUpperCase()} ${outcome.patchDigest}\n`);
       if (outcome.reasons.length > 0) io.out(`reasons: ${outcome.reasons.join(", ")}\n`);

@@ -63,6 +63,7 @@ Deno.test("vouch scope --json prints verdict, reasons, files, violations, sensit
     assert.equal(r.code, 1);
     const json = JSON.parse(r.out);
     assert.deepEqual(Object.keys(json), [
+      "schemaVersion",
       "verdict",
       "reasons",
       "files",
