@@ -57,7 +57,18 @@ const checkSchema = z.strictObject({
     .describe(`seconds (default ${DEFAULT_CHECK_TIMEOUT_SECS}, at most ${MAX_CHECK_TIMEOUT_SECS})`),
   baseline: z.boolean().optional().describe("capture-only: run on the unmodified tree"),
   differential: differentialSchema.optional(),
-  tests: z.enum(["pytest", "deno", "node", "jest", "vitest", "cargo", "go", "go-json"]).optional()
+  tests: z.enum([
+    "pytest",
+    "deno",
+    "node",
+    "jest",
+    "vitest",
+    "cargo",
+    "go",
+    "go-json",
+    "mocha",
+    "tap",
+  ]).optional()
     .describe(
       "parse failing tests; exit!=0 without failures or exit 0 without tests is inconclusive",
     ),

@@ -1,4 +1,6 @@
 import type { TestFormat, TestReport } from "../../kernel/contract/types.ts";
+import { logLines, TestIds } from "./_ids.ts";
+import { parseMocha, parseTap } from "./_mocha_tap.ts";
 
 /** Every format {@linkcode parseFailingTests} understands. */
 export const TEST_FORMATS: readonly TestFormat[] = [
@@ -10,25 +12,9 @@ export const TEST_FORMATS: readonly TestFormat[] = [
   "cargo",
   "go",
   "go-json",
+  "mocha",
+  "tap",
 ];
-
-// deno-lint-ignore no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
-
-function lines(log: string): string[] {
-  return log.replace(ANSI, "").replace(/\r\n?/g, "\n").split("\n");
-}
-
-class Ids {
-  readonly #seen = new Set<string>();
-  readonly list: string[] = [];
-  add(id: string): void {
-    const t = id.trim();
-    if (t.length === 0 || this.#seen.has(t)) return;
-    this.#seen.add(t);
-    this.list.push(t);
-  }
-}
 
 function count(text: string, word: RegExp): number {
   const m = word.exec(text);
@@ -36,10 +22,10 @@ function count(text: string, word: RegExp): number {
 }
 
 function parsePytest(log: string): TestReport {
-  const ids = new Ids();
-  const passing = new Ids();
+  const ids = new TestIds();
+  const passing = new TestIds();
   let ran: number | null = null;
-  for (const line of lines(log)) {
+  for (const line of logLines(log)) {
     const passed = /^(?:PASSED|XFAIL) (\S+)/.exec(line) ??
       /^(\S+::\S+) (?:PASSED|XFAIL)\b/.exec(line);
     if (passed) {
@@ -73,13 +59,13 @@ function parsePytest(log: string): TestReport {
 }
 
 function parseDeno(log: string): TestReport {
-  const ids = new Ids();
+  const ids = new TestIds();
   let ran: number | null = null;
   let inFailures = false;
-  const fallback = new Ids();
-  const passing = new Ids();
+  const fallback = new TestIds();
+  const passing = new TestIds();
   const steps: { indent: number; name: string }[] = [];
-  for (const line of lines(log)) {
+  for (const line of logLines(log)) {
     if (/^running \d+ tests? from /.test(line)) steps.length = 0;
     const open = /^(\s*)(\S.*?) \.\.\.$/.exec(line);
     const ok = /^(\s*)(\S.*?) \.\.\. ok\b/.exec(line);
@@ -118,10 +104,10 @@ function parseDeno(log: string): TestReport {
 }
 
 function parseNode(log: string): TestReport {
-  const ids = new Ids();
-  const passing = new Ids();
+  const ids = new TestIds();
+  const passing = new TestIds();
   let ran: number | null = null;
-  const all = lines(log);
+  const all = logLines(log);
   // TAP reporter (the default when stdout is not a terminal).
   const stack: { indent: number; name: string }[] = [];
   for (let i = 0; i < all.length; i++) {
@@ -204,12 +190,12 @@ function parseNode(log: string): TestReport {
 }
 
 function parseJest(log: string): TestReport {
-  const ids = new Ids();
-  const passing = new Ids();
+  const ids = new TestIds();
+  const passing = new TestIds();
   let ran: number | null = null;
   // Verbose output: describe names indented above `✓ test (N ms)` lines.
   let describes: { indent: number; name: string }[] = [];
-  for (const line of lines(log)) {
+  for (const line of logLines(log)) {
     if (/^(PASS|FAIL) /.test(line)) describes = [];
     const test = /^(\s+)([✓✕○√×]) (.+?)(?: \(\d+(?:\.\d+)? m?s\))?$/.exec(line);
     if (test) {
@@ -240,11 +226,11 @@ function parseJest(log: string): TestReport {
 }
 
 function parseVitest(log: string): TestReport {
-  const ids = new Ids();
-  const passing = new Ids();
+  const ids = new TestIds();
+  const passing = new TestIds();
   let ran: number | null = null;
-  const fallback = new Ids();
-  for (const line of lines(log)) {
+  const fallback = new TestIds();
+  for (const line of logLines(log)) {
     const pass = /^\s+[✓√] (\S.* > .+?)(?: \d+ms)?$/.exec(line);
     if (pass) {
       passing.add(pass[1]!);
@@ -267,10 +253,10 @@ function parseVitest(log: string): TestReport {
 }
 
 function parseCargo(log: string): TestReport {
-  const ids = new Ids();
-  const passing = new Ids();
+  const ids = new TestIds();
+  const passing = new TestIds();
   let ran: number | null = null;
-  for (const line of lines(log)) {
+  for (const line of logLines(log)) {
     const ok = /^test (\S+) \.\.\. ok$/.exec(line);
     if (ok) {
       passing.add(ok[1]!);
@@ -288,12 +274,12 @@ function parseCargo(log: string): TestReport {
 }
 
 function parseGo(log: string): TestReport {
-  const ids = new Ids();
-  const passing = new Ids();
+  const ids = new TestIds();
+  const passing = new TestIds();
   let results = 0;
   let okPackages = 0;
   let sawSummary = false;
-  for (const line of lines(log)) {
+  for (const line of logLines(log)) {
     const m = /^\s*--- (FAIL|PASS): (\S+) \(/.exec(line);
     if (m) {
       results++;
@@ -312,8 +298,8 @@ function parseGo(log: string): TestReport {
 }
 
 function parseGoJson(log: string): TestReport {
-  const ids = new Ids();
-  const passing = new Ids();
+  const ids = new TestIds();
+  const passing = new TestIds();
   let ran: number | null = null;
   for (const line of log.split("\n")) {
     if (!line.startsWith("{")) continue;
@@ -342,6 +328,8 @@ const PARSERS: Record<TestFormat, (log: string) => TestReport> = {
   cargo: parseCargo,
   go: parseGo,
   "go-json": parseGoJson,
+  mocha: parseMocha,
+  tap: parseTap,
 };
 
 /**
@@ -353,7 +341,8 @@ const PARSERS: Record<TestFormat, (log: string) => TestReport> = {
  *
  * Ids: pytest node ids, deno test names (`parent ... step`), node test names
  * joined with ` > `, jest `describe › test`, vitest `file > describe > test`,
- * cargo paths, go test names (`TestX/sub`).
+ * cargo paths, go test names (`TestX/sub`), mocha full titles (suites and test
+ * joined by spaces, from the spec/dot/list epilogue), TAP point descriptions.
  *
  * @example
  * ```ts

@@ -117,9 +117,16 @@ function stringAt(obj: Record<string, unknown> | null, key: string, sub: string)
  * if (guessTestFormat("npx vitest run") !== "vitest") throw new Error();
  * if (guessTestFormat("go test -json ./...") !== "go-json") throw new Error();
  * if (guessTestFormat("make check") !== null) throw new Error();
+ * if (guessTestFormat("npm run lint && mocha --reporter dot") !== "mocha") throw new Error();
+ * if (guessTestFormat("mocha --reporter tap test/") !== "tap") throw new Error();
  * ```
  */
 export function guessTestFormat(command: string): TestFormat | null {
+  if (/\bmocha\b.*(?:--reporter[= ]|-R ?)tap\b/.test(command)) return "tap";
+  if (/\bmocha\b/.test(command)) return "mocha";
+  if (/\b(?:tape|tap)\b(?![-\w])/.test(command) && !/\bnode\b.*--test\b/.test(command)) {
+    return "tap";
+  }
   if (/\bvitest\b/.test(command)) return "vitest";
   if (/\bjest\b/.test(command)) return "jest";
   if (/\bpytest\b/.test(command)) return "pytest";

@@ -48,7 +48,9 @@ export type TestFormat =
   | "vitest"
   | "cargo"
   | "go"
-  | "go-json";
+  | "go-json"
+  | "mocha"
+  | "tap";
 
 /** One check of a contract. */
 export interface ContractCheck {

@@ -86,11 +86,15 @@ export async function write(dir: string, files: Record<string, string>): Promise
 }
 
 /** A patch of the working-tree edits `edit` makes, the checkout restored afterwards. */
-export async function patchOf(project: Project, edit: Record<string, string>): Promise<string> {
+export async function patchOf(
+  project: Project,
+  edit: Record<string, string>,
+  name = "fix",
+): Promise<string> {
   await write(project.dir, edit);
   const patch = await git(project.dir, "diff", "--binary");
   await git(project.dir, "checkout", "--", ".");
-  const file = `${project.state}/fix.patch`;
+  const file = `${project.state}/${name}.patch`;
   await Deno.writeTextFile(file, patch);
   return file;
 }
