@@ -7,6 +7,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { gitChecked, splitNul } from "./git_checked.ts";
 
@@ -46,11 +47,11 @@ function digest(data: string | Uint8Array): string {
 
 async function fileDigest(path: string): Promise<string> {
   try {
-    const st = await Deno.lstat(path);
-    if (st.isSymlink) return digest("symlink:" + await Deno.readLink(path));
-    if (st.isDirectory) return "dir";
-    if (st.size > MAX_HASH_BYTES) return `large:${st.size}:${st.mtime?.getTime() ?? 0}`;
-    return digest(await Deno.readFile(path));
+    const st = await lstat(path);
+    if (st.isSymbolicLink()) return digest("symlink:" + await readlink(path));
+    if (st.isDirectory()) return "dir";
+    if (st.size > MAX_HASH_BYTES) return `large:${st.size}:${st.mtime.getTime()}`;
+    return digest(await readFile(path));
   } catch {
     return "missing";
   }
@@ -62,7 +63,8 @@ async function dirListingDigest(
 ): Promise<string> {
   const entries: string[] = [];
   try {
-    for await (const e of Deno.readDir(dir)) {
+    for (const name of await readdir(dir)) {
+      const e = { name };
       if (skip.has(e.name)) continue;
       entries.push(`${e.name}:${await fileDigest(join(dir, e.name))}`);
     }
@@ -97,7 +99,7 @@ export async function snapshotCheckout(repo: string): Promise<CheckoutSnapshot> 
   ]);
   const [common = "", gitDir = "", head = "none"] = located.stdout.head.trim().split("\n");
   // HEAD's file says which branch it names ("ref: refs/heads/x") or the commit when detached.
-  const symbolic = await Deno.readTextFile(join(gitDir, "HEAD")).catch(() => "unreadable");
+  const symbolic = await readFile(join(gitDir, "HEAD"), "utf8").catch(() => "unreadable");
   const ignoredPaths = splitNul(ignored.stdout.head).filter((p) =>
     !VOUCH_OWN.has(p.replace(/\/$/, ""))
   );

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { realpath } from "node:fs/promises";
 import { gitChecked, GitError, splitNul } from "./git_checked.ts";
 import { runGit } from "./hardened_git.ts";
 
@@ -68,7 +69,7 @@ export async function resolveCommit(repo: string, rev: string): Promise<string> 
 export async function readRepoInfo(dir: string, baseRev = "HEAD"): Promise<RepoInfo> {
   let absDir: string;
   try {
-    absDir = await Deno.realPath(dir);
+    absDir = await realpath(dir);
   } catch {
     throw new GitError("not_a_repo", `Cannot use ${dir}: no such directory`);
   }
@@ -83,7 +84,7 @@ export async function readRepoInfo(dir: string, baseRev = "HEAD"): Promise<RepoI
   if (!topRaw || !commonRaw) {
     throw new GitError("not_a_repo", `Cannot use ${dir}: not inside a git work tree`);
   }
-  const top = await Deno.realPath(topRaw);
+  const top = await realpath(topRaw);
   const base = await resolveCommit(top, baseRev);
   const status = await gitChecked(
     ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none"],

@@ -1,19 +1,36 @@
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fdatasyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
+import process from "node:process";
 import { KeyError } from "./errors.ts";
+
+const errno = (error: unknown): string | undefined => (error as { code?: string } | null)?.code;
 
 /**
  * Reads a private key file, refusing one that group or others can access.
  * Returns null when it does not exist.
  */
 export function readPrivateFile(path: string): Uint8Array | null {
-  let info: Deno.FileInfo;
+  let info: Stats;
   try {
-    info = Deno.statSync(path);
+    info = statSync(path);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
+    if (errno(error) === "ENOENT") return null;
     throw new KeyError("io", `Cannot read key file ${path}: ${String(error)}`, { cause: error });
   }
-  if (info.mode !== null && (info.mode & 0o077) !== 0) {
+  if ((info.mode & 0o077) !== 0) {
     throw new KeyError(
       "insecure_permissions",
       `Cannot use key file ${path}: mode ${
@@ -22,7 +39,7 @@ export function readPrivateFile(path: string): Uint8Array | null {
     );
   }
   try {
-    return Deno.readFileSync(path);
+    return new Uint8Array(readFileSync(path));
   } catch (error) {
     throw new KeyError("io", `Cannot read key file ${path}: ${String(error)}`, { cause: error });
   }
@@ -35,7 +52,7 @@ export function readPrivateFile(path: string): Uint8Array | null {
  */
 export function createPrivateFile(path: string, bytes: Uint8Array): boolean {
   try {
-    Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new KeyError("io", `Cannot create key directory for ${path}: ${String(error)}`, {
       cause: error,
@@ -43,32 +60,28 @@ export function createPrivateFile(path: string, bytes: Uint8Array): boolean {
   }
   // Write to a temp file, then hard-link into place: the key file never exists
   // half-written, and link() fails if another process created it first.
-  const tmp = `${path}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
+  const tmp = `${path}.tmp-${process.pid}-${crypto.randomUUID()}`;
   try {
-    const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o600 });
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
       let off = 0;
-      while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
-      file.syncDataSync();
+      while (off < bytes.length) off += writeSync(fd, bytes, off);
+      fdatasyncSync(fd);
     } finally {
-      file.close();
+      closeSync(fd);
     }
-    Deno.chmodSync(tmp, 0o600);
+    chmodSync(tmp, 0o600);
     try {
-      Deno.linkSync(tmp, path);
+      linkSync(tmp, path);
       return true;
     } catch (error) {
-      if (error instanceof Deno.errors.AlreadyExists) return false;
+      if (errno(error) === "EEXIST") return false;
       throw error;
     }
   } catch (error) {
     if (error instanceof KeyError) throw error;
     throw new KeyError("io", `Cannot create key file ${path}: ${String(error)}`, { cause: error });
   } finally {
-    try {
-      Deno.removeSync(tmp);
-    } catch {
-      // already gone
-    }
+    rmSync(tmp, { force: true });
   }
 }

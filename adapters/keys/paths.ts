@@ -1,4 +1,6 @@
+import { lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import process from "node:process";
 import { sha256Hex } from "../digest/sha256.ts";
 import { KeyError } from "./errors.ts";
 
@@ -15,9 +17,9 @@ export interface KeyEnv {
 /** Reads {@linkcode KeyEnv} from the process environment. */
 export function processKeyEnv(): KeyEnv {
   return {
-    VOUCH_KEY_FILE: Deno.env.get("VOUCH_KEY_FILE"),
-    XDG_STATE_HOME: Deno.env.get("XDG_STATE_HOME"),
-    HOME: Deno.env.get("HOME"),
+    VOUCH_KEY_FILE: process.env["VOUCH_KEY_FILE"],
+    XDG_STATE_HOME: process.env["XDG_STATE_HOME"],
+    HOME: process.env["HOME"],
   };
 }
 
@@ -50,7 +52,7 @@ export function keyDirectory(env: KeyEnv): string {
 /** Canonical absolute path of a directory (realpath when it exists). */
 export function canonicalRepoRoot(repoRoot: string): string {
   try {
-    return Deno.realPathSync(repoRoot);
+    return realpathSync(repoRoot);
   } catch {
     return resolve(repoRoot);
   }
@@ -74,7 +76,7 @@ export function assertOutsideRepository(file: string, repoRoot: string): void {
   const root = canonicalRepoRoot(repoRoot);
   let dir = resolve(file, "..");
   try {
-    dir = Deno.realPathSync(dir);
+    dir = realpathSync(dir);
   } catch {
     // not created yet: compare lexically
   }
@@ -106,7 +108,7 @@ export function findRepositoryRoot(start: string): string {
   let dir = first;
   while (true) {
     try {
-      Deno.lstatSync(join(dir, ".git"));
+      lstatSync(join(dir, ".git"));
       return dir;
     } catch {
       const parent = resolve(dir, "..");
