@@ -4,10 +4,18 @@
  *
  * @module
  */
-import { type CliIo, EXIT, UsageError } from "./command.ts";
+import { type CliIo, EXIT, EXIT_CODES, renderExitCodes } from "./command.ts";
+import { describeFailure } from "./failure.ts";
 import { COMMANDS } from "./commands/mod.ts";
 
 const encoder = new TextEncoder();
+
+/** Whether `VOUCH_DEBUG=1` is set (false when the environment may not be read). */
+function debugRequested(): boolean {
+  const env = { name: "env", variable: "VOUCH_DEBUG" } as const;
+  return Deno.permissions.querySync(env).state === "granted" &&
+    Deno.env.get("VOUCH_DEBUG") === "1";
+}
 
 /** The real process streams. */
 export function processIo(): CliIo {
@@ -15,6 +23,7 @@ export function processIo(): CliIo {
     out: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
     err: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
     isTerminal: Deno.stderr.isTerminal(),
+    debug: debugRequested(),
   };
 }
 
@@ -30,6 +39,10 @@ function topHelp(): string {
     ...lines,
     "",
     "Run `vouch <command> --help` for a command's options and examples.",
+    "",
+    "Exit codes:",
+    ...EXIT_CODES.map((r) => `  ${String(r.code).padStart(3)}  ${r.label}`),
+    "Set VOUCH_DEBUG=1 to print stack traces.",
     "",
   ].join("\n");
 }
@@ -59,28 +72,40 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
-    io.out(command.help.endsWith("\n") ? command.help : command.help + "\n");
+    const help = command.help.endsWith("\n") ? command.help : command.help + "\n";
+    io.out(`${help}\n${renderExitCodes(command.exits)}`);
     return EXIT.ok;
   }
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`vouch ${name}: ${error.message}\nRun \`vouch ${name} --help\` for usage.\n`);
-      return EXIT.usage;
-    }
-    // node:util parseArgs throws TypeError with a code for unknown/invalid flags.
-    if (
-      error instanceof TypeError && "code" in error &&
-      String(error.code).startsWith("ERR_PARSE_ARGS")
-    ) {
-      io.err(`vouch ${name}: ${error.message}\nRun \`vouch ${name} --help\` for usage.\n`);
-      return EXIT.usage;
-    }
-    throw error;
+    const failure = describeFailure(name, error, io.debug === true);
+    io.err(failure.text);
+    return failure.exitCode;
   }
 }
 
-if (import.meta.main) {
-  Deno.exit(await runCli(Deno.args, processIo()));
+/**
+ * Runs the CLI as the process: also turns an error that escapes every await
+ * (a stray rejected promise) into one line and its exit code, so the
+ * runtime's "Uncaught" report never appears.
+ */
+async function main(): Promise<never> {
+  const io = processIo();
+  const stray = (error: unknown): never => {
+    const failure = describeFailure(Deno.args[0] ?? "", error, io.debug === true);
+    io.err(failure.text);
+    Deno.exit(failure.exitCode);
+  };
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    stray(event.reason);
+  });
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    stray(event.error);
+  });
+  Deno.exit(await runCli(Deno.args, io).catch(stray));
 }
+
+if (import.meta.main) await main();

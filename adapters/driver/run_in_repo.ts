@@ -20,6 +20,7 @@ import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";
 import { type IntegrateRequest, runTask } from "./run_task.ts";
+import { ensureStateDir } from "./state_dir.ts";
 
 /** Paths a patch may never touch unless explicitly allowed. */
 export const DEFAULT_FORBID: readonly string[] = [".github/**", ".vouch/**", ".git/**"];
@@ -122,7 +123,7 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
   await excludeStateDir(commonDir);
   if (info.dirtyMessage !== null) opts.onNote?.(info.dirtyMessage);
   const stateDir = `${info.top}/.vouch`;
-  await Deno.mkdir(`${stateDir}/runs`, { recursive: true });
+  await ensureStateDir(stateDir);
   const taskId = opts.taskId ?? newTaskId();
   const key = await loadOrCreateMacKey({
     repoRoot: info.top,

@@ -26,6 +26,7 @@ import {
 import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { CheckSummary } from "./outcome.ts";
 import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
+import { ensureStateDir } from "./state_dir.ts";
 
 /** Options of {@link verifyPatchInRepo}. */
 export interface VerifyPatchOptions {
@@ -87,7 +88,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   const commonDir = info.commonDir;
   await excludeStateDir(commonDir);
   const stateDir = opts.stateDir ?? `${info.top}/.vouch`;
-  await Deno.mkdir(`${stateDir}/runs`, { recursive: true });
+  await ensureStateDir(stateDir);
   const task = newTaskId();
   const key = await loadOrCreateMacKey({
     repoRoot: info.top,

@@ -55,8 +55,6 @@ verify   Checks an envelope with only the public key (no vouch state needed):
          with --patch, that the diff's SHA-256 is a subject.
 pubkey   Prints the repository's attestation public key (SPKI PEM).
 
-Exit codes: 0 ok/verified, 1 rejected, 2 usage.
-
 Examples:
   vouch attest export --task t1 --out t1.intoto.json --pub-out vouch.pub
   vouch attest export --task t1 --predicate vsa --policy-uri https://example.com/c.json
@@ -262,6 +260,7 @@ export const attestCommand: CliCommand = {
   name: "attest",
   summary: "export or verify a signed in-toto attestation of a verified patch",
   help: HELP,
+  exits: { 0: "ok/verified", 1: "rejected" },
   async run(argv, io) {
     const [sub, ...rest] = argv;
     switch (sub) {

@@ -25,8 +25,6 @@ Options:
   --plan FILE        the EvaluatorPlan JSON
   --json             print the VerificationResult as JSON
 
-Exit codes: 0 accept_candidate, 1 any other recommendation, 2 usage error.
-
 Examples:
   vouch evaluate --bundle out/attempt-1 --work-unit wu.json --plan plan.json
   vouch evaluate --bundle out/attempt-1 --work-unit wu.json --plan plan.json --json | jq .decision_support
@@ -68,6 +66,7 @@ export const evaluateCommand: CliCommand = {
   name: "evaluate",
   summary: "judge a result bundle (manifest, patch, logs) against a WorkUnit and plan",
   help: HELP,
+  exits: { 0: "accept_candidate", 1: "any other recommendation" },
   async run(args, io) {
     const { values, positionals } = parseArgs({
       args,

@@ -25,6 +25,7 @@ export const gcCommand: CliCommand = {
   name: "gc",
   summary: "remove worktrees left behind by crashed runs",
   help: HELP,
+  exits: { 0: "done" },
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv,

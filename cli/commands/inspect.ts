@@ -34,9 +34,6 @@ durations); transcripts are shown with secret-looking values masked.
 The receipt key is the repository's key from $XDG_STATE_HOME/vouch/keys (or
 VOUCH_KEY_FILE); --key-file names it explicitly.
 
-Exit codes: 0 verified, 1 tampered, divergent, unverifiable or written by another
-kernel version (replay cannot be checked), 2 usage.
-
 Examples:
   vouch inspect
   vouch inspect .vouch/events.jsonl --json
@@ -176,6 +173,10 @@ export const inspectCommand: CliCommand = {
   name: "inspect",
   summary: "verify and replay an event log; print per-task timelines",
   help: HELP,
+  exits: {
+    0: "verified",
+    1: "tampered, divergent, unverifiable or from another kernel version",
+  },
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv,

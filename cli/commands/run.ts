@@ -49,7 +49,6 @@ Options:
   --yes                  approve --integrate without asking
   --json                 print one machine-readable result on stdout
 
-Exit codes: 0 verified, 1 rejected, 2 usage, 3 budget exhausted, 4 backend failed, 130 killed.
 Artefacts: .vouch/runs/<task>/ (patch, transcripts, evidence, outcome); log: .vouch/events.jsonl.
 
 Examples:
@@ -188,6 +187,7 @@ export const runCommand: CliCommand = {
   name: "run",
   summary: "hand a task to a coding agent; keep only a patch that verifies",
   help: HELP,
+  exits: { 0: "verified", 1: "rejected", 3: "budget exhausted", 4: "backend failed" },
   async run(argv, io) {
     const args = parseRunArgs(argv);
     const backend = backendFor(args);

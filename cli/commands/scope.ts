@@ -44,8 +44,6 @@ Options:
   --reject-symlinks    report any symbolic link the patch touches
   --json               print { verdict, reasons, files, violations, sensitive, policyDenied }
 
-Exit codes: 0 accept, 1 reject (including an unparsable patch), 2 usage error.
-
 Examples:
   git diff --binary | vouch scope --patch - --allow 'src/**' --forbid '.github/'
   vouch scope --patch change.diff --allow 'src/' --write 'src/' --json
@@ -120,6 +118,7 @@ export const scopeCommand: CliCommand = {
   name: "scope",
   summary: "check every path a patch touches against confinement and allowed/forbidden globs",
   help: HELP,
+  exits: { 0: "accept", 1: "reject (including an unparsable patch)" },
   async run(args, io) {
     const { values, positionals } = parseArgs({
       args,

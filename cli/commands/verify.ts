@@ -19,7 +19,7 @@ Usage:
 
 The patch is parsed strictly, scope-checked (.github/** is forbidden unless
 --allow'ed), applied with \`git apply --index\` to a fresh worktree of the base,
-and the contract runs there in the sandbox. Exit 0 verified, 1 rejected, 2 usage.
+and the contract runs there in the sandbox.
 
 Options:
   --patch FILE      the patch (git diff --binary format; - for stdin)
@@ -49,6 +49,7 @@ export const verifyCommand: CliCommand = {
   name: "verify",
   summary: "verify a patch from anywhere in a clean tree (CI use)",
   help: HELP,
+  exits: { 0: "verified", 1: "rejected" },
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv,
