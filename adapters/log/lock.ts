@@ -1,3 +1,17 @@
+import {
+  closeSync,
+  constants,
+  fdatasyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { hostname } from "node:os";
+import process from "node:process";
 import { EventLogError } from "./errors.ts";
 
 /** What the lock file holds: who owns the log. */
@@ -22,7 +36,7 @@ export interface WriterLock {
 
 function procStart(pid: number): string | null {
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Field 22 (starttime); the comm field may contain spaces, so split after ")".
     const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return rest[19] ?? null;
@@ -33,7 +47,7 @@ function procStart(pid: number): string | null {
 
 function hostName(): string {
   try {
-    return Deno.hostname();
+    return hostname();
   } catch {
     return "unknown";
   }
@@ -48,7 +62,7 @@ export function isStaleOwner(owner: LockOwner): boolean {
   if (owner.host !== hostName()) return false;
   let procAvailable = false;
   try {
-    Deno.statSync("/proc/self/stat");
+    statSync("/proc/self/stat");
     procAvailable = true;
   } catch {
     procAvailable = false;
@@ -61,7 +75,7 @@ export function isStaleOwner(owner: LockOwner): boolean {
 
 function readOwner(path: string): LockOwner | null {
   try {
-    const v = JSON.parse(Deno.readTextFileSync(path)) as Partial<LockOwner>;
+    const v = JSON.parse(readFileSync(path, "utf8")) as Partial<LockOwner>;
     if (typeof v.pid === "number" && typeof v.host === "string") {
       return { pid: v.pid, host: v.host, start: typeof v.start === "string" ? v.start : null };
     }
@@ -88,20 +102,22 @@ function readOwner(path: string): LockOwner | null {
  * ```
  */
 export function acquireWriterLock(path: string): WriterLock {
-  const me: LockOwner = { pid: Deno.pid, host: hostName(), start: procStart(Deno.pid) };
+  const me: LockOwner = { pid: process.pid, host: hostName(), start: procStart(process.pid) };
   let brokeStale: LockOwner | null = null;
   for (let attempt = 0; attempt < 2; attempt++) {
     // Write the owner into a private temp file first, then hard-link it into
     // place: link() is atomic and fails if the lock exists (like O_EXCL), and a
     // crash can never leave an empty, ownerless lock file behind.
-    const tmp = `${path}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
+    const tmp = `${path}.tmp-${process.pid}-${crypto.randomUUID()}`;
     try {
-      const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o600 });
+      const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
       try {
-        file.writeSync(new TextEncoder().encode(JSON.stringify(me) + "\n"));
-        file.syncDataSync();
+        const bytes = new TextEncoder().encode(JSON.stringify(me) + "\n");
+        let off = 0;
+        while (off < bytes.length) off += writeSync(fd, bytes, off);
+        fdatasyncSync(fd);
       } finally {
-        file.close();
+        closeSync(fd);
       }
     } catch (error) {
       throw new EventLogError("io", `Cannot create lock file ${path}: ${String(error)}`, {
@@ -109,10 +125,10 @@ export function acquireWriterLock(path: string): WriterLock {
       });
     }
     try {
-      Deno.linkSync(tmp, path);
+      linkSync(tmp, path);
     } catch (error) {
-      Deno.removeSync(tmp);
-      if (!(error instanceof Deno.errors.AlreadyExists)) {
+      rmSync(tmp, { force: true });
+      if ((error as { code?: string } | null)?.code !== "EEXIST") {
         throw new EventLogError("io", `Cannot create lock file ${path}: ${String(error)}`, {
           cause: error,
         });
@@ -123,8 +139,8 @@ export function acquireWriterLock(path: string): WriterLock {
         // documented: two processes breaking the same stale lock within the same
         // instant can both succeed; a live owner's lock is never broken.
         try {
-          Deno.renameSync(path, `${path}.stale-${owner.pid}-${Deno.pid}`);
-          Deno.removeSync(`${path}.stale-${owner.pid}-${Deno.pid}`);
+          renameSync(path, `${path}.stale-${owner.pid}-${process.pid}`);
+          rmSync(`${path}.stale-${owner.pid}-${process.pid}`);
         } catch {
           // someone else broke it first; retry the link
         }
@@ -137,7 +153,7 @@ export function acquireWriterLock(path: string): WriterLock {
         `Cannot open log for writing: ${path} is held by ${who}; if that process is gone, remove the lock file`,
       );
     }
-    Deno.removeSync(tmp);
+    rmSync(tmp);
     let released = false;
     return {
       path,
@@ -148,7 +164,7 @@ export function acquireWriterLock(path: string): WriterLock {
         const owner = readOwner(path);
         if (owner && owner.pid === me.pid && owner.start === me.start) {
           try {
-            Deno.removeSync(path);
+            rmSync(path);
           } catch {
             // already gone
           }

@@ -1,3 +1,5 @@
+import { constants, lstatSync } from "node:fs";
+import { type FileHandle, open, readFile, truncate } from "node:fs/promises";
 import type { Sha256 } from "../../kernel/digest.ts";
 import { nodeSha256 } from "../digest/sha256.ts";
 import { EventLogError } from "./errors.ts";
@@ -47,18 +49,20 @@ export interface OpenReport {
 
 const encoder = new TextEncoder();
 
-async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+async function writeAll(file: FileHandle, bytes: Uint8Array): Promise<void> {
   let off = 0;
-  while (off < bytes.length) off += await file.write(bytes.subarray(off));
+  while (off < bytes.length) off += (await file.write(bytes, off)).bytesWritten;
 }
+
+const isNotFound = (error: unknown) => (error as { code?: string } | null)?.code === "ENOENT";
 
 function firstFreeTornPath(path: string): string {
   for (let n = 1;; n++) {
     const candidate = `${path}.torn-${n}`;
     try {
-      Deno.lstatSync(candidate);
+      lstatSync(candidate);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return candidate;
+      if (isNotFound(error)) return candidate;
       throw error;
     }
   }
@@ -87,7 +91,7 @@ export class EventLog {
   readonly path: string;
   /** What opening found. */
   readonly openReport: OpenReport;
-  readonly #file: Deno.FsFile;
+  readonly #file: FileHandle;
   readonly #lock: WriterLock;
   readonly #durability: Durability;
   readonly #sha256: Sha256;
@@ -101,7 +105,7 @@ export class EventLog {
 
   private constructor(
     path: string,
-    file: Deno.FsFile,
+    file: FileHandle,
     lock: WriterLock,
     head: LogHead,
     options: OpenEventLogOptions,
@@ -128,9 +132,9 @@ export class EventLog {
     try {
       let bytes: Uint8Array;
       try {
-        bytes = await Deno.readFile(path);
+        bytes = new Uint8Array(await readFile(path));
       } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) {
+        if (!isNotFound(error)) {
           throw new EventLogError("io", `Cannot read log ${path}: ${String(error)}`, {
             cause: error,
           });
@@ -166,17 +170,21 @@ export class EventLog {
           );
         }
         const tornFile = firstFreeTornPath(path);
-        const aside = await Deno.open(tornFile, { write: true, createNew: true, mode: 0o600 });
+        const aside = await open(
+          tornFile,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+          0o600,
+        );
         try {
           await writeAll(aside, bytes.subarray(result.validBytes));
-          await aside.syncData();
+          await aside.datasync();
         } finally {
-          aside.close();
+          await aside.close();
         }
-        await Deno.truncate(path, result.validBytes);
+        await truncate(path, result.validBytes);
         recovered = { droppedBytes: result.tornBytes, tornFile };
       }
-      const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
+      const file = await open(path, "a", 0o600);
       const report: OpenReport = {
         records: result.head.seq,
         recovered,
@@ -185,7 +193,7 @@ export class EventLog {
       };
       const log = new EventLog(path, file, lock, result.head, options, report);
       if (recovered) {
-        await file.syncData();
+        await file.datasync();
         await log.append({
           kind: LOG_KINDS.logRecovered,
           body: {
@@ -237,7 +245,7 @@ export class EventLog {
   async #writeLines(lines: string[], head: LogHead): Promise<void> {
     try {
       await writeAll(this.#file, encoder.encode(lines.join("\n") + "\n"));
-      await this.#file.syncData();
+      await this.#file.datasync();
     } catch (error) {
       this.#broken = String(error);
       throw new EventLogError("io", `Cannot append to ${this.path}: ${String(error)}`, {
@@ -297,7 +305,7 @@ export class EventLog {
     } finally {
       this.#closed = true;
       await this.#queue;
-      this.#file.close();
+      await this.#file.close();
       this.#lock.release();
     }
   }
@@ -321,7 +329,7 @@ export async function readLogFile(
 ): Promise<LogVerification> {
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(path);
+    bytes = new Uint8Array(await readFile(path));
   } catch (error) {
     throw new EventLogError("io", `Cannot read log ${path}: ${String(error)}`, { cause: error });
   }
