@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gitChecked, splitNul } from "../git/git_checked.ts";
 import { runGit } from "../git/hardened_git.ts";
@@ -70,10 +72,10 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
       gitChecked([...worktreeGitArgs(wt), ...args], { cwd: wt.path, timeoutMs: 120_000, ...sig });
     let changed: string[] = [];
     if (opts.patch.length > 0) {
-      const tmp = await Deno.makeTempDir({ prefix: "vouch-apply-" });
+      const tmp = await mkdtemp(join(tmpdir(), "vouch-apply-"));
       try {
         const file = join(tmp, "patch");
-        await Deno.writeFile(file, opts.patch);
+        await writeFile(file, opts.patch);
         const r = await runGit([...worktreeGitArgs(wt), ...APPLY_FLAGS, "--", file], {
           cwd: wt.path,
           timeoutMs: 120_000,
@@ -87,7 +89,7 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
           );
         }
       } finally {
-        await Deno.remove(tmp, { recursive: true }).catch(() => {});
+        await rm(tmp, { recursive: true, force: true }).catch(() => {});
       }
       const names = await g([
         "diff",
@@ -112,7 +114,7 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
           await g(["checkout", wt.base, "--", path]);
         } else {
           await g(["rm", "-q", "-f", "--cached", "--", path]);
-          await Deno.remove(join(wt.path, path)).catch(() => {});
+          await rm(join(wt.path, path)).catch(() => {});
         }
         restored.push(path);
       }

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "../digest/sha256.ts";
 import { gitChecked, splitNul } from "../git/git_checked.ts";
@@ -75,7 +77,7 @@ export async function extractDiff(
   opts: ExtractDiffOptions = {},
 ): Promise<ExtractedDiff> {
   const maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
-  const tmp = await Deno.makeTempDir({ prefix: "vouch-extract-" });
+  const tmp = await mkdtemp(join(tmpdir(), "vouch-extract-"));
   try {
     const env = { GIT_INDEX_FILE: join(tmp, "index") };
     const g = (args: string[]) =>
@@ -90,14 +92,14 @@ export async function extractDiff(
       await g(["add", "-A", "--", "."]);
       const patchFile = join(tmp, "patch");
       await g(["diff", "--cached", ...EXTRACT_DIFF_FLAGS, `--output=${patchFile}`, wt.base, "--"]);
-      const stat = await Deno.stat(patchFile);
-      if (stat.size > maxBytes) {
+      const info = await stat(patchFile);
+      if (info.size > maxBytes) {
         throw new WorktreeError(
           "patch_too_large",
-          `Cannot extract diff: ${stat.size} bytes exceeds the limit of ${maxBytes}`,
+          `Cannot extract diff: ${info.size} bytes exceeds the limit of ${maxBytes}`,
         );
       }
-      const bytes = await Deno.readFile(patchFile);
+      const bytes = new Uint8Array(await readFile(patchFile));
       const names = await g([
         "diff",
         "--cached",
@@ -123,6 +125,6 @@ export async function extractDiff(
       );
     }
   } finally {
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    await rm(tmp, { recursive: true, force: true }).catch(() => {});
   }
 }

@@ -4,6 +4,9 @@
  *
  * @module
  */
+import type { Dirent } from "node:fs";
+import { readdir, readFile, rm, rmdir } from "node:fs/promises";
+import process from "node:process";
 import { join } from "node:path";
 import { z } from "zod";
 import { runGit } from "../git/hardened_git.ts";
@@ -44,9 +47,9 @@ export interface GcReport {
  * `kill -0` (a process we may not signal still counts as alive).
  */
 export async function ownerAlive(pid: number, pidStart: string | null): Promise<boolean> {
-  if (pid === Deno.pid) return true;
+  if (pid === process.pid) return true;
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  if (processStartTime(Deno.pid) !== null) {
+  if (processStartTime(process.pid) !== null) {
     const start = processStartTime(pid);
     if (start === null) return false;
     return pidStart === null || start === pidStart;
@@ -73,31 +76,31 @@ export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
   const kept: string[] = [];
   const skipped: string[] = [];
   const repos = new Set<string>();
-  let repoDirs: Deno.DirEntry[];
+  let repoDirs: Dirent[];
   try {
-    repoDirs = await Array.fromAsync(Deno.readDir(root));
+    repoDirs = await readdir(root, { withFileTypes: true });
   } catch {
     return { removed, kept, skipped };
   }
   for (const repoDir of repoDirs) {
-    if (!repoDir.isDirectory || repoDir.isSymlink) continue;
+    if (!repoDir.isDirectory() || repoDir.isSymbolicLink()) continue;
     const dir = join(root, repoDir.name);
-    let entries: Deno.DirEntry[];
+    let entries: Dirent[];
     try {
-      entries = await Array.fromAsync(Deno.readDir(dir));
+      entries = await readdir(dir, { withFileTypes: true });
     } catch {
       continue; // removed concurrently
     }
     for (const entry of entries) {
       const container = join(dir, entry.name);
-      if (!entry.isDirectory || entry.isSymlink) {
+      if (!entry.isDirectory() || entry.isSymbolicLink()) {
         skipped.push(container);
         continue;
       }
       let owner: z.infer<typeof OwnerSchema>;
       try {
         const parsed = OwnerSchema.safeParse(
-          JSON.parse(await Deno.readTextFile(join(container, "owner.json"))),
+          JSON.parse(await readFile(join(container, "owner.json"), "utf8")),
         );
         if (!parsed.success) {
           skipped.push(container);
@@ -118,10 +121,10 @@ export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
       await runGit(["worktree", "remove", "--force", "--force", "--end-of-options", tree], {
         cwd: owner.repo,
       }).catch(() => null);
-      await Deno.remove(container, { recursive: true }).catch(() => {});
+      await rm(container, { recursive: true, force: true }).catch(() => {});
       repos.add(owner.repo);
     }
-    if (!opts.dryRun) await Deno.remove(dir).catch(() => {}); // only when empty
+    if (!opts.dryRun) await rmdir(dir).catch(() => {}); // only when empty
   }
   for (const repo of repos) {
     await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);

@@ -23,10 +23,11 @@
 import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import process from "node:process";
 
 function env(name: string): string | undefined {
   try {
-    return Deno.env.get(name) || undefined;
+    return process.env[name] || undefined;
   } catch {
     return undefined;
   }

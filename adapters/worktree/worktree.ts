@@ -3,6 +3,9 @@
  *
  * @module
  */
+import { readFileSync } from "node:fs";
+import { chmod, mkdir, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import process from "node:process";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { gitChecked } from "../git/git_checked.ts";
 import { runGit } from "../git/hardened_git.ts";
@@ -67,7 +70,7 @@ export interface CreateWorktreeOptions {
 /** Reads this process's start time from /proc (Linux), or null. */
 export function processStartTime(pid: number): string | null {
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return fields[19] ?? null;
   } catch {
@@ -83,7 +86,7 @@ async function repoTop(dir: string): Promise<string> {
       `Cannot create worktree: ${dir} is not a git work tree`,
     );
   }
-  return await Deno.realPath(r.stdout.head.trim());
+  return await realpath(r.stdout.head.trim());
 }
 
 function isInside(child: string, parent: string): boolean {
@@ -116,10 +119,10 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
   const repo = await repoTop(opts.repo);
   const purpose = opts.purpose ?? "work";
   const rootInput = resolve(opts.root ?? defaultWorktreeRoot());
-  await Deno.mkdir(rootInput, { recursive: true, mode: 0o700 });
+  await mkdir(rootInput, { recursive: true, mode: 0o700 });
   const problem = opts.root === undefined ? worktreeRootProblem(rootInput) : null;
   if (problem !== null) throw new WorktreeError("create_failed", problem);
-  const root = await Deno.realPath(rootInput);
+  const root = await realpath(rootInput);
   if (isInside(root, repo) || isInside(repo, root)) {
     throw new WorktreeError(
       "inside_repo",
@@ -128,15 +131,15 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
   }
   const base = await resolveCommit(repo, opts.base ?? "HEAD");
   const repoDir = join(root, repoKey(repo));
-  await Deno.mkdir(repoDir, { recursive: true, mode: 0o700 });
+  await mkdir(repoDir, { recursive: true, mode: 0o700 });
   const container = join(
     repoDir,
     `${opts.taskId}-${opts.attempt}${purpose === "verify" ? "-verify" : ""}`,
   );
   try {
-    await Deno.mkdir(container, { mode: 0o700 });
+    await mkdir(container, { mode: 0o700 });
   } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) {
+    if ((error as { code?: string } | null)?.code === "EEXIST") {
       throw new WorktreeError("exists", `Cannot create worktree: ${container} already exists`);
     }
     throw new WorktreeError("create_failed", `Cannot create worktree: ${String(error)}`);
@@ -148,11 +151,11 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
     attempt: opts.attempt,
     purpose,
     base,
-    pid: Deno.pid,
-    pidStart: processStartTime(Deno.pid),
+    pid: process.pid,
+    pidStart: processStartTime(process.pid),
     createdAt: new Date().toISOString(),
   };
-  await Deno.writeTextFile(join(container, "owner.json"), JSON.stringify(owner, null, 2) + "\n");
+  await writeFile(join(container, "owner.json"), JSON.stringify(owner, null, 2) + "\n");
   const path = join(container, "tree");
   try {
     // Hardened git: the checkout runs no hooks (post-checkout) and no fsmonitor.
@@ -182,7 +185,7 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
 
 /** Reads the absolute private git dir of a fresh linked worktree from its `.git` file. */
 async function readGitDirFile(path: string): Promise<string> {
-  const text = await Deno.readTextFile(join(path, ".git"));
+  const text = await readFile(join(path, ".git"), "utf8");
   const dir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
   if (dir === undefined || !isAbsolute(dir)) {
     throw new WorktreeError(
@@ -202,7 +205,7 @@ async function forceRemove(repo: string, path: string, container: string): Promi
     // An agent may have left read-only directories behind: make them writable, then delete.
     await chmodWritable(path).catch(() => {});
   }
-  await Deno.remove(container, { recursive: true }).catch(() => {});
+  await rm(container, { recursive: true, force: true }).catch(() => {});
   // When git could not remove it, its admin entry is stale now the directory is gone.
   if (!removed) await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);
 }
@@ -222,10 +225,10 @@ export async function removeWorktree(wt: Worktree): Promise<void> {
 }
 
 async function chmodWritable(dir: string): Promise<void> {
-  for await (const entry of Deno.readDir(dir)) {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
-    if (entry.isDirectory && !entry.isSymlink) {
-      await Deno.chmod(p, 0o700).catch(() => {});
+    if (entry.isDirectory() && !entry.isSymbolicLink()) {
+      await chmod(p, 0o700).catch(() => {});
       await chmodWritable(p);
     }
   }
