@@ -1,3 +1,4 @@
+import { readFile, stat } from "node:fs/promises";
 import { VouchError } from "../../kernel/errors/mod.ts";
 import { contractFileSchema, toOutcomeContract } from "./schema.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
@@ -88,10 +89,10 @@ export const MAX_CONTRACT_BYTES = 1024 * 1024;
 export async function loadContract(path: string): Promise<OutcomeContract> {
   let bytes: Uint8Array;
   try {
-    const info = await Deno.stat(path);
-    if (!info.isFile) throw new Error("not a regular file");
+    const info = await stat(path);
+    if (!info.isFile()) throw new Error("not a regular file");
     if (info.size > MAX_CONTRACT_BYTES) throw new Error(`larger than ${MAX_CONTRACT_BYTES} bytes`);
-    bytes = await Deno.readFile(path);
+    bytes = new Uint8Array(await readFile(path));
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new ContractError("contract_unreadable", `Cannot load contract ${path}: ${detail}`);

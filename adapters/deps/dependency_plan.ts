@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { stat } from "node:fs/promises";
 import { classifyPath } from "../../kernel/scope/classify.ts";
 import { gitChecked, splitNul } from "../git/git_checked.ts";
 
@@ -103,8 +104,8 @@ export async function findDependencyDirs(repo: string): Promise<string[]> {
   const present: string[] = [];
   for (const rel of outermost) {
     // Follows a symlink: `node_modules -> ../shared/node_modules` counts when it points at a dir.
-    const info = await Deno.stat(`${repo}/${rel}`).catch(() => null);
-    if (info?.isDirectory) present.push(rel);
+    const info = await stat(`${repo}/${rel}`).catch(() => null);
+    if (info?.isDirectory()) present.push(rel);
   }
   return present;
 }

@@ -5,7 +5,8 @@
  * @module
  */
 import { constants } from "node:fs";
-import { cp } from "node:fs/promises";
+import { cp, lstat, mkdir, realpath, rm, stat } from "node:fs/promises";
+import process from "node:process";
 import { dirname, join } from "node:path";
 import { VouchError } from "../../kernel/errors/mod.ts";
 import { runProcess } from "../process/run.ts";
@@ -56,8 +57,8 @@ export class DependencyCopyError extends VouchError<"dependency_copy_failed"> {
  * ```
  */
 export async function copyDirectory(source: string, dest: string): Promise<void> {
-  if (Deno.build.os === "linux") {
-    await Deno.mkdir(dest);
+  if (process.platform === "linux") {
+    await mkdir(dest);
     const r = await runProcess({
       argv: ["cp", "-a", "--reflink=auto", "--", `${source}/.`, dest],
       cwd: "/",
@@ -72,7 +73,7 @@ export async function copyDirectory(source: string, dest: string): Promise<void>
       );
     }
     // No usable `cp`: fall through to the portable copy.
-    await Deno.remove(dest, { recursive: true });
+    await rm(dest, { recursive: true });
   }
   try {
     await cp(source, dest, {
@@ -117,11 +118,11 @@ export async function provideDependencyDirs(
       continue;
     }
     const at = join(tree, rel);
-    const parent = await Deno.lstat(dirname(at)).catch(() => null);
-    const existing = await Deno.lstat(at).catch(() => null);
-    const source = await Deno.realPath(join(repo, rel)).catch(() => null);
-    const info = source === null ? null : await Deno.stat(source).catch(() => null);
-    if (existing !== null || parent === null || !parent.isDirectory || !info?.isDirectory) {
+    const parent = await lstat(dirname(at)).catch(() => null);
+    const existing = await lstat(at).catch(() => null);
+    const source = await realpath(join(repo, rel)).catch(() => null);
+    const info = source === null ? null : await stat(source).catch(() => null);
+    if (existing !== null || parent === null || !parent.isDirectory() || !info?.isDirectory()) {
       skipped.push(rel);
       continue;
     }

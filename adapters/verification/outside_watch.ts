@@ -16,6 +16,8 @@
  *
  * @module
  */
+import type { BigIntStats } from "node:fs";
+import { lstat, readdir, readlink } from "node:fs/promises";
 import {
   type CheckoutSnapshot,
   compareCheckoutSnapshots,
@@ -107,7 +109,8 @@ export async function snapshotTrees(trees: readonly WatchedTree[]): Promise<Stat
     while (stack.length > 0 && !truncated) {
       const rel = stack.pop()!;
       try {
-        for await (const entry of Deno.readDir(rel === "" ? tree.root : `${tree.root}/${rel}`)) {
+        for (const name of await readdir(rel === "" ? tree.root : `${tree.root}/${rel}`)) {
+          const entry = { name };
           const child = rel === "" ? entry.name : `${rel}/${entry.name}`;
           if (skip.has(child)) continue;
           if (entries.size >= MAX_WATCHED_ENTRIES) {
@@ -128,17 +131,17 @@ export async function snapshotTrees(trees: readonly WatchedTree[]): Promise<Stat
 }
 
 async function fingerprint(abs: string): Promise<string> {
-  let info: Deno.FileInfo;
+  let info: BigIntStats;
   try {
-    info = await Deno.lstat(abs);
+    info = await lstat(abs, { bigint: true });
   } catch {
     return "missing";
   }
   // ctime cannot be set back by the writer (`touch -r` restores mtime only).
-  const times = `${info.mtime?.getTime() ?? 0}:${info.ctime?.getTime() ?? 0}:${info.ino ?? 0}`;
-  if (info.isSymlink) return `l:${await Deno.readLink(abs).catch(() => "?")}`;
-  if (info.isDirectory) return `d:${info.mode ?? 0}`;
-  return `f:${info.size}:${info.mode ?? 0}:${times}`;
+  const times = `${info.mtimeNs}:${info.ctimeNs}:${info.ino}`;
+  if (info.isSymbolicLink()) return `l:${await readlink(abs).catch(() => "?")}`;
+  if (info.isDirectory()) return `d:${info.mode}`;
+  return `f:${info.size}:${info.mode}:${times}`;
 }
 
 /**
