@@ -27,8 +27,12 @@ export type VerifyJson = Versioned & VerifyPatchOutcome;
 /** `vouch run --json`. */
 export type RunJson = Versioned & RunOutcome;
 
-/** `vouch inspect --json`. */
-export type InspectJson = Versioned & AuditReport & {
+/** `vouch inspect --json`: the audit verdict of the LOG apart from each task's own verdict. */
+export type InspectJson = Versioned & Omit<AuditReport, "verdict"> & {
+  /** The audit verdict of the log (never a task's: see `tasks[].verdict`). */
+  readonly audit: AuditReport["verdict"];
+  /** Its words, e.g. "chain intact, evidence unauthenticated". */
+  readonly summary: string;
   /** Id of the MAC key the receipts were checked with, or null without one. */
   readonly keyId: string | null;
 };

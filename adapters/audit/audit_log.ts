@@ -11,21 +11,49 @@ import {
 } from "../receipts/chain.ts";
 import { VerifiedPatchError } from "../verified_patch/errors.ts";
 import { verifyVerifiedPatchJson } from "../verified_patch/verified_patch.ts";
+import { checkEvidenceBinding, type EvidenceReport } from "./evidence_binding.ts";
 import { lifecycleReplayKernel } from "./kernel_replay.ts";
 import { buildTimelines, type TaskTimeline } from "./timeline.ts";
 
-/** Overall verdict of an inspection. */
+/**
+ * Verdict of an audit of the LOG (never of a task: each task's own verdict is
+ * in its timeline).
+ */
 export type AuditVerdict =
-  /** Chain, receipts, patches and replay all check out. */
+  /** Chain, receipts, patches, evidence binding and replay all check out. */
   | "verified"
-  /** Something was changed: the chain, a receipt, a patch MAC, an anchor or the expected head. */
+  /**
+   * Something was changed: the chain, a receipt, a patch MAC, an anchor, the
+   * expected head, or a result event claims what its receipts do not show.
+   */
   | "tampered"
   /** The kernel emits different actions than were recorded. */
   | "divergent"
   /** The log was written under other kernel semantics; its replay cannot be checked here. */
   | "other_kernel"
-  /** Receipts or patches are present but no key was available to check them. */
-  | "unverifiable";
+  /** The chain is intact, but receipts or patches are present and no key was available. */
+  | "unauthenticated"
+  /** No record at all: an empty file, or bytes that are not a vouch log. */
+  | "not_a_log";
+
+/**
+ * The words for each {@link AuditVerdict}, kept apart from any task's verdict.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { AUDIT_SUMMARY } from "./audit_log.ts";
+ * equal(AUDIT_SUMMARY.unauthenticated, "chain intact, evidence unauthenticated");
+ * ```
+ */
+export const AUDIT_SUMMARY: Readonly<Record<AuditVerdict, string>> = {
+  verified: "log intact, evidence authenticated and bound, replay reproduces",
+  tampered: "log tampered",
+  divergent: "log intact, but replay diverges",
+  other_kernel: "log intact, but written by another kernel version (replay not run)",
+  unauthenticated: "chain intact, evidence unauthenticated",
+  not_a_log: "not a vouch log",
+};
 
 /** Options of {@linkcode auditLog}. */
 export interface AuditOptions {
@@ -62,6 +90,8 @@ export interface AuditReport {
     readonly verified: number;
     readonly issue: { readonly seq: number; readonly code: string; readonly detail: string } | null;
   };
+  /** Each result event's check outcomes re-derived from the receipts it names. */
+  readonly evidence: EvidenceReport;
   readonly replay: ReplayResult;
   readonly tasks: readonly TaskTimeline[];
 }
@@ -105,18 +135,21 @@ async function checkPatches(
 }
 
 /**
- * Verifies a log file end to end and replays it: the hash chain (and an
+ * Audits a log file end to end and replays it: the hash chain (and an
  * expected head), every receipt (MAC, chain, anchor), every minted patch (MAC,
- * anchor, its receipts present in the log), then folds the kernel events through
- * the kernel and compares actions. Also builds per-task timelines.
+ * anchor, its receipts present in the log), every result event's check
+ * outcomes against the receipts it names, then folds the kernel events through
+ * the kernel and compares actions. Also builds per-task timelines. Without a
+ * key, a log holding receipts or patches is never `verified`.
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { auditLog } from "./audit_log.ts";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/events.jsonl`, "");
  * const report = await auditLog(`${dir}/events.jsonl`, { key: null });
- * if (report.verdict !== "verified") throw new Error(report.verdict);
+ * equal(report.verdict, "not_a_log");
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
@@ -155,12 +188,18 @@ export async function auditLog(path: string, options: AuditOptions): Promise<Aud
     };
     patches = await checkPatches(records, options.key);
   }
+  const evidence = checkEvidenceBinding(records);
   const replay = replayKernelRecords(records, options.kernel ?? lifecycleReplayKernel);
   const tasks = buildTimelines(records);
   let verdict: AuditVerdict = "verified";
   if (log.status === "tampered" || receipts.issue || patches.issue) verdict = "tampered";
-  else if (replay.status === "divergent") verdict = "divergent";
+  else if (records.length === 0) verdict = "not_a_log";
+  // Result events of other kernel semantics cannot be bound by this one's rules.
   else if (replay.status === "other_kernel") verdict = "other_kernel";
-  else if (!options.key && (receipts.present > 0 || patches.present > 0)) verdict = "unverifiable";
-  return { path, verdict, log, receipts, patches, replay, tasks };
+  else if (evidence.issue) verdict = "tampered";
+  else if (replay.status === "divergent") verdict = "divergent";
+  else if (!options.key && (receipts.present > 0 || patches.present > 0)) {
+    verdict = "unauthenticated";
+  }
+  return { path, verdict, log, receipts, patches, evidence, replay, tasks };
 }

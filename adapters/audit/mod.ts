@@ -15,3 +15,4 @@
 export * from "./kernel_replay.ts";
 export * from "./timeline.ts";
 export * from "./audit_log.ts";
+export * from "./evidence_binding.ts";

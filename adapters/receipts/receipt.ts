@@ -54,7 +54,16 @@ export interface ReceiptInput {
   readonly stdout: StreamDigest;
   /** Standard error digest and size. */
   readonly stderr: StreamDigest;
+  /**
+   * The judged outcome of the contract check this command ran (sealed with the
+   * rest, so `vouch inspect` can re-derive each event's claim from it). Absent
+   * for commands that are not a check (setup) and in receipts of older logs.
+   */
+  readonly outcome?: ReceiptOutcome;
 }
+
+/** A check's judged outcome, as sealed in its receipt. */
+export type ReceiptOutcome = "pass" | "fail" | "inconclusive";
 
 /** The MAC'd part of a receipt. */
 export interface ToolReceiptBody {
@@ -78,6 +87,8 @@ export interface ToolReceiptBody {
   readonly prevReceipt: string;
   /** Which MAC key sealed it. */
   readonly keyId: string;
+  /** The judged outcome of the check it ran (see {@linkcode ReceiptInput.outcome}). */
+  readonly outcome?: ReceiptOutcome;
 }
 
 /** A sealed receipt: the body plus its HMAC-SHA-256 (hex). */
@@ -112,8 +123,9 @@ export const ToolReceiptSchema: z.ZodType<ToolReceipt> = z.strictObject({
   anchor: z.strictObject({ seq: ms, hash: z.string().regex(HEX64) }),
   prevReceipt: z.string().regex(HEX64),
   keyId: z.string().min(1).max(100),
+  outcome: z.enum(["pass", "fail", "inconclusive"]).optional(),
   mac: z.string().regex(HEX64),
-});
+}) as z.ZodType<ToolReceipt>;
 
 const encoder = new TextEncoder();
 
@@ -184,6 +196,7 @@ export async function mintReceipt(
     anchor: { seq: link.anchor.seq, hash: link.anchor.hash },
     prevReceipt: link.prevReceipt,
     keyId: key.keyId,
+    ...(input.outcome !== undefined ? { outcome: input.outcome } : {}),
   };
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key.cryptoKey, macInput(body)));
   const receipt: ToolReceipt = { ...body, mac: toHex(mac) };

@@ -127,12 +127,16 @@ function setupSummary(report: SetupReport): CheckSummary {
 }
 
 /** The kernel's view of one judged check, naming the receipt it rests on (if it ran). */
-function toKernelOutcome(j: CheckJudgement, receipt: ToolReceipt | undefined): RoundCheckResult {
-  const outcome = j.status === "passed" || j.status === "captured"
+function outcomeOf(j: CheckJudgement): RoundCheckResult["outcome"] {
+  return j.status === "passed" || j.status === "captured"
     ? "pass"
     : j.status === "inconclusive"
     ? "inconclusive"
     : "fail";
+}
+
+function toKernelOutcome(j: CheckJudgement, receipt: ToolReceipt | undefined): RoundCheckResult {
+  const outcome = outcomeOf(j);
   return { id: j.name, outcome, receipts: receipt === undefined ? [] : [receiptDigest(receipt)] };
 }
 
@@ -296,12 +300,12 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   ): Promise<{
     observations: CheckObservation[];
     results: Map<string, ProcessResult>;
-    receipts: Map<string, ToolReceipt>;
+    started: Map<string, number>;
     sandbox: string;
   }> {
     const observations: CheckObservation[] = [];
     const results = new Map<string, ProcessResult>();
-    const receipts = new Map<string, ToolReceipt>();
+    const started = new Map<string, number>();
     for (const check of contract.checks) {
       if (phase === "round" && check.baseline) continue;
       onCheck(check.name);
@@ -322,10 +326,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         maxCaptureBytes: 256 * 1024,
       });
       results.set(check.name, result);
-      const receipt = await opts.receipts.record(
-        receiptInputFromProcess(opts.taskId, `${phase}:${check.name}`, result, startedAt),
-      );
-      receipts.set(check.name, receipt);
+      started.set(check.name, startedAt);
       // The runner's observation: test-output parsing and the SWE-bench-like guard included.
       const observed = observeCheck(check, result);
       observations.push(
@@ -334,7 +335,35 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           : observed,
       );
     }
-    return { observations, results, receipts, sandbox: sandbox.kind };
+    return { observations, results, started, sandbox: sandbox.kind };
+  }
+
+  /**
+   * Records one MAC'd receipt per check that ran, in contract order, AFTER the
+   * judgement, each sealing the outcome the judgement gave its check (so the
+   * log's result events can be re-derived from their receipts).
+   */
+  async function sealChecks(
+    phase: "baseline" | "round",
+    run: { results: Map<string, ProcessResult>; started: Map<string, number> },
+    judged: readonly CheckJudgement[],
+  ): Promise<Map<string, ToolReceipt>> {
+    const outcomes = new Map(judged.map((j) => [j.name, outcomeOf(j)]));
+    const receipts = new Map<string, ToolReceipt>();
+    for (const [name, result] of run.results) {
+      const outcome = outcomes.get(name);
+      const input = receiptInputFromProcess(
+        opts.taskId,
+        `${phase}:${name}`,
+        result,
+        run.started.get(name)!,
+      );
+      receipts.set(
+        name,
+        await opts.receipts.record(outcome === undefined ? input : { ...input, outcome }),
+      );
+    }
+    return receipts;
   }
 
   function refused(code: string, message: string, sandbox = "none"): VerificationRun {
@@ -385,19 +414,20 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           allowGatesNothing: !(opts.requireFailingBaseline ?? false),
         });
         captures = judgement.captures;
+        const receipts = await sealChecks("baseline", run, judgement.before);
         const cannotRun = judgement.diagnostics.some((d) => d.code === "baseline_cannot_run") &&
           judgement.before.length === 0 && judgement.captures.length === 0;
         const summaries = judgement.before.map((j) => summarize(j, run.results.get(j.name)));
         return {
           ran: !cannotRun,
-          checks: judgement.before.map((j) => toKernelOutcome(j, run.receipts.get(j.name))),
+          checks: judgement.before.map((j) => toKernelOutcome(j, receipts.get(j.name))),
           summaries,
           passed: judgement.before.every((j) => j.status === "passed"),
           refusals: [],
           diagnostics: judgement.refusal !== null ? [judgement.refusal.code] : [],
           sandbox: run.sandbox,
           checkEvidence: [],
-          receipts: [...(setup?.receipts ?? []), ...run.receipts.values()],
+          receipts: [...(setup?.receipts ?? []), ...receipts.values()],
           setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
           evidence: {
             phase: "baseline",
@@ -458,12 +488,13 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         if (setup !== null && !setup.report.ok) return setupFailed(setup, "round");
         const run = await runChecks(tree, "round", signal, onCheck, sandbox);
         const judgement = judgeContract(contract, run.observations, captures);
+        const receipts = await sealChecks("round", run, judgement.checks);
         const gating = judgement.checks.filter((j) =>
           !(contract.checks.find((c) => c.name === j.name)?.baseline ?? false)
         );
         const summaries = gating.map((j) => summarize(j, run.results.get(j.name)));
         const checkEvidence: PatchCheckEvidence[] = gating.map((j) => {
-          const receipt = run.receipts.get(j.name);
+          const receipt = receipts.get(j.name);
           return {
             id: j.name,
             outcome: toKernelOutcome(j, receipt).outcome,
@@ -472,14 +503,14 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         });
         return {
           ran: true,
-          checks: gating.map((j) => toKernelOutcome(j, run.receipts.get(j.name))),
+          checks: gating.map((j) => toKernelOutcome(j, receipts.get(j.name))),
           summaries,
           passed: judgement.verdict === "passed",
           refusals: [],
           diagnostics: [],
           sandbox: run.sandbox,
           checkEvidence,
-          receipts: [...(setup?.receipts ?? []), ...run.receipts.values()],
+          receipts: [...(setup?.receipts ?? []), ...receipts.values()],
           setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
           evidence: {
             phase: "round",

@@ -8,7 +8,7 @@
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
-import { auditLog, type AuditReport } from "../../adapters/audit/mod.ts";
+import { AUDIT_SUMMARY, auditLog, type AuditReport } from "../../adapters/audit/mod.ts";
 import {
   findRepositoryRoot,
   KeyError,
@@ -24,12 +24,19 @@ const HELP = `vouch inspect: verify and replay an event log
 Usage:
   vouch inspect [LOG] [--json] [--expect-head SEQ:HASH] [--key-file FILE]
 
-Verifies every line of LOG (default .vouch/events.jsonl): canonical JSON, hash
+Audits every line of LOG (default .vouch/events.jsonl): canonical JSON, hash
 chain, sequence; every tool receipt (MAC, receipt chain, log anchor); every
-minted VerifiedPatch (MAC, anchor, receipts present); then replays the recorded
-kernel events through the kernel and compares the actions it emits with the
-recorded ones. Prints a timeline per task (phases, rounds, checks, verdict,
+minted VerifiedPatch (MAC, anchor, receipts present); every baseline and
+verification result against the receipts it names (each check's outcome is
+re-derived from its MAC'd receipt); then replays the recorded kernel events
+through the kernel and compares the actions it emits with the recorded ones.
+Prints a timeline per task (phases, rounds, checks, the task's own verdict,
 durations); transcripts are shown with secret-looking values masked.
+
+The audit verdict is about the LOG ("log intact, evidence authenticated"), never
+about a task: a verified log of a rejected task says "task t-... rejected".
+Without the key, a log holding receipts or patches is never VERIFIED: the chain
+may be intact, but the evidence is unauthenticated.
 
 The receipt key is the repository's key from $XDG_STATE_HOME/vouch/keys (or
 VOUCH_KEY_FILE); --key-file names it explicitly.
@@ -67,6 +74,17 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
   const lines: string[] = [];
   const { log, receipts, patches, replay } = report;
   lines.push(`vouch inspect ${report.path}`);
+  if (report.verdict === "not_a_log") {
+    lines.push(
+      `log       NOT A VOUCH LOG  no record: ${
+        log.tornBytes > 0
+          ? `${log.tornBytes} bytes that are not a vouch log (no complete line)`
+          : "the file is empty"
+      }`,
+    );
+    lines.push(`audit     NOT_A_LOG  ${AUDIT_SUMMARY.not_a_log}`);
+    return lines.join("\n") + "\n";
+  }
   if (log.status === "tampered" && log.issue) {
     const i = log.issue;
     lines.push(
@@ -76,7 +94,9 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
     );
     lines.push(`          ${log.records} records verified before it`);
   } else {
-    lines.push(`log       ok        ${log.records} records, head ${log.head.seq}:${log.head.hash}`);
+    lines.push(
+      `log       intact    ${log.records} records, head ${log.head.seq}:${log.head.hash}`,
+    );
     if (log.status === "torn") {
       lines.push(
         `          torn tail: ${log.tornBytes} bytes after the last newline (a crashed write; recovered on next open)`,
@@ -87,7 +107,7 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
     lines.push(
       receipts.present + patches.present === 0
         ? "receipts  none"
-        : `receipts  UNCHECKED ${receipts.present} receipts, ${patches.present} patches: no key (use --key-file)`,
+        : `receipts  UNCHECKED ${receipts.present} receipts, ${patches.present} patches: no key, evidence unauthenticated (use --key-file)`,
     );
   } else if (receipts.issue) {
     lines.push(
@@ -103,6 +123,20 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
       patches.issue
         ? `patches   TAMPERED  ${patches.issue.code} at seq ${patches.issue.seq}: ${patches.issue.detail}`
         : `patches   ok        ${patches.verified}/${patches.present} verified`,
+    );
+  }
+  const ev = report.evidence;
+  if (ev.issue) {
+    lines.push(
+      `evidence  TAMPERED  ${ev.issue.code} at line ${ev.issue.line} (seq ${ev.issue.seq}): ${ev.issue.detail}`,
+    );
+  } else if (ev.events > 0) {
+    lines.push(
+      `evidence  ${
+        receipts.checked ? "ok      " : "UNCHECKED"
+      } ${ev.checks} check outcome(s) in ${ev.events} result event(s) match their receipts${
+        receipts.checked ? "" : " (receipts unauthenticated)"
+      }`,
     );
   }
   if (replay.status === "divergent") {
@@ -121,7 +155,14 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
       `replay    ok        ${replay.steps} kernel steps reproduce the recorded actions${note}`,
     );
   }
-  lines.push(`verdict   ${report.verdict.toUpperCase()}`);
+  lines.push(`audit     ${report.verdict.toUpperCase()}  ${AUDIT_SUMMARY[report.verdict]}`);
+  if (report.tasks.length > 0) {
+    lines.push(
+      `tasks     ${
+        report.tasks.map((t) => `task ${t.task} ${t.verdict ?? "(no kernel status)"}`).join(", ")
+      }`,
+    );
+  }
   for (const t of report.tasks) {
     lines.push("");
     lines.push(
@@ -175,7 +216,7 @@ export const inspectCommand: CliCommand = {
   help: HELP,
   exits: {
     0: "verified",
-    1: "tampered, divergent, unverifiable or from another kernel version",
+    1: "tampered, divergent, unauthenticated (no key), not a vouch log, or from another kernel version",
   },
   async run(argv, io) {
     const { values, positionals } = parseArgs({
@@ -215,8 +256,11 @@ export const inspectCommand: CliCommand = {
       throw error;
     }
     if (values.json) {
+      // `audit` is the log's verdict; each task's own verdict is `tasks[].verdict`.
+      const { verdict, ...rest } = report;
+      const json = { audit: verdict, summary: AUDIT_SUMMARY[verdict], ...rest };
       io.out(
-        JSON.stringify(jsonDocument({ ...report, keyId: key?.keyId ?? null }), null, 2) + "\n",
+        JSON.stringify(jsonDocument({ ...json, keyId: key?.keyId ?? null }), null, 2) + "\n",
       );
     } else {
       io.out(renderAuditReport(report, key?.keyId ?? null));

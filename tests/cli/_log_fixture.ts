@@ -13,7 +13,7 @@ import {
 } from "../../adapters/log/mod.ts";
 import { receiptDigest, ReceiptRecorder, type ToolReceipt } from "../../adapters/receipts/mod.ts";
 import { mintVerifiedPatch, recordVerifiedPatch } from "../../adapters/verified_patch/mod.ts";
-import { driveKernel } from "../adapters/audit/_kernel_driver.ts";
+import { driveKernel, type DriveScript } from "../adapters/audit/_kernel_driver.ts";
 
 export interface LogFixture {
   readonly root: string;
@@ -25,7 +25,9 @@ export interface LogFixture {
   cleanup(): Promise<void>;
 }
 
-export async function buildLogFixture(options: { receipts?: boolean } = {}): Promise<LogFixture> {
+export async function buildLogFixture(
+  options: { receipts?: boolean; passRound?: number; scope?: "accept" | "reject" } = {},
+): Promise<LogFixture> {
   const root = await Deno.makeTempDir({ prefix: "vouch-cli-" });
   const repo = `${root}/repo`;
   const state = `${root}/state`;
@@ -39,29 +41,11 @@ export async function buildLogFixture(options: { receipts?: boolean } = {}): Pro
   const zero = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
   await driveKernel(log, {
     task: "t1",
-    passRound: 1,
-    onAction: async (action) => {
-      if (options.receipts === false || action.kind !== "run_contract") return;
-      receipts.push(
-        await recorder.record({
-          task: "t1",
-          tool: `${action.phase}:unit`,
-          argv: ["deno", "test"],
-          cwd: "/tmp/wt-t1",
-          sandboxProfile: "bwrap",
-          envNames: ["PATH", "HOME"],
-          startedAt: 1_700_000_000_000,
-          endedAt: 1_700_000_001_250,
-          exit: {
-            code: action.phase === "round" && action.round >= 1 ? 0 : 1,
-            signal: null,
-            timedOut: false,
-          },
-          stdout: zero,
-          stderr: zero,
-        }),
-      );
-    },
+    passRound: options.passRound ?? 1,
+    ...(options.scope !== undefined ? { scope: options.scope } : {}),
+    ...(options.receipts === false
+      ? {}
+      : { onAction: mintCheckReceipts(recorder, "t1", receipts) }),
   });
   await log.append({
     task: "t1",
@@ -73,7 +57,7 @@ export async function buildLogFixture(options: { receipts?: boolean } = {}): Pro
     },
   });
   const diff = new TextEncoder().encode("diff --git a/a.ts b/a.ts\n");
-  if (options.receipts !== false) {
+  if (options.receipts !== false && options.passRound === undefined && options.scope !== "reject") {
     const last = receipts.at(-1)!;
     const vp = await mintVerifiedPatch(key, {
       patch: {
@@ -101,6 +85,42 @@ export async function buildLogFixture(options: { receipts?: boolean } = {}): Pro
     key,
     diff,
     cleanup: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+/**
+ * A `driveKernel` onAction that mints one receipt per check of each contract
+ * run, sealing the outcome it was judged to have (as the clean verifier does),
+ * and names them in the result event.
+ */
+export function mintCheckReceipts(
+  recorder: ReceiptRecorder,
+  task: string,
+  into: ToolReceipt[] = [],
+): NonNullable<DriveScript["onAction"]> {
+  const zero = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
+  return async (action, outcomes) => {
+    if (action.kind !== "run_contract") return;
+    const named: Record<string, string[]> = {};
+    for (const [id, outcome] of Object.entries(outcomes)) {
+      const receipt = await recorder.record({
+        task,
+        tool: `${action.phase}:${id}`,
+        argv: ["deno", "test"],
+        cwd: `/tmp/wt-${task}`,
+        sandboxProfile: "bwrap",
+        envNames: ["PATH", "HOME"],
+        startedAt: 1_700_000_000_000,
+        endedAt: 1_700_000_001_250,
+        exit: { code: outcome === "pass" ? 0 : 1, signal: null, timedOut: false },
+        stdout: zero,
+        stderr: zero,
+        outcome,
+      });
+      into.push(receipt);
+      named[id] = [receiptDigest(receipt)];
+    }
+    return named;
   };
 }
 

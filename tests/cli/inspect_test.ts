@@ -15,8 +15,10 @@ Deno.test("vouch inspect verifies a real kernel log and prints the timeline", as
   try {
     const r = await inspect([fx.logPath, "--key-file", fx.key.path]);
     assert.equal(r.code, 0, r.out + r.err);
-    assert.match(r.out, /verdict\s+VERIFIED/);
-    assert.match(r.out, /receipts\s+ok\s+3\/3 verified/);
+    assert.match(r.out, /audit\s+VERIFIED\s+log intact, evidence authenticated/);
+    assert.match(r.out, /tasks\s+task t1 completed\n/);
+    assert.match(r.out, /receipts\s+ok\s+5\/5 verified/);
+    assert.match(r.out, /evidence\s+ok\s+5 check outcome\(s\) in 3 result event\(s\) match/);
     assert.match(r.out, /patches\s+ok\s+1\/1 verified/);
     assert.match(r.out, /replay\s+ok\s+\d+ kernel steps reproduce/);
     assert.match(r.out, /task t1 {2}completed, 15\.0s, 2 round\(s\)/);
@@ -31,7 +33,10 @@ Deno.test("vouch inspect verifies a real kernel log and prints the timeline", as
     const json = await inspect([fx.logPath, "--json", "--key-file", fx.key.path]);
     assert.equal(json.code, 0);
     const report = JSON.parse(json.out);
-    assert.equal(report.verdict, "verified");
+    assert.equal(report.audit, "verified");
+    assert.equal(report.summary, "log intact, evidence authenticated and bound, replay reproduces");
+    assert.equal(report.verdict, undefined);
+    assert.equal(report.evidence.issue, null);
     assert.equal(report.replay.status, "deterministic");
     assert.equal(report.tasks[0].verdict, "completed");
     const head = `${report.log.head.seq}:${report.log.head.hash}`;
@@ -64,13 +69,15 @@ Deno.test("vouch inspect exit codes: usage 2, missing key 1, tampered 1", async 
     assert.equal((await inspect([fx.logPath, "--bogus"])).code, 2);
     assert.equal((await inspect([fx.logPath, "other.jsonl"])).code, 2);
     assert.equal((await inspect([`${fx.root}/missing.jsonl`])).code, 2);
-    // receipts present, no key reachable -> unverifiable, fail closed
+    // receipts present, no key reachable -> unauthenticated, fail closed
     const saved = Deno.env.get("XDG_STATE_HOME");
     Deno.env.set("XDG_STATE_HOME", `${fx.root}/empty-state`);
     try {
       const r = await inspect([fx.logPath]);
       assert.equal(r.code, 1);
       assert.match(r.out, /UNCHECKED/);
+      assert.match(r.out, /audit\s+UNAUTHENTICATED\s+chain intact, evidence unauthenticated/);
+      assert.doesNotMatch(r.out, /VERIFIED/);
       // with the right state dir, the default key is found
       Deno.env.set("XDG_STATE_HOME", fx.state);
       assert.equal((await inspect([fx.logPath])).code, 0);
@@ -110,7 +117,7 @@ Deno.test("vouch inspect catches a self-consistent rewrite through the receipts"
 });
 
 Deno.test("vouch inspect reports non-determinism with the first differing seq", async () => {
-  const fx = await buildLogFixture({ receipts: false });
+  const fx = await buildLogFixture();
   try {
     let target = -1;
     await rewrite(fx.logPath, (kind, body, seq) => {
@@ -128,7 +135,7 @@ Deno.test("vouch inspect reports non-determinism with the first differing seq", 
     assert.equal(r.code, 1, r.out);
     assert.match(r.out, new RegExp(`replay\\s+DIVERGENT at seq ${target} \\(actions_differ\\)`));
     const json = JSON.parse((await inspect([fx.logPath, "--json"])).out);
-    assert.equal(json.verdict, "divergent");
+    assert.equal(json.audit, "divergent");
     assert.equal(json.replay.seq, target);
   } finally {
     await fx.cleanup();
@@ -157,7 +164,7 @@ Deno.test("vouch inspect runs as a real process (deno task entry point)", async 
       stderr: "piped",
     }).output();
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.equal(JSON.parse(new TextDecoder().decode(out.stdout)).verdict, "verified");
+    assert.equal(JSON.parse(new TextDecoder().decode(out.stdout)).audit, "verified");
   } finally {
     await fx.cleanup();
   }
@@ -174,8 +181,42 @@ Deno.test("vouch inspect exits 1 on a log written by another kernel version and 
     const r = await inspect([path]);
     assert.equal(r.code, 1, r.out + r.err);
     assert.match(r.out, /replay\s+NOT RUN\s+seq 1 was written by vouch\.lifecycle\/1/);
-    assert.match(r.out, /verdict\s+OTHER_KERNEL/);
+    assert.match(r.out, /audit\s+OTHER_KERNEL/);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("vouch inspect: an empty file or foreign bytes is not a vouch log (exit 1)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vouch-not-a-log-" });
+  try {
+    for (const [name, bytes] of [["empty", ""], ["junk", "\x00\x01 not a log at all"]] as const) {
+      const path = `${dir}/${name}.jsonl`;
+      await Deno.writeTextFile(path, bytes);
+      const r = await inspect([path]);
+      assert.equal(r.code, 1, r.out);
+      assert.match(r.out, /audit\s+NOT_A_LOG\s+not a vouch log/);
+      assert.doesNotMatch(r.out, /VERIFIED/);
+      const json = JSON.parse((await inspect([path, "--json"])).out);
+      assert.equal(json.audit, "not_a_log");
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("vouch inspect: a verified log of a rejected task says the task was rejected", async () => {
+  // The scope check rejects the patch: the task ends rejected, and the log is still intact.
+  const fx = await buildLogFixture({ scope: "reject" });
+  try {
+    const r = await inspect([fx.logPath, "--key-file", fx.key.path]);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /audit\s+VERIFIED\s+log intact/);
+    assert.match(r.out, /tasks\s+task t1 rejected\n/);
+    const json = JSON.parse((await inspect([fx.logPath, "--json", "--key-file", fx.key.path])).out);
+    assert.equal(json.audit, "verified");
+    assert.equal(json.tasks[0].verdict, "rejected");
+  } finally {
+    await fx.cleanup();
   }
 });

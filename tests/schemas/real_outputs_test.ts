@@ -141,7 +141,7 @@ Deno.test("real CLI outputs, log records, receipts and VerifiedPatch records val
     });
     await t.step("inspect --json", () => {
       const r = vouch(fx, "inspect", ".vouch/events.jsonl", "--json");
-      assert.equal(json("inspect-output.schema.json", r, "inspect --json").verdict, "verified");
+      assert.equal(json("inspect-output.schema.json", r, "inspect --json").audit, "verified");
     });
     await t.step("attest export (3 predicates) + attest verify --json", () => {
       for (const predicate of ["vouch", "vsa", "test-result"]) {

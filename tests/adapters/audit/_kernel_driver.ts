@@ -19,8 +19,17 @@ export interface DriveScript {
   readonly task: string;
   /** Round whose verification passes (earlier rounds fail). */
   readonly passRound: number;
-  /** Called after each recorded step (e.g. to mint receipts for contract runs). */
-  readonly onAction?: (action: KernelAction) => Promise<void>;
+  /** The scope check's verdict (`reject`: the task ends rejected). @default "accept" */
+  readonly scope?: "accept" | "reject";
+  /**
+   * Called after each recorded step (e.g. to mint receipts for contract runs).
+   * For a `run_contract` action it may return the receipt digests of each
+   * check id: the result event then names them, as the clean verifier's do.
+   */
+  readonly onAction?: (
+    action: KernelAction,
+    outcomes: Readonly<Record<string, "pass" | "fail">>,
+  ) => Promise<Readonly<Record<string, readonly string[]>> | void>;
 }
 
 // deno-lint-ignore no-explicit-any
@@ -58,7 +67,17 @@ export async function driveKernel(
     steps++;
     await recordKernelStep(log, event, out.actions);
     for (const a of out.actions) {
-      await script.onAction?.(a);
+      const outcomes: Record<string, "pass" | "fail"> = a.kind !== "run_contract"
+        ? {}
+        : a.phase === "baseline"
+        ? { unit: "fail" }
+        : { unit: a.round >= script.passRound ? "pass" : "fail", lint: "pass" };
+      const named = (await script.onAction?.(a, outcomes)) ?? {};
+      const checks = Object.entries(outcomes).map(([id, outcome]) => ({
+        id,
+        outcome,
+        receipts: named[id] ?? [],
+      }));
       const base = { taskId: a.taskId };
       switch (a.kind) {
         case "create_worktree":
@@ -94,8 +113,8 @@ export async function driveKernel(
             ...base,
             kind: "scope_checked",
             effectId: a.effectId,
-            verdict: "accept",
-            violations: [],
+            verdict: script.scope ?? "accept",
+            violations: script.scope === "reject" ? ["forbidden:.github/workflows/x.yml"] : [],
             sensitive: [],
           });
           break;
@@ -107,7 +126,7 @@ export async function driveKernel(
               setupReceipts: [],
               effectId: a.effectId,
               ran: true,
-              checks: [{ id: "unit", outcome: "fail", receipts: [] }],
+              checks,
             });
           } else {
             queue.push({
@@ -116,15 +135,7 @@ export async function driveKernel(
               setupReceipts: [],
               effectId: a.effectId,
               round: a.round,
-              checks: [{
-                id: "unit",
-                outcome: a.round >= script.passRound ? "pass" : "fail",
-                receipts: [],
-              }, {
-                id: "lint",
-                outcome: "pass",
-                receipts: [],
-              }],
+              checks,
             });
           }
           break;
