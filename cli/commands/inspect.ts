@@ -133,7 +133,7 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
   } else if (ev.events > 0) {
     lines.push(
       `evidence  ${
-        receipts.checked ? "ok      " : "UNCHECKED"
+        receipts.checked ? "ok       " : "UNCHECKED"
       } ${ev.checks} check outcome(s) in ${ev.events} result event(s) match their receipts${
         receipts.checked ? "" : " (receipts unauthenticated)"
       }`,

@@ -38,7 +38,6 @@ export async function buildLogFixture(
   const log = await EventLog.open(logPath);
   const recorder = ReceiptRecorder.resume(log, key);
   const receipts: ToolReceipt[] = [];
-  const zero = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
   await driveKernel(log, {
     task: "t1",
     passRound: options.passRound ?? 1,

@@ -18,7 +18,7 @@ Deno.test("vouch demo: rejects the false claim, verifies the fix, log verifies a
   assert.equal(outcome.rounds[0].verdict, "rejected");
   assert.equal(outcome.rounds[0].selfClaimedDone, true);
   assert.equal(outcome.rounds[1].verdict, "verified");
-  assert.match(err, /verdict {3}VERIFIED/);
+  assert.match(err, /audit {5}VERIFIED {2}log intact/);
   assert.match(err, /receipts {2}ok {8}2\/2 verified/);
   assert.match(err, /patches {3}ok {8}1\/1 verified/);
   assert.match(err, /replay {4}ok {8}\d+ kernel steps reproduce the recorded actions/);
