@@ -92,6 +92,12 @@ export function renderSummary(outcome: RunOutcome): string {
     ]);
   }
   lines.push(table(rows));
+  // The cause of a backend failure belongs on screen, not only in round-N/backend_result.json.
+  for (const round of outcome.rounds) {
+    if (round.backendFailure !== undefined) {
+      lines.push(`round ${round.round} backend: ${round.backendFailure.message}`);
+    }
+  }
   lines.push("");
   lines.push(`task:      ${outcome.task}`);
   lines.push(`base:      ${outcome.base.slice(0, 12)}`);

@@ -58,6 +58,8 @@ export interface RoundSummary {
   readonly reasons: readonly string[];
   /** Per-check results of this round's clean re-verification (empty if it never got there). */
   readonly checks: readonly CheckSummary[];
+  /** Why the backend's run did not end `ok` (e.g. "claude: authentication failed (HTTP 401)"). */
+  readonly backendFailure?: { readonly code: string; readonly message: string };
 }
 
 /** The result of `runTask`. */

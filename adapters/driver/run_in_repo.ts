@@ -8,7 +8,7 @@
  * @module
  */
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
-import type { AgentBackend } from "../backends/types.ts";
+import type { AgentBackend, BackendEvent } from "../backends/types.ts";
 import { readRepoInfo } from "../git/repo_info.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
@@ -47,6 +47,8 @@ export interface RunInRepoOptions {
   readonly integrate?: Omit<IntegrateRequest, "ops"> & { ops?: IntegrateRequest["ops"] };
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: RunProgress) => void;
+  /** Every event of the running backend, live. */
+  readonly onBackendEvent?: (event: BackendEvent, round: number) => void;
   /** Notes for the user (dirty checkout, sandbox choice). */
   readonly onNote?: (text: string) => void;
   /** Key environment (tests point this at a temp dir). @default the process env */
@@ -172,6 +174,7 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
       ...(opts.onProgress !== undefined ? { onProgress: opts.onProgress } : {}),
+      ...(opts.onBackendEvent !== undefined ? { onBackendEvent: opts.onBackendEvent } : {}),
       ...(opts.backendTimeoutMs !== undefined ? { backendTimeoutMs: opts.backendTimeoutMs } : {}),
       ...(opts.integrate !== undefined
         ? { integrate: { ...opts.integrate, ops: opts.integrate.ops ?? gitIntegrationOps() } }

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { AgentBackend, BackendResult } from "../backends/types.ts";
+import type { AgentBackend, BackendEvent, BackendResult } from "../backends/types.ts";
 import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
 import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
 import { initialKernelState, step } from "../../kernel/lifecycle/step.ts";
@@ -114,6 +114,8 @@ export interface RunTaskOptions {
   readonly integrate?: IntegrateRequest;
   /** Live progress. */
   readonly onProgress?: (progress: RunProgress) => void;
+  /** Every event of the running backend, live (messages, commands, edits, usage, retries). */
+  readonly onBackendEvent?: (event: BackendEvent, round: number) => void;
   /** Clock (ms since epoch). @default Date.now */
   readonly now?: () => number;
   /** Max seconds one backend round may take (clamped to the wall budget). */
@@ -440,6 +442,11 @@ class TaskRun {
       signal: controller.signal,
       emit: (event) => {
         if (event.kind === "command") this.progress("backend", `$ ${event.command.slice(0, 60)}`);
+        try {
+          o.onBackendEvent?.(event, round.round);
+        } catch {
+          // a broken display never changes the run
+        }
       },
       transcriptDir,
     });
@@ -782,7 +789,9 @@ class TaskRun {
           return {
             state: "backend_failed",
             reason: "backend_failed",
-            message: `the backend failed in every round (${this.rounds.length})`,
+            message: `the backend failed in every round (${this.rounds.length})${
+              lastFailureCause(this.rounds)
+            }`,
           };
         }
         return {
@@ -832,6 +841,9 @@ class TaskRun {
         verdict: r.verdict,
         reasons: [...new Set(r.reasons)],
         checks: r.checks,
+        ...(r.backend?.failure !== undefined
+          ? { backendFailure: { code: r.backend.failure.code, message: r.backend.failure.message } }
+          : {}),
       })),
       patchFile: state === "verified" ? this.patchFile : null,
       patchDigest: state === "verified" ? (this.verified?.patchDigest ?? null) : null,
@@ -889,4 +901,10 @@ async function applyPatchText(wt: Worktree, patch: Uint8Array): Promise<boolean>
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
+}
+
+/** `: <cause>` of the last round whose backend failed, or "" (the cause belongs on screen). */
+function lastFailureCause(rounds: readonly RoundState[]): string {
+  const failed = [...rounds].reverse().find((r) => r.backend?.failure !== undefined);
+  return failed?.backend?.failure ? `: ${failed.backend.failure.message}` : "";
 }

@@ -4,18 +4,16 @@
  *
  * @module
  */
-import { dirname, resolve } from "node:path";
 import { type CliCommand, type CliIo, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { parseRunArgs, type RunArgs } from "./run_args.ts";
 import type { AgentBackend } from "../../adapters/backends/types.ts";
-import { codexBackend } from "../../adapters/backends/codex_backend.ts";
-import { claudeBackend } from "../../adapters/backends/claude_backend.ts";
-import { commandBackend } from "../../adapters/backends/command_backend.ts";
-import { confinedBackend } from "../../adapters/driver/confined_backend.ts";
+import type { BackendFailure } from "../../adapters/backends/types.ts";
+import { agentConfigFor, backendFor } from "./run_backend.ts";
+import { progressSink } from "./run_progress.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
-import { renderProgressLine, renderSummary } from "../render.ts";
+import { renderSummary } from "../render.ts";
 import type { RunOutcome } from "../../adapters/driver/outcome.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
@@ -48,6 +46,26 @@ Options:
   --integrate branch:NAME  commit the verified patch on a new branch (asks first)
   --yes                  approve --integrate without asking
   --json                 print one machine-readable result on stdout
+  --progress MODE        live progress on stderr: plain (default; none with --json), json (one
+                         object per line: phases and backend events), none
+  --agent-env NAME       forward the variable NAME from vouch's environment to the agent
+                         (repeatable; names only, values are never logged or accepted as flags)
+  --agent-config FILE    agent-CLI settings (default $VOUCH_CONFIG, else
+                         $XDG_CONFIG_HOME/vouch/config.json or ~/.config/vouch/config.json)
+
+Credentials and providers (codex, claude):
+  The CLI uses your HOME (its own login) and these variables when set, forwarded by name:
+    codex:  OPENAI_API_KEY CODEX_API_KEY OPENAI_BASE_URL OPENAI_ORGANIZATION OPENAI_PROJECT
+            CODEX_HOME AZURE_OPENAI_API_KEY
+    claude: ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN ANTHROPIC_BASE_URL ANTHROPIC_MODEL
+            ANTHROPIC_SMALL_FAST_MODEL ANTHROPIC_CUSTOM_HEADERS CLAUDE_CODE_USE_BEDROCK
+            CLAUDE_CODE_USE_VERTEX ANTHROPIC_VERTEX_PROJECT_ID CLOUD_ML_REGION CLAUDE_CONFIG_DIR
+            CLAUDE_CODE_MAX_RETRIES API_TIMEOUT_MS
+    both:   HTTPS_PROXY HTTP_PROXY NO_PROXY SSL_CERT_FILE
+  Anything else: --agent-env NAME, or "env" in the config file's section. The config file
+  ({"backends": {"codex": {...}, "claude": {...}}}) sets per backend: "model", "env" (names),
+  "args" (extra CLI arguments), "executable". Telemetry, update checks and other nonessential
+  traffic of both CLIs are turned off. See docs/backends.md.
 
 Artefacts: .vouch/runs/<task>/ (patch, transcripts, evidence, outcome); log: .vouch/events.jsonl.
 
@@ -56,31 +74,6 @@ Examples:
   vouch run --backend claude --goal "add --json to the CLI" --verify "npm test" --max-rounds 2
   vouch run --backend command:./my-agent.sh --goal "fix #12" --verify "make test" --json
 `;
-
-function backendFor(args: RunArgs): AgentBackend {
-  const home = Deno.env.get("HOME");
-  switch (args.backend.kind) {
-    case "codex":
-      return codexBackend({
-        passEnv: ["OPENAI_API_KEY", "CODEX_API_KEY"],
-        ...(home !== undefined ? { home } : {}),
-      });
-    case "claude":
-      return claudeBackend({
-        passEnv: ["ANTHROPIC_API_KEY"],
-        ...(home !== undefined ? { home } : {}),
-      });
-    case "command": {
-      // A local agent program runs in the sandbox: only its worktree is writable, no network.
-      const program = resolve(args.backend.path);
-      const argv = [program];
-      // The program's own directory must be visible (read-only) inside the sandbox.
-      return confinedBackend((sandbox) => commandBackend({ argv, sandbox }), args.sandbox, {
-        readOnly: [dirname(program)],
-      });
-    }
-  }
-}
 
 async function contractFor(args: RunArgs): Promise<OutcomeContract> {
   const timeoutMs = Math.min(args.timeoutSeconds, 3600) * 1000;
@@ -140,7 +133,11 @@ export async function executeRun(
   signal?: AbortSignal,
 ): Promise<RunOutcome> {
   const contract = await contractFor(args);
-  let lastLine = "";
+  // Can the backend start at all? Checked before the baseline spends any time.
+  const unavailable = await backend.preflight?.() ?? null;
+  if (unavailable !== null) throw new BackendUnavailable(backend.id, unavailable);
+  const started = Date.now();
+  const sink = progressSink(args.progress, io, backend.id, () => Date.now() - started);
   return await runInRepo({
     dir: args.dir,
     goal: args.goal,
@@ -167,18 +164,8 @@ export async function executeRun(
       : {}),
     ...(signal !== undefined ? { signal } : {}),
     onNote: (text) => io.err(`${text}\n`),
-    onProgress: (p) => {
-      const line = renderProgressLine(p);
-      if (io.isTerminal) {
-        io.err(`\r\x1b[2K${line}`);
-        if (p.phase === "done") io.err("\n");
-        return;
-      }
-      // Not a terminal: one line per phase/check change, no redraws.
-      const key = `${p.round}|${p.phase}|${p.check ?? ""}`;
-      if (!args.json && key !== lastLine) io.err(`${line}\n`);
-      lastLine = key;
-    },
+    onProgress: sink.onProgress,
+    onBackendEvent: sink.onBackendEvent,
   });
 }
 
@@ -190,7 +177,7 @@ export const runCommand: CliCommand = {
   exits: { 0: "verified", 1: "rejected", 3: "budget exhausted", 4: "backend failed" },
   async run(argv, io) {
     const args = parseRunArgs(argv);
-    const backend = backendFor(args);
+    const backend = backendFor(args, agentConfigFor(args));
     const controller = new AbortController();
     // First Ctrl-C: stop the backend, clean up, close the log. Second: leave now.
     const onSigint = () => {
@@ -206,7 +193,13 @@ export const runCommand: CliCommand = {
       // Signals unavailable (e.g. Windows without a console): Ctrl-C kills the process.
     }
     try {
-      const outcome = await executeRun(args, io, backend, controller.signal).catch(asUsage);
+      let outcome;
+      try {
+        outcome = await executeRun(args, io, backend, controller.signal).catch(asUsage);
+      } catch (error) {
+        if (!(error instanceof BackendUnavailable)) throw error;
+        return reportUnavailable(args, io, error.backend, error.why);
+      }
       if (args.json) io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
       else io.out(renderSummary(outcome));
       return outcome.exitCode;
@@ -222,4 +215,40 @@ function asUsage(error: unknown): never {
     throw new UsageError(error.message);
   }
   throw error;
+}
+
+/** Thrown by {@linkcode executeRun} when the backend's preflight fails (nothing ran). */
+export class BackendUnavailable extends Error {
+  /** Stable code. */
+  readonly code = "backend_unavailable";
+  constructor(readonly backend: string, readonly why: BackendFailure) {
+    super(`the backend cannot start: ${why.message}`);
+    this.name = "BackendUnavailable";
+  }
+}
+
+/** A backend that cannot start: its cause on screen (and in `--json`), exit 4, nothing run. */
+function reportUnavailable(
+  args: RunArgs,
+  io: CliIo,
+  backend: string,
+  why: BackendFailure,
+): number {
+  const message = `the backend cannot start: ${why.message}`;
+  if (args.json) {
+    io.out(
+      JSON.stringify(jsonDocument({
+        state: "backend_failed",
+        exitCode: 4,
+        reason: "backend_unavailable",
+        message,
+        backend,
+        backendFailure: { code: why.code, message: why.message },
+        rounds: [],
+      })) + "\n",
+    );
+  } else {
+    io.out(`BACKEND_FAILED (backend_unavailable): ${message}\n`);
+  }
+  return 4;
 }

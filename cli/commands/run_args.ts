@@ -6,6 +6,10 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "../command.ts";
+import { AgentEnvName } from "../../adapters/backends/agent_cli_config.ts";
+
+/** How live progress is shown on stderr. */
+export type ProgressMode = "plain" | "json" | "none";
 
 /** Which backend `--backend` selected. */
 export type BackendChoice =
@@ -32,6 +36,12 @@ export interface RunArgs {
   readonly sandbox: "auto" | "bwrap" | "none";
   /** Let the contract's setup commands use the network when it asks for it. */
   readonly allowSetupNetwork: boolean;
+  /** Extra variable names forwarded to the agent (`--agent-env NAME`, repeatable; values never logged). */
+  readonly agentEnv: readonly string[];
+  /** The agent-CLI settings file (`--agent-config FILE`), or null for the default location. */
+  readonly agentConfig: string | null;
+  /** Live progress on stderr: `plain` (default; `none` with `--json`), `json` (one object per line), `none`. */
+  readonly progress: ProgressMode;
 }
 
 function positiveInt(flag: string, raw: string, max: number): number {
@@ -73,6 +83,9 @@ export function parseRunArgs(argv: string[]): RunArgs {
       yes: { type: "boolean", default: false },
       sandbox: { type: "string", default: "auto" },
       "allow-setup-network": { type: "boolean", default: false },
+      "agent-env": { type: "string", multiple: true },
+      "agent-config": { type: "string" },
+      progress: { type: "string" },
     },
   });
   if (positionals.length > 0) {
@@ -104,6 +117,21 @@ export function parseRunArgs(argv: string[]): RunArgs {
   if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
     throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
   }
+  const agentEnv = values["agent-env"] ?? [];
+  for (const name of agentEnv) {
+    const r = AgentEnvName.safeParse(name);
+    if (!r.success) {
+      throw new UsageError(
+        `Cannot use --agent-env "${name.replace(/=.*$/s, "=…")}": ${
+          r.error.issues[0]?.message ?? "invalid"
+        }`,
+      );
+    }
+  }
+  const progress = values.progress ?? (values.json ? "none" : "plain");
+  if (progress !== "plain" && progress !== "json" && progress !== "none") {
+    throw new UsageError(`Cannot use --progress "${progress}": expected plain, json or none`);
+  }
   return {
     dir: values.dir,
     goal: values.goal,
@@ -123,5 +151,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
     yes: values.yes,
     sandbox,
     allowSetupNetwork: values["allow-setup-network"],
+    agentEnv,
+    agentConfig: values["agent-config"] ?? null,
+    progress,
   };
 }

@@ -1,0 +1,123 @@
+/**
+ * The backend `vouch run` hands the task to, built from `--backend`, the
+ * user's agent-CLI settings (one section per CLI) and `--agent-env`. Real
+ * CLIs get the provider variables they read (base URLs, keys, tokens, config
+ * homes) forwarded from vouch's environment when set; values are never
+ * logged (receipts and results name variables only).
+ *
+ * @module
+ */
+import { dirname, resolve } from "node:path";
+import { UsageError } from "../command.ts";
+import type { RunArgs } from "./run_args.ts";
+import type { AgentBackend } from "../../adapters/backends/types.ts";
+import { CODEX_PROVIDER_ENV, codexBackend } from "../../adapters/backends/codex_backend.ts";
+import { CLAUDE_PROVIDER_ENV, claudeBackend } from "../../adapters/backends/claude_backend.ts";
+import { commandBackend } from "../../adapters/backends/command_backend.ts";
+import {
+  type AgentCliConfig,
+  AgentCliConfigError,
+  loadAgentCliConfig,
+} from "../../adapters/backends/agent_cli_config.ts";
+import { confinedBackend } from "../../adapters/driver/confined_backend.ts";
+
+function unique(names: readonly string[]): string[] {
+  return [...new Set(names)];
+}
+
+/**
+ * The variable names a backend receives from vouch's environment: the CLI's
+ * well-known provider variables, the config section's `env`, and `--agent-env`.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { forwardedEnvNames } from "./run_backend.ts";
+ * const names = forwardedEnvNames("claude", { path: null, codex: {}, claude: { env: ["MY_PROXY"] } }, ["X_TOKEN"]);
+ * equal(names.includes("ANTHROPIC_BASE_URL"), true);
+ * equal(names.includes("ANTHROPIC_AUTH_TOKEN"), true);
+ * equal(names.includes("MY_PROXY") && names.includes("X_TOKEN"), true);
+ * ```
+ */
+export function forwardedEnvNames(
+  backend: "codex" | "claude" | "command",
+  config: AgentCliConfig,
+  agentEnv: readonly string[],
+): string[] {
+  switch (backend) {
+    case "codex":
+      return unique([...CODEX_PROVIDER_ENV, ...(config.codex.env ?? []), ...agentEnv]);
+    case "claude":
+      return unique([...CLAUDE_PROVIDER_ENV, ...(config.claude.env ?? []), ...agentEnv]);
+    case "command":
+      return unique(agentEnv);
+  }
+}
+
+/**
+ * Loads the agent-CLI settings for `vouch run` (a bad file is a usage error).
+ *
+ * @example
+ * ```ts ignore
+ * const config = agentConfigFor(parseRunArgs(argv));
+ * ```
+ */
+export function agentConfigFor(args: RunArgs): AgentCliConfig {
+  try {
+    return loadAgentCliConfig(args.agentConfig, Deno.env.toObject());
+  } catch (error) {
+    if (error instanceof AgentCliConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Builds the backend of a `vouch run`.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { backendFor } from "./run_backend.ts";
+ * import { parseRunArgs } from "./run_args.ts";
+ * const b = backendFor(parseRunArgs(["--goal", "g", "--backend", "claude"]), { path: null, codex: {}, claude: {} });
+ * equal(b.id, "claude");
+ * ```
+ */
+export function backendFor(args: RunArgs, config: AgentCliConfig): AgentBackend {
+  const home = Deno.env.get("HOME");
+  const homeConfig = home !== undefined ? { home } : {};
+  switch (args.backend.kind) {
+    case "codex": {
+      const s = config.codex;
+      return codexBackend({
+        passEnv: forwardedEnvNames("codex", config, args.agentEnv),
+        ...homeConfig,
+        ...(s.executable !== undefined ? { executable: s.executable } : {}),
+        ...(s.model !== undefined ? { model: s.model } : {}),
+        ...(s.args !== undefined ? { extraArgs: s.args } : {}),
+      });
+    }
+    case "claude": {
+      const s = config.claude;
+      return claudeBackend({
+        passEnv: forwardedEnvNames("claude", config, args.agentEnv),
+        ...homeConfig,
+        ...(s.executable !== undefined ? { executable: s.executable } : {}),
+        ...(s.model !== undefined ? { model: s.model } : {}),
+        ...(s.args !== undefined ? { extraArgs: s.args } : {}),
+      });
+    }
+    case "command": {
+      // A local agent program runs in the sandbox: only its worktree is writable, no network.
+      const program = resolve(args.backend.path);
+      const argv = [program];
+      const passEnv = forwardedEnvNames("command", config, args.agentEnv);
+      // The program's own directory must be visible (read-only) inside the sandbox.
+      return confinedBackend(
+        (sandbox) => commandBackend({ argv, sandbox, ...(passEnv.length > 0 ? { passEnv } : {}) }),
+        args.sandbox,
+        { readOnly: [dirname(program)] },
+      );
+    }
+  }
+}
