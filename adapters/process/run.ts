@@ -1,4 +1,9 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir as osTmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
+import process from "node:process";
+import type { Readable } from "node:stream";
 import { BoundedCapture, DEFAULT_MAX_CAPTURE_BYTES } from "./capture.ts";
 import { envDenyReason, sanitizePath } from "./env.ts";
 import {
@@ -14,7 +19,7 @@ const DEFAULT_DRAIN_MS = 1000;
 
 function hostEnv(name: string): string | undefined {
   try {
-    return Deno.env.get(name);
+    return process.env[name];
   } catch {
     return undefined;
   }
@@ -61,9 +66,9 @@ export function childEnv(
 
 function isExecutableFile(path: string): "ok" | "missing" | "not_executable" {
   try {
-    const s = Deno.statSync(path);
-    if (!s.isFile) return "not_executable";
-    if (s.mode !== null && (s.mode & 0o111) === 0) return "not_executable";
+    const s = statSync(path);
+    if (!s.isFile()) return "not_executable";
+    if ((s.mode & 0o111) === 0) return "not_executable";
     return "ok";
   } catch {
     return "missing";
@@ -92,9 +97,9 @@ function resolveProgram(program: string, cwd: string, pathVar: string): string |
     : { code: "not_found", message: `Cannot run: ${program}: not found on PATH` };
 }
 
-function killGroup(pid: number, signal: Deno.Signal): boolean {
+function killGroup(pid: number, signal: NodeJS.Signals): boolean {
   try {
-    Deno.kill(-pid, signal);
+    process.kill(-pid, signal);
     return true;
   } catch {
     return false;
@@ -105,13 +110,13 @@ function killGroup(pid: number, signal: Deno.Signal): boolean {
 function removeQuietly(dir: string): void {
   try {
     // Usually still empty: a plain rmdir is much cheaper than a recursive walk.
-    Deno.removeSync(dir);
+    rmdirSync(dir);
     return;
   } catch {
     // Not empty: fall through.
   }
   try {
-    Deno.removeSync(dir, { recursive: true });
+    rmSync(dir, { recursive: true, force: true });
   } catch {
     // A child may have left an unremovable file; the temp dir is the OS's to reap.
   }
@@ -127,33 +132,32 @@ function findSetsid(): string | null {
 /**
  * `setsid` from util-linux: the spawned child (never a group leader) calls
  * setsid() and execs the program in place, so its pid leads a new session and
- * process group. Measured much faster than `Deno.Command`'s `detached: true`,
+ * process group. Measured much faster than `detached: true` under Deno,
  * whose exit status is only noticed after a polling delay; `detached` remains
  * the fallback when `setsid` is absent.
  */
 const SETSID = findSetsid();
 
-async function drain(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+function drain(
+  stream: Readable,
   capture: BoundedCapture,
   onChunk?: (chunk: Uint8Array) => void,
 ): Promise<void> {
-  try {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      capture.push(value);
+  return new Promise((resolve) => {
+    stream.on("data", (chunk: Uint8Array) => {
+      capture.push(chunk);
       if (onChunk !== undefined) {
         try {
-          onChunk(value);
+          onChunk(chunk);
         } catch {
           // a broken live sink never changes the capture
         }
       }
-    }
-  } catch {
-    // Cancelled after the drain bound: keep what was read.
-  }
+    });
+    // Destroyed after the drain bound, or ended: keep what was read.
+    stream.on("close", () => resolve());
+    stream.on("error", () => resolve());
+  });
 }
 
 function emptyResult(
@@ -242,7 +246,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const envNames = Object.keys(envProbe).sort();
 
   try {
-    if (!Deno.statSync(spec.cwd).isDirectory) {
+    if (!statSync(spec.cwd).isDirectory()) {
       return emptyResult(argv, spec, envNames, {
         code: "bad_cwd",
         message: `Cannot run: cwd is not a directory: ${spec.cwd}`,
@@ -258,7 +262,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   if (typeof resolved !== "string") return emptyResult(argv, spec, envNames, resolved, started);
 
   if (sandbox.kind === "none" && spec.home === undefined) {
-    privateDir = Deno.makeTempDirSync({ prefix: "vouch-proc-" });
+    privateDir = mkdtempSync(join(osTmpdir(), "vouch-proc-"));
     home = privateDir;
     tmpdir = privateDir;
   }
@@ -270,18 +274,23 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
 
   const out = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
   const err = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
-  let child: Deno.ChildProcess;
+  let child: ChildProcess;
+  let status: Promise<{ code: number; signal: NodeJS.Signals | null }>;
   try {
-    child = new Deno.Command(launch[0]!, {
-      args: launch.slice(1),
+    // `env` replaces the whole environment (nothing of vouch's own leaks in).
+    child = spawn(launch[0]!, launch.slice(1), {
       cwd: spec.cwd,
       env,
-      clearEnv: true,
-      stdin: spec.stdin ? "piped" : "null",
-      stdout: "piped",
-      stderr: "piped",
+      stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"],
       detached: SETSID === null,
-    }).spawn();
+    });
+    status = new Promise((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code: code ?? 0, signal }))
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", reject);
+    });
   } catch (error) {
     if (privateDir) removeQuietly(privateDir);
     const message = error instanceof Error ? error.message : String(error);
@@ -290,21 +299,22 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       message: `Cannot run: ${message}`,
     }, started);
   }
-  const pid = child.pid;
-  const outReader = child.stdout.getReader();
-  const errReader = child.stderr.getReader();
-  const outDone = drain(outReader, out, spec.onStdout);
-  const errDone = drain(errReader, err);
+  child.on("error", () => {}); // e.g. a kill racing the exit: the status says what happened
+  const pid = child.pid!;
+  const stdout = child.stdout!;
+  const stderr = child.stderr!;
+  const outDone = drain(stdout, out, spec.onStdout);
+  const errDone = drain(stderr, err);
   if (spec.stdin) {
-    const writer = child.stdin.getWriter();
-    writer.write(spec.stdin).then(() => writer.close()).catch(() => {});
+    child.stdin!.on("error", () => {}); // a child that exits without reading
+    child.stdin!.end(spec.stdin);
   }
 
   let timedOut = false;
   let cancelled = false;
   let exited = false;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
-  const signalAll = (signal: Deno.Signal) => {
+  const signalAll = (signal: NodeJS.Signals) => {
     // Before setsid() has run the group does not exist yet: signal the child itself.
     if (!killGroup(pid, signal)) {
       try {
@@ -334,7 +344,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener("abort", onAbort, { once: true });
 
-  const status = await child.status;
+  const { code: exitStatus, signal: exitSignal } = await status;
   exited = true;
   clearTimeout(timeoutTimer);
   clearTimeout(killTimer);
@@ -352,17 +362,18 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   ]);
   clearTimeout(drainTimer);
   if (drained === "late") {
-    await Promise.all([outReader.cancel().catch(() => {}), errReader.cancel().catch(() => {})]);
+    stdout.destroy();
+    stderr.destroy();
     await Promise.all([outDone, errDone]);
   }
   if (privateDir) removeQuietly(privateDir);
 
-  const signal = status.signal ?? null;
+  const signal = exitSignal ?? null;
   const exitCode = timedOut || cancelled
     ? 124
     : signal !== null
     ? 128 + (SIGNAL_NUMBERS[signal] ?? 0)
-    : status.code;
+    : exitStatus;
   return {
     argv,
     spawnedArgv: launch,
