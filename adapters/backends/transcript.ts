@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { sha256Hex } from "../digest/sha256.ts";
 import { redactSecrets } from "../redact/redact.ts";
@@ -114,9 +115,9 @@ export async function captureTextTranscript(opts: TextTranscriptOptions): Promis
   }
   let path: string | null = null;
   if (opts.dir !== undefined) {
-    await Deno.mkdir(opts.dir, { recursive: true });
+    await mkdir(opts.dir, { recursive: true });
     path = join(opts.dir, `${opts.taskId}-${opts.attempt}-${opts.backend}.transcript.txt`);
-    await Deno.writeFile(path, bytes);
+    await writeFile(path, bytes);
   }
   return { path, digest: sha256Hex(bytes), bytes: bytes.length, truncated, masked: count };
 }

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gitChecked } from "../git/git_checked.ts";
 import type { IntegrationRequest } from "../verified_patch/capabilities.ts";
@@ -21,7 +23,7 @@ import type { IntegrationRequest } from "../verified_patch/capabilities.ts";
 export async function commitOnNewBranch(
   request: IntegrationRequest,
 ): Promise<{ readonly commit: string }> {
-  const tmp = await Deno.makeTempDir({ prefix: "vouch-integrate-" });
+  const tmp = await mkdtemp(join(tmpdir(), "vouch-integrate-"));
   try {
     const env = {
       GIT_INDEX_FILE: join(tmp, "index"),
@@ -33,19 +35,19 @@ export async function commitOnNewBranch(
     const g = (args: string[]) =>
       gitChecked(args, { cwd: request.repoRoot, env, timeoutMs: 60_000 });
     const patchFile = join(tmp, "patch");
-    await Deno.writeFile(patchFile, request.diff);
+    await writeFile(patchFile, request.diff);
     await g(["read-tree", request.baseRevision]);
     if (request.diff.length > 0) await g(["apply", "--cached", "--", patchFile]);
     const tree = (await g(["write-tree"])).stdout.head.trim();
     const message = `${request.message}\n\nVouch-Patch-Digest: ${request.patchDigest}\n`;
     const msgFile = join(tmp, "message");
-    await Deno.writeTextFile(msgFile, message);
+    await writeFile(msgFile, message);
     const commit = (await g(["commit-tree", tree, "-p", request.baseRevision, "-F", msgFile]))
       .stdout.head.trim();
     // The empty old value makes update-ref fail if the branch already exists.
     await g(["update-ref", `refs/heads/${request.branch}`, commit, ""]);
     return { commit };
   } finally {
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    await rm(tmp, { recursive: true, force: true }).catch(() => {});
   }
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import type { AgentBackend, BackendEvent } from "../backends/types.ts";
 import { readRepoInfo } from "../git/repo_info.ts";
@@ -88,13 +89,13 @@ export async function excludeStateDir(commonDir: string): Promise<void> {
   const file = `${commonDir}/info/exclude`;
   let text = "";
   try {
-    text = await Deno.readTextFile(file);
+    text = await readFile(file, "utf8");
   } catch {
-    await Deno.mkdir(`${commonDir}/info`, { recursive: true });
+    await mkdir(`${commonDir}/info`, { recursive: true });
   }
   if (text.split("\n").some((l) => l.trim() === ".vouch/" || l.trim() === "/.vouch/")) return;
   const sep = text === "" || text.endsWith("\n") ? "" : "\n";
-  await Deno.writeTextFile(file, `${text}${sep}.vouch/\n`);
+  await writeFile(file, `${text}${sep}.vouch/\n`);
 }
 
 /** The git side of integration: a commit on a new branch, without touching the checkout. */

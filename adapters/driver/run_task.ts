@@ -12,6 +12,9 @@
  *
  * @module
  */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AgentBackend, BackendEvent, BackendResult } from "../backends/types.ts";
 import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
 import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
@@ -216,7 +219,7 @@ class TaskRun {
 
   async run(): Promise<RunOutcome> {
     const o = this.o;
-    await Deno.mkdir(o.artefactsDir, { recursive: true });
+    await mkdir(o.artefactsDir, { recursive: true });
     await recordKernelInit(o.log, this.policy as unknown as never, KERNEL_LIFECYCLE_VERSION);
     const onAbort = () => void this.running?.controller.abort();
     o.signal?.addEventListener("abort", onAbort);
@@ -427,7 +430,7 @@ class TaskRun {
       deadlineTimer = setTimeout(() => resolve("deadline"), remainingMs + 5);
     });
     const transcriptDir = `${o.artefactsDir}/round-${round.round}`;
-    await Deno.mkdir(transcriptDir, { recursive: true });
+    await mkdir(transcriptDir, { recursive: true });
     const work = o.backend.run({
       taskId: o.taskId,
       attempt: round.round,
@@ -527,7 +530,7 @@ class TaskRun {
       round.patch = diff.bytes;
       round.patchDigest = diff.digest;
       round.files = diff.changed.map((c) => c.path);
-      await Deno.writeFile(`${o.artefactsDir}/round-${round.round}/patch.diff`, diff.bytes);
+      await writeFile(`${o.artefactsDir}/round-${round.round}/patch.diff`, diff.bytes);
       if (diff.changed.length === 0 && this.outside.length === 0) {
         // A failure claim with nothing changed is a failed round; a success claim, an empty patch.
         round.reasons.push(
@@ -646,7 +649,7 @@ class TaskRun {
       });
       round.verdict = "verified";
       this.patchFile = `${o.artefactsDir}/patch.diff`;
-      await Deno.writeFile(this.patchFile, patch);
+      await writeFile(this.patchFile, patch);
       await this.writeJson("verified_patch.json", this.verified.toJSON());
       await o.log.append({
         task: o.taskId,
@@ -656,7 +659,7 @@ class TaskRun {
       if (o.signingKey !== undefined) {
         const envelope = await attestVerifiedPatch(this.verified, o.key, o.signingKey);
         await this.writeJson("attestation.json", envelope);
-        await Deno.writeTextFile(
+        await writeFile(
           `${o.artefactsDir}/attestation.pub.pem`,
           o.signingKey.publicKeyPem,
         );
@@ -755,8 +758,8 @@ class TaskRun {
 
   async writeJson(rel: string, value: unknown): Promise<void> {
     const path = `${this.o.artefactsDir}/${rel}`;
-    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-    await Deno.writeFile(path, encoder.encode(JSON.stringify(value, null, 2) + "\n"));
+    await mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await writeFile(path, encoder.encode(JSON.stringify(value, null, 2) + "\n"));
   }
 
   /** Maps the kernel's terminal state (and why) to the run's explicit final state. */
@@ -890,16 +893,16 @@ export function shortDigest(text: string): string {
 
 /** Applies worker-supplied patch bytes in the worktree with plain `git apply`. */
 async function applyPatchText(wt: Worktree, patch: Uint8Array): Promise<boolean> {
-  const tmp = await Deno.makeTempDir({ prefix: "vouch-patch-text-" });
+  const tmp = await mkdtemp(join(tmpdir(), "vouch-patch-text-"));
   try {
-    await Deno.writeFile(`${tmp}/patch`, patch);
+    await writeFile(`${tmp}/patch`, patch);
     const r = await runGit([...worktreeGitArgs(wt), "apply", "--", `${tmp}/patch`], {
       cwd: wt.path,
       timeoutMs: 60_000,
     });
     return r.exitCode === 0;
   } finally {
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    await rm(tmp, { recursive: true, force: true }).catch(() => {});
   }
 }
 

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { mkdir, realpath, writeFile } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { sha256Hex } from "../digest/sha256.ts";
 import { resolveCommit } from "../git/repo_info.ts";
@@ -157,9 +158,9 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
             logAnchor: await log.anchor(),
           });
           verified = `${stateDir}/runs/${task}/verified_patch.json`;
-          await Deno.mkdir(`${stateDir}/runs/${task}`, { recursive: true });
-          await Deno.writeTextFile(verified, JSON.stringify(vp.toJSON(), null, 2) + "\n");
-          await Deno.writeFile(`${stateDir}/runs/${task}/patch.diff`, opts.patch);
+          await mkdir(`${stateDir}/runs/${task}`, { recursive: true });
+          await writeFile(verified, JSON.stringify(vp.toJSON(), null, 2) + "\n");
+          await writeFile(`${stateDir}/runs/${task}/patch.diff`, opts.patch);
           await log.append({ task, kind: LOG_KINDS.verifiedPatchMinted, body: vp.toJSON() });
         }
       }
@@ -193,7 +194,7 @@ async function locateRepo(
   let top: string | undefined;
   let commonDir: string | undefined;
   try {
-    const abs = await Deno.realPath(dir);
+    const abs = await realpath(dir);
     const r = await gitChecked(
       ["rev-parse", "--show-toplevel", "--path-format=absolute", "--git-common-dir"],
       { cwd: abs },
@@ -205,6 +206,6 @@ async function locateRepo(
   if (!top || !commonDir) {
     throw new GitError("not_a_repo", `Cannot use ${dir}: not inside a git work tree`);
   }
-  const realTop = await Deno.realPath(top);
+  const realTop = await realpath(top);
   return { top: realTop, commonDir, base: await resolveCommit(realTop, rev) };
 }

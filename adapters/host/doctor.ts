@@ -1,3 +1,5 @@
+import process from "node:process";
+import { readFileSync } from "node:fs";
 import { runGit } from "../git/hardened_git.ts";
 import { runProcess } from "../process/run.ts";
 import { probeSandbox, type SandboxProbe } from "./sandbox_probe.ts";
@@ -62,7 +64,13 @@ export function gitVersionOk(line: string): boolean {
  * ```
  */
 export async function collectDoctorReport(): Promise<DoctorReport> {
-  const deno: DoctorItem = { ok: true, detail: `deno ${Deno.version.deno}`, reason: null };
+  // The runtime vouch runs on (the item keeps its name; under Node it says node).
+  const versions = process.versions as { deno?: string; node: string };
+  const deno: DoctorItem = {
+    ok: true,
+    detail: versions.deno !== undefined ? `deno ${versions.deno}` : `node ${versions.node}`,
+    reason: null,
+  };
   const gitRun = await runGit(["--version"], { cwd: "/", timeoutMs: 10_000 });
   const gitLine = gitRun.stdout.head.trim();
   const git: DoctorItem = gitRun.spawnError !== null
@@ -83,7 +91,7 @@ export async function collectDoctorReport(): Promise<DoctorReport> {
   const pid = Number(group.stdout.head.trim());
   let survivor = false;
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     survivor = !/\) [ZX] /.test(stat);
   } catch {
     survivor = false;

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { runProcess } from "../process/run.ts";
 import { bwrapProfile } from "../sandbox/bwrap.ts";
 import { NO_SANDBOX, SandboxError, type SandboxProfile } from "../sandbox/profile.ts";
@@ -37,7 +40,7 @@ export async function probeSandbox(options: { bwrapPath?: string } = {}): Promis
   const none: SandboxAvailability = { available: true, path: null, version: null, reason: null };
   let dir: string | null = null;
   try {
-    dir = await Deno.makeTempDir({ prefix: "vouch-probe-" });
+    dir = await mkdtemp(join(tmpdir(), "vouch-probe-"));
     let profile;
     try {
       profile = bwrapProfile({
@@ -73,7 +76,7 @@ export async function probeSandbox(options: { bwrapPath?: string } = {}): Promis
       none,
     };
   } finally {
-    if (dir !== null) await Deno.remove(dir, { recursive: true }).catch(() => {});
+    if (dir !== null) await rm(dir, { recursive: true, force: true }).catch(() => {});
   }
 }
 

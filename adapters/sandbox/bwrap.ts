@@ -1,3 +1,5 @@
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import process from "node:process";
 import { isAbsolute, join, resolve } from "node:path";
 import type { BwrapSandbox } from "./profile.ts";
 import { SandboxError } from "./profile.ts";
@@ -47,8 +49,7 @@ export interface BwrapProfileOptions {
 
 function exists(path: string): "dir" | "file" | null {
   try {
-    const s = Deno.statSync(path);
-    return s.isDirectory ? "dir" : "file";
+    return statSync(path).isDirectory() ? "dir" : "file";
   } catch {
     return null;
   }
@@ -71,7 +72,7 @@ export function worktreeGitPaths(worktree: string): string[] {
   if (kind === null) return [];
   const out = [dotGit];
   if (kind === "file") {
-    const text = Deno.readTextFileSync(dotGit);
+    const text = readFileSync(dotGit, "utf8");
     const m = /^gitdir:\s*(.+?)\s*$/m.exec(text);
     if (m) {
       const gitdir = resolve(worktree, m[1]!);
@@ -79,7 +80,7 @@ export function worktreeGitPaths(worktree: string): string[] {
         out.push(gitdir);
         const commonFile = join(gitdir, "commondir");
         if (exists(commonFile) === "file") {
-          const common = resolve(gitdir, Deno.readTextFileSync(commonFile).trim());
+          const common = resolve(gitdir, readFileSync(commonFile, "utf8").trim());
           if (exists(common) === "dir") out.push(common);
         }
       }
@@ -89,7 +90,7 @@ export function worktreeGitPaths(worktree: string): string[] {
 }
 
 function findOnPath(name: string): string | null {
-  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin:/bin").split(":")) {
+  for (const dir of (process.env["PATH"] ?? "/usr/bin:/bin").split(":")) {
     if (!dir.startsWith("/")) continue;
     const candidate = join(dir, name);
     if (exists(candidate) === "file") return candidate;
@@ -114,7 +115,7 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
       `Cannot sandbox: worktree must be absolute: ${options.worktree}`,
     );
   }
-  const worktree = Deno.realPathSync(options.worktree);
+  const worktree = realpathSync(options.worktree);
   const bwrapPath = options.bwrapPath ?? findOnPath("bwrap");
   if (bwrapPath === null) {
     throw new SandboxError("sandbox_unavailable", "Cannot sandbox: bwrap not found on PATH");
@@ -122,7 +123,7 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
   let home = options.home;
   if (home === undefined) {
     try {
-      home = Deno.env.get("HOME");
+      home = process.env["HOME"];
     } catch {
       home = undefined;
     }
@@ -149,7 +150,7 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
   return {
     kind: "bwrap",
     bwrapPath,
-    writable: [worktree, ...(options.extraWritable ?? []).map((p) => Deno.realPathSync(p))],
+    writable: [worktree, ...(options.extraWritable ?? []).map((p) => realpathSync(p))],
     readOnly: worktreeGitPaths(worktree),
     hiddenDirs,
     hiddenFiles,
