@@ -2,13 +2,130 @@
  * vouch: makes "done" mean verified for AI coding agents. The kernel decides,
  * adapters act, and only a `VerifiedPatch` can be integrated.
  *
- * @example Hashing a JSON value canonically
+ * This entry point is the embedder's API, and only that: run a task in a
+ * repository ({@link runInRepo}), verify a patch ({@link verifyPatchInRepo}),
+ * evaluate a result bundle ({@link evaluateBundleIsolated}), inspect an event
+ * log ({@link auditLog}), check a {@link VerifiedPatch}
+ * ({@link assertVerifiedPatch}), and the one error type ({@link VouchError}),
+ * with their option and result types and the two ways to state what "done"
+ * means ({@link contractFromCommand}, {@link loadContract}). Further entry points: `./kernel` (the
+ * pure lifecycle reducer and verification primitives), `./backends` (coding
+ * agents to pass to `runInRepo`), `./log` (the hash-chained event log) and
+ * `./wasm` (the WebAssembly scanner and matcher). Everything else is internal
+ * and may change without notice; `tests/api/` holds a snapshot of every
+ * exported name so the API changes only on purpose.
+ *
+ * @example Verify a patch in a repository, then check the error type
  * ```ts
- * import { canonicalDigest } from "./mod.ts";
- * console.log(canonicalDigest({ hello: "world" }));
+ * import { equal, ok } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { contractFromCommand, isVouchError, verifyPatchInRepo } from "./mod.ts";
+ *
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * const git = (...args: string[]) => execFileSync("git", args, { cwd: repo });
+ * execFileSync("git", ["init", "-q", repo]);
+ * git("config", "user.email", "e@example.invalid");
+ * git("config", "user.name", "e");
+ * writeFileSync(join(repo, "answer.txt"), "41\n");
+ * git("add", ".");
+ * git("commit", "-qm", "init");
+ *
+ * // Done means: answer.txt says 42 (a one-check contract, as `--verify CMD` builds).
+ * const contract = contractFromCommand("grep -qx 42 answer.txt", 30_000);
+ * const env = { VOUCH_KEY_FILE: join(scratch, "key") };
+ * const options = { dir: repo, contract, sandbox: "none", keyEnv: env } as const;
+ * const patch = (text: string) =>
+ *   new TextEncoder().encode(
+ *     `diff --git a/answer.txt b/answer.txt\n--- a/answer.txt\n+++ b/answer.txt\n` +
+ *       `@@ -1 +1 @@\n-41\n+${text}\n`,
+ *   );
+ *
+ * const fixed = await verifyPatchInRepo({ ...options, patch: patch("42") });
+ * equal(fixed.verdict, "verified");
+ * ok(fixed.verifiedPatch !== null);
+ * const wrong = await verifyPatchInRepo({ ...options, patch: patch("43") });
+ * equal(wrong.verdict, "rejected");
+ * equal(wrong.verifiedPatch, null);
+ *
+ * // Vouch's refusals are VouchErrors with a stable snake_case code.
+ * const error = await verifyPatchInRepo({ ...options, dir: scratch, patch: patch("42") })
+ *   .catch((e: unknown) => e);
+ * ok(isVouchError(error));
+ * equal(error.code, "not_a_repo");
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  *
  * @module
  */
-export * from "./kernel/mod.ts";
-export * from "./adapters/mod.ts";
+
+// The one error type.
+export { isVouchError, VouchError } from "./kernel/errors/mod.ts";
+
+// Run a task: an agent works in a disposable worktree; only a patch that verifies is kept.
+export { DEFAULT_FORBID, runInRepo, type RunInRepoOptions } from "./adapters/driver/run_in_repo.ts";
+export {
+  type CheckSummary,
+  type RoundSummary,
+  RUN_FINAL_STATES,
+  type RunFinalState,
+  type RunOutcome,
+  type RunProgress,
+} from "./adapters/driver/outcome.ts";
+export type { ApprovalQuestion, IntegrateRequest } from "./adapters/driver/run_task.ts";
+export type { IntegrationOps, IntegrationRequest } from "./adapters/verified_patch/capabilities.ts";
+export type { SandboxRequirement } from "./adapters/host/sandbox_probe.ts";
+
+// What "done" means: a contract, from a command or a contract file.
+export { contractFromCommand } from "./adapters/verification/clean_verifier.ts";
+export { ContractError, type ContractErrorCode, loadContract } from "./adapters/contract/load.ts";
+export type { OutcomeContract } from "./kernel/contract/types.ts";
+
+// Verify a patch from anywhere in a clean tree.
+export {
+  verifyPatchInRepo,
+  type VerifyPatchOptions,
+  type VerifyPatchOutcome,
+} from "./adapters/driver/verify_patch.ts";
+
+// Evaluate a result bundle made elsewhere, never executing it.
+export type { EvaluateBundleInput } from "./adapters/bundle/evaluate.ts";
+export {
+  evaluateBundleIsolated,
+  type IsolatedEvaluationOptions,
+} from "./adapters/bundle/isolated.ts";
+
+// Inspect an event log: chain, receipts, VerifiedPatches, replay.
+export type {
+  CheckLine,
+  PhaseChange,
+  ReceiptLine,
+  TaskTimeline,
+} from "./adapters/audit/timeline.ts";
+export type { ReceiptIssue } from "./adapters/receipts/chain.ts";
+export type { ToolReceipt, ToolReceiptBody } from "./adapters/receipts/receipt.ts";
+export type { ReceiptErrorCode } from "./adapters/receipts/errors.ts";
+export {
+  auditLog,
+  type AuditOptions,
+  type AuditReport,
+  type AuditVerdict,
+} from "./adapters/audit/audit_log.ts";
+
+// The VerifiedPatch capability and its check, and the key that checks it.
+export {
+  assertVerifiedPatch,
+  type PatchCheckEvidence,
+  VerifiedPatch,
+  type VerifiedPatchJson,
+  verifyVerifiedPatchJson,
+} from "./adapters/verified_patch/verified_patch.ts";
+export {
+  VerifiedPatchError,
+  type VerifiedPatchErrorCode,
+} from "./adapters/verified_patch/errors.ts";
+export { loadOrCreateMacKey, type MacKey, type MacKeyOptions } from "./adapters/keys/mac_key.ts";
+export type { KeyEnv } from "./adapters/keys/paths.ts";
