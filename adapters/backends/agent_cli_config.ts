@@ -17,6 +17,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { envDenyReason } from "../process/env.ts";
+import { VouchError } from "../../kernel/errors/mod.ts";
 
 /** A variable name an agent may receive (never a code-injecting one such as `LD_PRELOAD`). */
 export const AgentEnvName: z.ZodType<string> = z.string().regex(
@@ -56,15 +57,8 @@ export interface AgentCliConfig {
 }
 
 /** Why the config file could not be used (a usage problem the user fixes). */
-export class AgentCliConfigError extends Error {
-  /** Stable code. */
-  readonly code: "agent_config_unreadable" | "agent_config_invalid";
-  constructor(code: AgentCliConfigError["code"], message: string) {
-    super(message);
-    this.name = "AgentCliConfigError";
-    this.code = code;
-  }
-}
+export class AgentCliConfigError
+  extends VouchError<"agent_config_unreadable" | "agent_config_invalid"> {}
 
 /**
  * Where the settings are read from: the explicit path, else `VOUCH_CONFIG`,
