@@ -187,26 +187,47 @@ Deno.test({
   },
 });
 
+/** Pids whose command line contains `marker`, read from /proc; fails unless the scan sees this very process. */
+async function processesWith(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  let sawSelf = false;
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^[0-9]+$/.test(entry.name)) continue;
+    const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+    if (Number(entry.name) === Deno.pid && cmdline.length > 0) sawSelf = true;
+    if (cmdline.includes(marker)) found.push(Number(entry.name));
+  }
+  // Fail closed: a scan that sees nothing would report "no survivor" and prove nothing.
+  assert.ok(sawSelf, "the /proc scan did not see this test process");
+  return found;
+}
+
 Deno.test({
   name: "bwrap: timeout kills the whole pid namespace (SIGTERM-ignoring grandchild)",
   ignore: skipReason !== null,
   fn: async () => {
     const wt = await Deno.realPath(await Deno.makeTempDir());
     const marker = `vouch-marker-${crypto.randomUUID()}`;
-    const r = await runProcess({
-      shell: `trap "" TERM; sh -c 'trap "" TERM; exec sleep 61 ${marker}' & sleep 60`,
+    // The grandchild is a shell whose $0 is the marker; it ignores TERM and outlives its parent's
+    // group leader unless the whole namespace is killed.
+    const run = runProcess({
+      shell: `trap "" TERM; sh -c 'trap "" TERM; sleep 61; :' ${marker} & sleep 60`,
       cwd: wt,
       sandbox: bwrapProfile({ worktree: wt }),
-      timeoutMs: 300,
+      timeoutMs: 3000,
       graceMs: 300,
     });
+    // The grandchild must really be running first, or its absence afterwards proves nothing.
+    let running: number[] = [];
+    for (let i = 0; i < 50 && running.length === 0; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      running = await processesWith(marker);
+    }
+    assert.ok(running.length > 0, "the grandchild never started");
+    const r = await run;
     assert.equal(r.exitCode, 124);
     await new Promise((res) => setTimeout(res, 200));
-    const ps = await runProcess({ argv: ["ps", "-eo", "args"], cwd: "/" });
-    assert.ok(
-      !ps.stdout.head.includes(marker) && !ps.stdout.tail.includes(marker),
-      "survivor found",
-    );
+    assert.deepEqual(await processesWith(marker), [], "survivor found");
     await Deno.remove(wt, { recursive: true });
   },
 });
