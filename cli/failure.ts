@@ -24,7 +24,11 @@ export interface CliFailure {
 
 /** Whether the error is the runtime's or Node's operating-system error (ENOENT, EISDIR, ...). */
 function isOsError(error: Error): boolean {
-  if (Object.values(Deno.errors).some((kind) => error instanceof kind)) return true;
+  const denoErrors = (globalThis as { Deno?: { errors?: Record<string, unknown> } }).Deno?.errors;
+  if (
+    denoErrors !== undefined &&
+    Object.values(denoErrors).some((kind) => typeof kind === "function" && error instanceof kind)
+  ) return true;
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" && /^E[A-Z0-9]+$/.test(code);
 }

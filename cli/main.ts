@@ -4,25 +4,42 @@
  *
  * @module
  */
+import { writeSync } from "node:fs";
+import process from "node:process";
+import { isatty } from "node:tty";
 import { type CliIo, EXIT, EXIT_CODES, renderExitCodes } from "./command.ts";
 import { describeFailure } from "./failure.ts";
 import { COMMANDS } from "./commands/mod.ts";
 
 const encoder = new TextEncoder();
 
+/** Deno's permission query, where the runtime has one (never under Node). */
+type PermissionQuery = (d: { name: "env"; variable: string }) => { state: string };
+const denoPermissions = (globalThis as {
+  Deno?: { permissions?: { querySync?: PermissionQuery } };
+}).Deno?.permissions?.querySync;
+
 /** Whether `VOUCH_DEBUG=1` is set (false when the environment may not be read). */
 function debugRequested(): boolean {
-  const env = { name: "env", variable: "VOUCH_DEBUG" } as const;
-  return Deno.permissions.querySync(env).state === "granted" &&
-    Deno.env.get("VOUCH_DEBUG") === "1";
+  // Under Deno, ask first: reading an env var without --allow-env would throw (or prompt).
+  if (denoPermissions !== undefined) {
+    if (denoPermissions({ name: "env", variable: "VOUCH_DEBUG" }).state !== "granted") return false;
+  }
+  return process.env["VOUCH_DEBUG"] === "1";
 }
 
-/** The real process streams. */
+function writeAll(fd: number, text: string): void {
+  const bytes = encoder.encode(text);
+  let off = 0;
+  while (off < bytes.length) off += writeSync(fd, bytes, off);
+}
+
+/** The real process streams (synchronous writes: nothing is lost at exit). */
 export function processIo(): CliIo {
   return {
-    out: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
-    err: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
-    isTerminal: Deno.stderr.isTerminal(),
+    out: (text) => writeAll(1, text),
+    err: (text) => writeAll(2, text),
+    isTerminal: isatty(2),
     debug: debugRequested(),
   };
 }
@@ -86,26 +103,22 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
 }
 
 /**
- * Runs the CLI as the process: also turns an error that escapes every await
- * (a stray rejected promise) into one line and its exit code, so the
- * runtime's "Uncaught" report never appears.
+ * Runs the CLI as the process (Deno or Node: `cli/node_bin.ts` calls it under
+ * Node): also turns an error that escapes every await (a stray rejected
+ * promise) into one line and its exit code, so the runtime's "Uncaught" report
+ * never appears.
  */
-async function main(): Promise<never> {
+export async function main(): Promise<never> {
   const io = processIo();
+  const args = process.argv.slice(2);
   const stray = (error: unknown): never => {
-    const failure = describeFailure(Deno.args[0] ?? "", error, io.debug === true);
+    const failure = describeFailure(args[0] ?? "", error, io.debug === true);
     io.err(failure.text);
-    Deno.exit(failure.exitCode);
+    process.exit(failure.exitCode);
   };
-  globalThis.addEventListener("unhandledrejection", (event) => {
-    event.preventDefault();
-    stray(event.reason);
-  });
-  globalThis.addEventListener("error", (event) => {
-    event.preventDefault();
-    stray(event.error);
-  });
-  Deno.exit(await runCli(Deno.args, io).catch(stray));
+  process.on("unhandledRejection", (reason) => stray(reason));
+  process.on("uncaughtException", (error) => stray(error));
+  process.exit(await runCli(args, io).catch(stray));
 }
 
 if (import.meta.main) await main();

@@ -30,6 +30,7 @@ import { LOG_KINDS, readLogFile } from "../../adapters/log/mod.ts";
 import { verifyReceiptsAgainstLog } from "../../adapters/receipts/mod.ts";
 import { VerifiedPatchError, verifyVerifiedPatchJson } from "../../adapters/verified_patch/mod.ts";
 import { jsonDocument } from "../json_document.ts";
+import { readFile, writeFile } from "node:fs/promises";
 
 const HELP = `vouch attest: export and verify signed attestations of verified patches
 
@@ -132,13 +133,13 @@ async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
     );
     const text = JSON.stringify(envelope, null, 2) + "\n";
     if (values.out !== undefined) {
-      await Deno.writeTextFile(values.out, text);
+      await writeFile(values.out, text);
       io.err(`wrote ${values.out} (task ${patch.task}, key ${signingKey.keyId.slice(0, 16)})\n`);
     } else {
       io.out(text);
     }
     if (values["pub-out"] !== undefined) {
-      await Deno.writeTextFile(values["pub-out"], signingKey.publicKeyPem);
+      await writeFile(values["pub-out"], signingKey.publicKeyPem);
     }
     return EXIT.ok;
   } catch (error) {
@@ -166,7 +167,7 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
   const file = positionals[0]!;
   const readText = async (p: string, what: string) => {
     try {
-      return await Deno.readTextFile(p);
+      return await readFile(p, "utf8");
     } catch (error) {
       throw new UsageError(`Cannot read ${what} ${p}: ${(error as Error).message}`);
     }
@@ -176,7 +177,7 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
   let expectPatchSha256: string | undefined;
   if (values.patch !== undefined) {
     try {
-      expectPatchSha256 = sha256Hex(await Deno.readFile(values.patch));
+      expectPatchSha256 = sha256Hex(await readFile(values.patch));
     } catch (error) {
       throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
     }

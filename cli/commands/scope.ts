@@ -13,6 +13,7 @@ import { compileGlobs } from "../../kernel/glob/glob_set.ts";
 import { judgePatch, type PatchJudgement } from "../../kernel/scope/judge_patch.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { jsonDocument } from "../json_document.ts";
+import { readInput } from "../input.ts";
 
 const HELP = `vouch scope: check which paths a patch touches, and whether it may
 
@@ -51,8 +52,7 @@ Examples:
 
 async function readPatch(file: string): Promise<Uint8Array> {
   try {
-    if (file === "-") return new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer());
-    return await Deno.readFile(file);
+    return await readInput(file);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new UsageError(`Cannot read patch ${JSON.stringify(file)}: ${why}`);

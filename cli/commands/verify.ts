@@ -11,6 +11,7 @@ import { contractFromCommand } from "../../adapters/verification/clean_verifier.
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { jsonDocument } from "../json_document.ts";
+import { readInput } from "../input.ts";
 
 const HELP = `vouch verify: verify a patch from anywhere in a clean tree
 
@@ -95,9 +96,7 @@ export const verifyCommand: CliCommand = {
     }
     let patch: Uint8Array;
     try {
-      patch = values.patch === "-"
-        ? new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer())
-        : await Deno.readFile(values.patch);
+      patch = await readInput(values.patch);
     } catch (error) {
       throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
     }

@@ -1,0 +1,33 @@
+/**
+ * Reading a command's input file, or standard input for `-` (Deno and Node).
+ *
+ * @module
+ */
+import { readFile } from "node:fs/promises";
+import process from "node:process";
+
+/**
+ * The bytes of `path`, or of standard input until its end when `path` is `-`.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { readInput } from "./input.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/p`, "x");
+ * equal((await readInput(`${dir}/p`)).length, 1);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function readInput(path: string): Promise<Uint8Array> {
+  if (path !== "-") return new Uint8Array(await readFile(path));
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
