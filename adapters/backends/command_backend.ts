@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
   cancelledBeforeStart,
@@ -98,12 +100,12 @@ async function taskFileDir(task: AgentTask): Promise<{ dir: string; temporary: b
   // re-binds it read-only), and removed together with the worktree. The `.git` file is read
   // before the worker runs, so it is still vouch's.
   try {
-    const dotGit = await Deno.readTextFile(join(task.worktree, ".git"));
+    const dotGit = await readFile(join(task.worktree, ".git"), "utf8");
     const m = /^gitdir: (.+)$/m.exec(dotGit);
     if (m && m[1]!.startsWith("/")) {
       const gitDir = m[1]!.trim();
-      const info = await Deno.stat(gitDir);
-      if (info.isDirectory && /\/worktrees\/[^/]+$/.test(gitDir)) {
+      const info = await stat(gitDir);
+      if (info.isDirectory() && /\/worktrees\/[^/]+$/.test(gitDir)) {
         return { dir: gitDir, temporary: false };
       }
     }
@@ -112,9 +114,9 @@ async function taskFileDir(task: AgentTask): Promise<{ dir: string; temporary: b
   }
   // Next to owner.json in a vouch worktree container, outside the checkout.
   const container = dirname(task.worktree);
-  const marker = await Deno.stat(join(container, "owner.json")).then(() => true, () => false);
+  const marker = await stat(join(container, "owner.json")).then(() => true, () => false);
   if (marker) return { dir: container, temporary: false };
-  return { dir: await Deno.makeTempDir({ prefix: "vouch-task-" }), temporary: true };
+  return { dir: await mkdtemp(join(tmpdir(), "vouch-task-")), temporary: true };
 }
 
 async function runCommand(
@@ -132,7 +134,7 @@ async function runCommand(
   const input = new TextEncoder().encode(JSON.stringify(workerInputFor(task)) + "\n");
   const where = await taskFileDir(task);
   const file = join(where.dir, `vouch-task-${task.attempt}.json`);
-  await Deno.writeFile(file, input, { mode: 0o644 });
+  await writeFile(file, input, { mode: 0o644 });
   let run;
   try {
     run = await runAgentProcess(id, config.argv, task, ctx, config, input, {
@@ -141,8 +143,8 @@ async function runCommand(
   } catch (error) {
     return unrunnable(id, error);
   } finally {
-    if (where.temporary) await Deno.remove(where.dir, { recursive: true }).catch(() => {});
-    else await Deno.remove(file).catch(() => {});
+    if (where.temporary) await rm(where.dir, { recursive: true, force: true }).catch(() => {});
+    else await rm(file).catch(() => {});
   }
   const p = run.process;
   const reading = readClaims(run.lines);

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import nodeProcess from "node:process";
 import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
@@ -78,7 +79,7 @@ export async function runAgentProcess(
 ): Promise<AgentProcessRun> {
   const env: Record<string, string> = { ...(config.env ?? {}), ...extraEnv };
   for (const name of config.passEnv ?? []) {
-    const value = Deno.env.get(name);
+    const value = nodeProcess.env[name];
     if (value !== undefined) env[name] = value;
   }
   const maxOutputBytes = Math.max(1024, Math.floor(task.maxOutputMb * 1024 * 1024));

@@ -1,4 +1,6 @@
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 import type { CheckRun, TestFormat } from "../../kernel/contract/types.ts";
 
 /** Where a verify command came from. */
@@ -25,18 +27,23 @@ export interface VerifyCommand {
 export interface DetectOptions {
   /** An explicit command (`--verify`): always wins. A string runs as `sh -c`. */
   readonly explicit?: string | readonly string[];
-  /** The deno executable to use for deno tasks (default `Deno.execPath()`). */
+  /** The deno executable to use for deno tasks (default: this one under Deno, `deno` under Node). */
   readonly denoExecutable?: string;
 }
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const NPM_PLACEHOLDER = /no test specified/;
 
+/** The running deno under Deno; under Node, `deno` looked up on PATH. */
+function denoExecutable(): string {
+  return (process.versions as { deno?: string }).deno !== undefined ? process.execPath : "deno";
+}
+
 function readSmall(path: string): string | null {
   try {
-    const info = Deno.statSync(path);
-    if (!info.isFile || info.size > MAX_FILE_BYTES) return null;
-    return Deno.readTextFileSync(path);
+    const info = statSync(path);
+    if (!info.isFile() || info.size > MAX_FILE_BYTES) return null;
+    return readFileSync(path, "utf8");
   } catch {
     return null;
   }
@@ -179,7 +186,7 @@ export function detectVerifyCommand(
   for (const name of ["deno.json", "deno.jsonc"]) {
     const task = stringAt(parseJsonObject(readSmall(join(root, name)), true), "tasks", "test");
     if (task !== null) {
-      const deno = options.denoExecutable ?? Deno.execPath();
+      const deno = options.denoExecutable ?? denoExecutable();
       return {
         run: { argv: [deno, "task", "test"] },
         source: "deno.json",

@@ -4,6 +4,9 @@
  *
  * @module
  */
+import { writeSync } from "node:fs";
+import process from "node:process";
+import { isatty } from "node:tty";
 import { type CliCommand, type CliIo, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { parseRunArgs, type RunArgs } from "./run_args.ts";
@@ -109,7 +112,7 @@ async function contractFor(args: RunArgs): Promise<OutcomeContract> {
 }
 
 async function askOnTerminal(q: ApprovalQuestion): Promise<boolean> {
-  if (!Deno.stdin.isTerminal()) return false;
+  if (!isatty(0)) return false;
   const text = [
     "",
     `Integrate verified patch ${q.patchDigest.slice(0, 19)} on new branch "${q.branch}"?`,
@@ -118,10 +121,13 @@ async function askOnTerminal(q: ApprovalQuestion): Promise<boolean> {
     `  because: ${q.reasons.join(", ")}`,
     "Type yes to approve: ",
   ].join("\n");
-  Deno.stderr.writeSync(new TextEncoder().encode(text));
-  const buf = new Uint8Array(64);
-  const n = await Deno.stdin.read(buf);
-  const answer = new TextDecoder().decode(buf.subarray(0, n ?? 0)).trim().toLowerCase();
+  writeSync(2, new TextEncoder().encode(text));
+  const line = await new Promise<string>((resolve) => {
+    process.stdin.once("data", (chunk) => resolve(String(chunk)));
+    process.stdin.once("end", () => resolve(""));
+  });
+  process.stdin.pause();
+  const answer = line.slice(0, 64).trim().toLowerCase();
   return answer === "yes" || answer === "y";
 }
 
@@ -181,13 +187,13 @@ export const runCommand: CliCommand = {
     const controller = new AbortController();
     // First Ctrl-C: stop the backend, clean up, close the log. Second: leave now.
     const onSigint = () => {
-      if (controller.signal.aborted) Deno.exit(130);
+      if (controller.signal.aborted) process.exit(130);
       io.err("\nvouch: stopping (Ctrl-C again to exit at once)\n");
       controller.abort();
     };
     let listening = false;
     try {
-      Deno.addSignalListener("SIGINT", onSigint);
+      process.on("SIGINT", onSigint);
       listening = true;
     } catch {
       // Signals unavailable (e.g. Windows without a console): Ctrl-C kills the process.
@@ -204,7 +210,7 @@ export const runCommand: CliCommand = {
       else io.out(renderSummary(outcome));
       return outcome.exitCode;
     } finally {
-      if (listening) Deno.removeSignalListener("SIGINT", onSigint);
+      if (listening) process.off("SIGINT", onSigint);
     }
   },
 };

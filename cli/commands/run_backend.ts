@@ -7,6 +7,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { dirname, resolve } from "node:path";
 import { UsageError } from "../command.ts";
 import type { RunArgs } from "./run_args.ts";
@@ -64,7 +65,7 @@ export function forwardedEnvNames(
  */
 export function agentConfigFor(args: RunArgs): AgentCliConfig {
   try {
-    return loadAgentCliConfig(args.agentConfig, Deno.env.toObject());
+    return loadAgentCliConfig(args.agentConfig, { ...process.env } as Record<string, string>);
   } catch (error) {
     if (error instanceof AgentCliConfigError) throw new UsageError(error.message);
     throw error;
@@ -84,7 +85,7 @@ export function agentConfigFor(args: RunArgs): AgentCliConfig {
  * ```
  */
 export function backendFor(args: RunArgs, config: AgentCliConfig): AgentBackend {
-  const home = Deno.env.get("HOME");
+  const home = process.env["HOME"];
   const homeConfig = home !== undefined ? { home } : {};
   switch (args.backend.kind) {
     case "codex": {
