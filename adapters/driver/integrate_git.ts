@@ -9,7 +9,8 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gitChecked } from "../git/git_checked.ts";
+import { applyPatch } from "../git/apply_patch.ts";
+import { gitChecked, GitError } from "../git/git_checked.ts";
 import type { IntegrationRequest } from "../verified_patch/capabilities.ts";
 
 /**
@@ -34,10 +35,13 @@ export async function commitOnNewBranch(
     };
     const g = (args: string[]) =>
       gitChecked(args, { cwd: request.repoRoot, env, timeoutMs: 60_000 });
-    const patchFile = join(tmp, "patch");
-    await writeFile(patchFile, request.diff);
     await g(["read-tree", request.baseRevision]);
-    if (request.diff.length > 0) await g(["apply", "--cached", "--", patchFile]);
+    const applied = await applyPatch(
+      { cwd: request.repoRoot, env, timeoutMs: 60_000 },
+      request.diff,
+      "cached",
+    );
+    if (!applied.ok) throw new GitError("git_failed", `Cannot apply the patch: ${applied.detail}`);
     const tree = (await g(["write-tree"])).stdout.head.trim();
     const message = `${request.message}\n\nVouch-Patch-Digest: ${request.patchDigest}\n`;
     const msgFile = join(tmp, "message");

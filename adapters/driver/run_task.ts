@@ -12,9 +12,7 @@
  *
  * @module
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
 import type { AgentBackend, BackendEvent, BackendResult } from "../backends/types.ts";
 import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
 import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
@@ -34,7 +32,6 @@ import { integrate, type IntegrationOps } from "../verified_patch/capabilities.t
 import { mintVerifiedPatch, type VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { createWorktree, removeWorktree, type Worktree } from "../worktree/worktree.ts";
 import { extractDiff, worktreeGitArgs } from "../worktree/extract_diff.ts";
-import { runGit } from "../git/hardened_git.ts";
 import { maskSecrets } from "../backends/transcript.ts";
 import {
   diffOutsideSnapshots,
@@ -42,6 +39,7 @@ import {
   snapshotOutside,
 } from "../verification/outside_watch.ts";
 import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
+import { applyPatch } from "../git/apply_patch.ts";
 import type {
   CheckSummary,
   RoundSummary,
@@ -893,17 +891,8 @@ export function shortDigest(text: string): string {
 
 /** Applies worker-supplied patch bytes in the worktree with plain `git apply`. */
 async function applyPatchText(wt: Worktree, patch: Uint8Array): Promise<boolean> {
-  const tmp = await mkdtemp(join(tmpdir(), "vouch-patch-text-"));
-  try {
-    await writeFile(`${tmp}/patch`, patch);
-    const r = await runGit([...worktreeGitArgs(wt), "apply", "--", `${tmp}/patch`], {
-      cwd: wt.path,
-      timeoutMs: 60_000,
-    });
-    return r.exitCode === 0;
-  } finally {
-    await rm(tmp, { recursive: true, force: true }).catch(() => {});
-  }
+  const tree = { cwd: wt.path, gitArgs: worktreeGitArgs(wt), timeoutMs: 60_000 };
+  return (await applyPatch(tree, patch, "worktree")).ok;
 }
 
 /** `: <cause>` of the last round whose backend failed, or "" (the cause belongs on screen). */

@@ -41,7 +41,9 @@ import {
 } from "../host/sandbox_probe.ts";
 import { sandboxLabel, type SandboxProfile, withSetupNetwork } from "../sandbox/profile.ts";
 import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
-import { createCleanTree } from "../worktree/clean_tree.ts";
+import { type CleanTree, createCleanTree } from "../worktree/clean_tree.ts";
+import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
+import { judgeAppliedPatch } from "../../kernel/scope/judge_applied.ts";
 import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
 import { WorktreeError } from "../worktree/errors.ts";
 import type { CheckSummary, VerificationRun, Verifier } from "./verifier.ts";
@@ -366,6 +368,31 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     return receipts;
   }
 
+  /**
+   * Policy on git's own result of the apply (modes as git made them, symlinks,
+   * gitlinks), and every mode the patch states checked against it; null when fine.
+   */
+  function judgeApplied(
+    patch: Uint8Array,
+    applied: CleanTree["applied"],
+  ): VerificationRun | null {
+    const parsed = tryParseGitDiff(patch);
+    const judged = parsed.ok
+      ? judgeAppliedPatch(parsed.diff, applied)
+      : { reasons: ["unparsable_patch"], violations: [] };
+    if (judged.reasons.length === 0) return null;
+    const detail = judged.violations.map((v) => `${v.code} ${JSON.stringify(v.path)}: ${v.detail}`);
+    return {
+      ...refused(
+        judged.reasons[0]!,
+        `Cannot verify: git's result of applying the patch is refused (${
+          [...judged.reasons].join(", ")
+        })${detail.length > 0 ? `: ${detail.join("; ")}` : ""}`,
+      ),
+      refusals: [...judged.reasons],
+    };
+  }
+
   function refused(code: string, message: string, sandbox = "none"): VerificationRun {
     return {
       ran: false,
@@ -472,6 +499,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           throw error;
         }
         tree = clean.worktree;
+        const appliedRefusal = judgeApplied(patch, clean.applied);
+        if (appliedRefusal !== null) return appliedRefusal;
         try {
           await provideDependencies(tree, clean.changed);
         } catch (error) {

@@ -6,9 +6,10 @@
  *
  * @module
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { RawDiffEntry } from "../../kernel/diff/raw.ts";
+import { APPLY_ARGS, applyPatch, readIndexChanges } from "../git/apply_patch.ts";
 import { gitChecked, splitNul } from "../git/git_checked.ts";
 import { runGit } from "../git/hardened_git.ts";
 import { WorktreeError } from "./errors.ts";
@@ -37,12 +38,17 @@ export interface CleanTree {
   readonly worktree: Worktree;
   /** Paths the patch changed (after protected paths were restored, still listed). */
   readonly changed: readonly string[];
+  /**
+   * git's account of the applied patch against the base (`--raw`: modes
+   * included), read right after `git apply --index`; null when unreadable.
+   */
+  readonly applied: readonly RawDiffEntry[] | null;
   /** Protected paths that were reset to their base content (or removed when absent in base). */
   readonly restored: readonly string[];
 }
 
 /** The exact argv tail of the apply step (for documentation and tests). */
-export const APPLY_FLAGS: readonly string[] = ["apply", "--index", "--whitespace=nowarn"];
+export const APPLY_FLAGS: readonly string[] = APPLY_ARGS.index;
 
 /**
  * Creates a fresh `verify` worktree of the base and applies the patch with
@@ -71,36 +77,25 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
     const g = (args: string[]) =>
       gitChecked([...worktreeGitArgs(wt), ...args], { cwd: wt.path, timeoutMs: 120_000, ...sig });
     let changed: string[] = [];
+    let applied: RawDiffEntry[] | null = [];
     if (opts.patch.length > 0) {
-      const tmp = await mkdtemp(join(tmpdir(), "vouch-apply-"));
-      try {
-        const file = join(tmp, "patch");
-        await writeFile(file, opts.patch);
-        const r = await runGit([...worktreeGitArgs(wt), ...APPLY_FLAGS, "--", file], {
-          cwd: wt.path,
-          timeoutMs: 120_000,
-          ...sig,
-        });
-        if (r.exitCode !== 0) {
-          const detail = (r.stderr.head + r.stderr.tail).trim().split("\n").slice(0, 8).join("\n");
-          throw new WorktreeError(
-            "apply_failed",
-            `Cannot apply patch in the clean tree: ${detail}`,
-          );
-        }
-      } finally {
-        await rm(tmp, { recursive: true, force: true }).catch(() => {});
+      const tree = { cwd: wt.path, gitArgs: worktreeGitArgs(wt), ...sig };
+      const r = await applyPatch(tree, opts.patch, "index");
+      if (!r.ok) {
+        throw new WorktreeError(
+          "apply_failed",
+          `Cannot apply patch in the clean tree: ${r.detail}`,
+        );
       }
-      const names = await g([
-        "diff",
-        "--cached",
-        "--name-only",
-        "-z",
-        "--no-renames",
-        wt.base,
-        "--",
-      ]);
-      changed = splitNul(names.stdout.head);
+      // git's own account of what it did (modes, symlinks, gitlinks), before protected
+      // paths are restored: policy is judged on this, not only on what the patch states.
+      applied = await readIndexChanges(tree, wt.base);
+      changed = applied === null
+        ? splitNul(
+          (await g(["diff", "--cached", "--name-only", "-z", "--no-renames", wt.base, "--"]))
+            .stdout.head,
+        )
+        : applied.map((e) => e.path);
     }
     const restored: string[] = [];
     if (opts.isProtected) {
@@ -119,7 +114,7 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
         restored.push(path);
       }
     }
-    return { worktree: wt, changed, restored };
+    return { worktree: wt, changed, applied, restored };
   } catch (error) {
     await removeWorktree(wt);
     if (error instanceof WorktreeError) throw error;

@@ -10,3 +10,4 @@ export * from "./types.ts";
 export * from "./error.ts";
 export * from "./scan.ts";
 export * from "./parse.ts";
+export * from "./raw.ts";

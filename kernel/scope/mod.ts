@@ -12,3 +12,4 @@ export * from "./codes.ts";
 export * from "./check_scope.ts";
 export * from "./classify.ts";
 export * from "./judge_patch.ts";
+export * from "./judge_applied.ts";
