@@ -118,9 +118,11 @@ function describe(a: KernelAction): string | null {
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { runKernelDemo } from "./demo_kernel_timeline.ts";
  * const demo = runKernelDemo();
- * demo.state.tasks["demo-task"]?.status; // "completed"
+ * equal(demo.state.tasks["demo-task"]?.status, "completed");
+ * equal(demo.lines.length, demo.rows.length);
  * ```
  */
 export function runKernelDemo(): KernelDemoResult {
@@ -309,8 +311,9 @@ function renderRows(rows: readonly KernelDemoRow[]): string[] {
  *
  * @example
  * ```ts
+ * import { match } from "node:assert/strict";
  * import { kernelDemoTimeline } from "./demo_kernel_timeline.ts";
- * kernelDemoTimeline()[0]; // "  1 +00:00  task_submitted  ..."
+ * match(kernelDemoTimeline()[0]!, /^ {2}1 \+00:00 {2}task_submitted .*=> create_worktree$/);
  * ```
  */
 export function kernelDemoTimeline(): string[] {
