@@ -129,7 +129,7 @@ export async function runAgentCli(
             return;
           }
         }
-        safeEmit(ctx, maskEvent(event, mask));
+        safeEmit(ctx, maskEvent(relativeToWorktree(event, task.worktree), mask));
       }
       const request = stopped === null ? parser.stopRequest?.() ?? null : null;
       if (request !== null) {
@@ -216,6 +216,12 @@ export async function runAgentCli(
     };
   }
   return { ...common, status: "ok" };
+}
+
+/** Paths inside the worktree are shown relative to it (what the user recognises). */
+function relativeToWorktree(event: BackendEvent, worktree: string): BackendEvent {
+  if (event.kind !== "file_change" || !event.path.startsWith(`${worktree}/`)) return event;
+  return { ...event, path: event.path.slice(worktree.length + 1) };
 }
 
 function maskEvent(event: BackendEvent, mask: (t: string) => { text: string }): BackendEvent {

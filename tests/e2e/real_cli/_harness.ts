@@ -1,0 +1,240 @@
+/**
+ * Drives `vouch run` (the real CLI, as `deno task vouch` runs it) with the
+ * REAL agent CLIs from tests/fixtures/agent_clis (pinned, installed with
+ * `npm ci` by .ci/run) against a scripted model server on 127.0.0.1. Every
+ * run gets a private HOME, state, worktree root and config dir; Codex gets a
+ * `model_providers` entry pointing at the server, Claude Code gets
+ * `ANTHROPIC_BASE_URL`. Telemetry and update checks are off, so nothing
+ * leaves loopback.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  type ModelServer,
+  SCRIPTED_API_KEY,
+  type ScriptEntry,
+  startModelServer,
+} from "../../fixtures/model_server/mod.ts";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const MAIN = `${ROOT}cli/main.ts`;
+/** Where `npm ci` puts the pinned CLIs. */
+export const AGENT_CLI_BIN = `${ROOT}tests/fixtures/agent_clis/node_modules/.bin`;
+
+/** Which real CLIs are installed (the tests of a missing one are skipped with a printed reason). */
+export const REAL_CLIS: Readonly<Record<"codex" | "claude", boolean>> = {
+  codex: existsSync(`${AGENT_CLI_BIN}/codex`),
+  claude: existsSync(`${AGENT_CLI_BIN}/claude`),
+};
+for (const [name, present] of Object.entries(REAL_CLIS)) {
+  if (!present) {
+    console.log(
+      `real_cli: SKIP ${name} scenarios: ${AGENT_CLI_BIN}/${name} is not installed ` +
+        "(run `npm ci --prefix tests/fixtures/agent_clis`)",
+    );
+  }
+}
+
+/** The model Codex is told to use (known to codex 0.171, so it offers `apply_patch`). */
+export const CODEX_MODEL = "gpt-5.5";
+/** The variable the Codex provider entry reads its key from (forwarded with --agent-env). */
+export const CODEX_KEY_VAR = "VOUCH_SCRIPTED_OPENAI_KEY";
+
+const VOUCH_FLAGS: readonly string[] = (() => {
+  const config = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`));
+  const words = String(config.tasks.vouch).split(/\s+/);
+  return words.slice(words.indexOf("run") + 1, words.indexOf("cli/main.ts"));
+})();
+
+/** Deno's own cache, so the vouch process (with a private HOME) finds its npm packages. */
+const DENO_DIR: string = Deno.env.get("DENO_DIR") ?? (() => {
+  const out = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+    .outputSync();
+  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string;
+})();
+
+/** The buggy project every scenario starts from: `add` subtracts; its test says so. */
+async function createRepo(dir: string): Promise<void> {
+  await Deno.mkdir(`${dir}/src`, { recursive: true });
+  await Deno.mkdir(`${dir}/test`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/package.json`, '{ "type": "module" }\n');
+  await Deno.writeTextFile(
+    `${dir}/src/add.js`,
+    "export function add(a, b) {\n  return a - b;\n}\n",
+  );
+  await Deno.writeTextFile(
+    `${dir}/test/add.test.js`,
+    [
+      'import { add } from "../src/add.js";',
+      "if (add(2, 3) !== 5) {",
+      '  console.error("FAIL add(2, 3) should be 5, got " + add(2, 3));',
+      "  process.exit(1);",
+      "}",
+      'console.log("ok add");',
+      "",
+    ].join("\n"),
+  );
+  for (
+    const args of [
+      ["init", "-q", "-b", "main"],
+      ["add", "-A"],
+      ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "buggy add"],
+    ]
+  ) {
+    const r = await new Deno.Command("git", { args, cwd: dir, stdout: "null", stderr: "piped" })
+      .output();
+    if (!r.success) throw new Error(`git ${args[0]}: ${new TextDecoder().decode(r.stderr)}`);
+  }
+}
+
+function codexConfig(url: string): string {
+  return [
+    `model = "${CODEX_MODEL}"`,
+    'model_provider = "vouchscripted"',
+    "",
+    "[model_providers.vouchscripted]",
+    'name = "vouch scripted model"',
+    `base_url = "${url}/v1"`,
+    `env_key = "${CODEX_KEY_VAR}"`,
+    'wire_api = "responses"',
+    "request_max_retries = 0",
+    "stream_max_retries = 1",
+    "stream_idle_timeout_ms = 5000",
+    "",
+  ].join("\n");
+}
+
+/** What one scenario produced. */
+export interface RealCliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The parsed `--json` document. */
+  readonly json: Record<string, unknown>;
+  /** Every request the model server saw. */
+  readonly server: ModelServer;
+  /** The fixture repository (the user's checkout). */
+  readonly repo: string;
+  /** Wall time of the `vouch run`, ms. */
+  readonly ms: number;
+  /** Whether the run left artefacts (`.vouch/runs/`): false when nothing ran. */
+  readonly artefacts: boolean;
+}
+
+/** Options of {@linkcode runRealCli}. */
+export interface ScenarioOptions {
+  readonly backend: "codex" | "claude";
+  readonly script: readonly ScriptEntry[];
+  /** Extra `vouch run` flags. */
+  readonly flags?: readonly string[];
+  /** Extra environment of the vouch process. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Leave the real CLIs off PATH (the "CLI missing" scenario). */
+  readonly withoutCli?: boolean;
+  /** The key the CLI sends (default: the one the server accepts). */
+  readonly apiKey?: string;
+}
+
+/** The contract every scenario verifies against: the test passes and tests stay untouched. */
+const CONTRACT = JSON.stringify({
+  description: "add(2, 3) is 5 and the test file is not touched",
+  checks: [{ name: "tests", run: ["node", "test/add.test.js"] }],
+  protect: ["test/**"],
+});
+
+/**
+ * Runs one scenario: a fresh repo, a server playing `script`, `vouch run
+ * --backend <cli> --json --progress plain`, and cleanup (the server is closed
+ * before this returns; the temp tree is removed).
+ */
+export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
+  const tmp = await Deno.makeTempDir({ prefix: "vouch-realcli-" });
+  const server = await startModelServer(opts.script);
+  try {
+    const repo = `${tmp}/repo`;
+    const home = `${tmp}/home`;
+    await createRepo(repo);
+    await Deno.mkdir(`${home}/.codex`, { recursive: true });
+    await Deno.writeTextFile(`${home}/.codex/config.toml`, codexConfig(server.url));
+    await Deno.writeTextFile(`${tmp}/contract.json`, CONTRACT);
+    const key = opts.apiKey ?? SCRIPTED_API_KEY;
+    const env: Record<string, string> = {
+      PATH: `${opts.withoutCli ? "" : `${AGENT_CLI_BIN}:`}${
+        Deno.env.get("PATH") ?? "/usr/bin:/bin"
+      }`,
+      HOME: home,
+      XDG_CONFIG_HOME: `${tmp}/config`,
+      XDG_STATE_HOME: `${tmp}/state`,
+      VOUCH_KEY_FILE: `${tmp}/key`,
+      VOUCH_WORKTREE_ROOT: `${tmp}/worktrees`,
+      NO_COLOR: "1",
+      DENO_DIR,
+      // Provider reach: the variables each CLI reads, forwarded by name by vouch.
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: key,
+      CLAUDE_CODE_MAX_RETRIES: "1",
+      CODEX_HOME: `${home}/.codex`,
+      [CODEX_KEY_VAR]: key,
+      ...(opts.env ?? {}),
+    };
+    const args = [
+      "run",
+      ...VOUCH_FLAGS,
+      `--config=${ROOT}deno.json`,
+      MAIN,
+      "run",
+      "--dir",
+      repo,
+      "--backend",
+      opts.backend,
+      "--goal",
+      "make the failing test in test/add.test.js pass",
+      "--contract",
+      `${tmp}/contract.json`,
+      "--max-rounds",
+      "1",
+      "--agent-env",
+      CODEX_KEY_VAR,
+      "--json",
+      "--progress",
+      "plain",
+      ...(opts.flags ?? []),
+    ];
+    const started = Date.now();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: repo,
+      env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const ms = Date.now() - started;
+    const stdout = new TextDecoder().decode(out.stdout);
+    const stderr = new TextDecoder().decode(out.stderr);
+    let json: Record<string, unknown>;
+    try {
+      json = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
+    } catch {
+      throw new Error(`no --json document (exit ${out.code}):\n${stdout}\n--- stderr\n${stderr}`);
+    }
+    const artefacts = existsSync(`${repo}/.vouch/runs`);
+    return { code: out.code, stdout, stderr, json, server, repo, ms, artefacts };
+  } finally {
+    await server.close();
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}
+
+/** A readable dump for assertion messages. */
+export function explain(run: RealCliRun): string {
+  return `exit ${run.code} in ${run.ms} ms\n--- json\n${JSON.stringify(run.json, null, 1)}\n` +
+    `--- stderr\n${run.stderr}\n--- requests\n${
+      run.server.requests.map((r) => `${r.method} ${r.path} turn=${r.turn} at=${r.atMs}`).join(
+        "\n",
+      )
+    }`;
+}

@@ -1,0 +1,170 @@
+// Golden scenarios through `vouch run --backend claude` with the real Claude
+// Code CLI (tests/fixtures/agent_clis, pinned) against a scripted Anthropic
+// Messages API on 127.0.0.1.
+import assert from "node:assert/strict";
+import type { ScriptEntry } from "../../fixtures/model_server/mod.ts";
+import { explain, REAL_CLIS, runRealCli } from "./_harness.ts";
+
+const ignore = !REAL_CLIS.claude;
+
+const readThen = (path: string, next: ScriptEntry): ScriptEntry[] => [
+  (ctx) => ({ calls: [{ name: "Read", input: { file_path: `${ctx.cwd}/${path}` } }] }),
+  next,
+];
+
+const honest: ScriptEntry[] = [
+  {
+    text: "Running the test first.",
+    calls: [{
+      name: "Bash",
+      input: { command: "node test/add.test.js", description: "run the failing test" },
+    }],
+  },
+  ...readThen("src/add.js", (ctx) => ({
+    calls: [{
+      name: "Edit",
+      input: {
+        file_path: `${ctx.cwd}/src/add.js`,
+        old_string: "return a - b;",
+        new_string: "return a + b;",
+      },
+    }],
+  })),
+  { text: "Fixed add(): it now adds its arguments." },
+];
+
+const cheat: ScriptEntry[] = [
+  ...readThen("test/add.test.js", (ctx) => ({
+    calls: [{
+      name: "Write",
+      input: { file_path: `${ctx.cwd}/test/add.test.js`, content: 'console.log("ok add");\n' },
+    }],
+  })),
+  { text: "The test passes now." },
+];
+
+function assertLoopbackOnly(run: Awaited<ReturnType<typeof runRealCli>>): void {
+  for (const r of run.server.requests) {
+    assert.match(r.path, /^\/v1\/messages(\/count_tokens)?$|\/models$/, explain(run));
+  }
+}
+
+Deno.test({
+  name: "claude (real): an honest fix is VERIFIED; edits and commands stream live",
+  ignore,
+  fn: async () => {
+    const run = await runRealCli({ backend: "claude", script: honest });
+    assert.equal(run.code, 0, explain(run));
+    assert.equal(run.json.state, "verified", explain(run));
+    // Live progress off a terminal: one line per event, with what the agent did.
+    assert.match(run.stderr, /round 1 · claude · \$ node test\/add\.test\.js/, explain(run));
+    assert.match(run.stderr, /round 1 · claude · edit src\/add\.js \(Edit\)/, explain(run));
+    assert.match(run.stderr, /round 1 · claude · tokens in \d+/, explain(run));
+    // The scripted model saw the tool results: the real CLI ran the command and the edit.
+    assert.equal(run.server.requests.filter((r) => r.agentLoop).length, 4, explain(run));
+    assert.ok(run.server.requests.every((r) => r.authorized), explain(run));
+    // The closed tool set: what can leave the task is not even offered.
+    const offered = run.server.requests.find((r) => r.agentLoop)?.tools ?? [];
+    for (const t of ["Task", "Agent", "Workflow", "WebFetch", "WebSearch", "CronCreate"]) {
+      assert.ok(!offered.includes(t), `${t} offered: ${offered.join(",")}`);
+    }
+    assertLoopbackOnly(run);
+  },
+});
+
+Deno.test({
+  name: "claude (real): a test-editing cheat is REJECTED",
+  ignore,
+  fn: async () => {
+    const run = await runRealCli({ backend: "claude", script: cheat });
+    assert.equal(run.code, 1, explain(run));
+    assert.equal(run.json.state, "rejected", explain(run));
+    assert.match(JSON.stringify(run.json), /test\/add\.test\.js/, explain(run));
+  },
+});
+
+Deno.test({
+  name: "claude (real): a 401 stops at once with the cause on screen and in --json (exit 4)",
+  ignore,
+  fn: async () => {
+    const run = await runRealCli({ backend: "claude", script: [], apiKey: "wrong-key" });
+    assert.equal(run.code, 4, explain(run));
+    assert.equal(run.json.state, "backend_failed");
+    assert.match(String(run.json.message), /claude: authentication failed \(HTTP 401\)/);
+    assert.match(run.stderr, /retry 1\/1: provider request failed \(HTTP 401\)/, explain(run));
+    assert.ok(!run.stdout.includes("wrong-key"), "the key never reaches the output");
+  },
+});
+
+Deno.test({
+  name: "claude (real): a 500 ends backend_failed with the provider's error (exit 4)",
+  ignore,
+  fn: async () => {
+    const run = await runRealCli({ backend: "claude", script: [{ status: 500, repeat: true }] });
+    assert.equal(run.code, 4, explain(run));
+    assert.match(String(run.json.message), /API Error: 500/, explain(run));
+    assert.match(run.stderr, /HTTP 500/, explain(run));
+  },
+});
+
+Deno.test({
+  name:
+    "claude (real): a slow model is shown live; a model slower than the round budget times out (exit 4)",
+  ignore,
+  fn: async () => {
+    const slow = [
+      honest[0]!,
+      { ...(honest[1] as object), delayMs: 1500 } as never,
+      ...honest.slice(2),
+    ];
+    const run = await runRealCli({ backend: "claude", script: slow });
+    assert.equal(run.code, 0, explain(run));
+    // The command's line was stamped when it happened, ~1.5 s before the edit's.
+    const stamp = (re: RegExp) => Number(re.exec(run.stderr)?.[1] ?? NaN);
+    const cmdAt = stamp(/\[\s*([\d.]+)s\] round 1 · claude · \$ node/);
+    const editAt = stamp(/\[\s*([\d.]+)s\] round 1 · claude · edit/);
+    assert.ok(editAt - cmdAt >= 1.3, `command at ${cmdAt}s, edit at ${editAt}s\n${run.stderr}`);
+    const late = await runRealCli({
+      backend: "claude",
+      script: [{ delayMs: 15_000, text: "too late" }],
+      flags: ["--backend-timeout", "2"],
+    });
+    assert.equal(late.code, 4, explain(late));
+    assert.match(String(late.json.message), /did not finish within its time budget/, explain(late));
+  },
+});
+
+Deno.test({
+  name: "claude (real): a dropped stream is retried and the fix still VERIFIES",
+  ignore,
+  fn: async () => {
+    const run = await runRealCli({ backend: "claude", script: [{ drop: true }, ...honest] });
+    assert.equal(run.code, 0, explain(run));
+    assert.match(run.stderr, /round 1 · claude · retry 1\/1/, explain(run));
+  },
+});
+
+Deno.test({
+  name: 'claude (real): "done" without a change is REJECTED',
+  ignore,
+  fn: async () => {
+    const run = await runRealCli({
+      backend: "claude",
+      script: [{ text: "All done: the test passes now." }],
+    });
+    assert.equal(run.code, 1, explain(run));
+    assert.equal(run.json.state, "rejected", explain(run));
+  },
+});
+
+Deno.test("claude: a CLI missing from PATH is named before anything runs (exit 4, no retries)", async () => {
+  const run = await runRealCli({ backend: "claude", script: [], withoutCli: true });
+  assert.equal(run.code, 4, explain(run));
+  assert.equal(run.json.reason, "backend_unavailable");
+  assert.deepEqual(run.json.backendFailure, {
+    code: "config",
+    message: "claude: not found on PATH",
+  });
+  assert.equal(run.server.requests.length, 0);
+  assert.equal(run.artefacts, false, "no baseline, no round: nothing ran");
+});
