@@ -24,10 +24,34 @@ function seconds(ms: number): string {
 export function renderProgressLine(progress: RunProgress): string {
   const parts = [`[${seconds(progress.elapsedMs).padStart(7)}]`];
   parts.push(progress.round > 0 ? `round ${progress.round}` : "setup");
+  const words = progressWords(progress);
+  if (words !== null) return [...parts, words].join(" · ");
   parts.push(progress.phase);
   if (progress.check !== null) parts.push(`check "${progress.check}"`);
   if (progress.detail !== undefined && progress.detail !== "") parts.push(progress.detail);
   return parts.join(" · ");
+}
+
+/**
+ * The kernel's status notifications in the words of what happened: an
+ * ordinary end of rounds is "rejected after N rounds", not `paused ·
+ * budget_repair_rounds` followed by `killed · killed`.
+ */
+function progressWords(progress: RunProgress): string | null {
+  const n = progress.round;
+  const rounds = `${n} round${n === 1 ? "" : "s"}`;
+  if (progress.phase === "paused") {
+    if (progress.detail === "budget_repair_rounds") return `rejected after ${rounds}`;
+    if (progress.detail === "budget_wall_time") return "out of time (--timeout); stopping";
+    if (progress.detail?.startsWith("budget_")) {
+      return `out of budget (${
+        progress.detail.slice("budget_".length).replaceAll("_", " ")
+      }); stopping`;
+    }
+    return `stopping${progress.detail ? ` (${progress.detail})` : ""}`;
+  }
+  if (progress.phase === "killed") return "stopped";
+  return null;
 }
 
 function table(rows: readonly (readonly string[])[]): string {
@@ -61,11 +85,13 @@ function checksCell(checks: readonly CheckSummary[]): string {
  */
 export function renderSummary(outcome: RunOutcome): string {
   const lines: string[] = [];
-  lines.push(
-    `${outcome.state.toUpperCase()} (${outcome.reason}) after ${
+  const n = outcome.rounds.length;
+  const headline = outcome.state === "rejected" && outcome.reason === "max_rounds"
+    ? `REJECTED after ${n} round${n === 1 ? "" : "s"} (${seconds(outcome.elapsedMs)})`
+    : `${outcome.state.toUpperCase().replaceAll("_", " ")} (${outcome.reason}) after ${
       seconds(outcome.elapsedMs)
-    }: ${outcome.message}`,
-  );
+    }`;
+  lines.push(`${headline}: ${outcome.message}`);
   lines.push("");
   const rows: string[][] = [[
     "round",
@@ -99,6 +125,23 @@ export function renderSummary(outcome: RunOutcome): string {
     }
   }
   lines.push("");
+  // Why, for the last round that was judged (earlier rounds are in the artefacts).
+  const last = outcome.state === "verified" ? undefined : outcome.rounds.at(-1);
+  const why = [
+    ...outcome.baseline.filter((c) => !c.passed && c.detail !== undefined && n === 0)
+      .map((c) => `baseline check "${c.name}": ${c.detail}`),
+    ...(last?.details ?? []),
+  ];
+  if (why.length > 0) {
+    lines.push(n > 0 ? `why (round ${n}):` : "why:");
+    for (const d of why) lines.push(...d.split("\n").map((l) => `  ${l}`));
+    for (const c of last?.checks ?? []) {
+      if (!c.passed && c.outputTail.trim() !== "") {
+        lines.push(`  output of "${c.name}" (last lines):`, ...tailLines(c.outputTail, 12, "    "));
+      }
+    }
+    lines.push("");
+  }
   lines.push(`task:      ${outcome.task}`);
   lines.push(`base:      ${outcome.base.slice(0, 12)}`);
   if (outcome.patchFile !== null) lines.push(`patch:     ${outcome.patchFile}`);
@@ -110,5 +153,63 @@ export function renderSummary(outcome: RunOutcome): string {
   }
   lines.push(`artefacts: ${outcome.artefactsDir}`);
   lines.push(`log:       ${outcome.logPath}`);
+  return lines.join("\n") + "\n";
+}
+
+/** The lines of `text` after the last `keep` non-empty ones, indented for a summary. */
+function tailLines(text: string, keep: number, indent: string): string[] {
+  const lines = text.trimEnd().split("\n");
+  return lines.slice(Math.max(0, lines.length - keep)).map((l) => `${indent}| ${l}`.trimEnd());
+}
+
+/** What {@linkcode renderVerifyOutcome} shows (the fields of a `vouch verify` result it reads). */
+export interface VerifyOutcomeView {
+  readonly verdict: string;
+  readonly patchDigest: string;
+  readonly reasons: readonly string[];
+  readonly details: readonly string[];
+  readonly baseline: readonly CheckSummary[];
+  readonly checks: readonly CheckSummary[];
+  readonly verifiedPatch: string | null;
+}
+
+/**
+ * The human result of `vouch verify`: verdict, reason codes, WHY (each
+ * detail sentence), every check with its detail, and the output tail of each
+ * failing one.
+ *
+ * @example
+ * ```ts
+ * import { match } from "node:assert/strict";
+ * import { renderVerifyOutcome } from "./render.ts";
+ * const text = renderVerifyOutcome({
+ *   verdict: "rejected", patchDigest: "sha256:ab", reasons: ["apply_failed"],
+ *   details: ["Cannot apply patch in the clean tree: error: patch failed: a.js:1"],
+ *   baseline: [], checks: [], verifiedPatch: null,
+ * });
+ * match(text, /why:\n  Cannot apply patch in the clean tree: error: patch failed: a\.js:1/);
+ * ```
+ */
+export function renderVerifyOutcome(outcome: VerifyOutcomeView): string {
+  const lines = [`${outcome.verdict.toUpperCase()} ${outcome.patchDigest}`];
+  if (outcome.reasons.length > 0) lines.push(`reasons: ${outcome.reasons.join(", ")}`);
+  if (outcome.details.length > 0) {
+    lines.push("why:");
+    for (const d of outcome.details) lines.push(...d.split("\n").map((l) => `  ${l}`));
+  }
+  const show = (phase: string, checks: readonly CheckSummary[]) => {
+    for (const c of checks) {
+      const detail = c.passed || c.detail === undefined ? "" : `: ${c.detail}`;
+      lines.push(
+        `  ${phase}${c.passed ? "pass" : c.outcome} ${c.name} (${c.durationMs} ms)${detail}`,
+      );
+      if (!c.passed && c.outputTail.trim() !== "") {
+        lines.push(...tailLines(c.outputTail, 15, "    "));
+      }
+    }
+  };
+  show("baseline ", outcome.baseline.filter((c) => !c.passed));
+  show("", outcome.checks);
+  if (outcome.verifiedPatch !== null) lines.push(`verified patch: ${outcome.verifiedPatch}`);
   return lines.join("\n") + "\n";
 }

@@ -14,7 +14,8 @@ export type RunFinalState =
   | "rejected"
   | "budget_exhausted"
   | "killed"
-  | "backend_failed";
+  | "backend_failed"
+  | "could_not_run";
 
 /** Every final state, in a fixed order (for docs and exhaustiveness tests). */
 export const RUN_FINAL_STATES: readonly RunFinalState[] = [
@@ -23,6 +24,7 @@ export const RUN_FINAL_STATES: readonly RunFinalState[] = [
   "budget_exhausted",
   "killed",
   "backend_failed",
+  "could_not_run",
 ];
 
 /**
@@ -39,6 +41,7 @@ export const RUN_EXIT_CODES: Readonly<Record<RunFinalState, number>> = {
   rejected: 1,
   budget_exhausted: 3,
   backend_failed: 4,
+  could_not_run: 5,
   killed: 130,
 };
 
@@ -56,6 +59,13 @@ export interface RoundSummary {
   readonly verdict: "verified" | "rejected" | "not_verified";
   /** Stable reason codes for a rejection (scope violations, outside writes, failing checks...). */
   readonly reasons: readonly string[];
+  /**
+   * Why the round was rejected, one sentence each: a scope violation's path and
+   * rule, the `git apply` error, the dependency change needing setup, each
+   * failing check's detail ("timed out after 600 s", failing tests, a
+   * differential's delta). Empty when verified.
+   */
+  readonly details: readonly string[];
   /** Per-check results of this round's clean re-verification (empty if it never got there). */
   readonly checks: readonly CheckSummary[];
   /** Why the backend's run did not end `ok` (e.g. "claude: authentication failed (HTTP 401)"). */

@@ -48,6 +48,7 @@ import type {
   RunProgress,
 } from "./outcome.ts";
 import { RUN_EXIT_CODES } from "./outcome.ts";
+import { violationDetail } from "../verification/check_detail.ts";
 import type { VerificationRun, Verifier } from "../verification/verifier.ts";
 import { roundPrompt } from "./round_prompt.ts";
 
@@ -134,6 +135,7 @@ interface RoundState {
   patchDigest: string | null;
   files: string[];
   reasons: string[];
+  details: string[];
   checks: CheckSummary[];
   verdict: "verified" | "rejected" | "not_verified";
 }
@@ -255,10 +257,14 @@ class TaskRun {
         const why = this.baseline.ran
           ? this.baseline.diagnostics.join(", ")
           : (this.baseline.refusals[0] ?? "baseline_cannot_run");
+        const cannotStart = why === "verify_command_cannot_start";
         this.finalReason = {
-          state: "rejected",
+          // A check that cannot even start (not found, exit 126/127) is "could not run" (exit 5).
+          state: cannotStart ? "could_not_run" : "rejected",
           reason: why.split(",")[0] ?? why,
-          message: `the contract cannot judge this task (${why}); nothing was sent to the backend`,
+          message: cannotStart && this.baseline.why !== undefined
+            ? this.baseline.why
+            : `the contract cannot judge this task (${why}); nothing was sent to the backend`,
         };
         await this.feed({ kind: "kill_requested", taskId: o.taskId, by: `vouch:${why}` });
       }
@@ -409,6 +415,7 @@ class TaskRun {
       patchDigest: null,
       files: [],
       reasons: [],
+      details: [],
       checks: [],
       verdict: "not_verified",
     };
@@ -467,7 +474,10 @@ class TaskRun {
       // A patch handed over as text (the `fn` backend) is applied into the worktree by
       // git itself (no --unsafe-paths); the real diff is then re-extracted like any other.
       const applied = await applyPatchText(this.worktree, result.patchText);
-      if (!applied) round.reasons.push("patch_text_rejected");
+      if (!applied) {
+        round.reasons.push("patch_text_rejected");
+        round.details.push("the backend's patch text does not apply (git apply refused it)");
+      }
     }
     if (result.status === "error" && result.failure !== undefined && !result.failure.retryable) {
       this.lastBackendFatal = result;
@@ -509,6 +519,7 @@ class TaskRun {
     // (timed out, cancelled) has nothing to judge.
     if (result.status === "timed_out" || result.status === "cancelled") {
       round.reasons.push(`backend_${result.status}`);
+      round.details.push(`the backend ${result.status.replace("_", " ")}; nothing to judge`);
       round.verdict = "rejected";
     }
   }
@@ -534,6 +545,7 @@ class TaskRun {
         round.reasons.push(
           round.backend?.status === "error" ? "backend_error_no_change" : "empty_patch",
         );
+        round.details.push("the backend changed no file");
         round.verdict = "rejected";
       }
       await this.feed({
@@ -567,6 +579,7 @@ class TaskRun {
     });
     const violations = inspection.violations.map((v) => `${v.code}:${v.path}`);
     round.reasons.push(...inspection.violations.map((v) => v.code));
+    round.details.push(...inspection.violations.map((v) => violationDetail(v, o.rules)));
     const sensitive = [...inspection.classification.sensitive];
     if (inspection.verdict === "reject") round.verdict = "rejected";
     if (inspection.verdict === "accept" && sensitive.some((c) => c === "symlink")) {
@@ -626,6 +639,10 @@ class TaskRun {
     }
     round.checks = [...run.summaries];
     round.reasons.push(...run.refusals);
+    if (run.why !== undefined) round.details.push(run.why);
+    for (const c of run.summaries) {
+      if (!c.passed) round.details.push(`check "${c.name}": ${c.detail ?? c.outcome}`);
+    }
     await this.writeJson(`round-${round.round}/evidence.json`, run.evidence);
     await this.writeJson(`round-${round.round}/receipts.json`, run.receipts);
     if (run.passed && run.refusals.length === 0 && round.patch !== null) {
@@ -841,6 +858,7 @@ class TaskRun {
         filesChanged: r.files,
         verdict: r.verdict,
         reasons: [...new Set(r.reasons)],
+        details: r.verdict === "verified" ? [] : [...new Set(r.details)],
         checks: r.checks,
         ...(r.backend?.failure !== undefined
           ? { backendFailure: { code: r.backend.failure.code, message: r.backend.failure.message } }

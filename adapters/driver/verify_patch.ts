@@ -19,6 +19,7 @@ import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
+import { violationDetail } from "../verification/check_detail.ts";
 import {
   judgePatch,
   patchRulesFromLists,
@@ -71,6 +72,12 @@ export interface VerifyPatchOutcome {
   readonly checks: readonly CheckSummary[];
   readonly verifiedPatch: string | null;
   readonly logPath: string;
+  /**
+   * Why it was rejected, one sentence each, in order: scope violations (path and
+   * rule), the refusal (`git apply` error, dependency change needing setup, a
+   * check that cannot start), each failing check's detail. Empty when verified.
+   */
+  readonly details: readonly string[];
 }
 
 /**
@@ -105,6 +112,8 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       patchRulesFromLists({ allow, forbid, protect: opts.contract.protect }),
     );
     const reasons: string[] = [...inspection.reasons];
+    const lists = { allow, forbid, protect: opts.contract.protect };
+    const details: string[] = inspection.violations.map((v) => violationDetail(v, lists));
     const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
     const verifier = createCleanVerifier({
       repo: info.top,
@@ -128,8 +137,10 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       if (opts.baseline ?? needsCaptures) {
         const b = await verifier.baseline(signal, (n) => opts.onCheck?.("baseline", n));
         baseline = b.summaries;
-        if (!b.ran) reasons.push("baseline_cannot_run");
+        if (!b.ran && b.refusals.length === 0) reasons.push("baseline_cannot_run");
         reasons.push(...b.diagnostics, ...b.refusals);
+        if (b.why !== undefined) details.push(b.why);
+        else if (!b.ran || b.diagnostics.length > 0) details.push(...summaryDetails(b.summaries));
       }
       if (reasons.length === 0) {
         const run = await verifier.verify(
@@ -140,7 +151,14 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
         );
         checks = run.summaries;
         reasons.push(...run.refusals);
-        if (!run.passed) reasons.push("checks_failed");
+        if (run.why !== undefined) details.push(run.why);
+        // Checks failed only when checks ran: a refused run (patch does not apply) ran none.
+        if (run.refusals.length === 0 && !run.passed) {
+          reasons.push("checks_failed");
+          details.push(...summaryDetails(run.summaries));
+          // Without a baseline, a check that cannot start is only seen here: could not run.
+          if ((run.cannotStart ?? []).length > 0) reasons.push("verify_command_cannot_start");
+        }
         if (reasons.length === 0) {
           const vp = await mintVerifiedPatch(key, {
             patch: {
@@ -177,6 +195,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       checks,
       verifiedPatch: verified,
       logPath: log.path,
+      details: verified !== null ? [] : details,
     };
     await log.append({ task, kind: "verify.outcome", body: JSON.parse(JSON.stringify(outcome)) });
     await verifier.settle();
@@ -184,6 +203,13 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   } finally {
     await log.close();
   }
+}
+
+/** `name: detail` of each failing check summary. */
+function summaryDetails(summaries: readonly CheckSummary[]): string[] {
+  return summaries.filter((c) => !c.passed).map((c) =>
+    `check "${c.name}": ${c.detail ?? c.outcome}`
+  );
 }
 
 /** The repository's top level, common git dir and resolved base, in two git calls. */

@@ -55,6 +55,7 @@ import {
   type SetupReport,
 } from "../deps/provide.ts";
 import { maskSecrets } from "../backends/transcript.ts";
+import { cannotStart, checkDetail } from "./check_detail.ts";
 
 /** Options of {@link createCleanVerifier}. */
 export interface CleanVerifierOptions {
@@ -93,7 +94,24 @@ const OUTPUT_TAIL_BYTES = 4096;
 function summarize(
   judgement: CheckJudgement,
   result: ProcessResult | undefined,
+  ctx: {
+    contract: OutcomeContract;
+    captures: readonly BaselineCapture[];
+    tree: string;
+    sandboxed: boolean;
+  },
 ): CheckSummary {
+  const check = ctx.contract.checks.find((c) => c.name === judgement.name);
+  const against = check?.differential?.against;
+  const capture = against === undefined ? undefined : ctx.captures.find((c) => c.name === against);
+  const detail = checkDetail({
+    judgement,
+    ...(result !== undefined ? { result } : {}),
+    timeoutMs: check?.timeoutMs ?? 0,
+    ...(capture !== undefined ? { capture } : {}),
+    sandboxed: ctx.sandboxed,
+    tree: ctx.tree,
+  });
   const passed = judgement.status === "passed" || judgement.status === "captured";
   const text = result === undefined
     ? ""
@@ -108,6 +126,7 @@ function summarize(
     outputTail: maskSecrets(utf8Tail(`${text.trim()}${why ? `\n${why}` : ""}`, OUTPUT_TAIL_BYTES))
       .text,
     ...(judgement.tests !== undefined ? { tests: judgement.tests } : {}),
+    ...(detail !== undefined ? { detail } : {}),
   };
 }
 
@@ -282,6 +301,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       checkEvidence: [],
       receipts: run.receipts,
       setupReceipts: run.receipts.map(receiptDigest),
+      why: `Cannot verify: setup command \`${run.report.failed}\` failed (${run.report.reason})`,
       evidence: {
         phase,
         refused: "setup_failed",
@@ -405,6 +425,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       checkEvidence: [],
       receipts: [],
       setupReceipts: [],
+      why: message,
       evidence: { refused: code, message },
     };
   }
@@ -444,7 +465,45 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         const receipts = await sealChecks("baseline", run, judgement.before);
         const cannotRun = judgement.diagnostics.some((d) => d.code === "baseline_cannot_run") &&
           judgement.before.length === 0 && judgement.captures.length === 0;
-        const summaries = judgement.before.map((j) => summarize(j, run.results.get(j.name)));
+        const ctx = {
+          contract,
+          captures,
+          tree: tree.path,
+          sandboxed: sandbox.kind === "bwrap",
+        };
+        const summaries = judgement.before.map((j) => summarize(j, run.results.get(j.name), ctx));
+        // A check whose command cannot even start (not found, not executable) proves nothing:
+        // stop before any agent time is spent, saying which and why.
+        const unstartable = [...run.results].filter(([, r]) => cannotStart(r)).map(([n]) => n);
+        if (unstartable.length > 0) {
+          const name = unstartable[0]!;
+          const result = run.results.get(name)!;
+          const cause = result.spawnError !== null
+            ? `cannot start: ${result.spawnError.message}`
+            : summaries.find((x) => x.name === name)?.detail ?? `exited ${result.exitCode}`;
+          const why = `Cannot run the contract: check \`${name}\` cannot start at the base ` +
+            `revision (${cause}); nothing was sent to the backend`;
+          return {
+            ran: false,
+            checks: judgement.before.map((j) => toKernelOutcome(j, run.receipts.get(j.name))),
+            summaries,
+            passed: false,
+            refusals: ["verify_command_cannot_start"],
+            diagnostics: [],
+            sandbox: run.sandbox,
+            checkEvidence: [],
+            receipts: [...(setup?.receipts ?? []), ...run.receipts.values()],
+            setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
+            why,
+            cannotStart: unstartable,
+            evidence: {
+              phase: "baseline",
+              refused: "verify_command_cannot_start",
+              message: why,
+              summaries,
+            },
+          };
+        }
         return {
           ran: !cannotRun,
           checks: judgement.before.map((j) => toKernelOutcome(j, receipts.get(j.name))),
@@ -521,7 +580,18 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         const gating = judgement.checks.filter((j) =>
           !(contract.checks.find((c) => c.name === j.name)?.baseline ?? false)
         );
-        const summaries = gating.map((j) => summarize(j, run.results.get(j.name)));
+        const summaries = gating.map((j) =>
+          summarize(j, run.results.get(j.name), {
+            contract,
+            captures,
+            tree: tree!.path,
+            sandboxed: sandbox.kind === "bwrap",
+          })
+        );
+        const unstartable = gating.map((j) => j.name).filter((n) => {
+          const r = run.results.get(n);
+          return r !== undefined && cannotStart(r);
+        });
         const checkEvidence: PatchCheckEvidence[] = gating.map((j) => {
           const receipt = receipts.get(j.name);
           return {
@@ -541,6 +611,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           checkEvidence,
           receipts: [...(setup?.receipts ?? []), ...receipts.values()],
           setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
+          ...(unstartable.length > 0 ? { cannotStart: unstartable } : {}),
           evidence: {
             phase: "round",
             round,

@@ -27,6 +27,12 @@ export interface CheckSummary {
   readonly outputTail: string;
   /** Every listed test's status in this run, when the check has test lists (failToPass/passToPass). */
   readonly tests?: readonly ListedTest[];
+  /**
+   * Why it did not pass, in one sentence (absent when it passed): "cannot start: ...",
+   * "timed out after 600 s", the failing tests, a differential's delta, a path hidden
+   * from the sandbox and the `--sandbox-ro` flag that shows it.
+   */
+  readonly detail?: string;
 }
 
 /** The result of one contract evaluation. */
@@ -54,6 +60,13 @@ export interface VerificationRun {
    * `receipts`). Each check's own receipts are named by its `RoundCheckResult`.
    */
   readonly setupReceipts: readonly string[];
+  /**
+   * Why the run was refused or could not run, in one sentence (the `git apply`
+   * error, the dependency change that needs setup, the check that cannot start).
+   */
+  readonly why?: string;
+  /** Checks whose command could not start at all (not found, not executable: exit 126/127). */
+  readonly cannotStart?: readonly string[];
   /** JSON evidence to store as an artefact. */
   readonly evidence: unknown;
 }

@@ -226,3 +226,25 @@ export function detectVerifyCommand(
   }
   return null;
 }
+
+/**
+ * The line `vouch run` prints for a detected verify command: what runs, where
+ * it came from, which failing-test parser reads its output.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { describeVerifyCommand } from "./detect.ts";
+ * equal(
+ *   describeVerifyCommand({ run: { argv: ["npm", "test", "--silent"] }, source: "package.json", tests: "mocha" }),
+ *   "verify: `npm test --silent` (detected from package.json; test output read as mocha)",
+ * );
+ * ```
+ */
+export function describeVerifyCommand(v: VerifyCommand): string {
+  const text = "shell" in v.run ? v.run.shell : v.run.argv.join(" ");
+  const from = v.source === "explicit" ? "given with --verify" : `detected from ${v.source}`;
+  return `verify: \`${text}\` (${from}${
+    v.tests !== null ? `; test output read as ${v.tests}` : ""
+  })`;
+}

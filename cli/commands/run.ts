@@ -20,7 +20,10 @@ import { renderSummary } from "../render.ts";
 import type { RunOutcome } from "../../adapters/driver/outcome.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
-import { detectVerifyCommand } from "../../adapters/verify_command/detect.ts";
+import {
+  describeVerifyCommand,
+  detectVerifyCommand,
+} from "../../adapters/verify_command/detect.ts";
 import type { ApprovalQuestion } from "../../adapters/driver/run_task.ts";
 import { jsonDocument } from "../json_document.ts";
 
@@ -78,7 +81,7 @@ Examples:
   vouch run --backend command:./my-agent.sh --goal "fix #12" --verify "make test" --json
 `;
 
-async function contractFor(args: RunArgs): Promise<OutcomeContract> {
+async function contractFor(args: RunArgs, io: CliIo): Promise<OutcomeContract> {
   const timeoutMs = Math.min(args.timeoutSeconds, 3600) * 1000;
   if (args.verify !== null) return contractFromCommand(args.verify, timeoutMs);
   if (args.contract !== null) {
@@ -96,6 +99,8 @@ async function contractFor(args: RunArgs): Promise<OutcomeContract> {
       "Cannot run: no test command found; give --verify CMD or --contract FILE (what defines done)",
     );
   }
+  // Say what defines done: the detected command is what every round is judged by.
+  if (!args.json) io.err(`${describeVerifyCommand(detected)}\n`);
   return {
     description: `the repository's test command (${detected.source})`,
     checks: [{
@@ -138,7 +143,7 @@ export async function executeRun(
   backend: AgentBackend,
   signal?: AbortSignal,
 ): Promise<RunOutcome> {
-  const contract = await contractFor(args);
+  const contract = await contractFor(args, io);
   // Can the backend start at all? Checked before the baseline spends any time.
   const unavailable = await backend.preflight?.() ?? null;
   if (unavailable !== null) throw new BackendUnavailable(backend.id, unavailable);

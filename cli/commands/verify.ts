@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { verifyPatchInRepo } from "../../adapters/driver/verify_patch.ts";
+import { renderVerifyOutcome } from "../render.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
@@ -117,15 +118,13 @@ export const verifyCommand: CliCommand = {
     if (values.json) {
       io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
     } else {
-      io.out(`${outcome.verdict.toUpperCase()} ${outcome.patchDigest}\n`);
-      if (outcome.reasons.length > 0) io.out(`reasons: ${outcome.reasons.join(", ")}\n`);
-      for (const v of outcome.violations) io.out(`  ${v.code} ${v.path}: ${v.detail}\n`);
-      for (const c of outcome.checks) {
-        io.out(`  ${c.passed ? "pass" : c.outcome} ${c.name} (${c.durationMs} ms)\n`);
-      }
-      if (outcome.verifiedPatch !== null) io.out(`verified patch: ${outcome.verifiedPatch}\n`);
+      io.out(renderVerifyOutcome(outcome));
     }
-    return outcome.verdict === "verified" ? EXIT.ok : EXIT.rejected;
+    if (outcome.verdict === "verified") return EXIT.ok;
+    // A check that cannot even start judged nothing: could not run, not rejected.
+    return outcome.reasons.includes("verify_command_cannot_start")
+      ? EXIT.couldNotRun
+      : EXIT.rejected;
   },
 };
 

@@ -89,6 +89,7 @@ Deno.test("the run driver's final-state exit codes are the table's", () => {
     rejected: EXIT.rejected,
     budget_exhausted: EXIT.budget,
     backend_failed: EXIT.backendFailed,
+    could_not_run: EXIT.couldNotRun,
     killed: EXIT.killed,
   });
 });

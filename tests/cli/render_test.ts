@@ -45,6 +45,7 @@ Deno.test("renderSummary: a table row per round with verdicts and reasons", () =
         filesChanged: [],
         verdict: "rejected",
         reasons: ["empty_patch"],
+        details: ["the backend changed no file"],
         checks: [],
       },
       {
@@ -54,6 +55,7 @@ Deno.test("renderSummary: a table row per round with verdicts and reasons", () =
         filesChanged: ["a.ts"],
         verdict: "verified",
         reasons: [],
+        details: [],
         checks: [{
           name: "unit",
           passed: true,
@@ -130,4 +132,65 @@ Deno.test("roundPrompt: a reported failure that changed nothing is told as such,
   assert.match(text, /ended with status "error"/);
   assert.match(text, /changed no files/);
   assert.doesNotMatch(text, /Rejection reasons/);
+});
+
+Deno.test("renderProgressLine: kernel notifications read as what happened", () => {
+  const at = { round: 3, check: null, elapsedMs: 1000 };
+  assert.equal(
+    renderProgressLine({ ...at, phase: "paused", detail: "budget_repair_rounds" }),
+    "[   1.0s] · round 3 · rejected after 3 rounds",
+  );
+  assert.match(
+    renderProgressLine({ ...at, phase: "paused", detail: "budget_wall_time" }),
+    /out of time \(--timeout\); stopping$/,
+  );
+  assert.equal(
+    renderProgressLine({ ...at, phase: "killed", detail: "killed" }),
+    "[   1.0s] · round 3 · stopped",
+  );
+});
+
+Deno.test("renderSummary: a max-rounds rejection says so and shows why with the check's output tail", () => {
+  const failing = {
+    name: "unit",
+    passed: false,
+    outcome: "failed",
+    exitCode: 1,
+    durationMs: 3,
+    outputTail: "line 1\nAssertionError: 2 == 1\nexit_nonzero: exited 1, expected 0",
+    detail: "exited 1, expected 0; failing tests: math subtracts",
+  };
+  const round = (n: number) => ({
+    round: n,
+    backendStatus: "ok",
+    selfClaimedDone: true,
+    filesChanged: ["a.js"],
+    verdict: "rejected" as const,
+    reasons: ["checks_failed"],
+    details: [`check "unit": ${failing.detail}`],
+    checks: [failing],
+  });
+  const text = renderSummary({
+    task: "t2",
+    state: "rejected",
+    exitCode: 1,
+    reason: "max_rounds",
+    message: "no round passed verification within 2 round(s)",
+    base: "b".repeat(40),
+    baseline: [],
+    rounds: [round(1), round(2)],
+    patchFile: null,
+    patchDigest: null,
+    artefactsDir: "/r/.vouch/runs/t2",
+    logPath: "/r/.vouch/events.jsonl",
+    integrated: null,
+    elapsedMs: 2000,
+  });
+  assert.match(text, /^REJECTED after 2 rounds \(2\.0s\): /);
+  assert.doesNotMatch(text, /budget_repair_rounds|killed/);
+  assert.match(
+    text,
+    /why \(round 2\):\n {2}check "unit": exited 1, expected 0; failing tests: math subtracts/,
+  );
+  assert.match(text, /\| AssertionError: 2 == 1/);
 });

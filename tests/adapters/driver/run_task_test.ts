@@ -360,8 +360,12 @@ Deno.test("runTask: a contract that cannot run is refused before the backend run
       },
       backend: scripted([() => (ran = true, Promise.resolve(true))]),
     });
-    assert.equal(outcome.state, "rejected");
-    assert.equal(outcome.reason, "baseline_cannot_run");
+    // A check that cannot start is "could not run" (exit 5), saying which and why (issue #11).
+    assert.equal(outcome.state, "could_not_run");
+    assert.equal(outcome.exitCode, 5);
+    assert.equal(outcome.reason, "verify_command_cannot_start");
+    assert.match(outcome.message, /check `tests` cannot start at the base revision/);
+    assert.match(outcome.message, /\/nonexistent\/test-runner/);
     assert.equal(ran, false);
     assert.equal(outcome.rounds.length, 0);
   });

@@ -92,8 +92,11 @@ export async function patchOf(
   name = "fix",
 ): Promise<string> {
   await write(project.dir, edit);
+  await git(project.dir, "add", "-N", "--", ...Object.keys(edit));
   const patch = await git(project.dir, "diff", "--binary");
+  await git(project.dir, "reset", "-q");
   await git(project.dir, "checkout", "--", ".");
+  await git(project.dir, "clean", "-fdq"); // new files (ignored ones such as node_modules stay)
   const file = `${project.state}/${name}.patch`;
   await Deno.writeTextFile(file, patch);
   return file;

@@ -1,0 +1,94 @@
+/**
+ * Paths outside the clean tree that a sandboxed check could not see: a tool
+ * or dependency named by absolute path under `/tmp` (the sandbox's `/tmp` is
+ * private), in the user's home or checkout (not mounted). When a check fails
+ * in the sandbox and its output says such a path is missing while it exists
+ * on this machine, the failure says so and names the flag that makes it
+ * visible read-only (`--sandbox-ro PATH`).
+ *
+ * @module
+ */
+import { statSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** Output lines that report a missing file (shells, node, python, exec, ld). */
+const MISSING =
+  /ENOENT|No such file|not found|Cannot find module|can't open|cannot open|does not exist|MODULE_NOT_FOUND/i;
+const ABSOLUTE = /(?:^|[\s'"`(=:])(\/(?:[A-Za-z0-9._@+-]+\/)*[A-Za-z0-9._@+-]+)/g;
+
+function existsOnHost(path: string): "dir" | "file" | null {
+  try {
+    return statSync(path).isDirectory() ? "dir" : "file";
+  } catch {
+    return null;
+  }
+}
+
+/** Options of {@linkcode hiddenPathHint}. */
+export interface HiddenPathOptions {
+  /** The clean tree (paths inside it are the check's own). */
+  readonly tree: string;
+  /** Whether a path exists on this machine (default: `stat` it). */
+  readonly exists?: (path: string) => "dir" | "file" | null;
+}
+
+/**
+ * The absolute paths a failing sandboxed check's output reports missing
+ * although they exist on this machine (outside the clean tree), each with the
+ * directory to pass to `--sandbox-ro`. Empty when nothing fits.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { hiddenPaths } from "./outside_paths.ts";
+ * const exists = (p: string) => p === "/tmp/tools/bin/lint" ? "file" as const : null;
+ * deepEqual(
+ *   hiddenPaths("sh: 1: /tmp/tools/bin/lint: not found", { tree: "/wt/tree", exists }),
+ *   [{ path: "/tmp/tools/bin/lint", mount: "/tmp/tools/bin" }],
+ * );
+ * ```
+ */
+export function hiddenPaths(
+  output: string,
+  opts: HiddenPathOptions,
+): { path: string; mount: string }[] {
+  const exists = opts.exists ?? existsOnHost;
+  const found = new Map<string, string>();
+  for (const line of output.split("\n")) {
+    if (!MISSING.test(line)) continue;
+    for (const m of line.matchAll(ABSOLUTE)) {
+      const path = m[1]!.replace(/[.:]+$/, "");
+      if (path === opts.tree || path.startsWith(opts.tree + "/") || found.has(path)) continue;
+      const kind = exists(path);
+      if (kind === null) continue;
+      found.set(path, kind === "dir" ? path : dirname(path));
+      if (found.size >= 5) break;
+    }
+  }
+  return [...found].map(([path, mount]) => ({ path, mount }));
+}
+
+/**
+ * One sentence for a failure caused by paths hidden from the sandbox, or
+ * `null` (see {@linkcode hiddenPaths}).
+ *
+ * @example
+ * ```ts
+ * import { match } from "node:assert/strict";
+ * import { hiddenPathHint } from "./outside_paths.ts";
+ * const exists = (p: string) => p === "/tmp/x/lib.js" ? "file" as const : null;
+ * const hint = hiddenPathHint("Error: Cannot find module '/tmp/x/lib.js'", { tree: "/t", exists });
+ * match(hint ?? "", /--sandbox-ro \/tmp\/x/);
+ * ```
+ */
+export function hiddenPathHint(output: string, opts: HiddenPathOptions): string | null {
+  const hidden = hiddenPaths(output, opts);
+  if (hidden.length === 0) return null;
+  const mounts = [...new Set(hidden.map((h) => h.mount))];
+  return `${hidden.map((h) => h.path).join(", ")} ${
+    hidden.length === 1 ? "exists" : "exist"
+  } on this machine but not inside the sandbox (only the clean tree and system/toolchain ` +
+    `directories are visible; /tmp is private): pass ${
+      mounts.map((m) => `--sandbox-ro ${m}`).join(" ")
+    } to make ${mounts.length === 1 ? "it" : "them"} visible read-only`;
+}

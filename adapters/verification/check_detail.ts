@@ -1,0 +1,164 @@
+/**
+ * Why a check did not pass, in one sentence a user can act on: the command
+ * could not start, "timed out after N s", the failing tests the output names,
+ * a differential's delta against the baseline, or the contract's own reason;
+ * plus, for a sandboxed check, the paths outside the tree its output reports
+ * missing although they exist here (and the `--sandbox-ro` flag).
+ *
+ * @module
+ */
+import type { BaselineCapture, CheckJudgement } from "../../kernel/contract/types.ts";
+import type { ProcessResult } from "../process/types.ts";
+import { hiddenPathHint } from "../deps/outside_paths.ts";
+import { compileGlobs } from "../../kernel/glob/glob_set.ts";
+
+/** Exit codes a shell uses when the command could not start (126 not executable, 127 not found). */
+export const CANNOT_START_EXITS: readonly number[] = [126, 127];
+
+/** What {@linkcode checkDetail} looks at. */
+export interface CheckDetailInput {
+  readonly judgement: CheckJudgement;
+  /** The process result, when the command was started. */
+  readonly result?: ProcessResult;
+  /** The check's timeout. */
+  readonly timeoutMs: number;
+  /** The baseline capture a differential compares against. */
+  readonly capture?: BaselineCapture;
+  /** Whether it ran in the bwrap sandbox (then hidden outside paths are looked for). */
+  readonly sandboxed: boolean;
+  /** The clean tree the check ran in. */
+  readonly tree: string;
+}
+
+function lastLine(text: string): string {
+  const line = text.trimEnd().split("\n").at(-1) ?? "";
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+}
+
+function output(result: ProcessResult): string {
+  return `${result.stdout.head}\n${result.stdout.tail}\n${result.stderr.head}\n${result.stderr.tail}`;
+}
+
+/**
+ * Whether a check's process could not start at all: no such program, not
+ * executable, or the shell's 126/127 (`sh: 1: mocha: not found`).
+ *
+ * @example
+ * ```ts ignore
+ * import { cannotStart } from "./check_detail.ts";
+ * if (cannotStart(result)) console.log("the verify command cannot start");
+ * ```
+ */
+export function cannotStart(result: ProcessResult): boolean {
+  return result.spawnError !== null ||
+    (!result.timedOut && !result.cancelled && CANNOT_START_EXITS.includes(result.exitCode));
+}
+
+/**
+ * One sentence on why the check did not pass (`undefined` when it passed).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { checkDetail } from "./check_detail.ts";
+ * const judgement = {
+ *   name: "tests", status: "failed" as const, failingTests: ["math adds", "math subtracts"],
+ *   reasons: [{ code: "exit_nonzero" as const, message: "exited 1, expected 0" }],
+ * };
+ * equal(
+ *   checkDetail({ judgement, timeoutMs: 600_000, sandboxed: false, tree: "/t" }),
+ *   "exited 1, expected 0; failing tests: math adds, math subtracts",
+ * );
+ * ```
+ */
+export function checkDetail(input: CheckDetailInput): string | undefined {
+  const { judgement, result } = input;
+  if (judgement.status === "passed" || judgement.status === "captured") return undefined;
+  const parts: string[] = [];
+  if (result?.spawnError) {
+    parts.push(`cannot start: ${result.spawnError.message}`);
+  } else if (result?.timedOut) {
+    parts.push(`timed out after ${Math.round(input.timeoutMs / 1000)} s`);
+  } else if (result !== undefined && cannotStart(result)) {
+    const notFound = output(result).split("\n").find((l) => /not found|Permission denied/.test(l));
+    parts.push(
+      `exited ${result.exitCode}: a command could not start${
+        notFound ? ` (${notFound.trim()})` : ""
+      }`,
+    );
+  } else {
+    const messages = judgement.reasons.map((r) => r.message);
+    parts.push(messages.length > 0 ? messages.join("; ") : judgement.status);
+  }
+  const failing = judgement.failingTests;
+  if (failing.length > 0) {
+    parts.push(
+      `failing tests: ${failing.slice(0, 5).join(", ")}${
+        failing.length > 5 ? ` (+${failing.length - 5} more)` : ""
+      }`,
+    );
+  }
+  const differential = judgement.reasons.find((r) => r.code.startsWith("differential_"));
+  if (differential !== undefined && input.capture !== undefined && result !== undefined) {
+    parts.push(
+      `baseline printed ${JSON.stringify(lastLine(input.capture.stdoutTail))}, now ${
+        JSON.stringify(lastLine(result.stdout.tail || result.stdout.head))
+      }`,
+    );
+  }
+  if (input.sandboxed && result !== undefined) {
+    const hint = hiddenPathHint(output(result), { tree: input.tree });
+    if (hint !== null) parts.push(hint);
+  }
+  return parts.join("; ");
+}
+
+/** The rules a scope violation is explained against (the lists `verify`/`run` judged with). */
+export interface ScopeLists {
+  readonly allow: readonly string[];
+  readonly forbid: readonly string[];
+  readonly protect: readonly string[];
+}
+
+function firstMatch(globs: readonly string[], path: string): string | undefined {
+  return globs.find((g) => {
+    try {
+      return compileGlobs([g]).matches(path);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * One line for a scope violation: code, path and the RULE it broke (the
+ * forbid or protect glob that matched, or the allow list it is outside of).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { violationDetail } from "./check_detail.ts";
+ * const lists = { allow: ["src/**"], forbid: [".github/**"], protect: ["test/**"] };
+ * equal(
+ *   violationDetail({ code: "forbidden", path: ".github/ci.yml", detail: "matches a forbidden glob" }, lists),
+ *   'forbidden .github/ci.yml: matches a forbidden glob (rule: --forbid ".github/**")',
+ * );
+ * ```
+ */
+export function violationDetail(
+  v: { readonly code: string; readonly path: string; readonly detail: string },
+  lists: ScopeLists,
+): string {
+  const head = `${v.code}${v.path === "" ? "" : ` ${v.path}`}: ${v.detail}`;
+  if (v.path === "") return head;
+  if (v.code === "forbidden") {
+    const glob = firstMatch(lists.forbid, v.path) ?? firstMatch(lists.protect, v.path);
+    if (glob === undefined) return head;
+    const flag = lists.forbid.includes(glob) ? "--forbid" : "contract protect";
+    return `${head} (rule: ${flag} ${JSON.stringify(glob)})`;
+  }
+  if (v.code === "outside_allowed" && lists.allow.length > 0) {
+    return `${head} (rule: --allow ${lists.allow.map((g) => JSON.stringify(g)).join(", ")})`;
+  }
+  return head;
+}
