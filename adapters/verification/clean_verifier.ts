@@ -485,14 +485,14 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
             `revision (${cause}); nothing was sent to the backend`;
           return {
             ran: false,
-            checks: judgement.before.map((j) => toKernelOutcome(j, run.receipts.get(j.name))),
+            checks: judgement.before.map((j) => toKernelOutcome(j, receipts.get(j.name))),
             summaries,
             passed: false,
             refusals: ["verify_command_cannot_start"],
             diagnostics: [],
             sandbox: run.sandbox,
             checkEvidence: [],
-            receipts: [...(setup?.receipts ?? []), ...run.receipts.values()],
+            receipts: [...(setup?.receipts ?? []), ...receipts.values()],
             setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
             why,
             cannotStart: unstartable,
