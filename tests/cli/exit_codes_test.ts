@@ -84,14 +84,22 @@ Deno.test("every --help ends with the rendered exit codes and states them nowher
 });
 
 Deno.test("the run driver's final-state exit codes are the table's", () => {
-  assert.deepEqual(RUN_EXIT_CODES, {
+  const named: Record<string, number> = {
     verified: EXIT.ok,
     rejected: EXIT.rejected,
     budget_exhausted: EXIT.budget,
     backend_failed: EXIT.backendFailed,
     could_not_run: EXIT.couldNotRun,
     killed: EXIT.killed,
-  });
+  };
+  const table = new Set<number>(EXIT_CODES.map((r) => r.code));
+  for (const [state, code] of Object.entries(RUN_EXIT_CODES)) {
+    assert.ok(table.has(code), `${state} exits ${code}, which is not in EXIT_CODES`);
+    if (state in named) assert.equal(code, named[state], state);
+  }
+  for (const state of ["verified", "rejected", "budget_exhausted", "backend_failed", "killed"]) {
+    assert.ok(state in RUN_EXIT_CODES, state);
+  }
 });
 
 Deno.test("describeFailure: each kind of escaping error gets its code and one line", () => {
