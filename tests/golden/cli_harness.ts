@@ -36,20 +36,58 @@ export const VOUCH_TASK_FLAGS: readonly string[] = (() => {
   return words.slice(words.indexOf("run") + 1, words.indexOf("cli/main.ts"));
 })();
 
-/** Spawns `vouch ARGS` in `repo` (the `deno task vouch` flags). */
+/** Which runtime runs the CLI: Deno (`deno task vouch`) or Node (the CLI bundled for Node). */
+export type CliRuntime = "deno" | "node";
+
+function findOnPath(name: string): string | null {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (dir !== "" && Deno.statSync(`${dir}/${name}`).isFile) return `${dir}/${name}`;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** The node executable, or null (Node tests then skip, saying so). */
+export const NODE: string | null = findOnPath("node");
+
+/** The runtimes end-to-end tests run the CLI under (Node where it is installed). */
+export const RUNTIMES: readonly CliRuntime[] = NODE === null ? ["deno"] : ["deno", "node"];
+if (NODE === null) console.log("cli_harness: node not on PATH; Node variants of golden tests skip");
+
+let nodeBundle: string | null = null;
+
+/**
+ * `cli/node_bin.ts` bundled to one ESM file for Node (`deno bundle`), built
+ * once per test process into a temp dir that is removed at exit.
+ */
+export function nodeCliBundle(): string {
+  if (nodeBundle !== null) return nodeBundle;
+  const dir = Deno.makeTempDirSync({ prefix: "vouch-node-cli-" });
+  const out = `${dir}/vouch.mjs`;
+  const r = new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--quiet", `--config=${ROOT}deno.json`, "-o", out, `${ROOT}cli/node_bin.ts`],
+  }).outputSync();
+  if (!r.success) throw new Error(`deno bundle failed: ${new TextDecoder().decode(r.stderr)}`);
+  globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+  nodeBundle = out;
+  return out;
+}
+
+/** Spawns `vouch ARGS` in `repo` (the `deno task vouch` flags, or the Node bundle). */
 export function spawnVouch(
   repo: FixtureRepo,
   args: string[],
   state: string,
+  runtime: CliRuntime = "deno",
 ): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...VOUCH_TASK_FLAGS,
-      `--config=${ROOT}deno.json`,
-      MAIN,
-      ...args,
-    ],
+  const [program, argv] = runtime === "node"
+    ? [NODE!, [nodeCliBundle(), ...args]]
+    : [Deno.execPath(), ["run", ...VOUCH_TASK_FLAGS, `--config=${ROOT}deno.json`, MAIN, ...args]];
+  return new Deno.Command(program, {
+    args: argv,
     cwd: repo.dir,
     env: {
       PATH: `${FAKE_BIN}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
@@ -67,8 +105,13 @@ export function spawnVouch(
 }
 
 /** Runs `vouch ARGS` to completion. */
-export async function runVouch(repo: FixtureRepo, args: string[], state: string): Promise<CliRun> {
-  const out = await spawnVouch(repo, args, state).output();
+export async function runVouch(
+  repo: FixtureRepo,
+  args: string[],
+  state: string,
+  runtime: CliRuntime = "deno",
+): Promise<CliRun> {
+  const out = await spawnVouch(repo, args, state, runtime).output();
   const stdout = new TextDecoder().decode(out.stdout);
   let json: Record<string, unknown> | null = null;
   try {
@@ -138,12 +181,13 @@ export async function e2e(
   args: string[],
   expect: { state: string; code: number; checkoutChanges?: string[] },
   extra?: (repo: FixtureRepo, run: CliRun) => Promise<void> | void,
+  runtime: CliRuntime = "deno",
 ): Promise<void> {
   const repo = await make();
   const state = await Deno.makeTempDir({ prefix: "vouch-e2e-state-" });
   try {
     const before = await snapshot(repo.dir);
-    const run = await runVouch(repo, ["run", "--json", ...args], state);
+    const run = await runVouch(repo, ["run", "--json", ...args], state, runtime);
     assert.equal(run.json?.["state"], expect.state, run.stderr + run.stdout);
     assert.equal(run.code, expect.code);
     await assertLog(repo, expect.state, state);
