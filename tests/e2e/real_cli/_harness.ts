@@ -121,6 +121,19 @@ export interface RealCliRun {
   readonly ms: number;
   /** Whether the run left artefacts (`.vouch/runs/`): false when nothing ran. */
   readonly artefacts: boolean;
+  /** Files under `.vouch/` (log, transcripts, results) that contain the API key's value. */
+  readonly leaks: readonly string[];
+}
+
+function filesContaining(dir: string, needle: string): string[] {
+  const out: string[] = [];
+  if (!existsSync(dir)) return out;
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) out.push(...filesContaining(path, needle));
+    else if (entry.isFile && Deno.readTextFileSync(path).includes(needle)) out.push(path);
+  }
+  return out;
 }
 
 /** Options of {@linkcode runRealCli}. */
@@ -222,7 +235,11 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       throw new Error(`no --json document (exit ${out.code}):\n${stdout}\n--- stderr\n${stderr}`);
     }
     const artefacts = existsSync(`${repo}/.vouch/runs`);
-    return { code: out.code, stdout, stderr, json, server, repo, ms, artefacts };
+    const leaks = [
+      ...filesContaining(`${repo}/.vouch`, key),
+      ...(stdout.includes(key) || stderr.includes(key) ? ["(vouch output)"] : []),
+    ];
+    return { code: out.code, stdout, stderr, json, server, repo, ms, artefacts, leaks };
   } finally {
     await server.close();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});

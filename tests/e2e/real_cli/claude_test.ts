@@ -56,6 +56,8 @@ Deno.test({
     const run = await runRealCli({ backend: "claude", script: honest });
     assert.equal(run.code, 0, explain(run));
     assert.equal(run.json.state, "verified", explain(run));
+    // The forwarded key reached the CLI (the server accepted it) but no log, transcript or output.
+    assert.deepEqual(run.leaks, []);
     // Live progress off a terminal: one line per event, with what the agent did.
     assert.match(run.stderr, /round 1 · claude · \$ node test\/add\.test\.js/, explain(run));
     assert.match(run.stderr, /round 1 · claude · edit src\/add\.js \(Edit\)/, explain(run));
