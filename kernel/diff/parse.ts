@@ -478,10 +478,25 @@ class Parser {
       const signature = len === 3 && this.#bytes[this.#pos + 1] === MINUS &&
         this.#bytes[this.#pos + 2] === SPACE;
       const nextHeader = this.#startsWith(P_MINUS3) && this.#nextStartsWith(P_PLUS3);
-      if (!signature && !nextHeader) {
+      // format-patch's `---` between the message and the diffstat: git (apply and am)
+      // ends a diff pasted into the commit message there.
+      const mailSeparator = len === 3 && this.#bytes[this.#pos + 1] === MINUS &&
+        this.#bytes[this.#pos + 2] === MINUS && this.#diffstatFollows();
+      if (!signature && !nextHeader && !mailSeparator) {
         this.#fail("hunk_count_mismatch", "body line after the hunk counts were met");
       }
     }
+  }
+
+  /** Whether the line after the current one ends the input, is empty, or is a diffstat line. */
+  #diffstatFollows(): boolean {
+    if (this.#eol >= this.#size - 1) return true;
+    const next = this.#eol + 1;
+    const end = this.#findEol(next);
+    if (end === next) return true;
+    if (this.#bytes[next] !== SPACE) return false;
+    const line = this.#text(next, end);
+    return / \| /.test(line) || /^ \d+ files? changed/.test(line);
   }
 
   #parseExtendedHeaders(file: MutableFile): void {
@@ -597,12 +612,13 @@ class Parser {
       return i;
     };
     const oldEnd = hex(start);
-    if (oldEnd - start < 4 || oldEnd - start > 64 || b[oldEnd] !== 0x2e || b[oldEnd + 1] !== 0x2e) {
+    // git accepts abbreviated object names of any length (`index 1..2 100644`).
+    if (oldEnd - start < 1 || oldEnd - start > 64 || b[oldEnd] !== 0x2e || b[oldEnd + 1] !== 0x2e) {
       this.#fail("bad_extended_header", "malformed index line");
     }
     const newStart = oldEnd + 2;
     const newEnd = hex(newStart);
-    if (newEnd - newStart < 4 || newEnd - newStart > 64) {
+    if (newEnd - newStart < 1 || newEnd - newStart > 64) {
       this.#fail("bad_extended_header", "malformed index line");
     }
     file.oldHash = this.#text(start, oldEnd);

@@ -350,3 +350,55 @@ Deno.test("git oracle: plain GNU diff -ruN output agrees with git apply", async 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("git oracle: abbreviated object names of any length (`index 1..2 100644`) agree with git apply", async () => {
+  const repo = await Deno.makeTempDir({ prefix: "vouch-diff-oracle-abbrev-" });
+  try {
+    await git(repo, ["init", "-q"]);
+    await write(repo, "a.txt", "one\n");
+    await write(repo, "b.txt", "x\n");
+    await git(repo, ["add", "."]);
+    await git(repo, ["commit", "-q", "-m", "base"]);
+    const patch = new TextEncoder().encode(
+      "diff --git a/a.txt b/a.txt\nindex 1..2 100644\n--- a/a.txt\n+++ b/a.txt\n" +
+        "@@ -1 +1 @@\n-one\n+two\n" +
+        "diff --git a/b.txt b/b.txt\nindex 5716ca5987cbf97d6bb54920bea6adde242d87e6..f\n" +
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n",
+    );
+    const files = await assertAgreesWithGit(repo, patch);
+    assert.deepEqual(files.map((f) => [f.oldHash, f.newHash, f.newMode]), [
+      ["1", "2", "100644"],
+      ["5716ca5987cbf97d6bb54920bea6adde242d87e6", "f", null],
+    ]);
+    await git(repo, ["apply", "--index", "-"], patch); // and git really applies it
+  } finally {
+    await Deno.remove(repo, { recursive: true });
+  }
+});
+
+Deno.test("git oracle: a format-patch mail whose message carries a pasted diff agrees with git apply and am", async () => {
+  const repo = await Deno.makeTempDir({ prefix: "vouch-diff-oracle-pasted-" });
+  try {
+    await git(repo, ["init", "-q"]);
+    await write(repo, "a.txt", "one\n");
+    await write(repo, "b.txt", "x\n");
+    await git(repo, ["add", "."]);
+    await git(repo, ["commit", "-q", "-m", "base"]);
+    await write(repo, "a.txt", "two\n");
+    // The pasted diff ends the message: format-patch's `---` follows its last hunk directly.
+    const message = "fix a\n\nThe reviewer asked for:\n\ndiff --git a/b.txt b/b.txt\n" +
+      "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n";
+    await git(repo, ["commit", "-q", "-a", "-m", message]);
+    const mail = await git(repo, ["format-patch", "-1", "--stdout"]);
+    assert.match(text(mail), /\n\+y\n---\n a\.txt \| 2 \+-\n/);
+    const files = await assertAgreesWithGit(repo, mail);
+    assert.deepEqual(files.map((f) => f.newPath), ["b.txt", "a.txt"]);
+    // git am applies the pasted diff too (mailinfo ends the message at its first `diff -`).
+    await git(repo, ["reset", "-q", "--hard", "HEAD~1"]);
+    await git(repo, ["am", "-q"], mail);
+    assert.equal(await Deno.readTextFile(join(repo, "b.txt")), "y\n");
+    assert.equal(await Deno.readTextFile(join(repo, "a.txt")), "two\n");
+  } finally {
+    await Deno.remove(repo, { recursive: true });
+  }
+});
