@@ -19,6 +19,7 @@ import { ToolReceiptSchema } from "../adapters/receipts/receipt.ts";
 import { VerifiedPatchJsonSchema } from "../adapters/verified_patch/verified_patch.ts";
 import { strictContractSchema } from "./_contract_rules.ts";
 import { typeSchemas } from "./_ts_schemas.ts";
+import { batchJsonSchemas } from "../adapters/batch/schema.ts";
 
 /** The schemas directory at the repository root. */
 export const SCHEMAS_DIR: URL = new URL("../schemas/", import.meta.url);
@@ -83,6 +84,14 @@ export function exportedSchemas(): { file: string; schema: Record<string, unknow
     ...Object.entries(OUTPUT_TYPES).map(([file, o]) => fromType(file, o.type, o.title)),
     ...Object.entries(RECORD_BODY_TYPES).map(([file, o]) => fromType(file, o.type, o.title)),
     { file: "event-log-record.schema.json", schema: eventLogRecordSchema() },
+    ...Object.entries(batchJsonSchemas()).map(([file, schema]) => ({
+      file,
+      schema: {
+        ...HEAD(file),
+        title: `vouch batch: ${file.replace(/\.schema\.json$/, "")}`,
+        ...withoutMeta(schema),
+      },
+    })),
   ];
 }
 

@@ -14,6 +14,8 @@ import { scopeCommand } from "./scope.ts";
 import { doctorCommand } from "./doctor.ts";
 import { inspectCommand } from "./inspect.ts";
 import { attestCommand } from "./attest.ts";
+import { batchCommand } from "./batch.ts";
+import { workerCommand } from "./worker.ts";
 
 /** All subcommands, in the order `vouch --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -26,4 +28,6 @@ export const COMMANDS: readonly CliCommand[] = [
   doctorCommand,
   inspectCommand,
   attestCommand,
+  batchCommand,
+  workerCommand,
 ];

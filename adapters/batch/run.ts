@@ -1,0 +1,248 @@
+/**
+ * `vouch batch` as a library: read the tasks and predictions, plan and shard
+ * the candidates, skip those already judged (resume), judge the rest N at a
+ * time (or hand them to another executor, e.g. a queue), and write the JSON,
+ * Markdown and JUnit reports.
+ *
+ * @module
+ */
+import { availableParallelism } from "node:os";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { sha256Hex } from "../digest/sha256.ts";
+import { resolveCommit } from "../git/repo_info.ts";
+import { type BatchTask, readPredictions, readTasks } from "./input.ts";
+import {
+  candidateKey,
+  judgeCandidate,
+  type JudgeOptions,
+  type PreparedTask,
+  prepareTask,
+} from "./judge.ts";
+import { inShard, planCandidates, type PlannedCandidate, type Shard } from "./plan.ts";
+import { buildReport } from "./report.ts";
+import { reportJunit, reportMarkdown } from "./render.ts";
+import type { BatchReport, CandidateRecord, CandidateStatus, KeyVerdict } from "./schema.ts";
+import { VerdictStore } from "./store.ts";
+
+/** One verification to run: a resume key and every prediction that shares it. */
+export interface WorkItem {
+  /** The resume key. */
+  readonly key: string;
+  /** The task. */
+  readonly task: BatchTask;
+  /** The patch text. */
+  readonly patch: string;
+  /** The predictions with this key. */
+  readonly candidates: readonly PlannedCandidate[];
+}
+
+/** Runs work items and reports each verdict once (local pool, queue, ...). */
+export type Executor = (
+  items: readonly WorkItem[],
+  onVerdict: (item: WorkItem, verdict: KeyVerdict) => Promise<void>,
+) => Promise<void>;
+
+/** Progress of a batch. */
+export type BatchEvent =
+  | { readonly kind: "planned"; readonly total: number; readonly cached: number }
+  | {
+    readonly kind: "judged";
+    readonly records: readonly CandidateRecord[];
+    readonly done: number;
+    readonly total: number;
+    readonly counts: Readonly<Record<CandidateStatus, number>>;
+  };
+
+/** Options of {@linkcode runBatch}. */
+export interface BatchOptions extends JudgeOptions {
+  /** The tasks file (JSONL). */
+  readonly tasks: string;
+  /** The predictions file (SWE-bench format). */
+  readonly predictions: string;
+  /** Verifications at a time. @default the number of cores */
+  readonly concurrency?: number;
+  /** Only this slice. */
+  readonly shard?: Shard | null;
+  /** Judge again even what the store holds. @default false */
+  readonly fresh?: boolean;
+  /** Progress. */
+  readonly onEvent?: (event: BatchEvent) => void;
+  /** Where verifications run (default: locally, `concurrency` at a time). */
+  readonly executor?: Executor;
+}
+
+/** What {@linkcode runBatch} returns. */
+export interface BatchResult {
+  /** The report (also written as `report.json`). */
+  readonly report: BatchReport;
+  /** Paths of the written reports. */
+  readonly files: { readonly json: string; readonly markdown: string; readonly junit: string };
+}
+
+function record(c: PlannedCandidate, v: KeyVerdict): CandidateRecord {
+  return { id: c.id, instance_id: c.instance_id, model_name_or_path: c.model_name_or_path, ...v };
+}
+
+/**
+ * A local executor: `concurrency` verifications at a time, each task prepared
+ * once (its spec commit and shared baseline).
+ *
+ * @example
+ * ```ts ignore
+ * await runBatch({ tasks, predictions, outDir, executor: localExecutor({ outDir }, 2) });
+ * ```
+ */
+export function localExecutor(opts: JudgeOptions, concurrency: number): Executor {
+  const prepared = new Map<string, Promise<PreparedTask>>();
+  const prepare = (task: BatchTask) => {
+    let p = prepared.get(task.id);
+    if (p === undefined) prepared.set(task.id, p = prepareTask(task, opts));
+    return p;
+  };
+  return async (items, onVerdict) => {
+    let next = 0;
+    const lane = async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        const verdict = await judgeCandidate(await prepare(item.task), item.patch, opts);
+        await onVerdict(item, verdict);
+      }
+    };
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, lane),
+    );
+  };
+}
+
+/** The verdict of a prediction whose instance has no task. */
+function unknownTask(c: PlannedCandidate): CandidateRecord {
+  const patchDigest = sha256Hex(c.patch);
+  return record(c, {
+    key: candidateKey(`unknown:${c.instance_id}`, "", patchDigest),
+    patch_digest: patchDigest,
+    base: "",
+    status: "error",
+    reason: "unknown_task",
+    reasons: ["unknown_task"],
+    detail: `no task has id ${c.instance_id}`,
+    tests: [],
+    artefacts: { dir: null, log: null, verified_patch: null, attestation: null },
+  });
+}
+
+/**
+ * Runs a batch and writes `report.json`, `report.md` and `junit.xml` to `outDir`.
+ *
+ * @example
+ * ```ts ignore
+ * const { report } = await runBatch({ tasks: "tasks.jsonl", predictions: "preds.json", outDir: "out" });
+ * console.log(report.resolved_ids);
+ * ```
+ */
+export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
+  const outDir = resolve(opts.outDir);
+  const judgeOpts: JudgeOptions = { ...opts, outDir };
+  const tasks = await readTasks(opts.tasks);
+  const predictions = await readPredictions(opts.predictions);
+  const planned = planCandidates(tasks.tasks, predictions.predictions);
+  const predicted = new Set(planned.map((c) => c.instance_id));
+  const input: BatchReport["input"] = {
+    tasks: tasks.digest,
+    predictions: predictions.digest,
+    task_ids: tasks.tasks.map((t) => t.id).sort(),
+    candidate_ids: planned.map((c) => c.id),
+    unpredicted_task_ids: tasks.tasks.map((t) => t.id).filter((id) => !predicted.has(id)).sort(),
+  };
+  const mine = inShard(planned, opts.shard ?? null);
+  const bases = new Map<string, Promise<string>>();
+  const baseOf = (t: BatchTask) => {
+    let p = bases.get(t.id);
+    if (p === undefined) bases.set(t.id, p = resolveCommit(t.repo, t.base).catch(() => t.base));
+    return p;
+  };
+  const records: CandidateRecord[] = [];
+  const items = new Map<string, WorkItem & { candidates: PlannedCandidate[] }>();
+  for (const c of mine) {
+    if (c.task === null) {
+      records.push(unknownTask(c));
+      continue;
+    }
+    const key = candidateKey(c.task.digest, await baseOf(c.task), sha256Hex(c.patch));
+    const item = items.get(key) ?? { key, task: c.task, patch: c.patch, candidates: [] };
+    item.candidates.push(c);
+    items.set(key, item);
+  }
+  const store = new VerdictStore(outDir);
+  const todo: WorkItem[] = [];
+  for (const item of items.values()) {
+    const stored = opts.fresh ? null : await store.get(item.key);
+    if (stored === null) todo.push(item);
+    else records.push(...item.candidates.map((c) => record(c, stored)));
+  }
+  const total = mine.length;
+  opts.onEvent?.({ kind: "planned", total, cached: records.length });
+  const counts: Record<CandidateStatus, number> = {
+    resolved: 0,
+    unresolved: 0,
+    error: 0,
+    empty_patch: 0,
+  };
+  for (const r of records) counts[r.status]++;
+  const executor = opts.executor ??
+    localExecutor(judgeOpts, opts.concurrency ?? availableParallelism());
+  await mkdir(outDir, { recursive: true });
+  const seen = new Set<string>();
+  await executor(todo, async (item, verdict) => {
+    if (seen.has(item.key)) return; // exactly one verdict per key
+    seen.add(item.key);
+    await store.put(verdict);
+    const judged = item.candidates.map((c) => record(c, verdict));
+    records.push(...judged);
+    for (const r of judged) counts[r.status]++;
+    opts.onEvent?.({
+      kind: "judged",
+      records: judged,
+      done: records.length,
+      total,
+      counts: { ...counts },
+    });
+  });
+  const report = buildReport(input, records, opts.shard ?? null);
+  return { report, files: await writeReports(outDir, report) };
+}
+
+/**
+ * Writes `report.json`, `report.md` and `junit.xml` (each atomically).
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { buildReport } from "./report.ts";
+ * import { writeReports } from "./run.ts";
+ * const dir = Deno.makeTempDirSync();
+ * const input = { tasks: "t", predictions: "p", task_ids: [], candidate_ids: [], unpredicted_task_ids: [] };
+ * const files = await writeReports(dir, buildReport(input, [], null));
+ * ok(Deno.readTextFileSync(files.junit).includes("<testsuites"));
+ * ```
+ */
+export async function writeReports(
+  outDir: string,
+  report: BatchReport,
+): Promise<BatchResult["files"]> {
+  await mkdir(outDir, { recursive: true });
+  const files = {
+    json: join(outDir, "report.json"),
+    markdown: join(outDir, "report.md"),
+    junit: join(outDir, "junit.xml"),
+  };
+  const write = async (path: string, text: string) => {
+    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+    await writeFile(tmp, text);
+    await rename(tmp, path);
+  };
+  await write(files.json, JSON.stringify(report, null, 2) + "\n");
+  await write(files.markdown, reportMarkdown(report));
+  await write(files.junit, reportJunit(report));
+  return files;
+}

@@ -1,0 +1,175 @@
+/**
+ * The documents `vouch batch` reads and writes, as zod schemas (the byte
+ * boundary) and their JSON Schemas (`schemas/batch-*.schema.json`): a tasks
+ * file (JSONL, one task a line), a predictions file in SWE-bench's own format
+ * (a JSON array or JSONL of `{instance_id, model_name_or_path, model_patch}`)
+ * and the report.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { contractFileSchema } from "../contract/schema.ts";
+import { TEST_FORMATS } from "../test_failures/parse.ts";
+
+// deno-lint-ignore no-control-regex
+const printable = /^[^\x00-\x1f]+$/;
+const id = z.string().min(1).max(300).regex(printable, "must be printable");
+const globs = z.array(z.string().min(1).max(1000)).max(1000);
+const testIds = z.array(z.string().min(1).max(2000)).max(100_000);
+
+/** `verify`: one test command with SWE-bench's test lists (or a plain exit-zero command). */
+const verifySchema = z.strictObject({
+  command: z.string().min(1).max(10_000).describe("shell command run as `sh -c` in the clean tree"),
+  tests: z.enum(TEST_FORMATS as [string, ...string[]]).optional()
+    .describe("output format of the suite (needed for failToPass/passToPass)"),
+  failToPass: testIds.optional().describe("tests that must fail on the base and pass after"),
+  passToPass: testIds.optional().describe("tests that must pass on the base and after"),
+  timeout: z.number().positive().max(600).optional().describe("seconds (default 120)"),
+});
+
+/** The zod schema of one line of a tasks file. */
+export const batchTaskSchema = z.strictObject({
+  id: id.describe("the task id; predictions name it as instance_id"),
+  repo: z.string().min(1).max(4096)
+    .describe("the repository directory (relative to the tasks file's directory)"),
+  base: z.string().min(1).max(256).describe("base commit (or revision) the patches apply to"),
+  verify: verifySchema.optional(),
+  contract: contractFileSchema.optional().describe("an outcome contract, instead of verify"),
+  testPatch: z.string().max(10_000_000).optional()
+    .describe("applied on top of the base before everything; its paths are protected"),
+  allow: globs.optional().describe("paths a patch may touch (default: all)"),
+  forbid: globs.optional().describe("paths a patch may not touch (added to the defaults)"),
+}).refine((t) => (t.verify === undefined) !== (t.contract === undefined), {
+  message: "give exactly one of verify and contract",
+});
+
+/** One task line as written. */
+export type BatchTaskLine = z.infer<typeof batchTaskSchema>;
+
+/** The zod schema of one prediction, SWE-bench's format (extra keys are kept out, not refused). */
+export const predictionSchema = z.object({
+  instance_id: id,
+  model_name_or_path: z.string().max(1000).default("unknown"),
+  model_patch: z.string().max(50_000_000).nullable().default(null)
+    .describe("the patch (git diff); empty or null is an empty patch"),
+});
+
+/** One prediction. */
+export type Prediction = z.infer<typeof predictionSchema>;
+
+/** How a candidate ended, in SWE-bench's classes. */
+export const CANDIDATE_STATUSES = ["resolved", "unresolved", "error", "empty_patch"] as const;
+/** A candidate's class. */
+export type CandidateStatus = typeof CANDIDATE_STATUSES[number];
+
+/** vouch's reason for a candidate's status (one per candidate; `reasons` has the detail codes). */
+export const CANDIDATE_REASONS = [
+  "verified",
+  "empty_patch",
+  "unparsable_patch",
+  "scope_violation",
+  "protected_path",
+  "policy_denied",
+  "artefact_dependence",
+  "failed_tests",
+  "checks_failed",
+  "patch_does_not_apply",
+  "contract_invalid",
+  "could_not_run",
+  "unknown_task",
+] as const;
+/** A reason word. */
+export type CandidateReason = typeof CANDIDATE_REASONS[number];
+
+const listedStatus = z.enum(["passed", "failed", "missing"]);
+
+/** The zod schema of one judged candidate. */
+export const candidateRecordSchema = z.strictObject({
+  id: z.string().describe("instance_id, or instance_id@model when an instance has several"),
+  instance_id: z.string(),
+  model_name_or_path: z.string(),
+  key: z.string().describe("sha256 of task definition, base and patch digest (resume key)"),
+  patch_digest: z.string(),
+  base: z.string().describe("the resolved base commit (before any test patch)"),
+  status: z.enum(CANDIDATE_STATUSES),
+  reason: z.enum(CANDIDATE_REASONS),
+  reasons: z.array(z.string()).describe("vouch's detail codes"),
+  detail: z.string().describe("one line for humans"),
+  tests: z.array(z.strictObject({
+    id: z.string(),
+    list: z.enum(["failToPass", "passToPass"]),
+    before: listedStatus.nullable(),
+    after: listedStatus.nullable(),
+  })).describe("every listed test's status on the base and after the patch"),
+  artefacts: z.strictObject({
+    dir: z.string().nullable(),
+    log: z.string().nullable(),
+    verified_patch: z.string().nullable(),
+    attestation: z.string().nullable(),
+  }).describe("paths relative to the output directory"),
+});
+
+/** One judged candidate. */
+export type CandidateRecord = z.infer<typeof candidateRecordSchema>;
+
+/** The zod schema of a stored verdict (`results/<key>.json`: a record without its prediction's names). */
+export const keyVerdictSchema = candidateRecordSchema.omit({
+  id: true,
+  instance_id: true,
+  model_name_or_path: true,
+});
+
+/** What is judged per resume key (the same for every prediction with that key). */
+export type KeyVerdict = z.infer<typeof keyVerdictSchema>;
+
+/** The zod schema of the report (SWE-bench's run-report keys plus vouch's per-candidate records). */
+export const batchReportSchema = z.strictObject({
+  schema_version: z.literal(2).describe("SWE-bench's run-report schema version"),
+  vouch_batch_report: z.literal(1),
+  total_instances: z.number().int(),
+  submitted_instances: z.number().int(),
+  completed_instances: z.number().int(),
+  resolved_instances: z.number().int(),
+  unresolved_instances: z.number().int(),
+  empty_patch_instances: z.number().int(),
+  error_instances: z.number().int(),
+  completed_ids: z.array(z.string()),
+  incomplete_ids: z.array(z.string()),
+  empty_patch_ids: z.array(z.string()),
+  submitted_ids: z.array(z.string()),
+  resolved_ids: z.array(z.string()),
+  unresolved_ids: z.array(z.string()),
+  error_ids: z.array(z.string()),
+  input: z.strictObject({
+    tasks: z.string().describe("sha256 of the task definitions"),
+    predictions: z.string().describe("sha256 of the predictions"),
+    task_ids: z.array(z.string()),
+    candidate_ids: z.array(z.string()),
+    unpredicted_task_ids: z.array(z.string()).describe("tasks no prediction names"),
+  }),
+  shard: z.strictObject({ index: z.number().int(), count: z.number().int() }).nullable(),
+  reasons: z.record(z.string(), z.number().int()).describe("candidates per reason"),
+  candidates: z.array(candidateRecordSchema),
+});
+
+/** The report. */
+export type BatchReport = z.infer<typeof batchReportSchema>;
+
+/**
+ * The JSON Schemas (draft 2020-12) of the batch documents, by file name.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { batchJsonSchemas } from "./schema.ts";
+ * equal(batchJsonSchemas()["batch-task.schema.json"]?.type, "object");
+ * ```
+ */
+export function batchJsonSchemas(): Record<string, Record<string, unknown>> {
+  const json = (s: z.ZodType) => z.toJSONSchema(s, { io: "input" }) as Record<string, unknown>;
+  return {
+    "batch-task.schema.json": json(batchTaskSchema),
+    "batch-prediction.schema.json": json(predictionSchema),
+    "batch-report.schema.json": json(batchReportSchema),
+  };
+}

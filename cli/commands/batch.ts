@@ -1,0 +1,216 @@
+/**
+ * `vouch batch`: grade SWE-bench-format predictions against tasks with test
+ * lists, in parallel, resumably, sharded, locally or through a Redis queue;
+ * `vouch batch merge` combines shard reports.
+ *
+ * @module
+ */
+import { availableParallelism } from "node:os";
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
+import {
+  type BatchEvent,
+  BatchInputError,
+  batchReportSchema,
+  candidateLine,
+  MergeError,
+  mergeReports,
+  parseShard,
+  progressBar,
+  runBatch,
+  writeReports,
+} from "../../adapters/batch/mod.ts";
+import type { Executor } from "../../adapters/batch/run.ts";
+import { withQueueNet } from "./_queue_net.ts";
+
+const HELP = `vouch batch: grade many candidate patches (SWE-bench predictions) in clean trees
+
+Usage:
+  vouch batch --tasks FILE --predictions FILE [--out DIR] [--concurrency N]
+              [--shard I/N] [--queue redis://HOST:PORT[/NAME]] [--sandbox MODE] [--fresh] [--json]
+  vouch batch merge --out DIR REPORT.json...
+
+Every candidate goes through the same verification as \`vouch verify\`, in its
+own clean tree with its own log, receipts, VerifiedPatch and attestation under
+DIR/candidates/<key>/. A rerun skips candidates already judged (keyed by task,
+base and patch digest). Writes DIR/report.json (SWE-bench's run-report keys
+plus vouch's reason per candidate), DIR/report.md and DIR/junit.xml.
+Exit 0 when every candidate has a verdict, 2 usage, 5 the queue is unreachable.
+
+Options:
+  --tasks FILE         tasks, JSONL (schemas/batch-task.schema.json)
+  --predictions FILE   SWE-bench predictions: JSON array or JSONL of
+                       {instance_id, model_name_or_path, model_patch}
+  --out DIR            output directory (default .vouch/batch)
+  --concurrency N      verifications at a time (default: the number of cores)
+  --shard I/N          judge only the I-th of N deterministic slices (CI matrices)
+  --queue URL          enqueue the candidates as BullMQ jobs on Redis and wait for
+                       \`vouch worker\`s to judge them (network: that address only)
+  --sandbox MODE       auto | bwrap | none (default auto)
+  --fresh              judge again what DIR already holds
+  --json               print the report on stdout
+
+Examples:
+  vouch batch --tasks tasks.jsonl --predictions preds.json --out eval
+  vouch batch --tasks tasks.jsonl --predictions preds.jsonl --out eval-2 --shard 2/4
+  vouch batch merge --out eval eval-1/report.json eval-2/report.json eval-3/report.json eval-4/report.json
+  vouch batch --tasks tasks.jsonl --predictions preds.json --queue redis://127.0.0.1:6379
+`;
+
+async function merge(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: { out: { type: "string" }, json: { type: "boolean", default: false } },
+  });
+  if (values.out === undefined) throw new UsageError("Cannot merge: --out DIR is required");
+  if (positionals.length === 0) throw new UsageError("Cannot merge: give the shard reports");
+  const reports = [];
+  for (const path of positionals) {
+    let value: unknown;
+    try {
+      value = JSON.parse(await readFile(path, "utf8"));
+    } catch (error) {
+      throw new UsageError(`Cannot read report ${path}: ${(error as Error).message}`);
+    }
+    const parsed = batchReportSchema.safeParse(value);
+    if (!parsed.success) throw new UsageError(`Cannot use ${path}: not a vouch batch report`);
+    reports.push(parsed.data);
+  }
+  let merged;
+  try {
+    merged = mergeReports(reports);
+  } catch (error) {
+    if (error instanceof MergeError) throw new UsageError(error.message);
+    throw error;
+  }
+  const files = await writeReports(values.out, merged);
+  if (values.json) io.out(JSON.stringify(merged) + "\n");
+  else {io.out(
+      `merged ${reports.length} shards: ${
+        summary(merged)
+      }\nreports: ${files.json}, ${files.markdown}, ${files.junit}\n`,
+    );}
+  return EXIT.ok;
+}
+
+function summary(
+  r: {
+    resolved_instances: number;
+    unresolved_instances: number;
+    error_instances: number;
+    empty_patch_instances: number;
+    submitted_instances: number;
+  },
+): string {
+  return `resolved ${r.resolved_instances}/${r.submitted_instances}, unresolved ${r.unresolved_instances}, ` +
+    `error ${r.error_instances}, empty patch ${r.empty_patch_instances}`;
+}
+
+/** Renders progress: a bar redrawn on a terminal, one line per candidate otherwise. */
+function progress(io: CliIo, quiet: boolean): (e: BatchEvent) => void {
+  const started = Date.now();
+  let judged = 0;
+  return (e) => {
+    if (quiet) return;
+    if (e.kind === "planned") {
+      io.err(`vouch batch: ${e.total} candidates, ${e.cached} already judged\n`);
+      return;
+    }
+    judged += e.records.length;
+    if (io.isTerminal) {
+      const bar = progressBar({ ...e, elapsedMs: Date.now() - started, judged });
+      io.err(`\r\x1b[2K${bar}${e.done === e.total ? "\n" : ""}`);
+    } else {
+      e.records.forEach((r, i) =>
+        io.err(candidateLine(r, e.done - e.records.length + i + 1, e.total) + "\n")
+      );
+    }
+  };
+}
+
+/** `vouch batch`. */
+export const batchCommand: CliCommand = {
+  name: "batch",
+  summary: "grade many candidate patches (SWE-bench predictions) in parallel, with reports",
+  help: HELP,
+  async run(argv, io) {
+    if (argv[0] === "merge") return await merge(argv.slice(1), io);
+    const { values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        tasks: { type: "string" },
+        predictions: { type: "string" },
+        out: { type: "string", default: ".vouch/batch" },
+        concurrency: { type: "string" },
+        shard: { type: "string" },
+        queue: { type: "string" },
+        sandbox: { type: "string", default: "auto" },
+        fresh: { type: "boolean", default: false },
+        json: { type: "boolean", default: false },
+      },
+    });
+    if (positionals.length > 0) {
+      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
+    }
+    if (values.tasks === undefined || values.predictions === undefined) {
+      throw new UsageError("Cannot run a batch: --tasks FILE and --predictions FILE are required");
+    }
+    const sandbox = values.sandbox;
+    if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
+      throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
+    }
+    const concurrency = values.concurrency === undefined
+      ? availableParallelism()
+      : Number(values.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024) {
+      throw new UsageError("Cannot use --concurrency: expected a whole number from 1 to 1024");
+    }
+    const shard = values.shard === undefined ? null : parseShard(values.shard);
+    if (values.shard !== undefined && shard === null) {
+      throw new UsageError(`Cannot use --shard "${values.shard}": expected I/N with 1 <= I <= N`);
+    }
+    let executor: Executor | undefined;
+    if (values.queue !== undefined) {
+      const queue = await import("../../adapters/batch/queue.ts");
+      let address;
+      try {
+        address = queue.parseQueueUrl(values.queue);
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+      const child = await withQueueNet(address, ["batch", ...argv]);
+      if (child !== null) return child;
+      executor = queue.enqueueExecutor(address);
+    }
+    try {
+      const { report, files } = await runBatch({
+        tasks: values.tasks,
+        predictions: values.predictions,
+        outDir: values.out,
+        concurrency,
+        shard,
+        sandbox,
+        fresh: values.fresh,
+        onEvent: progress(io, values.json),
+        ...(executor !== undefined ? { executor } : {}),
+      });
+      if (values.json) io.out(JSON.stringify(report) + "\n");
+      else {io.out(
+          `${summary(report)}\nreports: ${files.json}, ${files.markdown}, ${files.junit}\n`,
+        );}
+      return EXIT.ok;
+    } catch (error) {
+      if (error instanceof BatchInputError) throw new UsageError(error.message);
+      if (error instanceof Error && error.name === "QueueError") {
+        io.err(`vouch batch: ${error.message}\n`);
+        return 5;
+      }
+      throw error;
+    }
+  },
+};

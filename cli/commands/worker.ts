@@ -1,0 +1,111 @@
+/**
+ * `vouch worker`: judges a Redis queue's batch jobs with the same code as a
+ * local `vouch batch`, until SIGINT or SIGTERM.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { candidateLine } from "../../adapters/batch/progress.ts";
+import { withQueueNet } from "./_queue_net.ts";
+
+const HELP = `vouch worker: judge the candidates a \`vouch batch --queue\` enqueued
+
+Usage:
+  vouch worker --queue redis://HOST:PORT[/NAME] [--concurrency N] [--out DIR] [--sandbox MODE]
+
+Takes jobs from the BullMQ queue on Redis, judges each through the same
+verification as \`vouch verify\` (artefacts under DIR/candidates/<key>/), and
+returns the verdict to the queue. Run any number of workers on any machines
+that see the tasks' repositories at the same paths. A worker that dies
+mid-job loses its lock; the job goes to another worker and gets exactly one
+verdict. Stops on SIGINT/SIGTERM. Network: the queue's address only.
+
+Options:
+  --queue URL        redis://HOST:PORT[/NAME] (NAME default vouch-batch)
+  --concurrency N    jobs at a time (default 1)
+  --out DIR          artefact directory (default .vouch/batch)
+  --sandbox MODE     auto | bwrap | none (default auto)
+  --lock-ms MS       job lock; a dead worker's job is retried after about this long (default 30000)
+
+Examples:
+  vouch worker --queue redis://127.0.0.1:6379 --concurrency 2
+`;
+
+/** `vouch worker`. */
+export const workerCommand: CliCommand = {
+  name: "worker",
+  summary: "judge the candidates `vouch batch --queue` enqueued on Redis",
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        queue: { type: "string" },
+        concurrency: { type: "string", default: "1" },
+        out: { type: "string", default: ".vouch/batch" },
+        sandbox: { type: "string", default: "auto" },
+        "lock-ms": { type: "string", default: "30000" },
+      },
+    });
+    if (positionals.length > 0) {
+      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
+    }
+    if (values.queue === undefined) {
+      throw new UsageError("Cannot work: --queue redis://HOST:PORT is required");
+    }
+    const concurrency = Number(values.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024) {
+      throw new UsageError("Cannot use --concurrency: expected a whole number from 1 to 1024");
+    }
+    const lockMs = Number(values["lock-ms"]);
+    if (!Number.isInteger(lockMs) || lockMs < 1000) {
+      throw new UsageError("Cannot use --lock-ms: at least 1000");
+    }
+    const sandbox = values.sandbox;
+    if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
+      throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
+    }
+    const queue = await import("../../adapters/batch/queue.ts");
+    let address;
+    try {
+      address = queue.parseQueueUrl(values.queue);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const child = await withQueueNet(address, ["worker", ...argv]);
+    if (child !== null) return child;
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    Deno.addSignalListener("SIGINT", onSignal);
+    Deno.addSignalListener("SIGTERM", onSignal);
+    let n = 0;
+    try {
+      io.err(`vouch worker: pid ${Deno.pid} on ${values.queue}, concurrency ${concurrency}\n`);
+      await queue.runQueueWorker(address, {
+        outDir: resolve(values.out),
+        concurrency,
+        sandbox,
+        lockMs,
+        signal: stop.signal,
+        onJob: (e) => {
+          if (e.kind === "start") io.err(`start ${e.key}\n`);
+          else if (e.verdict) io.err(candidateLine({ id: e.key, ...e.verdict }, ++n, n) + "\n");
+        },
+      });
+      return EXIT.ok;
+    } catch (error) {
+      if (error instanceof queue.QueueError) {
+        io.err(`vouch worker: ${error.message}\n`);
+        return 5;
+      }
+      throw error;
+    } finally {
+      Deno.removeSignalListener("SIGINT", onSignal);
+      Deno.removeSignalListener("SIGTERM", onSignal);
+    }
+  },
+};

@@ -1,0 +1,176 @@
+/**
+ * The Redis fleet end to end: a real redis-server on 127.0.0.1, three `vouch
+ * worker` processes, `vouch batch --queue` from another process (both under
+ * `--deny-net`, so the queue path's own permission is exercised), one worker
+ * SIGKILLed in the middle of a job. Every candidate must get exactly one
+ * verdict, and the report must equal a local `vouch batch` of the same input.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type BatchReport, runBatch } from "../../../adapters/batch/mod.ts";
+import { makeCohort } from "./_cohort.ts";
+
+const MAIN = new URL("../../../cli/main.ts", import.meta.url).pathname;
+const CONFIG = new URL("../../../deno.json", import.meta.url).pathname;
+const VOUCH_FLAGS = [
+  "run",
+  "--no-prompt",
+  "--deny-net",
+  "--deny-ffi",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  "--config",
+  CONFIG,
+  MAIN,
+];
+
+function redisServer(): string | null {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (Deno.statSync(join(dir, "redis-server")).isFile) return join(dir, "redis-server");
+    } catch { /* not here */ }
+  }
+  return null;
+}
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** A spawned process whose stderr lines are collected. */
+function spawn(args: string[], env: Record<string, string>) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines: string[] = [];
+  const stdout = new Response(child.stdout).text();
+  const pump = (async () => {
+    let buf = "";
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+      buf += chunk;
+      const parts = buf.split("\n");
+      buf = parts.pop()!;
+      lines.push(...parts);
+    }
+  })();
+  return { child, lines, stdout, pump };
+}
+
+async function until(what: string, ok: () => boolean, ms = 90_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const redis = redisServer();
+if (redis === null) {
+  console.log("fleet tests skipped: redis-server is not installed (apt-get install redis-server)");
+}
+
+Deno.test({
+  name:
+    "fleet: three workers, one SIGKILLed mid-job: exactly one verdict each, equal to local batch",
+  ignore: redis === null,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "vouch-fleet-" });
+    const port = freePort();
+    const env = { XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+    const server = new Deno.Command(redis!, {
+      args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const workers: ReturnType<typeof spawn>[] = [];
+    try {
+      // Slow suites (about 1.5 s) so a worker can be killed while a job runs.
+      const cohort = await makeCohort(dir, {
+        node: 1,
+        deno: 1,
+        kinds: ["good", "noop", "partial", "test_editing", "scope_creep", "empty", "good"],
+        sleepMs: 1500,
+      });
+      const local: BatchReport = (await runBatch({
+        tasks: cohort.tasksFile,
+        predictions: cohort.predictionsFile,
+        outDir: join(dir, "local"),
+        keyEnv: env,
+      })).report;
+      const url = `redis://127.0.0.1:${port}`;
+      for (const n of [1, 2, 3]) {
+        // Worker 1 runs with the CLI's --deny-net and re-runs itself with that one address.
+        const flags = n === 1
+          ? VOUCH_FLAGS
+          : VOUCH_FLAGS.map((f) => (f === "--deny-net" ? `--allow-net=127.0.0.1:${port}` : f));
+        workers.push(spawn(
+          [...flags, "worker", "--queue", url, "--out", join(dir, `w${n}`), "--lock-ms", "2000"],
+          env,
+        ));
+      }
+      await until(
+        "workers",
+        () => workers.every((w) => w.lines.some((l) => l.startsWith("vouch worker: pid"))),
+      );
+      const batch = spawn([
+        ...VOUCH_FLAGS,
+        "batch",
+        "--tasks",
+        cohort.tasksFile,
+        "--predictions",
+        cohort.predictionsFile,
+        "--out",
+        join(dir, "fleet"),
+        "--queue",
+        url,
+        "--json",
+      ], env);
+      // Kill worker 2 as soon as it has started a job it has not finished.
+      const victim = workers[1]!;
+      let killed: string | null = null;
+      await until("a job on worker 2", () => {
+        const started = victim.lines.filter((l) => l.startsWith("start ")).map((l) => l.slice(6));
+        const open = started.filter((k) => !victim.lines.some((l) => l.includes(`] ${k}:`)));
+        killed = open[0] ?? null;
+        return killed !== null;
+      });
+      victim.child.kill("SIGKILL");
+      await victim.child.status;
+      const status = await batch.child.status;
+      await batch.pump;
+      assert.equal(status.code, 0, batch.lines.join("\n"));
+      const fleet: BatchReport = JSON.parse(await batch.stdout);
+      // Exactly one verdict per candidate, and the same as the local run's.
+      assert.equal(new Set(fleet.candidates.map((c) => c.id)).size, fleet.candidates.length);
+      assert.deepEqual(fleet.candidates.map((c) => c.id), [...cohort.expected.keys()].sort());
+      assert.deepEqual(fleet, local);
+      // The killed worker's job was judged again by a surviving worker.
+      const finishedBy = [workers[0]!, workers[2]!].filter((w) =>
+        w.lines.some((l) => l.includes(`] ${killed}:`))
+      );
+      assert.equal(finishedBy.length, 1, `job ${killed} finished by ${finishedBy.length} workers`);
+    } finally {
+      for (const w of workers) {
+        try {
+          w.child.kill("SIGTERM");
+        } catch { /* gone */ }
+        await w.child.status;
+        await w.pump.catch(() => {});
+        await w.stdout.catch(() => {});
+      }
+      server.kill("SIGTERM");
+      await server.status;
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
