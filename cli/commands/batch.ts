@@ -36,7 +36,6 @@ own clean tree with its own log, receipts, VerifiedPatch and attestation under
 DIR/candidates/<key>/. A rerun skips candidates already judged (keyed by task,
 base and patch digest). Writes DIR/report.json (SWE-bench's run-report keys
 plus vouch's reason per candidate), DIR/report.md and DIR/junit.xml.
-Exit 0 when every candidate has a verdict, 2 usage, 5 the queue is unreachable.
 
 Options:
   --tasks FILE         tasks, JSONL (schemas/batch-task.schema.json)
@@ -136,6 +135,7 @@ export const batchCommand: CliCommand = {
   name: "batch",
   summary: "grade many candidate patches (SWE-bench predictions) in parallel, with reports",
   help: HELP,
+  exits: { 0: "every candidate judged" },
   async run(argv, io) {
     if (argv[0] === "merge") return await merge(argv.slice(1), io);
     const { values, positionals } = parseArgs({
@@ -208,7 +208,7 @@ export const batchCommand: CliCommand = {
       if (error instanceof BatchInputError) throw new UsageError(error.message);
       if (error instanceof Error && error.name === "QueueError") {
         io.err(`vouch batch: ${error.message}\n`);
-        return 5;
+        return EXIT.couldNotRun;
       }
       throw error;
     }

@@ -38,6 +38,7 @@ export const workerCommand: CliCommand = {
   name: "worker",
   summary: "judge the candidates `vouch batch --queue` enqueued on Redis",
   help: HELP,
+  exits: { 0: "stopped by SIGINT/SIGTERM" },
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -100,7 +101,7 @@ export const workerCommand: CliCommand = {
     } catch (error) {
       if (error instanceof queue.QueueError) {
         io.err(`vouch worker: ${error.message}\n`);
-        return 5;
+        return EXIT.couldNotRun;
       }
       throw error;
     } finally {
