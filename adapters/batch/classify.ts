@@ -44,7 +44,14 @@ export interface Classification {
   readonly detail: string;
 }
 
+const CONTRACT_INVALID = [
+  "baseline_fail_to_pass_passes",
+  "baseline_pass_to_pass_fails",
+  "baseline_gates_nothing",
+];
+
 const COULD_NOT_RUN = [
+  "verify_command_cannot_start",
   "baseline_cannot_run",
   "baseline_failed",
   "setup_failed",
@@ -101,7 +108,7 @@ export function classifyOutcome(o: OutcomeFacts): Classification {
   if (policy !== undefined) {
     return { status: "unresolved", reason: "policy_denied", detail: policy };
   }
-  const invalid = o.reasons.find((r) => r.startsWith("baseline-"));
+  const invalid = o.reasons.find((r) => CONTRACT_INVALID.includes(r));
   if (invalid !== undefined) {
     return { status: "error", reason: "contract_invalid", detail: invalid };
   }

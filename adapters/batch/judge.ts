@@ -3,9 +3,10 @@
  * path `vouch verify` uses, in its own clean tree and with its own state
  * directory (`candidates/<key>/`: event log, receipts, VerifiedPatch,
  * attestation), so candidates run in parallel in one repository. A task's
- * baseline (test lists need it) is judged once per task by the same function
- * (with the empty patch) and shared, unless its contract has capture or
- * differential checks, which need their own captures per candidate.
+ * base (test lists need its statuses) is judged once per task by the same
+ * clean verifier and shared (candidates then verify with `baseline: false`),
+ * unless its contract has capture or differential checks, which need their own
+ * captures per candidate (then each candidate's verification runs its own).
  *
  * @module
  */
@@ -18,6 +19,11 @@ import { buildVerificationStatement } from "../attest/statement.ts";
 import { sha256Hex } from "../digest/sha256.ts";
 import { verifyPatchInRepo, type VerifyPatchOutcome } from "../driver/verify_patch.ts";
 import { resolveCommit } from "../git/repo_info.ts";
+import { gitChecked } from "../git/git_checked.ts";
+import { EventLog } from "../log/store.ts";
+import { ReceiptRecorder } from "../receipts/chain.ts";
+import { createCleanVerifier } from "../verification/clean_verifier.ts";
+import { newTaskId } from "../driver/run_in_repo.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
@@ -89,31 +95,17 @@ export async function prepareTask(task: BatchTask, opts: JudgeOptions): Promise<
     const contract = { ...task.contract, protect: [...task.contract.protect, ...spec.protect] };
     const prepared = { task, base, applyTo: spec.commit, contract, before: null, invalid: null };
     if (!hasLists(contract) || needsOwnBaseline(contract)) return prepared;
-    const stateDir = join(opts.outDir, "tasks", taskDirName(task, base));
-    await rm(stateDir, { recursive: true, force: true });
-    const outcome = await verifyPatchInRepo({
-      ...verifyOptions(opts),
-      dir: task.repo,
-      patch: new Uint8Array(),
-      contract,
-      base: spec.commit,
-      allow: task.allow,
-      forbid: task.forbid,
-      baseline: true,
-      stateDir,
-    });
-    const before = new Map<string, ListedTestStatus>();
-    for (const s of outcome.baseline) {
-      for (const t of s.tests ?? []) before.set(`${s.name}\0${t.id}`, t.status);
+    const judged = await judgeBase(task, spec.commit, contract, opts);
+    if (judged.reasons.length > 0) {
+      const c = classifyOutcome({
+        verdict: "rejected",
+        reasons: judged.reasons,
+        violations: [],
+        checks: [],
+      });
+      return { ...prepared, before: judged.before, invalid: { ...c, reasons: judged.reasons } };
     }
-    const baseReasons = outcome.reasons.filter((r) =>
-      r.startsWith("baseline") || r.startsWith("setup_")
-    );
-    if (baseReasons.length > 0) {
-      const c = classifyOutcome({ ...outcome, reasons: baseReasons, checks: [] });
-      return { ...prepared, before, invalid: { ...c, reasons: baseReasons } };
-    }
-    return { ...prepared, before };
+    return { ...prepared, before: judged.before };
   } catch (error) {
     return {
       task,
@@ -128,6 +120,60 @@ export async function prepareTask(task: BatchTask, opts: JudgeOptions): Promise<
         reasons: [isVouchError(error) ? error.code : "prepare_failed"],
       },
     };
+  }
+}
+
+/**
+ * The task's base judged once, by the same clean verifier `verifyPatchInRepo`
+ * runs its baseline with (fresh tree, sandbox, MAC'd receipts in
+ * `tasks/<dir>/events.jsonl`): every listed test's status before any change,
+ * and the reasons no candidate can be judged (an invalid contract, a base that
+ * cannot run).
+ */
+async function judgeBase(
+  task: BatchTask,
+  applyTo: string,
+  contract: OutcomeContract,
+  opts: JudgeOptions,
+): Promise<{ before: Map<string, ListedTestStatus>; reasons: string[] }> {
+  const stateDir = join(opts.outDir, "tasks", taskDirName(task, applyTo));
+  await rm(stateDir, { recursive: true, force: true });
+  await mkdir(stateDir, { recursive: true });
+  const top = (await gitChecked(["rev-parse", "--show-toplevel"], { cwd: task.repo })).stdout.head
+    .trim();
+  const key = await loadOrCreateMacKey({
+    repoRoot: top,
+    ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
+  });
+  const log = await EventLog.open(join(stateDir, "events.jsonl"));
+  try {
+    const taskId = newTaskId();
+    const verifier = createCleanVerifier({
+      repo: top,
+      base: applyTo,
+      taskId,
+      contract,
+      receipts: ReceiptRecorder.resume(log, key, log.openReport.lastReceipt),
+      sandbox: opts.sandbox ?? "auto",
+      ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+    });
+    const b = await verifier.baseline(new AbortController().signal, () => {});
+    await verifier.settle();
+    const reasons = [...(b.ran ? [] : ["baseline_cannot_run"]), ...b.diagnostics, ...b.refusals];
+    const before = new Map<string, ListedTestStatus>();
+    for (const s of b.summaries) {
+      for (const t of s.tests ?? []) before.set(`${s.name}\0${t.id}`, t.status);
+    }
+    await log.append({
+      task: taskId,
+      kind: "batch.task_baseline",
+      body: JSON.parse(
+        JSON.stringify({ task: task.id, base: applyTo, reasons, summaries: b.summaries }),
+      ),
+    });
+    return { before, reasons };
+  } finally {
+    await log.close();
   }
 }
 
