@@ -6,7 +6,8 @@
  * repository ({@link runInRepo}), verify a patch ({@link verifyPatchInRepo}),
  * evaluate a result bundle ({@link evaluateBundleIsolated}), inspect an event
  * log ({@link auditLog}), check a {@link VerifiedPatch}
- * ({@link assertVerifiedPatch}), and the one error type ({@link VouchError}),
+ * ({@link assertVerifiedPatch}), grade many candidate patches ({@link runBatch},
+ * {@link mergeReports}), and the one error type ({@link VouchError}),
  * with their option and result types and the two ways to state what "done"
  * means ({@link contractFromCommand}, {@link loadContract}). Further entry points: `./kernel` (the
  * pure lifecycle reducer and verification primitives), `./backends` (coding
@@ -90,6 +91,19 @@ export {
   type VerifyPatchOptions,
   type VerifyPatchOutcome,
 } from "./adapters/driver/verify_patch.ts";
+
+// Grade many candidate patches (SWE-bench predictions) against tasks with test lists.
+export {
+  type BatchEvent,
+  BatchInputError,
+  type BatchInputErrorCode,
+  type BatchOptions,
+  type BatchReport,
+  type BatchResult,
+  type CandidateRecord,
+  mergeReports,
+  runBatch,
+} from "./adapters/batch/mod.ts";
 
 // Evaluate a result bundle made elsewhere, never executing it.
 export type { EvaluateBundleInput } from "./adapters/bundle/evaluate.ts";
