@@ -30,18 +30,23 @@ import { LOG_KINDS, readLogFile } from "../../adapters/log/mod.ts";
 import { verifyReceiptsAgainstLog } from "../../adapters/receipts/mod.ts";
 import { VerifiedPatchError, verifyVerifiedPatchJson } from "../../adapters/verified_patch/mod.ts";
 import { jsonDocument } from "../json_document.ts";
+import { defaultLogPath } from "../log_location.ts";
 import { readFile, writeFile } from "node:fs/promises";
 
 const HELP = `vouch attest: export and verify signed attestations of verified patches
 
 Usage:
-  vouch attest export [--log LOG] [--task ID] [--out FILE] [--key-file FILE] [--pub-out FILE]
-                      [--predicate vouch|vsa|test-result] [--resource-uri URI] [--policy-uri URI]
+  vouch attest export [--task ID | --patch-digest DIGEST | --patch DIFF] [--log LOG] [--out FILE]
+                      [--key-file FILE] [--pub-out FILE] [--predicate vouch|vsa|test-result]
+                      [--resource-uri URI] [--policy-uri URI]
   vouch attest verify FILE --key PUBKEY [--patch DIFF] [--json]
   vouch attest pubkey [--repo DIR]
 
-export   Finds the last verified patch in LOG (default .vouch/events.jsonl),
-         re-checks its MAC, anchor and receipts, and writes an in-toto
+export   Finds the verified patch of the task (--task), with that digest
+         (--patch-digest sha256:HEX or a prefix of 12+ hex digits, or --patch
+         DIFF: its SHA-256), else the latest, in LOG (default: .vouch/events.jsonl
+         at the top of the repository you are in, from any subdirectory), says
+         which it picked, re-checks its MAC, anchor and receipts, and writes an in-toto
          Statement v1 in a DSSE envelope signed with the repository's Ed25519
          key. --predicate picks the predicate: vouch (default,
          https://vouch.dev/verification-summary/v1), vsa (SLSA Verification
@@ -58,6 +63,7 @@ pubkey   Prints the repository's attestation public key (SPKI PEM).
 
 Examples:
   vouch attest export --task t1 --out t1.intoto.json --pub-out vouch.pub
+  vouch attest export --patch fix.patch --out fix.intoto.json
   vouch attest export --task t1 --predicate vsa --policy-uri https://example.com/c.json
   vouch attest verify t1.intoto.json --key vouch.pub --patch t1.diff
 `;
@@ -68,8 +74,10 @@ async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
     strict: true,
     allowPositionals: true,
     options: {
-      log: { type: "string", default: ".vouch/events.jsonl" },
+      log: { type: "string" },
       task: { type: "string" },
+      "patch-digest": { type: "string" },
+      patch: { type: "string" },
       out: { type: "string" },
       "key-file": { type: "string" },
       "pub-out": { type: "string" },
@@ -89,10 +97,84 @@ async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
   }
-  const logPath = values.log;
-  const repoRoot = findRepositoryRoot(dirname(resolve(logPath)));
+  const selectors = [values.task, values["patch-digest"], values.patch].filter((v) =>
+    v !== undefined
+  );
+  if (selectors.length > 1) {
+    throw new UsageError("Cannot export: give at most one of --task, --patch-digest and --patch");
+  }
+  let digest: string | undefined;
+  if (values["patch-digest"] !== undefined) {
+    digest = values["patch-digest"].toLowerCase();
+    if (!/^(sha256:)?[0-9a-f]{12,64}$/.test(digest)) {
+      throw new UsageError(
+        `Cannot export: --patch-digest "${
+          values["patch-digest"]
+        }" is not sha256:HEX (12+ hex digits)`,
+      );
+    }
+    if (!digest.startsWith("sha256:")) digest = `sha256:${digest}`;
+  } else if (values.patch !== undefined) {
+    try {
+      digest = sha256Hex(await readFile(values.patch));
+    } catch (error) {
+      throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
+    }
+  }
+  return await exportVerifiedPatchAttestation({
+    logPath: values.log ?? defaultLogPath(),
+    ...(values.task !== undefined ? { task: values.task } : {}),
+    ...(digest !== undefined ? { patchDigest: digest } : {}),
+    ...(values.out !== undefined ? { out: values.out } : {}),
+    ...(values["pub-out"] !== undefined ? { pubOut: values["pub-out"] } : {}),
+    ...(values["key-file"] !== undefined ? { keyFile: values["key-file"] } : {}),
+    predicate: kind,
+    ...(values["resource-uri"] !== undefined ? { resourceUri: values["resource-uri"] } : {}),
+    ...(values["policy-uri"] !== undefined ? { policyUri: values["policy-uri"] } : {}),
+  }, io);
+}
+
+/** What {@linkcode exportVerifiedPatchAttestation} attests and where it writes. */
+export interface AttestationExport {
+  /** The event log holding the minted verified patch. */
+  readonly logPath: string;
+  /** Select the verified patch of this task. */
+  readonly task?: string;
+  /** Select the verified patch with this digest (`sha256:<hex>`, or a prefix of it). */
+  readonly patchDigest?: string;
+  /** Write the envelope here (default: stdout). */
+  readonly out?: string;
+  /** Also write the public key (SPKI PEM) here. */
+  readonly pubOut?: string;
+  /** Key file (`VOUCH_KEY_FILE`) instead of the default store. */
+  readonly keyFile?: string;
+  readonly predicate: PredicateKind;
+  readonly resourceUri?: string;
+  readonly policyUri?: string;
+}
+
+/**
+ * Exports the selected verified patch of a log as a signed attestation (used
+ * by `attest export` and `verify --attest-out`): re-checks the patch's MAC and
+ * receipts against the log, signs, writes, and says on stderr which patch of
+ * which task it attested. Exit code: 0 written, 1 nothing to attest or a check
+ * failed.
+ *
+ * @example
+ * ```ts ignore
+ * import { exportVerifiedPatchAttestation } from "./attest.ts";
+ * await exportVerifiedPatchAttestation({ logPath: ".vouch/events.jsonl", task: "t1",
+ *   out: "t1.intoto.json", predicate: "vouch" }, io);
+ * ```
+ */
+export async function exportVerifiedPatchAttestation(
+  opts: AttestationExport,
+  io: CliIo,
+): Promise<number> {
+  const logPath = resolve(opts.logPath);
+  const repoRoot = findRepositoryRoot(dirname(dirname(logPath)));
   const read = await readLogFile(logPath).catch((error) => {
-    throw new UsageError(`Cannot read log ${logPath}: ${error.message}`);
+    throw new UsageError(`Cannot read log ${opts.logPath}: ${error.message}`);
   });
   if (read.status === "tampered") {
     io.err(
@@ -100,20 +182,30 @@ async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
     );
     return EXIT.rejected;
   }
-  const minted = read.records.filter((r) =>
-    r.kind === LOG_KINDS.verifiedPatchMinted &&
-    (values.task === undefined || r.task === values.task)
-  ).at(-1);
+  const all = read.records.filter((r) => r.kind === LOG_KINDS.verifiedPatchMinted);
+  const digestOf = (body: unknown) => String((body as { patchDigest?: unknown }).patchDigest ?? "");
+  const matching = all.filter((r) =>
+    (opts.task === undefined || r.task === opts.task) &&
+    (opts.patchDigest === undefined || digestOf(r.body).startsWith(opts.patchDigest))
+  );
+  const minted = matching.at(-1);
+  const selector = opts.task !== undefined
+    ? ` for task ${opts.task}`
+    : opts.patchDigest !== undefined
+    ? ` with digest ${opts.patchDigest}`
+    : "";
   if (!minted) {
-    io.err(
-      `vouch attest: no verified patch${
-        values.task ? ` for task ${values.task}` : ""
-      } in ${logPath}\n`,
-    );
+    io.err(`vouch attest: no verified patch${selector} in ${opts.logPath}\n`);
     return EXIT.rejected;
   }
-  const env = values["key-file"] !== undefined
-    ? { ...processKeyEnv(), VOUCH_KEY_FILE: values["key-file"] }
+  const digests = new Set(matching.map((r) => digestOf(r.body)));
+  if (opts.patchDigest !== undefined && digests.size > 1) {
+    throw new UsageError(
+      `Cannot export: digest prefix ${opts.patchDigest} matches ${digests.size} verified patches; give more digits`,
+    );
+  }
+  const env = opts.keyFile !== undefined
+    ? { ...processKeyEnv(), VOUCH_KEY_FILE: opts.keyFile }
     : processKeyEnv();
   try {
     const macKey = await loadOrCreateMacKey({ repoRoot, env, create: false });
@@ -123,24 +215,29 @@ async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
       io.err(`vouch attest: receipt check failed: ${issue.code}: ${issue.detail}\n`);
       return EXIT.rejected;
     }
+    // Say which patch this is: a log usually holds several.
+    const how = selector !== ""
+      ? `selected${selector}`
+      : all.length > 1
+      ? `the latest of ${all.length} verified patches; select with --task or --patch-digest`
+      : "the only verified patch in the log";
+    io.err(`attesting verified patch ${patch.patchDigest} of task ${patch.task} (${how})\n`);
     const signingKey = await loadOrCreateSigningKey({ repoRoot, env });
     const envelope = await signStatement(
-      buildStatement(patch, kind, {
-        ...(values["resource-uri"] !== undefined ? { resourceUri: values["resource-uri"] } : {}),
-        ...(values["policy-uri"] !== undefined ? { policyUri: values["policy-uri"] } : {}),
+      buildStatement(patch, opts.predicate, {
+        ...(opts.resourceUri !== undefined ? { resourceUri: opts.resourceUri } : {}),
+        ...(opts.policyUri !== undefined ? { policyUri: opts.policyUri } : {}),
       }),
       signingKey,
     );
     const text = JSON.stringify(envelope, null, 2) + "\n";
-    if (values.out !== undefined) {
-      await writeFile(values.out, text);
-      io.err(`wrote ${values.out} (task ${patch.task}, key ${signingKey.keyId.slice(0, 16)})\n`);
+    if (opts.out !== undefined) {
+      await writeFile(opts.out, text);
+      io.err(`wrote ${opts.out} (task ${patch.task}, key ${signingKey.keyId.slice(0, 16)})\n`);
     } else {
       io.out(text);
     }
-    if (values["pub-out"] !== undefined) {
-      await writeFile(values["pub-out"], signingKey.publicKeyPem);
-    }
+    if (opts.pubOut !== undefined) await writeFile(opts.pubOut, signingKey.publicKeyPem);
     return EXIT.ok;
   } catch (error) {
     if (error instanceof KeyError || error instanceof VerifiedPatchError) {

@@ -17,6 +17,7 @@ import {
   processKeyEnv,
 } from "../../adapters/keys/mod.ts";
 import { EventLogError, type LogHead } from "../../adapters/log/mod.ts";
+import { defaultLogPath } from "../log_location.ts";
 import { jsonDocument } from "../json_document.ts";
 
 const HELP = `vouch inspect: verify and replay an event log
@@ -232,7 +233,8 @@ export const inspectCommand: CliCommand = {
     if (positionals.length > 1) {
       throw new UsageError(`Cannot inspect more than one log: ${positionals.join(" ")}`);
     }
-    const path = positionals[0] ?? ".vouch/events.jsonl";
+    // From any subdirectory: the log at the top of the repository the user stands in.
+    const path = positionals[0] ?? defaultLogPath();
     const expectHead = values["expect-head"] !== undefined
       ? parseHead(values["expect-head"])
       : undefined;

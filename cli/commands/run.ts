@@ -49,6 +49,8 @@ Options:
   --allow-setup-network  let the contract's setup commands (never its checks) use the network
                          when the contract asks for it (setup.network "allow", e.g. npm ci);
                          without it such a contract is refused: setup_network_not_allowed
+  --worktree-root DIR    where worktrees live (default $VOUCH_WORKTREE_ROOT, else
+                         <tmp>/vouch-<user>/worktrees: no dot-directory in the path)
   --integrate branch:NAME  commit the verified patch on a new branch (asks first)
   --yes                  approve --integrate without asking
   --json                 print one machine-readable result on stdout
@@ -164,6 +166,7 @@ export async function executeRun(
       : {}),
     sandbox: args.sandbox,
     allowSetupNetwork: args.allowSetupNetwork,
+    ...(args.worktreeRoot !== null ? { worktreeRoot: args.worktreeRoot } : {}),
     ...(args.integrateBranch !== null
       ? {
         integrate: {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { UsageError } from "../command.ts";
 import { AgentEnvName } from "../../adapters/backends/agent_cli_config.ts";
@@ -36,6 +37,8 @@ export interface RunArgs {
   readonly sandbox: "auto" | "bwrap" | "none";
   /** Let the contract's setup commands use the network when it asks for it. */
   readonly allowSetupNetwork: boolean;
+  /** Where worktrees live (`--worktree-root`, resolved), or null for the default. */
+  readonly worktreeRoot: string | null;
   /** Extra variable names forwarded to the agent (`--agent-env NAME`, repeatable; values never logged). */
   readonly agentEnv: readonly string[];
   /** The agent-CLI settings file (`--agent-config FILE`), or null for the default location. */
@@ -83,6 +86,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
       yes: { type: "boolean", default: false },
       sandbox: { type: "string", default: "auto" },
       "allow-setup-network": { type: "boolean", default: false },
+      "worktree-root": { type: "string" },
       "agent-env": { type: "string", multiple: true },
       "agent-config": { type: "string" },
       progress: { type: "string" },
@@ -151,6 +155,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
     yes: values.yes,
     sandbox,
     allowSetupNetwork: values["allow-setup-network"],
+    worktreeRoot: values["worktree-root"] !== undefined ? resolve(values["worktree-root"]) : null,
     agentEnv,
     agentConfig: values["agent-config"] ?? null,
     progress,

@@ -8,6 +8,8 @@ import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { verifyPatchInRepo } from "../../adapters/driver/verify_patch.ts";
 import { renderVerifyOutcome } from "../render.ts";
+import { exportVerifiedPatchAttestation } from "./attest.ts";
+import { resolve } from "node:path";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
@@ -39,6 +41,11 @@ Options:
   --timeout SECONDS per-check timeout (default 600)
   --baseline        also run the contract on the untouched base first
                     (always done when the contract has baseline/differential checks)
+  --attest-out FILE when verified, also write a signed in-toto attestation of exactly this
+                    patch (DSSE, Ed25519; as \`vouch attest export --task\` would)
+  --worktree-root DIR
+                    where the clean trees live (default $VOUCH_WORKTREE_ROOT, else
+                    <tmp>/vouch-<user>/worktrees: no dot-directory in the path)
   --json            machine-readable result on stdout
 
 Examples:
@@ -70,6 +77,8 @@ export const verifyCommand: CliCommand = {
         json: { type: "boolean", default: false },
         baseline: { type: "boolean" },
         "allow-setup-network": { type: "boolean", default: false },
+        "attest-out": { type: "string" },
+        "worktree-root": { type: "string" },
       },
     });
     if (positionals.length > 0) {
@@ -110,6 +119,9 @@ export const verifyCommand: CliCommand = {
       forbid: values.forbid ?? [],
       sandbox,
       allowSetupNetwork: values["allow-setup-network"],
+      ...(values["worktree-root"] !== undefined
+        ? { worktreeRoot: resolve(values["worktree-root"]) }
+        : {}),
       ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
       onCheck: (phase, name) => {
         if (!values.json) io.err(`${phase}: check "${name}"\n`);
@@ -120,7 +132,16 @@ export const verifyCommand: CliCommand = {
     } else {
       io.out(renderVerifyOutcome(outcome));
     }
-    if (outcome.verdict === "verified") return EXIT.ok;
+    if (outcome.verdict === "verified") {
+      if (values["attest-out"] === undefined) return EXIT.ok;
+      return await exportVerifiedPatchAttestation({
+        logPath: outcome.logPath,
+        task: outcome.task,
+        patchDigest: outcome.patchDigest,
+        out: values["attest-out"],
+        predicate: "vouch",
+      }, io);
+    }
     // A check that cannot even start judged nothing: could not run, not rejected.
     return outcome.reasons.includes("verify_command_cannot_start")
       ? EXIT.couldNotRun

@@ -1,0 +1,30 @@
+/**
+ * Where a command finds the event log when none is named: the `.vouch/`
+ * directory at the top of the repository that contains the user's current
+ * directory (any subdirectory works), not `./.vouch` of wherever the user
+ * stands.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { cwd } from "node:process";
+import { findRepositoryRoot } from "../adapters/keys/mod.ts";
+
+/**
+ * The default event log for a command run in `from` (default: the current
+ * directory): `<repository top>/.vouch/events.jsonl`.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { defaultLogPath } from "./log_location.ts";
+ * const dir = Deno.makeTempDirSync();
+ * Deno.mkdirSync(`${dir}/.git`);
+ * Deno.mkdirSync(`${dir}/src/deep`, { recursive: true });
+ * equal(defaultLogPath(`${dir}/src/deep`), `${Deno.realPathSync(dir)}/.vouch/events.jsonl`);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function defaultLogPath(from: string = cwd()): string {
+  return join(findRepositoryRoot(from), ".vouch", "events.jsonl");
+}
