@@ -201,7 +201,7 @@ export async function runAgentCli(
         "execution",
         `${backend} reported failure: ${mask(outcome.failureReason).text}${
           p.exitCode !== 0 ? ` (exit ${p.exitCode})` : ""
-        }`,
+        }${run.lines.length === 0 ? stderrCause(p.stderr.head + p.stderr.tail, mask) : ""}`,
       ),
     };
   }
@@ -216,6 +216,15 @@ export async function runAgentCli(
     };
   }
   return { ...common, status: "ok" };
+}
+
+/**
+ * When the CLI printed no stream at all, its last stderr line is the cause
+ * ("prlimit: failed to execute claude: No such file or directory").
+ */
+function stderrCause(stderr: string, mask: (t: string) => { text: string }): string {
+  const last = stderr.trim().split("\n").map((l) => l.trim()).filter((l) => l !== "").at(-1);
+  return last === undefined ? "" : `: ${mask(last.slice(0, 300)).text}`;
 }
 
 /** Paths inside the worktree are shown relative to it (what the user recognises). */

@@ -192,3 +192,20 @@ Deno.test("agent CLI runner: an authentication error stops claude at once with t
     );
   });
 });
+
+Deno.test("agent CLI runner: a CLI that prints no stream has its last stderr line as the cause", async () => {
+  await withScript(
+    "echo 'warming up' >&2; echo 'fatal: no config found' >&2; exit 2",
+    async (exe, task) => {
+      const r = await codexBackend({ executable: exe }).run(task, {
+        signal: new AbortController().signal,
+        emit: () => {},
+      });
+      assert.equal(r.status, "error");
+      assert.equal(
+        r.failure?.message,
+        "codex reported failure: stream ended without turn.completed (exit 2): fatal: no config found",
+      );
+    },
+  );
+});
