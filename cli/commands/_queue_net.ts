@@ -36,6 +36,7 @@ export async function withQueueNet(
       "run",
       "--no-prompt",
       "--deny-ffi",
+      "--allow-sys=hostname",
       "--allow-read",
       "--allow-write",
       "--allow-env",

@@ -9,22 +9,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type BatchReport, runBatch } from "../../../adapters/batch/mod.ts";
 import { makeCohort } from "./_cohort.ts";
+import { VOUCH_TASK_FLAGS } from "../../golden/cli_harness.ts";
 
 const MAIN = new URL("../../../cli/main.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../../deno.json", import.meta.url).pathname;
-const VOUCH_FLAGS = [
-  "run",
-  "--no-prompt",
-  "--deny-net",
-  "--deny-ffi",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--config",
-  CONFIG,
-  MAIN,
-];
+// The `deno task vouch` flags (with --deny-net), so the queue path's own permission is exercised.
+const VOUCH_FLAGS = ["run", ...VOUCH_TASK_FLAGS, "--config", CONFIG, MAIN];
 
 function redisServer(): string | null {
   for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
