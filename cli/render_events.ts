@@ -98,14 +98,14 @@ export function describeBackendEvent(event: BackendEvent): string | null {
 }
 
 /**
- * One plain progress line for a backend event: `[  2.8s] round 1 · claude · $ npm test`.
+ * One plain progress line for a backend event: `[  2.8s] · round 1 · claude · $ npm test`.
  *
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
  * import { renderBackendEventLine } from "./render_events.ts";
  * const line = renderBackendEventLine({ kind: "retry", attempt: 1, maxAttempts: 3, httpStatus: 500, message: "provider request failed (HTTP 500): server_error" }, 1, "claude", 2800);
- * equal(line, "[   2.8s] round 1 · claude · retry 1/3: provider request failed (HTTP 500): server_error");
+ * equal(line, "[   2.8s] · round 1 · claude · retry 1/3: provider request failed (HTTP 500): server_error");
  * ```
  */
 export function renderBackendEventLine(
@@ -116,7 +116,7 @@ export function renderBackendEventLine(
 ): string | null {
   const words = describeBackendEvent(event);
   if (words === null) return null;
-  return `[${seconds(elapsedMs).padStart(7)}] round ${round} · ${backend} · ${words}`;
+  return `[${seconds(elapsedMs).padStart(7)}] · round ${round} · ${backend} · ${words}`;
 }
 
 /**

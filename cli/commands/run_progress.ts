@@ -30,7 +30,7 @@ export interface ProgressSink {
  * const io = { out: () => {}, err: (t: string) => err.push(t), isTerminal: false };
  * const sink = progressSink("plain", io, "claude", () => 1200);
  * sink.onBackendEvent({ kind: "command", command: "npm test", exitCode: null, status: "requested" }, 1);
- * equal(err[0], "[   1.2s] round 1 · claude · $ npm test\n");
+ * equal(err[0], "[   1.2s] · round 1 · claude · $ npm test\n");
  * ```
  */
 export function progressSink(

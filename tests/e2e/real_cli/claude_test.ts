@@ -123,8 +123,8 @@ Deno.test({
     assert.equal(run.code, 0, explain(run));
     // The command's line was stamped when it happened, ~1.5 s before the edit's.
     const stamp = (re: RegExp) => Number(re.exec(run.stderr)?.[1] ?? NaN);
-    const cmdAt = stamp(/\[\s*([\d.]+)s\] round 1 · claude · \$ node/);
-    const editAt = stamp(/\[\s*([\d.]+)s\] round 1 · claude · edit/);
+    const cmdAt = stamp(/\[\s*([\d.]+)s\] · round 1 · claude · \$ node/);
+    const editAt = stamp(/\[\s*([\d.]+)s\] · round 1 · claude · edit/);
     assert.ok(editAt - cmdAt >= 1.3, `command at ${cmdAt}s, edit at ${editAt}s\n${run.stderr}`);
     const late = await runRealCli({
       backend: "claude",

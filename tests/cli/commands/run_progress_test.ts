@@ -1,0 +1,68 @@
+// `vouch run --progress`: where phases and backend events go, per mode.
+import assert from "node:assert/strict";
+import { progressSink } from "../../../cli/commands/run_progress.ts";
+import type { BackendEvent } from "../../../adapters/backends/types.ts";
+
+function io(isTerminal: boolean) {
+  const err: string[] = [];
+  return { err, io: { out: () => {}, err: (t: string) => void err.push(t), isTerminal } };
+}
+const phase = { phase: "backend", round: 1, check: null, elapsedMs: 500 };
+const events: BackendEvent[] = [
+  { kind: "message", text: "Looking at\nthe test" },
+  { kind: "command", command: "npm test", exitCode: 1, status: "failed" },
+  { kind: "file_change", path: "src/a.js", change: "update", status: "completed" },
+  { kind: "usage", usage: { inputTokens: 10, outputTokens: 5, reasoningOutputTokens: 2 } },
+  { kind: "retry", attempt: 1, maxAttempts: 1, httpStatus: null, message: "Reconnecting... 1/1" },
+  { kind: "protocol", code: "not_json", line: 3, detail: "x" },
+];
+
+Deno.test("progress plain off a terminal: one line per phase change and per shown event", () => {
+  const { err, io: sink } = io(false);
+  const p = progressSink("plain", sink, "codex", () => 2000);
+  p.onProgress(phase);
+  p.onProgress(phase); // same phase: no new line
+  for (const e of events) p.onBackendEvent(e, 1);
+  assert.deepEqual(err, [
+    "[   0.5s] · round 1 · backend\n",
+    "[   2.0s] · round 1 · codex · says: Looking at the test\n",
+    "[   2.0s] · round 1 · codex · $ npm test → exit 1\n",
+    "[   2.0s] · round 1 · codex · edit src/a.js (update)\n",
+    "[   2.0s] · round 1 · codex · tokens in 10 · out 5 (reasoning 2)\n",
+    "[   2.0s] · round 1 · codex · retry 1/1: Reconnecting... 1/1\n",
+  ]);
+});
+
+Deno.test("progress plain on a terminal: events stay above the redrawn phase line", () => {
+  const { err, io: sink } = io(true);
+  const p = progressSink("plain", sink, "claude", () => 1000);
+  p.onProgress(phase);
+  p.onBackendEvent(events[1]!, 1);
+  assert.equal(err[0], "\r\x1b[2K[   0.5s] · round 1 · backend");
+  assert.equal(
+    err[1],
+    "\r\x1b[2K[   1.0s] · round 1 · claude · $ npm test → exit 1\n[   0.5s] · round 1 · backend",
+  );
+});
+
+Deno.test("progress json: one object per line, events whole; none: nothing", () => {
+  const { err, io: sink } = io(false);
+  const p = progressSink("json", sink, "claude", () => 1234);
+  p.onProgress(phase);
+  p.onBackendEvent(events[2]!, 1);
+  const [a, b] = err.map((l) => JSON.parse(l));
+  assert.equal(a.type, "progress");
+  assert.equal(a.phase, "backend");
+  assert.deepEqual(b, {
+    type: "backend_event",
+    elapsedMs: 1234,
+    round: 1,
+    backend: "claude",
+    event: events[2],
+  });
+  const quiet = io(false);
+  const q = progressSink("none", quiet.io, "claude", () => 0);
+  q.onProgress(phase);
+  q.onBackendEvent(events[0]!, 1);
+  assert.deepEqual(quiet.err, []);
+});
