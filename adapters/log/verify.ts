@@ -120,6 +120,8 @@ export function verifyLogBytes(bytes: Uint8Array, options: VerifyLogOptions = {}
     text = null; // too large for one string: decode line by line
   }
   const mayHaveBadUtf8 = text === null || text.includes("\uFFFD");
+  // Every byte decoded to one UTF-16 unit: the text is ASCII, char offsets are byte offsets.
+  const ascii = text !== null && text.length === end;
   const records: LogRecord[] = [];
   let head: LogHead = { seq: 0, hash: GENESIS_HASH };
   const fail = (issue: LogIssue): LogVerification => ({
@@ -131,11 +133,14 @@ export function verifyLogBytes(bytes: Uint8Array, options: VerifyLogOptions = {}
   let start = 0;
   let charStart = 0;
   for (let lineNo = 1; start < end; lineNo++) {
-    const stop = bytes.indexOf(0x0a, start); // < end: bytes[end - 1] is LF
+    let stop: number;
     let line: string | null;
-    if (text === null) line = strictLine(bytes, start, stop);
-    else {
+    if (text === null) {
+      stop = bytes.indexOf(0x0a, start); // < end: bytes[end - 1] is LF
+      line = strictLine(bytes, start, stop);
+    } else {
       const charStop = text.indexOf("\n", charStart);
+      stop = ascii ? charStop : bytes.indexOf(0x0a, start);
       line = text.slice(charStart, charStop);
       charStart = charStop + 1;
       if (mayHaveBadUtf8 && line.includes("\uFFFD")) line = strictLine(bytes, start, stop);
