@@ -164,6 +164,7 @@ export function observeCheck(check: ContractCheck, r: ProcessResult): CheckObser
     testReport: check.tests !== null && cannotRun === null
       ? parseFailingTests(check.tests, `${stdout}\n${stderr}`)
       : null,
+    ...(r.limit !== null ? { limit: r.limit } : {}),
   };
 }
 

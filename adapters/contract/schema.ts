@@ -93,6 +93,23 @@ const setupSchema = z.strictObject({
     ),
 }).describe("dependency installation in the clean tree (e.g. npm ci); recorded with receipts");
 
+const limitSchema = (max: number, what: string) =>
+  z.number().int().positive().max(max).optional().describe(what);
+
+const sandboxSchema = z.strictObject({
+  readOnly: z.array(
+    z.string().min(2).max(4096).refine((p) => p.startsWith("/"), "must be an absolute path")
+      .refine(noNul, "must not contain NUL"),
+  ).max(100).optional()
+    .describe("absolute paths outside the tree the checks need, mounted read-only"),
+  limits: z.strictObject({
+    memoryMb: limitSchema(1024 * 1024, "resident memory of each check's process tree, MiB"),
+    processes: limitSchema(100_000, "processes alive at once per check"),
+    fileSizeMb: limitSchema(1024 * 1024, "largest file a check may write, MiB"),
+    tmpMb: limitSchema(1024 * 1024, "size of each check's private /tmp, MiB"),
+  }).optional(),
+}).describe("what the checks' sandbox must also show, and its limits (recorded in receipts)");
+
 /** The zod schema of a contract file. */
 export const contractFileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -102,6 +119,7 @@ export const contractFileSchema = z.strictObject({
   protect: z.array(z.string().min(1).max(1000)).max(1000).optional()
     .describe("globs of paths a patch may not touch"),
   setup: setupSchema.optional(),
+  sandbox: sandboxSchema.optional(),
 }).superRefine((file, ctx) => {
   const names = new Map<string, number>();
   file.checks.forEach((c, i) => {
@@ -294,6 +312,16 @@ export function toOutcomeContract(file: ContractFile): OutcomeContract {
     description: file.description ?? "",
     checks,
     protect: file.protect ?? [],
+    ...(file.sandbox !== undefined
+      ? {
+        sandbox: {
+          readOnly: file.sandbox.readOnly ?? [],
+          limits: Object.fromEntries(
+            Object.entries(file.sandbox.limits ?? {}).filter(([, v]) => v !== undefined),
+          ),
+        },
+      }
+      : {}),
   };
   if (file.setup === undefined) return contract;
   return {

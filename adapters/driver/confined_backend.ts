@@ -1,63 +1,131 @@
 /**
- * Runs a subprocess backend inside the sandbox, per task: the worktree is the
- * only writable place, the network is off, secrets are hidden. For local agent
- * programs (`command:PATH`); real agent CLIs (Codex, Claude Code) need the
- * network and bring their own sandboxes, and writes they make outside the
- * worktree are still detected and rejected by the supervisor.
+ * Runs every subprocess backend (codex, claude, `command:`, those to come)
+ * inside the agent sandbox, per task: the network is shared (agents need
+ * their model provider), the filesystem is the allowlist of
+ * {@linkcode agentProfile}: the worktree read-write, the repository's `.git`
+ * read-only (private objects and index), a per-run copy of the CLI's state as
+ * HOME, the rest of HOME, vouch's keys and state and the user's checkout not
+ * mounted; own pid namespace, killed with vouch. The outside-write watch of
+ * the supervisor stays as a second line.
  *
  * @module
  */
+import { dirname } from "node:path";
 import { failedRun } from "../backends/result.ts";
 import type { AgentBackend, BackendResult } from "../backends/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
+import { AGENT_STATE_ENTRIES, agentProfile } from "../sandbox/agent_profile.ts";
 import {
   probeSandbox,
   type SandboxProbe,
   type SandboxRequirement,
-  selectSandbox,
+  sandboxUnavailable,
 } from "../host/sandbox_probe.ts";
 
 /**
- * Wraps a backend factory so every run gets a sandbox profile for its task's
+ * The directories an agent program needs visible (read-only) in the sandbox:
+ * its own directory and, for a program installed by npm (`node_modules/.bin/x
+ * -> ../pkg/bin/x.js`, native binaries in sibling packages), the whole
+ * `node_modules` it resolves into.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { agentProgramDirs } from "./confined_backend.ts";
+ * deepEqual(agentProgramDirs("/nonexistent/bin/agent"), ["/nonexistent/bin"]);
+ * ```
+ */
+export function agentProgramDirs(program: string): string[] {
+  const out = new Set([dirname(program)]);
+  let real: string;
+  try {
+    real = Deno.realPathSync(program);
+  } catch {
+    return [...out];
+  }
+  const parts = real.split("/");
+  const nm = parts.lastIndexOf("node_modules");
+  out.add(nm > 0 ? parts.slice(0, nm + 1).join("/") : dirname(real));
+  return [...out];
+}
+
+/** Options of {@linkcode confinedBackend}. */
+export interface ConfinedBackendOptions {
+  /** Paths bound read-only inside the sandbox (e.g. the agent program's directory). */
+  readonly readOnly?: readonly string[];
+  /** HOME-relative state copied into the per-run HOME (default: by backend id). */
+  readonly stateEntries?: readonly string[];
+  /** Host directories the agent writes in place (an explicit `CODEX_HOME`). */
+  readonly stateDirs?: readonly string[];
+  /** The user's HOME (default `$HOME`). */
+  readonly home?: string;
+  /** A probe already run. */
+  readonly probe?: SandboxProbe;
+}
+
+/**
+ * Wraps a backend factory so every run gets the agent sandbox for its task's
  * worktree. A required sandbox that is unavailable ends the run with a
  * non-retryable `config` error (never silently unconfined).
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { confinedBackend } from "./confined_backend.ts";
  * import { commandBackend } from "../backends/command_backend.ts";
  * const backend = confinedBackend((sandbox) => commandBackend({ argv: ["./agent"], sandbox }), "auto");
- * if (backend.id !== "command") throw new Error(backend.id);
+ * equal(backend.id, "command");
  * ```
  */
 export function confinedBackend(
   make: (sandbox: SandboxProfile) => AgentBackend,
   requirement: SandboxRequirement,
-  options: {
-    /** Paths bound read-only inside the sandbox (e.g. the agent program's directory). */
-    readonly readOnly?: readonly string[];
-  } = {},
+  options: ConfinedBackendOptions = {},
 ): AgentBackend {
   const plain = make(NO_SANDBOX);
-  let probe: Promise<SandboxProbe> | null = null;
+  let probe: Promise<SandboxProbe> | null = options.probe !== undefined
+    ? Promise.resolve(options.probe)
+    : null;
   return {
+    ...plain,
     id: plain.id,
     capabilities: () => plain.capabilities(),
     async run(task, ctx): Promise<BackendResult> {
-      let sandbox: SandboxProfile;
-      try {
-        sandbox = requirement === "none" ? NO_SANDBOX : await selectSandbox(requirement, {
-          worktree: task.worktree,
-          probe: await (probe ??= probeSandbox()),
-        });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+      if (requirement === "none") return await plain.run(task, ctx);
+      const found = await (probe ??= probeSandbox());
+      if (!found.bwrap.available) {
+        const message = sandboxUnavailable(found, requirement).message;
         return failedRun(plain.id, "error", { code: "config", message, retryable: false });
       }
-      if (sandbox.kind === "bwrap" && (options.readOnly ?? []).length > 0) {
-        sandbox = { ...sandbox, readOnly: [...sandbox.readOnly, ...(options.readOnly ?? [])] };
+      const scratch = await Deno.makeTempDir({ prefix: "vouch-agent-" });
+      try {
+        let home = options.home;
+        if (home === undefined) {
+          try {
+            home = Deno.env.get("HOME");
+          } catch {
+            home = undefined;
+          }
+        }
+        let sandbox: SandboxProfile;
+        try {
+          sandbox = agentProfile({
+            worktree: task.worktree,
+            scratch,
+            ...(home !== undefined ? { home } : {}),
+            stateEntries: options.stateEntries ?? AGENT_STATE_ENTRIES[plain.id] ?? [],
+            stateDirs: options.stateDirs ?? [],
+            readOnly: options.readOnly ?? [],
+            ...(found.bwrap.path !== null ? { bwrapPath: found.bwrap.path } : {}),
+          });
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          return failedRun(plain.id, "error", { code: "config", message, retryable: false });
+        }
+        return await make(sandbox).run(task, ctx);
+      } finally {
+        await Deno.remove(scratch, { recursive: true }).catch(() => {});
       }
-      return await make(sandbox).run(task, ctx);
     },
   };
 }

@@ -45,6 +45,8 @@ export interface RunInRepoOptions {
   readonly wallTimeMs: number;
   readonly backendTimeoutMs?: number;
   readonly sandbox?: SandboxRequirement;
+  /** Paths outside the tree the checks need, read-only in their sandbox (`--sandbox-ro`). */
+  readonly sandboxReadOnly?: readonly string[];
   readonly integrate?: Omit<IntegrateRequest, "ops"> & { ops?: IntegrateRequest["ops"] };
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: RunProgress) => void;
@@ -151,6 +153,7 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       contract: opts.contract,
       receipts,
       sandbox: opts.sandbox ?? "auto",
+      ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
       // No check or setup command may outlive the task's wall-time budget.

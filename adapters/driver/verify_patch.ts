@@ -40,6 +40,8 @@ export interface VerifyPatchOptions {
   readonly allow?: readonly string[];
   readonly forbid?: readonly string[];
   readonly sandbox?: SandboxRequirement;
+  /** Paths outside the tree the checks need, read-only in their sandbox (`--sandbox-ro`). */
+  readonly sandboxReadOnly?: readonly string[];
   readonly keyEnv?: KeyEnv;
   readonly worktreeRoot?: string;
   readonly onCheck?: (phase: string, name: string) => void;
@@ -122,6 +124,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       contract: opts.contract,
       receipts,
       sandbox: opts.sandbox ?? "auto",
+      ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
     });

@@ -3,6 +3,23 @@ import { readFileSync } from "node:fs";
 import { runGit } from "../git/hardened_git.ts";
 import { runProcess } from "../process/run.ts";
 import { probeSandbox, type SandboxProbe } from "./sandbox_probe.ts";
+import { bwrapProfile } from "../sandbox/bwrap.ts";
+import { SYSTEM_DIRS } from "../sandbox/_system_root.ts";
+
+function toolchainView(): string[] {
+  let dir: string | null = null;
+  try {
+    dir = Deno.makeTempDirSync({ prefix: "vouch-doctor-" });
+    const profile = bwrapProfile({ worktree: dir, bwrapPath: "/bin/true" });
+    return (profile.root ?? []).filter((m) =>
+      m.kind === "ro" && !SYSTEM_DIRS.some((d) => m.path === d || m.path.startsWith(d + "/"))
+    ).map((m) => m.path);
+  } catch {
+    return [];
+  } finally {
+    if (dir !== null) Deno.removeSync(dir, { recursive: true });
+  }
+}
 
 /** Minimum git: 2.39.2 carries the CVE-2023-23946 fix ("beyond a symbolic link"). */
 export const MIN_GIT_VERSION: readonly [number, number, number] = [2, 39, 2];
@@ -27,8 +44,14 @@ export interface DoctorReport {
   readonly processGroups: DoctorItem;
   /** The sandbox probe. */
   readonly sandbox: SandboxProbe;
-  /** The profile `auto` would pick. */
+  /**
+   * The profile `auto` (the default) uses: `bwrap`, or `none` when bwrap does
+   * not work here, in which case `vouch run`/`verify` stop (exit 5) unless
+   * `--sandbox none` is passed explicitly.
+   */
   readonly recommendedSandbox: "bwrap" | "none";
+  /** What a sandboxed check sees beyond system dirs and its tree: toolchain dirs found on PATH. */
+  readonly sandboxToolchains: readonly string[];
   /** Whether everything required is present. */
   readonly ok: boolean;
 }
@@ -110,6 +133,8 @@ export async function collectDoctorReport(): Promise<DoctorReport> {
     processGroups,
     sandbox,
     recommendedSandbox: sandbox.bwrap.available ? "bwrap" : "none",
-    ok: git.ok && processGroups.ok,
+    sandboxToolchains: toolchainView(),
+    // The default requires a working sandbox: without one, runs stop unless --sandbox none.
+    ok: git.ok && processGroups.ok && sandbox.bwrap.available,
   };
 }

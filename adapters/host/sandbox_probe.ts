@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { runProcess } from "../process/run.ts";
 import { bwrapProfile } from "../sandbox/bwrap.ts";
 import { NO_SANDBOX, SandboxError, type SandboxProfile } from "../sandbox/profile.ts";
+import type { SandboxLimits } from "../sandbox/limits.ts";
 
 /** Availability of one sandbox kind, with the reason when it is not usable. */
 export interface SandboxAvailability {
@@ -80,37 +81,91 @@ export async function probeSandbox(options: { bwrapPath?: string } = {}): Promis
   }
 }
 
-/** What a policy demands of the sandbox. */
+/** What a policy demands of the sandbox. `auto` is the default and means bwrap; it never falls back. */
 export type SandboxRequirement = "bwrap" | "none" | "auto";
 
 /**
- * Picks the sandbox for `worktree` under a requirement: `bwrap` refuses
- * (throws `sandbox_unavailable`) rather than downgrading; `auto` uses bwrap
- * when the probe passes and otherwise the explicit `none` (recorded in every
- * result); `none` is `none`.
+ * What to do when no sandbox works here, said whenever vouch refuses to run
+ * unconfined.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { SANDBOX_INSTALL_HINT } from "./sandbox_probe.ts";
+ * ok(SANDBOX_INSTALL_HINT.includes("--sandbox none"));
+ * ```
+ */
+export const SANDBOX_INSTALL_HINT =
+  "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install " +
+  "bubblewrap; Arch: sudo pacman -S bubblewrap) and check with `vouch doctor`, or pass " +
+  "--sandbox none to run checks and agents UNSANDBOXED, as you, with vouch's keys in reach";
+
+/** Options of {@linkcode selectSandbox}: what the profile is for and what it may see. */
+export interface SelectSandboxOptions {
+  /** The tree the child works in (read-write). */
+  readonly worktree: string;
+  /** The key store (never visible; default: this environment's key directory). */
+  readonly keyStoreDir?: string;
+  /** Declared read-only paths (`--sandbox-ro`, contract `sandbox.readOnly`). */
+  readonly declaredReadOnly?: readonly string[];
+  /** Resource limits. */
+  readonly limits?: SandboxLimits;
+  /** A probe already run (default: run one now). */
+  readonly probe?: SandboxProbe;
+}
+
+/**
+ * Picks the sandbox for `worktree` under a requirement: `bwrap` and `auto`
+ * both require a working bwrap and throw `sandbox_unavailable` (exit 5, with
+ * {@linkcode SANDBOX_INSTALL_HINT}) rather than downgrading; `none` is `none`
+ * (callers warn about it on every run).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
  * import { selectSandbox } from "./sandbox_probe.ts";
- * const profile = await selectSandbox("bwrap", { worktree: "/tmp/wt" });
+ * equal((await selectSandbox("none", { worktree: "/tmp" })).kind, "none");
  * ```
  */
 export async function selectSandbox(
   requirement: SandboxRequirement,
-  options: { worktree: string; keyStoreDir?: string; probe?: SandboxProbe },
+  options: SelectSandboxOptions,
 ): Promise<SandboxProfile> {
-  if (requirement === "none") return NO_SANDBOX;
-  const probe = options.probe ?? await probeSandbox();
-  if (!probe.bwrap.available) {
-    if (requirement === "auto") return NO_SANDBOX;
-    throw new SandboxError(
-      "sandbox_unavailable",
-      `Cannot sandbox: policy requires bwrap but it is unavailable: ${probe.bwrap.reason}`,
-    );
+  if (requirement === "none") {
+    return options.limits !== undefined ? { kind: "none", limits: options.limits } : NO_SANDBOX;
   }
+  const probe = options.probe ?? await probeSandbox();
+  if (!probe.bwrap.available) throw sandboxUnavailable(probe, requirement);
   return bwrapProfile({
     worktree: options.worktree,
     ...(probe.bwrap.path !== null ? { bwrapPath: probe.bwrap.path } : {}),
     ...(options.keyStoreDir !== undefined ? { keyStoreDir: options.keyStoreDir } : {}),
+    ...(options.declaredReadOnly !== undefined
+      ? { declaredReadOnly: options.declaredReadOnly }
+      : {}),
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
   });
+}
+
+/**
+ * The error vouch stops with when the sandbox a policy requires is not there.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { sandboxUnavailable } from "./sandbox_probe.ts";
+ * const e = sandboxUnavailable({ bwrap: { available: false, path: null, version: null, reason: "bwrap not found on PATH" }, none: { available: true, path: null, version: null, reason: null } }, "auto");
+ * equal(e.code, "sandbox_unavailable");
+ * ```
+ */
+export function sandboxUnavailable(
+  probe: SandboxProbe,
+  requirement: SandboxRequirement,
+): SandboxError {
+  return new SandboxError(
+    "sandbox_unavailable",
+    `Cannot run: --sandbox ${requirement} needs bubblewrap, which does not work here (${
+      probe.bwrap.reason ?? "unknown"
+    }); ${SANDBOX_INSTALL_HINT}`,
+  );
 }

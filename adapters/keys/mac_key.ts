@@ -4,6 +4,7 @@ import { z } from "zod";
 import { sha256Hex } from "../digest/sha256.ts";
 import { KeyError } from "./errors.ts";
 import { createPrivateFile, readPrivateFile } from "./key_file.ts";
+import { rememberKeyMaterial } from "./key_material.ts";
 import {
   assertOutsideRepository,
   canonicalRepoRoot,
@@ -116,5 +117,6 @@ export async function loadOrCreateMacKey(options: MacKeyOptions): Promise<MacKey
       cause,
     });
   }
+  rememberKeyMaterial(parsed.key);
   return await importMacKey(new Uint8Array(Buffer.from(parsed.key, "base64")), path);
 }

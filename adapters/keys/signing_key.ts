@@ -4,6 +4,7 @@ import { z } from "zod";
 import { sha256Hex } from "../digest/sha256.ts";
 import { KeyError } from "./errors.ts";
 import { createPrivateFile, readPrivateFile } from "./key_file.ts";
+import { rememberKeyMaterial } from "./key_material.ts";
 import {
   assertOutsideRepository,
   canonicalRepoRoot,
@@ -142,6 +143,7 @@ export async function loadOrCreateSigningKey(
   let parsed: z.infer<typeof SigningFileSchema>;
   try {
     parsed = SigningFileSchema.parse(JSON.parse(new TextDecoder().decode(bytes)));
+    rememberKeyMaterial(parsed.pkcs8);
     return await fromDer(
       new Uint8Array(Buffer.from(parsed.pkcs8, "base64")),
       new Uint8Array(Buffer.from(parsed.spki, "base64")),

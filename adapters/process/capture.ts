@@ -1,4 +1,5 @@
 import { StreamingSha256 } from "../digest/sha256.ts";
+import { redactKeyMaterial } from "../keys/key_material.ts";
 
 /**
  * What was kept of one output stream: a head and a tail cut on UTF-8
@@ -130,11 +131,18 @@ export class BoundedCapture {
       const all = new Uint8Array(headBytes.length + tailBytes.length);
       all.set(headBytes);
       all.set(tailBytes, headBytes.length);
-      return { head: decoder.decode(all), tail: "", totalBytes: this.#total, truncated, sha256 };
+      return {
+        head: redactKeyMaterial(decoder.decode(all)),
+        tail: "",
+        totalBytes: this.#total,
+        truncated,
+        sha256,
+      };
     }
+    // vouch's own keys never leave a capture (the digest stays over the real bytes).
     return {
-      head: decoder.decode(headBytes.subarray(0, utf8PrefixEnd(headBytes))),
-      tail: decoder.decode(tailBytes.subarray(utf8SuffixStart(tailBytes))),
+      head: redactKeyMaterial(decoder.decode(headBytes.subarray(0, utf8PrefixEnd(headBytes)))),
+      tail: redactKeyMaterial(decoder.decode(tailBytes.subarray(utf8SuffixStart(tailBytes)))),
       totalBytes: this.#total,
       truncated,
       sha256,

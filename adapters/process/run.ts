@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir as osTmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import process from "node:process";
@@ -13,6 +13,16 @@ import {
   type SpawnError,
 } from "./types.ts";
 import { BWRAP_HOME, bwrapArgv } from "../sandbox/bwrap.ts";
+import {
+  DEFAULT_CHECK_LIMITS,
+  type LimitKind,
+  limitMessage,
+  type SandboxLimits,
+} from "../sandbox/limits.ts";
+import { RUN_MARKER_ENV, startWatchdog, sweepMarked } from "./_watchdog.ts";
+
+/** The largest timeout a timer can hold (2^31 - 1 ms); more is a spec error, never "fire now". */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const DEFAULT_GRACE_MS = 2000;
 const DEFAULT_DRAIN_MS = 1000;
@@ -183,6 +193,7 @@ function emptyResult(
     sandbox: spec.sandbox?.kind ?? "none",
     spawnError,
     leftoversKilled: false,
+    limit: null,
   };
 }
 
@@ -197,7 +208,50 @@ const SIGNAL_NUMBERS: Record<string, number> = {
   SIGPIPE: 13,
   SIGALRM: 14,
   SIGTERM: 15,
+  SIGXCPU: 24,
+  SIGXFSZ: 25,
 };
+
+/** Read from /proc (no `--allow-sys` needed); root is exempt from RLIMIT_NPROC anyway. */
+const RUNNING_AS_ROOT = (() => {
+  try {
+    return /^Uid:\s+0\s/m.test(readFileSync("/proc/self/status", "utf8"));
+  } catch {
+    return false;
+  }
+})();
+
+const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => isExecutableFile(p) === "ok") ??
+  null;
+
+/**
+ * `prlimit --fsize=N [--nproc=N] --` in front of the child: the file size limit
+ * always, the process limit only where it counts just the child's processes
+ * (bwrap run by a non-root user, inside its own user namespace; for root and
+ * unsandboxed children RLIMIT_NPROC is per user or not enforced, the watchdog
+ * enforces it). Empty when `prlimit` is absent (the watchdog still runs).
+ */
+function limitPrefix(limits: SandboxLimits, sandboxed: boolean): string[] {
+  if (PRLIMIT === null) return [];
+  const out = [PRLIMIT, `--fsize=${limits.fileSizeMb * 1024 * 1024}`];
+  if (sandboxed && !RUNNING_AS_ROOT) out.push(`--nproc=${limits.processes + 2}`);
+  return [...out, "--"];
+}
+
+/** A limit an exit status shows: SIGXFSZ (file size), or ENOSPC on the private /tmp. */
+function exitLimit(
+  exitCode: number,
+  signal: string | null,
+  stderr: { head: string; tail: string },
+  sandbox: { kind: string },
+): LimitKind | null {
+  if (signal === "SIGXFSZ" || exitCode === 128 + 25) return "file_size";
+  if (
+    exitCode !== 0 && sandbox.kind === "bwrap" &&
+    /No space left on device/.test(stderr.head + stderr.tail)
+  ) return "tmp";
+  return null;
+}
 
 /**
  * Runs one process with a cleared, allowlisted environment, stdin from
@@ -227,23 +281,37 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   if (!isAbsolute(spec.cwd)) {
     throw new ProcessSpecError("invalid_spec", `Cannot run: cwd must be absolute: ${spec.cwd}`);
   }
+  if (
+    spec.timeoutMs !== undefined &&
+    !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs <= MAX_TIMEOUT_MS)
+  ) {
+    throw new ProcessSpecError(
+      "invalid_spec",
+      `Cannot run: timeout ${spec.timeoutMs} ms is past the timer range (max ${MAX_TIMEOUT_MS} ms)`,
+    );
+  }
   const sandbox = spec.sandbox ?? { kind: "none" as const };
+  const limits: SandboxLimits = sandbox.limits ?? DEFAULT_CHECK_LIMITS;
 
   let privateDir: string | null = null;
+  let privateTmp: string | null = null;
   let home: string;
   let tmpdir: string;
   if (sandbox.kind === "bwrap") {
-    home = BWRAP_HOME;
+    home = sandbox.home ?? BWRAP_HOME;
     tmpdir = "/tmp";
   } else if (spec.home !== undefined) {
     home = spec.home;
-    tmpdir = spec.home;
+    tmpdir = "";
   } else {
     home = "";
     tmpdir = "";
   }
   const envProbe = childEnv(spec, home, tmpdir);
-  const envNames = Object.keys(envProbe).sort();
+  const envNames = [
+    ...Object.keys(envProbe),
+    ...(sandbox.kind === "none" ? [RUN_MARKER_ENV] : []),
+  ].sort();
 
   try {
     if (!statSync(spec.cwd).isDirectory()) {
@@ -261,15 +329,27 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const resolved = resolveProgram(argv[0]!, spec.cwd, envProbe.PATH!);
   if (typeof resolved !== "string") return emptyResult(argv, spec, envNames, resolved, started);
 
-  if (sandbox.kind === "none" && spec.home === undefined) {
-    privateDir = mkdtempSync(join(osTmpdir(), "vouch-proc-"));
-    home = privateDir;
-    tmpdir = privateDir;
+  // A marker in the environment of everything an unsandboxed child starts: the sweep finds
+  // `setsid` daemons by it after the child exits.
+  const marker = sandbox.kind === "none" ? crypto.randomUUID() : null;
+  if (sandbox.kind === "none") {
+    if (spec.home === undefined) {
+      privateDir = mkdtempSync(join(osTmpdir(), "vouch-proc-"));
+      home = privateDir;
+    }
+    // TMPDIR is never HOME (Codex refuses to create its helpers under TMPDIR).
+    privateTmp = mkdtempSync(join(osTmpdir(), "vouch-tmp-"));
+    tmpdir = privateTmp;
   }
-  const env = childEnv(spec, home, tmpdir);
+  const env = {
+    ...(sandbox.kind === "bwrap" ? sandbox.env ?? {} : {}),
+    ...childEnv(spec, home, tmpdir),
+    ...(marker !== null ? { [RUN_MARKER_ENV]: marker } : {}),
+  };
+  const limited = [...limitPrefix(limits, sandbox.kind === "bwrap"), ...argv];
   const spawnedArgv = sandbox.kind === "bwrap"
-    ? bwrapArgv(sandbox, argv, spec.cwd, env)
-    : [...argv];
+    ? bwrapArgv(sandbox, limited, spec.cwd, env)
+    : limited;
   const launch = SETSID !== null ? [SETSID, ...spawnedArgv] : spawnedArgv;
 
   const out = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
@@ -293,6 +373,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     });
   } catch (error) {
     if (privateDir) removeQuietly(privateDir);
+    if (privateTmp) removeQuietly(privateTmp);
     const message = error instanceof Error ? error.message : String(error);
     return emptyResult(argv, spec, envNames, {
       code: "spawn_failed",
@@ -313,6 +394,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   let timedOut = false;
   let cancelled = false;
   let exited = false;
+  let limit: LimitKind | null = null;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
   const signalAll = (signal: NodeJS.Signals) => {
     // Before setsid() has run the group does not exist yet: signal the child itself.
@@ -343,14 +425,23 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   };
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener("abort", onAbort, { once: true });
+  // Memory and process limits: exceeding one kills the whole child at once.
+  const watchdog = startWatchdog(pid, limits, (kind) => {
+    if (exited) return;
+    limit = kind;
+    signalAll("SIGKILL");
+  }, { overhead: sandbox.kind === "bwrap" ? 2 : 0 });
 
   const { code: exitStatus, signal: exitSignal } = await status;
   exited = true;
+  watchdog.stop();
   clearTimeout(timeoutTimer);
   clearTimeout(killTimer);
   spec.signal?.removeEventListener("abort", onAbort);
   // Anything still in the group is a leftover grandchild: kill it so pipes close.
-  const leftoversKilled = killGroup(pid, "SIGKILL");
+  let leftoversKilled = killGroup(pid, "SIGKILL");
+  // Unsandboxed: daemons that left the group (setsid) are found by the marker and killed.
+  if (marker !== null && sweepMarked(marker) > 0) leftoversKilled = true;
 
   let drainTimer: ReturnType<typeof setTimeout> | undefined;
   const bound = new Promise<"late">((r) =>
@@ -367,6 +458,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     await Promise.all([outDone, errDone]);
   }
   if (privateDir) removeQuietly(privateDir);
+  if (privateTmp) removeQuietly(privateTmp);
 
   const signal = exitSignal ?? null;
   const exitCode = timedOut || cancelled
@@ -374,6 +466,11 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     : signal !== null
     ? 128 + (SIGNAL_NUMBERS[signal] ?? 0)
     : exitStatus;
+  const stdoutCapture = out.finish();
+  const stderrCapture = err.finish();
+  if (limit === null && !timedOut && !cancelled) {
+    limit = exitLimit(exitCode, signal, stderrCapture, sandbox);
+  }
   return {
     argv,
     spawnedArgv: launch,
@@ -383,11 +480,12 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     timedOut,
     cancelled,
     durationMs: performance.now() - started,
-    stdout: out.finish(),
-    stderr: err.finish(),
+    stdout: stdoutCapture,
+    stderr: stderrCapture,
     envNames,
     sandbox: sandbox.kind,
     spawnError: null,
     leftoversKilled,
+    limit: limit === null ? null : { kind: limit, message: limitMessage(limit, limits) },
   };
 }

@@ -1,5 +1,6 @@
 import { VouchError } from "../../kernel/errors/mod.ts";
 import type { SandboxKind, SandboxProfile } from "../sandbox/profile.ts";
+import type { LimitKind } from "../sandbox/limits.ts";
 import type { CapturedStream } from "./capture.ts";
 
 /** What to run and how. Exactly one of `argv` and `shell` must be given. */
@@ -73,8 +74,10 @@ export interface ProcessResult {
   readonly sandbox: SandboxKind;
   /** Set when the process could not be started. */
   readonly spawnError: SpawnError | null;
-  /** Whether processes left in the group after the child exited were killed. */
+  /** Whether processes left behind after the child exited were killed (its group, marked daemons). */
   readonly leftoversKilled: boolean;
+  /** The resource limit the child exceeded (it was killed, or its write failed), or `null`. */
+  readonly limit: { readonly kind: LimitKind; readonly message: string } | null;
 }
 
 /** Stable codes of {@linkcode ProcessSpecError}. */

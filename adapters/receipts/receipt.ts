@@ -42,6 +42,8 @@ export interface ReceiptInput {
   readonly cwd: string;
   /** Sandbox profile name. */
   readonly sandboxProfile: string;
+  /** Paths declared read-only for the sandbox (`--sandbox-ro`, contract); omitted when none. */
+  readonly sandboxReadOnly?: readonly string[];
   /** Names (never values) of environment variables passed. */
   readonly envNames: readonly string[];
   /** Start time, ms since epoch. */
@@ -74,6 +76,8 @@ export interface ToolReceiptBody {
   readonly argvDigest: string;
   readonly cwd: string;
   readonly sandboxProfile: string;
+  /** Declared read-only sandbox paths, sorted; absent when none were declared. */
+  readonly sandboxReadOnly?: readonly string[] | undefined;
   /** Sorted, de-duplicated. */
   readonly envNames: readonly string[];
   readonly startedAt: number;
@@ -110,6 +114,7 @@ export const ToolReceiptSchema: z.ZodType<ToolReceipt> = z.strictObject({
   argvDigest: z.string().regex(DIGEST),
   cwd: z.string().max(4096),
   sandboxProfile: z.string().min(1).max(100),
+  sandboxReadOnly: z.array(z.string().min(1).max(4096)).min(1).max(100).optional(),
   envNames: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).max(1000),
   startedAt: ms,
   endedAt: ms,
@@ -187,6 +192,9 @@ export async function mintReceipt(
     argvDigest: sha256Hex(canonicalJson([...input.argv])),
     cwd: input.cwd,
     sandboxProfile: input.sandboxProfile,
+    ...((input.sandboxReadOnly ?? []).length > 0
+      ? { sandboxReadOnly: [...new Set(input.sandboxReadOnly)].sort() }
+      : {}),
     envNames: [...new Set(input.envNames)].sort(),
     startedAt: input.startedAt,
     endedAt: input.endedAt,
@@ -259,6 +267,7 @@ export function receiptInputFromProcess(
   result: ProcessResult,
   startedAt: number,
   sandboxProfile: string = result.sandbox,
+  sandboxReadOnly: readonly string[] = [],
 ): ReceiptInput {
   return {
     task,
@@ -266,6 +275,7 @@ export function receiptInputFromProcess(
     argv: result.argv,
     cwd: result.cwd,
     sandboxProfile,
+    ...(sandboxReadOnly.length > 0 ? { sandboxReadOnly } : {}),
     envNames: result.envNames,
     startedAt,
     endedAt: startedAt + Math.max(0, Math.round(result.durationMs)),

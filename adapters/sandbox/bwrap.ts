@@ -1,59 +1,43 @@
-import { readFileSync, realpathSync, statSync } from "node:fs";
-import process from "node:process";
 import { isAbsolute, join, resolve } from "node:path";
-import type { BwrapSandbox } from "./profile.ts";
+import type { BwrapSandbox, RootMount } from "./profile.ts";
 import { SandboxError } from "./profile.ts";
-
-/** Secret-bearing directories under `$HOME` hidden from sandboxed children. */
-export const HIDDEN_HOME_DIRS: readonly string[] = [
-  ".ssh",
-  ".aws",
-  ".config",
-  ".gnupg",
-  ".azure",
-  ".kube",
-  ".docker",
-  ".vouch",
-  ".local/share/vouch",
-];
-/**
- * System directories hidden behind an empty tmpfs: `/run` holds unix sockets
- * (dbus, docker, postgres, the user's agents under `/run/user`) that a
- * network namespace does not cut off.
- */
-export const HIDDEN_SYSTEM_DIRS: readonly string[] = ["/run"];
-
-/** Secret-bearing files under `$HOME` masked with `/dev/null`. */
-export const HIDDEN_HOME_FILES: readonly string[] = [
-  ".netrc",
-  ".git-credentials",
-  ".npmrc",
-  ".pypirc",
-];
+import { systemRoot } from "./_system_root.ts";
+import { toolchainMounts } from "./_toolchains.ts";
+import { DEFAULT_CHECK_LIMITS, type SandboxLimits } from "./limits.ts";
+import { forbiddenPaths } from "./_forbidden.ts";
 
 /** Options for {@linkcode bwrapProfile}. */
 export interface BwrapProfileOptions {
   /** The worktree: bound read-write; its `.git` (dir or gitdir file target) read-only. */
   readonly worktree: string;
-  /** The invoking user's home (default `$HOME` when readable). */
+  /** The invoking user's home (default `$HOME`): never mounted; toolchains under it are. */
   readonly home?: string;
-  /** The vouch key store directory, hidden as well. */
+  /** The vouch key store directory: never visible (default: the key directory of this environment). */
   readonly keyStoreDir?: string;
-  /** Further directories to hide. */
+  /** Further paths that must stay invisible (masked if a mounted dir contains them). */
   readonly hideDirs?: readonly string[];
   /** Further directories to bind read-write. */
   readonly extraWritable?: readonly string[];
+  /** Paths the user declared the checks need (`--sandbox-ro`, contract `sandbox.readOnly`). */
+  readonly declaredReadOnly?: readonly string[];
   /** The bwrap executable (default `bwrap` looked up on `PATH`). */
   readonly bwrapPath?: string;
+  /** `PATH` toolchains are resolved from (default the host's). */
+  readonly path?: string;
+  /** Resource limits (default {@linkcode DEFAULT_CHECK_LIMITS}). */
+  readonly limits?: SandboxLimits;
 }
 
 function exists(path: string): "dir" | "file" | null {
   try {
-    return statSync(path).isDirectory() ? "dir" : "file";
+    const s = Deno.statSync(path);
+    return s.isDirectory ? "dir" : "file";
   } catch {
     return null;
   }
 }
+
+const within = (path: string, dir: string) => path === dir || path.startsWith(dir + "/");
 
 /**
  * The git directories of a worktree that must stay read-only while checks run:
@@ -61,9 +45,10 @@ function exists(path: string): "dir" | "file" | null {
  * `gitdir: <path>`) the gitdir it points at and that gitdir's `commondir`.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
  * import { worktreeGitPaths } from "./bwrap.ts";
- * worktreeGitPaths("/repo"); // ["/repo/.git"]
+ * deepEqual(worktreeGitPaths("/nonexistent-vouch-dir"), []);
  * ```
  */
 export function worktreeGitPaths(worktree: string): string[] {
@@ -72,7 +57,7 @@ export function worktreeGitPaths(worktree: string): string[] {
   if (kind === null) return [];
   const out = [dotGit];
   if (kind === "file") {
-    const text = readFileSync(dotGit, "utf8");
+    const text = Deno.readTextFileSync(dotGit);
     const m = /^gitdir:\s*(.+?)\s*$/m.exec(text);
     if (m) {
       const gitdir = resolve(worktree, m[1]!);
@@ -80,7 +65,7 @@ export function worktreeGitPaths(worktree: string): string[] {
         out.push(gitdir);
         const commonFile = join(gitdir, "commondir");
         if (exists(commonFile) === "file") {
-          const common = resolve(gitdir, readFileSync(commonFile, "utf8").trim());
+          const common = resolve(gitdir, Deno.readTextFileSync(commonFile).trim());
           if (exists(common) === "dir") out.push(common);
         }
       }
@@ -89,8 +74,26 @@ export function worktreeGitPaths(worktree: string): string[] {
   return out;
 }
 
-function findOnPath(name: string): string | null {
-  for (const dir of (process.env["PATH"] ?? "/usr/bin:/bin").split(":")) {
+/**
+ * Finds an executable `name` on `PATH` (absolute entries only).
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { findOnPath } from "./bwrap.ts";
+ * ok(findOnPath("sh")?.endsWith("/sh"));
+ * ```
+ */
+export function findOnPath(name: string, pathVar?: string): string | null {
+  let value = pathVar;
+  if (value === undefined) {
+    try {
+      value = Deno.env.get("PATH");
+    } catch {
+      value = undefined;
+    }
+  }
+  for (const dir of (value ?? "/usr/bin:/bin").split(":")) {
     if (!dir.startsWith("/")) continue;
     const candidate = join(dir, name);
     if (exists(candidate) === "file") return candidate;
@@ -98,14 +101,31 @@ function findOnPath(name: string): string | null {
   return null;
 }
 
+function hostEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Builds a bwrap profile for running checks in `worktree`: every path
- * resolved now, hidden paths limited to those that exist.
+ * Builds the bwrap profile for running checks in `worktree`: the allowlisted
+ * root (system dirs, toolchains from PATH), the worktree read-write, its git
+ * dirs and the declared paths read-only, everything vouch keeps secret out of
+ * reach. Throws `sandbox_unavailable` when bwrap is missing and
+ * `sandbox_invalid` for a relative worktree or a declared path that would
+ * expose the keys.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { ok } from "node:assert/strict";
  * import { bwrapProfile } from "./bwrap.ts";
- * const profile = bwrapProfile({ worktree: "/tmp/wt" });
+ * const wt = Deno.makeTempDirSync();
+ * const profile = bwrapProfile({ worktree: wt, bwrapPath: "/usr/bin/bwrap" });
+ * ok(profile.writable.includes(Deno.realPathSync(wt)));
+ * ok(!(profile.root ?? []).some((m) => m.kind === "ro" && m.path === "/"));
+ * Deno.removeSync(wt);
  * ```
  */
 export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
@@ -115,67 +135,105 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
       `Cannot sandbox: worktree must be absolute: ${options.worktree}`,
     );
   }
-  const worktree = realpathSync(options.worktree);
+  const worktree = Deno.realPathSync(options.worktree);
   const bwrapPath = options.bwrapPath ?? findOnPath("bwrap");
   if (bwrapPath === null) {
     throw new SandboxError("sandbox_unavailable", "Cannot sandbox: bwrap not found on PATH");
   }
-  let home = options.home;
-  if (home === undefined) {
-    try {
-      home = process.env["HOME"];
-    } catch {
-      home = undefined;
+  const home = options.home ?? hostEnv("HOME");
+  const forbidden = forbiddenPaths({
+    ...(home !== undefined ? { home } : {}),
+    ...(options.keyStoreDir !== undefined ? { keyStoreDir: options.keyStoreDir } : {}),
+    extra: options.hideDirs ?? [],
+  });
+  const declared: string[] = [];
+  for (const p of options.declaredReadOnly ?? []) {
+    if (!isAbsolute(p)) {
+      throw new SandboxError("sandbox_invalid", `Cannot use --sandbox-ro ${p}: must be absolute`);
     }
+    const real = exists(p) !== null ? Deno.realPathSync(p) : resolve(p);
+    const clash = forbidden.find((f) => within(f, real) || within(real, f)) ??
+      (home !== undefined && within(home, real) ? home : undefined);
+    if (clash !== undefined) {
+      throw new SandboxError(
+        "sandbox_invalid",
+        `Cannot use --sandbox-ro ${p}: it would expose ${clash} (vouch's keys, state or your HOME)`,
+      );
+    }
+    if (exists(real) !== null) declared.push(real);
   }
+  const tools = toolchainMounts(options.path ?? hostEnv("PATH") ?? "/usr/bin:/bin", {
+    ...(home !== undefined ? { home } : {}),
+    forbidden,
+    notContaining: [worktree],
+  });
+  const root: RootMount[] = [...systemRoot(), ...tools.mounts];
+  const writable = [worktree, ...(options.extraWritable ?? []).map((p) => Deno.realPathSync(p))];
+  const readOnly = [...worktreeGitPaths(worktree), ...declared];
+  // A forbidden path that a mounted directory contains is masked on top.
+  const mounted = [
+    ...root.filter((m) => m.kind === "ro").map((m) => m.path),
+    ...writable,
+    ...readOnly,
+  ];
   const hiddenDirs: string[] = [];
   const hiddenFiles: string[] = [];
-  const dirCandidates = [
-    ...HIDDEN_SYSTEM_DIRS,
-    ...(home ? HIDDEN_HOME_DIRS.map((d) => join(home!, d)) : []),
-    ...(options.keyStoreDir ? [resolve(options.keyStoreDir)] : []),
-    ...(options.hideDirs ?? []).map((d) => resolve(d)),
-  ];
-  for (const d of dirCandidates) {
-    // Never hide the worktree itself or a parent of it.
-    if (worktree === d || worktree.startsWith(d + "/")) continue;
-    if (exists(d) === "dir" && !hiddenDirs.includes(d)) hiddenDirs.push(d);
-  }
-  if (home) {
-    for (const f of HIDDEN_HOME_FILES) {
-      const p = join(home, f);
-      if (exists(p) === "file") hiddenFiles.push(p);
-    }
+  for (const f of forbidden) {
+    if (!mounted.some((m) => within(f, m)) || writable.some((w) => within(w, f))) continue;
+    const kind = exists(f);
+    if (kind === "dir") hiddenDirs.push(f);
+    else if (kind === "file") hiddenFiles.push(f);
   }
   return {
     kind: "bwrap",
     bwrapPath,
-    writable: [worktree, ...(options.extraWritable ?? []).map((p) => realpathSync(p))],
-    readOnly: worktreeGitPaths(worktree),
+    root,
+    writable,
+    readOnly,
     hiddenDirs,
     hiddenFiles,
+    home: BWRAP_HOME,
+    env: tools.env,
+    declaredReadOnly: declared,
+    limits: options.limits ?? DEFAULT_CHECK_LIMITS,
   };
 }
 
-/** The private home directory children see inside bwrap. */
+/** The private home directory children see inside bwrap (on the private `/tmp`). */
 export const BWRAP_HOME = "/tmp/vouch-home";
+
+function rootArgs(root: readonly RootMount[]): string[] {
+  const out: string[] = [];
+  for (const m of root) {
+    if (m.kind === "ro") out.push("--ro-bind", m.path, m.path);
+    else if (m.kind === "symlink") out.push("--symlink", m.target, m.path);
+    else if (m.kind === "mask-dir") out.push("--tmpfs", m.path, "--remount-ro", m.path);
+    else out.push("--ro-bind", "/dev/null", m.path);
+  }
+  return out;
+}
 
 /**
  * The full argv that runs `argv` inside the profile with `cwd` as working
- * directory and exactly `env` as environment.
+ * directory and exactly `env` as environment. Mount order: the allowlisted
+ * root, `/dev`, `/proc`, a size-capped private `/tmp`, HOME, the writable
+ * binds, the read-only binds over them, masks, scratch tmpfs views; then the
+ * root itself is remounted read-only.
  *
  * @example
  * ```ts
+ * import { equal, ok } from "node:assert/strict";
  * import { bwrapArgv } from "./bwrap.ts";
  * const argv = bwrapArgv(
  *   { kind: "bwrap", bwrapPath: "/usr/bin/bwrap", writable: ["/wt"], readOnly: ["/wt/.git"], hiddenDirs: [], hiddenFiles: [] },
  *   ["true"], "/wt", { PATH: "/usr/bin" },
  * );
- * if (!argv.includes("--unshare-net") || argv.at(-1) !== "true") throw new Error();
+ * ok(argv.includes("--unshare-net"));
+ * equal(argv.at(-1), "true");
  * ```
  *
- * With `shareNetwork: true` (a setup command the policy lets use the network)
- * `--unshare-net` is omitted; everything else is the same.
+ * With `shareNetwork: true` (an agent, or a setup command the policy lets use
+ * the network) `--unshare-net` is omitted; everything else is the same.
  */
 export function bwrapArgv(
   profile: BwrapSandbox,
@@ -183,35 +241,45 @@ export function bwrapArgv(
   cwd: string,
   env: Readonly<Record<string, string>>,
 ): string[] {
+  const tmpBytes = String((profile.limits ?? DEFAULT_CHECK_LIMITS).tmpMb * 1024 * 1024);
+  const home = profile.home ?? BWRAP_HOME;
   const out = [
     profile.bwrapPath,
     "--new-session",
     "--die-with-parent",
     "--unshare-pid",
-    // The network is cut off unless the profile explicitly shares it (setup with policy consent).
+    // The network is cut off unless the profile explicitly shares it.
     ...(profile.shareNetwork === true ? [] : ["--unshare-net"]),
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",
-    // Without this a sandbox started as root keeps CAP_SYS_ADMIN and can simply
-    // `mount -o remount,rw /` and write to the host.
+    // Without this a sandbox started as root keeps CAP_SYS_ADMIN and can remount.
     "--cap-drop",
     "ALL",
-    "--ro-bind",
-    "/",
-    "/",
+    ...rootArgs(profile.root ?? []),
     "--dev",
     "/dev",
     "--proc",
     "/proc",
+    "--size",
+    tmpBytes,
     "--tmpfs",
     "/tmp",
   ];
-  for (const d of profile.hiddenDirs) out.push("--tmpfs", d);
+  if (profile.homeSource !== undefined) out.push("--bind", profile.homeSource, home);
+  else out.push("--dir", home);
+  // Parents before children, so a path inside another keeps its own mode (`.git` ro inside the
+  // rw worktree, a rw worktree inside a ro declared dir).
+  const binds = [
+    ...profile.writable.map((p) => ({ p, flag: "--bind" })),
+    ...profile.readOnly.map((p) => ({ p, flag: "--ro-bind" })),
+  ].map((b, i) => ({ ...b, i, depth: b.p.split("/").length }))
+    .sort((x, y) => x.depth - y.depth || x.i - y.i);
+  for (const b of binds) out.push(b.flag, b.p, b.p);
+  for (const d of profile.hiddenDirs) out.push("--tmpfs", d, "--remount-ro", d);
   for (const f of profile.hiddenFiles) out.push("--ro-bind", "/dev/null", f);
-  for (const w of profile.writable) out.push("--bind", w, w);
-  for (const r of profile.readOnly) out.push("--ro-bind", r, r);
-  out.push("--dir", BWRAP_HOME, "--clearenv");
+  for (const t of profile.tmpfs ?? []) out.push("--size", tmpBytes, "--tmpfs", t);
+  out.push("--remount-ro", "/", "--clearenv");
   for (const [k, v] of Object.entries(env)) out.push("--setenv", k, v);
   out.push("--chdir", cwd, "--", ...argv);
   return out;

@@ -1,14 +1,18 @@
 import { VouchError } from "../../kernel/errors/mod.ts";
+import type { SandboxLimits } from "./limits.ts";
+
 /**
  * How a child process is confined.
  *
- * - `none`: no confinement beyond the cleared environment; explicit and
- *   recorded in every result.
- * - `bwrap`: bubblewrap with a read-only root, only `writable` bound
- *   read-write, `readOnly` re-bound read-only on top (the worktree's `.git`),
- *   secret-bearing directories hidden behind an empty tmpfs and secret files
- *   masked with `/dev/null`, a private `/tmp`, no network, a new pid namespace
- *   and session, killed with its parent.
+ * - `none`: no confinement beyond the cleared environment, a private HOME and
+ *   TMPDIR and a sweep of leftover processes; explicit, warned about on every
+ *   run and recorded in every result.
+ * - `bwrap`: bubblewrap with an ALLOWLISTED root (see docs/sandbox.md): system
+ *   directories and toolchain directories read-only, only `writable` bound
+ *   read-write, `readOnly` bound read-only at the same path, secrets inside
+ *   the mounted directories masked, an empty private HOME and `/tmp`, no
+ *   network unless `shareNetwork`, a new pid namespace and session, killed
+ *   with its parent.
  */
 export type SandboxProfile = NoSandbox | BwrapSandbox;
 
@@ -16,7 +20,16 @@ export type SandboxProfile = NoSandbox | BwrapSandbox;
 export interface NoSandbox {
   /** Discriminant. */
   readonly kind: "none";
+  /** Resource limits (file size is enforced; memory and processes by the watchdog). */
+  readonly limits?: SandboxLimits;
 }
+
+/** One mount of the allowlisted root, in order. */
+export type RootMount =
+  | { readonly kind: "ro"; readonly path: string }
+  | { readonly kind: "symlink"; readonly path: string; readonly target: string }
+  | { readonly kind: "mask-file"; readonly path: string }
+  | { readonly kind: "mask-dir"; readonly path: string };
 
 /** A bubblewrap profile with every path resolved (absolute). */
 export interface BwrapSandbox {
@@ -24,18 +37,36 @@ export interface BwrapSandbox {
   readonly kind: "bwrap";
   /** The bwrap executable. */
   readonly bwrapPath: string;
-  /** Directories bound read-write (the worktree). */
-  readonly writable: readonly string[];
-  /** Paths re-bound read-only after the writable ones (`.git`, its gitdir). */
-  readonly readOnly: readonly string[];
-  /** Directories replaced by an empty tmpfs (`~/.ssh`, `~/.aws`, ...). */
-  readonly hiddenDirs: readonly string[];
-  /** Files masked with `/dev/null` (`~/.netrc`, `~/.git-credentials`). */
-  readonly hiddenFiles: readonly string[];
   /**
-   * Share the host network instead of `--unshare-net`. Only ever set for a
-   * contract's setup commands when the policy allows it (see
-   * {@linkcode withSetupNetwork}); recorded as `bwrap+network` in receipts.
+   * The allowlisted root: system and toolchain directories (read-only),
+   * symlinks such as `/bin -> usr/bin`, and masks over secrets inside them.
+   * Absent: only the lists below are mounted (used by argv unit tests).
+   */
+  readonly root?: readonly RootMount[];
+  /** Directories bound read-write at the same path (the worktree). */
+  readonly writable: readonly string[];
+  /** Paths bound read-only at the same path after the writable ones (`.git`, deps, `--sandbox-ro`). */
+  readonly readOnly: readonly string[];
+  /** Directories replaced by an empty tmpfs after all binds. */
+  readonly hiddenDirs: readonly string[];
+  /** Files masked with `/dev/null` after all binds. */
+  readonly hiddenFiles: readonly string[];
+  /** Empty, size-capped, writable tmpfs views mounted last (a scratch view over a read-only dir). */
+  readonly tmpfs?: readonly string[];
+  /** HOME inside the sandbox: an empty dir on the private `/tmp` unless `homeSource` is bound there. */
+  readonly home?: string;
+  /** A host directory bound read-write as HOME (an agent's per-run state copy). */
+  readonly homeSource?: string;
+  /** Environment the sandbox itself sets (e.g. `RUSTUP_HOME` for a toolchain under HOME). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Paths the user declared with `--sandbox-ro` / the contract (recorded in receipts). */
+  readonly declaredReadOnly?: readonly string[];
+  /** Resource limits. */
+  readonly limits?: SandboxLimits;
+  /**
+   * Share the host network instead of `--unshare-net`: agents (they need their
+   * model provider) and a contract's setup commands when the policy allows it
+   * (see {@linkcode withSetupNetwork}); recorded as `bwrap+network` in receipts.
    * @default false
    */
   readonly shareNetwork?: boolean;
@@ -48,10 +79,11 @@ export interface BwrapSandbox {
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { sandboxLabel, withSetupNetwork } from "./profile.ts";
  * const p = withSetupNetwork({ kind: "bwrap", bwrapPath: "/usr/bin/bwrap", writable: ["/wt"],
  *   readOnly: [], hiddenDirs: [], hiddenFiles: [] });
- * if (sandboxLabel(p) !== "bwrap+network") throw new Error();
+ * equal(sandboxLabel(p), "bwrap+network");
  * ```
  */
 export function withSetupNetwork<P extends SandboxProfile>(profile: P): P {
@@ -64,13 +96,28 @@ export function withSetupNetwork<P extends SandboxProfile>(profile: P): P {
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { NO_SANDBOX, sandboxLabel } from "./profile.ts";
- * if (sandboxLabel(NO_SANDBOX) !== "none") throw new Error();
+ * equal(sandboxLabel(NO_SANDBOX), "none");
  * ```
  */
 export function sandboxLabel(profile: SandboxProfile): string {
   return profile.kind === "bwrap" && profile.shareNetwork === true ? "bwrap+network" : profile.kind;
 }
+
+/**
+ * What a `none` run gives up, said wherever its evidence is shown.
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { UNSANDBOXED_WARNING } from "./profile.ts";
+ * ok(UNSANDBOXED_WARNING.includes("keys"));
+ * ```
+ */
+export const UNSANDBOXED_WARNING =
+  "UNSANDBOXED (--sandbox none): children ran as you, with your files, vouch's keys and your " +
+  "network in reach; this evidence proves less than a sandboxed run";
 
 /** Names of sandbox kinds, as recorded in results. */
 export type SandboxKind = SandboxProfile["kind"];
@@ -78,12 +125,8 @@ export type SandboxKind = SandboxProfile["kind"];
 /** The `none` profile. */
 export const NO_SANDBOX: NoSandbox = { kind: "none" };
 
-/** Thrown when a sandbox cannot be built or a policy refuses to downgrade. */
-export class SandboxError extends VouchError<SandboxErrorCode> {
-  constructor(code: SandboxErrorCode, message: string) {
-    super(code, message);
-  }
-}
-
 /** Stable codes of {@linkcode SandboxError}. */
 export type SandboxErrorCode = "sandbox_unavailable" | "sandbox_invalid";
+
+/** Thrown when a sandbox cannot be built or a policy refuses to downgrade (exit 5: could not run). */
+export class SandboxError extends VouchError<SandboxErrorCode> {}

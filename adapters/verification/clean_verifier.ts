@@ -56,6 +56,7 @@ import {
 } from "../deps/provide.ts";
 import { maskSecrets } from "../backends/transcript.ts";
 import { cannotStart, checkDetail } from "./check_detail.ts";
+import { DEFAULT_CHECK_LIMITS, withDefaultLimits } from "../sandbox/limits.ts";
 
 /** Options of {@link createCleanVerifier}. */
 export interface CleanVerifierOptions {
@@ -69,8 +70,10 @@ export interface CleanVerifierOptions {
   readonly contract: OutcomeContract;
   /** Receipts for every command run for the verdict. */
   readonly receipts: ReceiptRecorder;
-  /** Sandbox requirement (`auto` uses bwrap when it works, else the explicit `none`). */
+  /** Sandbox requirement (`auto` and `bwrap` require bwrap and never fall back; `none` is explicit). */
   readonly sandbox: SandboxRequirement;
+  /** Paths outside the tree the checks need, read-only (`--sandbox-ro`); recorded in receipts. */
+  readonly sandboxReadOnly?: readonly string[];
   /** Worktree root (default: the worktree module's). */
   readonly worktreeRoot?: string;
   /** Refuse a contract whose gating checks all pass before any change. @default false */
@@ -123,8 +126,12 @@ function summarize(
     outcome: judgement.status === "passed" ? "pass" : judgement.status,
     exitCode: result?.exitCode ?? null,
     durationMs: Math.round(result?.durationMs ?? 0),
-    outputTail: maskSecrets(utf8Tail(`${text.trim()}${why ? `\n${why}` : ""}`, OUTPUT_TAIL_BYTES))
-      .text,
+    outputTail: maskSecrets(
+      utf8Tail(
+        `${text.trim()}${why ? `\n${why}` : ""}`,
+        OUTPUT_TAIL_BYTES,
+      ),
+    ).text,
     ...(judgement.tests !== undefined ? { tests: judgement.tests } : {}),
     ...(detail !== undefined ? { detail } : {}),
   };
@@ -208,11 +215,20 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     await provideDependencyDirs(plan, opts.repo, tree.path);
   }
 
+  // What the contract and the caller declare the checks' sandbox must also show, and its limits.
+  const declaredReadOnly = [...(opts.sandboxReadOnly ?? []), ...(contract.sandbox?.readOnly ?? [])];
+  const limits = withDefaultLimits(contract.sandbox?.limits, DEFAULT_CHECK_LIMITS);
   async function sandboxFor(tree: Worktree): Promise<SandboxProfile> {
     return opts.sandbox === "none"
-      ? await selectSandbox("none", { worktree: tree.path })
-      : await selectSandbox(opts.sandbox, { worktree: tree.path, probe: await getProbe() });
+      ? await selectSandbox("none", { worktree: tree.path, limits })
+      : await selectSandbox(opts.sandbox, {
+        worktree: tree.path,
+        probe: await getProbe(),
+        declaredReadOnly,
+        limits,
+      });
   }
+  const declaredOf = (p: SandboxProfile) => p.kind === "bwrap" ? p.declaredReadOnly ?? [] : [];
 
   /** The refusal when the contract's setup wants the network and the policy does not allow it. */
   function setupNetworkRefusal(): VerificationRun | null {
@@ -257,6 +273,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
               result,
               startedAt,
               label,
+              declaredOf(profile),
             ),
           ),
         );
@@ -323,7 +340,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     observations: CheckObservation[];
     results: Map<string, ProcessResult>;
     started: Map<string, number>;
-    sandbox: string;
+    sandbox: SandboxProfile;
   }> {
     const observations: CheckObservation[] = [];
     const results = new Map<string, ProcessResult>();
@@ -357,7 +374,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           : observed,
       );
     }
-    return { observations, results, started, sandbox: sandbox.kind };
+    return { observations, results, started, sandbox };
   }
 
   /**
@@ -367,7 +384,11 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
    */
   async function sealChecks(
     phase: "baseline" | "round",
-    run: { results: Map<string, ProcessResult>; started: Map<string, number> },
+    run: {
+      results: Map<string, ProcessResult>;
+      started: Map<string, number>;
+      sandbox: SandboxProfile;
+    },
     judged: readonly CheckJudgement[],
   ): Promise<Map<string, ToolReceipt>> {
     const outcomes = new Map(judged.map((j) => [j.name, outcomeOf(j)]));
@@ -379,6 +400,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         `${phase}:${name}`,
         result,
         run.started.get(name)!,
+        sandboxLabel(run.sandbox),
+        declaredOf(run.sandbox),
       );
       receipts.set(
         name,
@@ -490,7 +513,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
             passed: false,
             refusals: ["verify_command_cannot_start"],
             diagnostics: [],
-            sandbox: run.sandbox,
+            sandbox: sandboxLabel(run.sandbox),
             checkEvidence: [],
             receipts: [...(setup?.receipts ?? []), ...receipts.values()],
             setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
@@ -511,14 +534,14 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           passed: judgement.before.every((j) => j.status === "passed"),
           refusals: [],
           diagnostics: judgement.refusal !== null ? [judgement.refusal.code] : [],
-          sandbox: run.sandbox,
+          sandbox: sandboxLabel(run.sandbox),
           checkEvidence: [],
           receipts: [...(setup?.receipts ?? []), ...receipts.values()],
           setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
           evidence: {
             phase: "baseline",
             base: opts.base,
-            sandbox: run.sandbox,
+            sandbox: sandboxLabel(run.sandbox),
             ...(setup !== null ? { setup: setupEvidence(setup) } : {}),
             diagnostics: judgement.diagnostics,
             refusal: judgement.refusal,
@@ -607,7 +630,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           passed: judgement.verdict === "passed",
           refusals: [],
           diagnostics: [],
-          sandbox: run.sandbox,
+          sandbox: sandboxLabel(run.sandbox),
           checkEvidence,
           receipts: [...(setup?.receipts ?? []), ...receipts.values()],
           setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
@@ -616,7 +639,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
             phase: "round",
             round,
             base: opts.base,
-            sandbox: run.sandbox,
+            sandbox: sandboxLabel(run.sandbox),
             ...(setup !== null ? { setup: setupEvidence(setup) } : {}),
             restoredProtected: clean.restored,
             changed: clean.changed,

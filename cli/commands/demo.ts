@@ -8,6 +8,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { probeSandbox } from "../../adapters/host/sandbox_probe.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { fnBackend } from "../../adapters/backends/fn_backend.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
@@ -110,7 +111,18 @@ export const demoCommand: CliCommand = {
     const say = (text: string) => values.json ? io.err(text) : io.out(text);
     try {
       await buildRepo(repo);
-      say(`demo repository: ${repo} (math_test.ts fails: add() subtracts)\n\n`);
+      say(`demo repository: ${repo} (math_test.ts fails: add() subtracts)\n`);
+      // The demo's agent is in-process; its checks use bwrap when it works and otherwise run
+      // unsandboxed, said plainly (`vouch run`/`verify` would stop instead, exit 5).
+      const probe = await probeSandbox();
+      const sandbox = probe.bwrap.available ? "bwrap" : "none";
+      say(
+        probe.bwrap.available
+          ? "checks run in the bwrap sandbox\n\n"
+          : `note: bubblewrap does not work here (${probe.bwrap.reason}), so this demo runs its ` +
+            "checks UNSANDBOXED, as you; `vouch run` and `vouch verify` refuse to do that without " +
+            "--sandbox none (install: sudo apt-get install bubblewrap)\n\n",
+      );
       const outcome = await runInRepo({
         dir: repo,
         goal: "Make the failing test in math_test.ts pass.",
@@ -122,7 +134,7 @@ export const demoCommand: CliCommand = {
         ),
         maxRounds: 3,
         wallTimeMs: 120_000,
-        sandbox: "auto",
+        sandbox,
         keyEnv: { VOUCH_KEY_FILE: `${root}/state/key`, XDG_STATE_HOME: `${root}/state` },
         worktreeRoot: `${root}/worktrees`,
         onProgress: (p) => {

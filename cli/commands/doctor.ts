@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { collectDoctorReport, type DoctorItem } from "../../adapters/host/doctor.ts";
 import { probeAgentClis } from "../../adapters/backends/probe.ts";
+import { SANDBOX_INSTALL_HINT } from "../../adapters/host/sandbox_probe.ts";
 
 const HELP = `vouch doctor: check what this machine offers vouch
 
@@ -19,8 +20,9 @@ timeout, bubblewrap (runs \`true\` inside the same sandbox checks get;
 bwrap can be installed yet fail inside containers), and the agent CLIs
 \`codex\` and \`claude\` (\`--version\`; optional: \`--backend command:PATH\` and
 embedded \`fn\` backends need neither). Exit 1 when something
-required is missing. A missing bwrap is not fatal: the explicit \`none\`
-profile is used and recorded, unless a policy requires bwrap.
+required is missing, bwrap included: by default \`vouch run\` and \`vouch
+verify\` require a working sandbox and stop with exit 5 without one (pass
+\`--sandbox none\` to run checks and agents unsandboxed, warned every run).
 
 Examples:
   vouch doctor
@@ -59,9 +61,16 @@ export const doctorCommand: CliCommand = {
       io.out(
         b.available
           ? `ok    ${"sandbox bwrap".padEnd(14)} ${b.version ?? "bwrap"} at ${b.path}\n`
-          : `warn  ${"sandbox bwrap".padEnd(14)} unavailable: ${b.reason}\n`,
+          : `FAIL  ${"sandbox bwrap".padEnd(14)} unavailable: ${b.reason}\n` +
+            `      vouch run and vouch verify will stop (exit 5): ${SANDBOX_INSTALL_HINT}\n`,
       );
-      io.out(`      sandbox profile for --sandbox auto: ${report.recommendedSandbox}\n`);
+      if (b.available) {
+        io.out(
+          `      checks and agents see system dirs, their tree and these toolchains (read-only): ${
+            report.sandboxToolchains.join(", ") || "none"
+          }\n`,
+        );
+      }
       for (const agent of agents) {
         io.out(
           agent.available

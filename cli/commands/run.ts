@@ -14,6 +14,7 @@ import type { AgentBackend } from "../../adapters/backends/types.ts";
 import type { BackendFailure } from "../../adapters/backends/types.ts";
 import { agentConfigFor, backendFor } from "./run_backend.ts";
 import { progressSink } from "./run_progress.ts";
+import { preflightSandbox } from "../sandbox_preflight.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
 import { renderSummary } from "../render.ts";
@@ -45,7 +46,11 @@ Options:
   --base REV             base revision (default HEAD; uncommitted changes are never part of it)
   --timeout SECONDS      wall-time budget of the whole task (default 1800)
   --backend-timeout S    limit per backend round
-  --sandbox MODE         auto | bwrap | none for the checks and command: backends (default auto)
+  --sandbox MODE         auto | bwrap | none for the agent and the checks (default auto: bwrap,
+                         and without a working bwrap stop with exit 5; none runs them as you,
+                         warned on every run)
+  --sandbox-ro PATH      a path outside the tree the checks need, read-only in their sandbox
+                         (repeatable; recorded in the receipts)
   --allow-setup-network  let the contract's setup commands (never its checks) use the network
                          when the contract asks for it (setup.network "allow", e.g. npm ci);
                          without it such a contract is refused: setup_network_not_allowed
@@ -165,6 +170,7 @@ export async function executeRun(
       ? { backendTimeoutMs: args.backendTimeoutSeconds * 1000 }
       : {}),
     sandbox: args.sandbox,
+    sandboxReadOnly: args.sandboxReadOnly,
     allowSetupNetwork: args.allowSetupNetwork,
     ...(args.worktreeRoot !== null ? { worktreeRoot: args.worktreeRoot } : {}),
     ...(args.integrateBranch !== null
@@ -191,6 +197,7 @@ export const runCommand: CliCommand = {
   exits: { 0: "verified", 1: "rejected", 3: "budget exhausted", 4: "backend failed" },
   async run(argv, io) {
     const args = parseRunArgs(argv);
+    await preflightSandbox(args.sandbox, io, "run");
     const backend = backendFor(args, agentConfigFor(args));
     const controller = new AbortController();
     // First Ctrl-C: stop the backend, clean up, close the log. Second: leave now.

@@ -6,6 +6,7 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { normalize } from "node:path";
 import { UsageError } from "../command.ts";
 import { AgentEnvName } from "../../adapters/backends/agent_cli_config.ts";
 
@@ -35,6 +36,8 @@ export interface RunArgs {
   readonly integrateBranch: string | null;
   readonly yes: boolean;
   readonly sandbox: "auto" | "bwrap" | "none";
+  /** Paths outside the tree the checks need, read-only in their sandbox (`--sandbox-ro`, repeatable). */
+  readonly sandboxReadOnly: readonly string[];
   /** Let the contract's setup commands use the network when it asks for it. */
   readonly allowSetupNetwork: boolean;
   /** Where worktrees live (`--worktree-root`, resolved), or null for the default. */
@@ -47,11 +50,34 @@ export interface RunArgs {
   readonly progress: ProgressMode;
 }
 
+/** The largest `--timeout`/`--backend-timeout`: 7 days (timers hold at most ~24.8 days). */
+export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
+
 function positiveInt(flag: string, raw: string, max: number): number {
   if (!/^[0-9]+$/.test(raw)) throw new UsageError(`Cannot parse ${flag}: "${raw}" is not a number`);
   const n = Number(raw);
   if (n < 1 || n > max) throw new UsageError(`Cannot use ${flag} ${raw}: expected 1..${max}`);
   return n;
+}
+
+/**
+ * Validates `--sandbox-ro PATH` values: absolute paths, made canonical.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual, throws } from "node:assert/strict";
+ * import { parseSandboxReadOnly } from "./run_args.ts";
+ * deepEqual(parseSandboxReadOnly(["/opt/sdk/"]), ["/opt/sdk"]);
+ * throws(() => parseSandboxReadOnly(["relative/dir"]));
+ * ```
+ */
+export function parseSandboxReadOnly(values: readonly string[]): string[] {
+  return values.map((v) => {
+    if (!v.startsWith("/") || v.includes("\0")) {
+      throw new UsageError(`Cannot use --sandbox-ro "${v}": expected an absolute path`);
+    }
+    return normalize(v).replace(/(.)\/+$/, "$1");
+  });
 }
 
 /**
@@ -85,6 +111,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
       integrate: { type: "string" },
       yes: { type: "boolean", default: false },
       sandbox: { type: "string", default: "auto" },
+      "sandbox-ro": { type: "string", multiple: true },
       "allow-setup-network": { type: "boolean", default: false },
       "worktree-root": { type: "string" },
       "agent-env": { type: "string", multiple: true },
@@ -147,13 +174,14 @@ export function parseRunArgs(argv: string[]): RunArgs {
     forbid: values.forbid ?? [],
     json: values.json,
     base: values.base ?? null,
-    timeoutSeconds: positiveInt("--timeout", values.timeout, 7 * 24 * 3600),
+    timeoutSeconds: positiveInt("--timeout", values.timeout, MAX_TIMEOUT_SECONDS),
     backendTimeoutSeconds: values["backend-timeout"] === undefined
       ? null
-      : positiveInt("--backend-timeout", values["backend-timeout"], 7 * 24 * 3600),
+      : positiveInt("--backend-timeout", values["backend-timeout"], MAX_TIMEOUT_SECONDS),
     integrateBranch,
     yes: values.yes,
     sandbox,
+    sandboxReadOnly: parseSandboxReadOnly(values["sandbox-ro"] ?? []),
     allowSetupNetwork: values["allow-setup-network"],
     worktreeRoot: values["worktree-root"] !== undefined ? resolve(values["worktree-root"]) : null,
     agentEnv,

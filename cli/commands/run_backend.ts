@@ -20,7 +20,18 @@ import {
   AgentCliConfigError,
   loadAgentCliConfig,
 } from "../../adapters/backends/agent_cli_config.ts";
-import { confinedBackend } from "../../adapters/driver/confined_backend.ts";
+import { agentProgramDirs, confinedBackend } from "../../adapters/driver/confined_backend.ts";
+
+/** Sandbox options of a CLI agent: its install dirs read-only, an explicit state dir writable. */
+function agentSandboxOptions(executable: string | undefined, stateVar: string) {
+  const state = Deno.env.get(stateVar);
+  return {
+    readOnly: executable !== undefined && executable.includes("/")
+      ? agentProgramDirs(resolve(executable))
+      : [],
+    stateDirs: state !== undefined && state.startsWith("/") ? [state] : [],
+  };
+}
 
 function unique(names: readonly string[]): string[] {
   return [...new Set(names)];
@@ -90,23 +101,37 @@ export function backendFor(args: RunArgs, config: AgentCliConfig): AgentBackend 
   switch (args.backend.kind) {
     case "codex": {
       const s = config.codex;
-      return codexBackend({
-        passEnv: forwardedEnvNames("codex", config, args.agentEnv),
-        ...homeConfig,
-        ...(s.executable !== undefined ? { executable: s.executable } : {}),
-        ...(s.model !== undefined ? { model: s.model } : {}),
-        ...(s.args !== undefined ? { extraArgs: s.args } : {}),
-      });
+      // In the agent sandbox (confine): vouch is the sandbox, so Codex's own is turned off.
+      return confinedBackend(
+        (sandbox) =>
+          codexBackend({
+            passEnv: forwardedEnvNames("codex", config, args.agentEnv),
+            ...homeConfig,
+            ...(s.executable !== undefined ? { executable: s.executable } : {}),
+            ...(s.model !== undefined ? { model: s.model } : {}),
+            ...(s.args !== undefined ? { extraArgs: s.args } : {}),
+            sandbox,
+            sandboxMode: sandbox.kind === "bwrap" ? "danger-full-access" : "workspace-write",
+          }),
+        args.sandbox,
+        agentSandboxOptions(s.executable, "CODEX_HOME"),
+      );
     }
     case "claude": {
       const s = config.claude;
-      return claudeBackend({
-        passEnv: forwardedEnvNames("claude", config, args.agentEnv),
-        ...homeConfig,
-        ...(s.executable !== undefined ? { executable: s.executable } : {}),
-        ...(s.model !== undefined ? { model: s.model } : {}),
-        ...(s.args !== undefined ? { extraArgs: s.args } : {}),
-      });
+      return confinedBackend(
+        (sandbox) =>
+          claudeBackend({
+            passEnv: forwardedEnvNames("claude", config, args.agentEnv),
+            ...homeConfig,
+            ...(s.executable !== undefined ? { executable: s.executable } : {}),
+            ...(s.model !== undefined ? { model: s.model } : {}),
+            ...(s.args !== undefined ? { extraArgs: s.args } : {}),
+            sandbox,
+          }),
+        args.sandbox,
+        agentSandboxOptions(s.executable, "CLAUDE_CONFIG_DIR"),
+      );
     }
     case "command": {
       // A local agent program runs in the sandbox: only its worktree is writable, no network.

@@ -15,6 +15,8 @@ import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { jsonDocument } from "../json_document.ts";
 import { readInput } from "../input.ts";
+import { MAX_TIMEOUT_SECONDS, parseSandboxReadOnly } from "./run_args.ts";
+import { preflightSandbox } from "../sandbox_preflight.ts";
 
 const HELP = `vouch verify: verify a patch from anywhere in a clean tree
 
@@ -33,7 +35,10 @@ Options:
   --base REV        base revision the patch applies to (default HEAD)
   --allow GLOB      allowed paths (repeatable)
   --forbid GLOB     forbidden paths (repeatable)
-  --sandbox MODE    auto | bwrap | none (default auto)
+  --sandbox MODE    auto | bwrap | none (default auto: bwrap, and without a working bwrap
+                    stop with exit 5; none runs the checks as you, warned on every run)
+  --sandbox-ro PATH a path outside the tree the checks need, read-only in their sandbox
+                    (repeatable; recorded in the receipts)
   --allow-setup-network
                     let the contract's setup commands (never its checks) use the network
                     when the contract asks for it (setup.network "allow", e.g. npm ci);
@@ -73,6 +78,7 @@ export const verifyCommand: CliCommand = {
         allow: { type: "string", multiple: true },
         forbid: { type: "string", multiple: true },
         sandbox: { type: "string", default: "auto" },
+        "sandbox-ro": { type: "string", multiple: true },
         timeout: { type: "string", default: "600" },
         json: { type: "boolean", default: false },
         baseline: { type: "boolean" },
@@ -93,9 +99,17 @@ export const verifyCommand: CliCommand = {
       throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
     }
     if (!/^[0-9]+$/.test(values.timeout)) throw new UsageError("Cannot parse --timeout");
+    const timeoutSeconds = Number(values.timeout);
+    if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
+      throw new UsageError(
+        `Cannot use --timeout ${values.timeout}: expected 1..${MAX_TIMEOUT_SECONDS} seconds`,
+      );
+    }
+    const sandboxReadOnly = parseSandboxReadOnly(values["sandbox-ro"] ?? []);
+    await preflightSandbox(sandbox, io, "verify");
     let contract: OutcomeContract;
     if (values.verify !== undefined) {
-      contract = contractFromCommand(values.verify, Number(values.timeout) * 1000);
+      contract = contractFromCommand(values.verify, timeoutSeconds * 1000);
     } else {
       try {
         contract = await loadContract(values.contract!);
@@ -118,6 +132,7 @@ export const verifyCommand: CliCommand = {
       allow: values.allow ?? [],
       forbid: values.forbid ?? [],
       sandbox,
+      sandboxReadOnly,
       allowSetupNetwork: values["allow-setup-network"],
       ...(values["worktree-root"] !== undefined
         ? { worktreeRoot: resolve(values["worktree-root"]) }

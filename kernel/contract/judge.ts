@@ -161,6 +161,8 @@ export function judgeCheck(
     };
   }
   const reasons: CheckReason[] = [];
+  // An exceeded sandbox limit fails the check with its own code, whatever the output says.
+  if (obs.limit !== undefined) reasons.push(reason(`limit_${obs.limit.kind}`, obs.limit.message));
   if (obs.timedOut) reasons.push(reason("timed_out", "timed out"));
   for (const e of check.expect) {
     const r = judgeExpectation(e, obs);

@@ -117,6 +117,21 @@ export interface OutcomeContract {
    * installed dependency directories are not linked in: setup installs them.
    */
   readonly setup?: ContractSetup;
+  /** What the checks' sandbox must also show and the limits it enforces (absent: defaults). */
+  readonly sandbox?: ContractSandbox;
+}
+
+/** A contract's sandbox needs: declared read-only paths outside the tree, resource limits. */
+export interface ContractSandbox {
+  /** Absolute paths outside the clean tree the checks need, mounted read-only (recorded in receipts). */
+  readonly readOnly: readonly string[];
+  /** Per-check limits; a field left out keeps its default. */
+  readonly limits: {
+    readonly memoryMb?: number;
+    readonly processes?: number;
+    readonly fileSizeMb?: number;
+    readonly tmpMb?: number;
+  };
 }
 
 /** A contract's setup step: commands run in order; the first failure fails the verification. */
@@ -155,6 +170,11 @@ export interface CheckObservation {
   readonly stdoutTail: string;
   /** Failing tests parsed from the output, when the check declares `tests`. */
   readonly testReport: TestReport | null;
+  /** The sandbox limit the check exceeded, with its sentence (absent: none). */
+  readonly limit?: {
+    readonly kind: "memory" | "processes" | "file_size" | "tmp";
+    readonly message: string;
+  };
 }
 
 /** What a test-output parser learned. An empty `failing` means "learned nothing". */
@@ -200,7 +220,11 @@ export type CheckReasonCode =
   | "tests_exit_without_failures"
   | "tests_none_ran"
   | "tests_fail_to_pass_failed"
-  | "tests_pass_to_pass_failed";
+  | "tests_pass_to_pass_failed"
+  | "limit_memory"
+  | "limit_processes"
+  | "limit_file_size"
+  | "limit_tmp";
 
 /** One reason a check did not pass. */
 export interface CheckReason {

@@ -31,6 +31,13 @@ Deno.test("vouch doctor --json reports real probes", async () => {
   assert.equal(report.recommendedSandbox, report.sandbox.bwrap.available ? "bwrap" : "none");
   if (!report.sandbox.bwrap.available) assert.ok(report.sandbox.bwrap.reason);
   assert.equal(code, report.ok ? 0 : 1);
+  // The default requires the sandbox: a machine without a working bwrap is not ok.
+  assert.equal(
+    report.ok,
+    report.git.ok && report.processGroups.ok && report.sandbox.bwrap.available,
+  );
+  assert.ok(Array.isArray(report.sandboxToolchains));
+  for (const dir of report.sandboxToolchains) assert.ok(dir.startsWith("/") && dir !== "/", dir);
   assert.deepEqual(report.agents.map((a: { name: string }) => a.name), ["codex", "claude"]);
   for (const agent of report.agents) {
     assert.equal(typeof agent.available, "boolean");
@@ -42,7 +49,8 @@ Deno.test("vouch doctor text output and usage errors", async () => {
   const b = bufferIo();
   await doctorCommand.run([], b.io);
   assert.match(b.out, /git +git version/);
-  assert.match(b.out, /sandbox profile for --sandbox auto: (bwrap|none)/);
+  // Either the sandbox works (and the toolchains it shows are listed) or the report says runs stop.
+  assert.match(b.out, /checks and agents see system dirs|will stop \(exit 5\)/);
   await assert.rejects(() => doctorCommand.run(["extra"], bufferIo().io));
 });
 

@@ -57,9 +57,10 @@ Deno.test("bwrapArgv: isolation flags, clean env, worktree rw then .git ro, argv
     assert.ok(argv.includes(flag), flag);
   }
   const s = argv.join(" ");
-  assert.ok(s.includes("--ro-bind / /"));
+  assert.ok(!s.includes("--ro-bind / /"), "the root is an allowlist, never / itself");
   assert.ok(s.includes("--tmpfs /tmp"));
-  assert.ok(s.includes("--tmpfs /home/u/.ssh"));
+  assert.ok(s.includes("--remount-ro /"));
+  assert.ok(s.includes("--tmpfs /home/u/.ssh --remount-ro /home/u/.ssh"));
   assert.ok(s.includes("--ro-bind /dev/null /home/u/.netrc"));
   assert.ok(s.indexOf("--bind /wt /wt") < s.indexOf("--ro-bind /wt/.git /wt/.git"));
   assert.ok(s.endsWith("--chdir /wt -- deno test"));
@@ -232,7 +233,7 @@ Deno.test({
   },
 });
 
-Deno.test("probe reports availability with a reason; policy refuses rather than downgrades", async () => {
+Deno.test("probe reports availability with a reason; policy (auto included) refuses rather than downgrades", async () => {
   assert.equal(probe.none.available, true);
   if (probe.bwrap.available) assert.equal(probe.bwrap.reason, null);
   else assert.ok(probe.bwrap.reason);
@@ -244,7 +245,13 @@ Deno.test("probe reports availability with a reason; policy refuses rather than 
     () => selectSandbox("bwrap", { worktree: wt, probe: broken }),
     (e) => e instanceof SandboxError && e.code === "sandbox_unavailable",
   );
-  assert.equal((await selectSandbox("auto", { worktree: wt, probe: broken })).kind, "none");
+  // `auto` never falls back to no sandbox: it stops, saying how to install bwrap or opt out.
+  await assert.rejects(
+    () => selectSandbox("auto", { worktree: wt, probe: broken }),
+    (e) =>
+      e instanceof SandboxError && e.code === "sandbox_unavailable" &&
+      /apt-get install bubblewrap/.test(e.message) && /--sandbox none/.test(e.message),
+  );
   assert.equal((await selectSandbox("none", { worktree: wt })).kind, "none");
   if (probe.bwrap.available) {
     assert.equal((await selectSandbox("bwrap", { worktree: wt, probe })).kind, "bwrap");

@@ -87,12 +87,22 @@ for (const backend of ["codex", "claude"]) {
   });
 }
 
-Deno.test("redteam: writes outside the worktree -> rejected, reported, never cleaned silently", async () => {
+Deno.test("redteam: writes outside the worktree (default: confined agent) never reach the checkout", async () => {
   await e2e(
     repoWith({ mode: "write-outside", edits: [FIX] }),
     run(),
-    // The fake agent runs unconfined here, so its write lands in the checkout:
-    // vouch detects and reports it (and never verifies the patch).
+    // The agent runs in the agent sandbox: the user's checkout is not even mounted, so the
+    // escape write fails, the checkout stays byte-identical and the real fix verifies.
+    { state: "verified", code: 0 },
+  );
+});
+
+Deno.test("redteam: writes outside the worktree -> rejected, reported, never cleaned silently", async () => {
+  await e2e(
+    repoWith({ mode: "write-outside", edits: [FIX] }),
+    run("--sandbox", "none"),
+    // Under --sandbox none the fake agent runs unconfined, so its write lands in the checkout:
+    // vouch's second line detects and reports it (and never verifies the patch).
     { state: "rejected", code: 1, checkoutChanges: ["ESCAPED_BY_AGENT.txt"] },
     (_repo, r) => {
       assert.equal(r.json?.["reason"], "scope_violation");

@@ -1,0 +1,138 @@
+/**
+ * The sandbox an agent (codex, claude, `command:`) runs in: the checks'
+ * allowlisted root plus the network, its worktree read-write, the main
+ * repository's `.git` read-only with a private object directory and index,
+ * and a private HOME holding a per-run copy of the agent CLI's own state.
+ */
+import { cpSync, mkdirSync, statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { bwrapProfile, worktreeGitPaths } from "./bwrap.ts";
+import { DEFAULT_AGENT_LIMITS, type SandboxLimits } from "./limits.ts";
+import type { BwrapSandbox } from "./profile.ts";
+
+/** HOME-relative state each agent CLI needs, copied into its per-run HOME. */
+export const AGENT_STATE_ENTRIES: Readonly<Record<string, readonly string[]>> = {
+  codex: [".codex"],
+  claude: [".claude", ".claude.json"],
+};
+
+/** Directories of an agent's state not worth copying (history, caches, logs). */
+const SKIP_STATE_DIRS = new Set([
+  "sessions",
+  "log",
+  "logs",
+  "projects",
+  "tmp",
+  "cache",
+  "shell-snapshots",
+  "todos",
+  "statsig",
+  "file-history",
+]);
+const MAX_STATE_FILE_BYTES = 8 * 1024 * 1024;
+
+/** Options of {@linkcode agentProfile}. */
+export interface AgentProfileOptions {
+  /** The agent's worktree (read-write). */
+  readonly worktree: string;
+  /** A fresh private directory for this run (read-write: HOME copy, git objects, index). */
+  readonly scratch: string;
+  /** The user's HOME (state is copied from it; it is never mounted). */
+  readonly home?: string;
+  /** HOME-relative state entries to copy (default: none). */
+  readonly stateEntries?: readonly string[];
+  /** Host directories the agent may write in place (e.g. an explicit `CODEX_HOME`). */
+  readonly stateDirs?: readonly string[];
+  /** Extra read-only paths (the `command:` program's directory). */
+  readonly readOnly?: readonly string[];
+  /** The key store (never visible). */
+  readonly keyStoreDir?: string;
+  /** bwrap executable. */
+  readonly bwrapPath?: string;
+  /** Limits (default {@linkcode DEFAULT_AGENT_LIMITS}). */
+  readonly limits?: SandboxLimits;
+}
+
+function copyState(from: string, to: string): void {
+  cpSync(from, to, {
+    recursive: true,
+    dereference: false,
+    filter: (src) => {
+      try {
+        const s = statSync(src);
+        if (s.isDirectory()) return src === from || !SKIP_STATE_DIRS.has(src.split("/").at(-1)!);
+        return s.isFile() && s.size <= MAX_STATE_FILE_BYTES;
+      } catch {
+        return false;
+      }
+    },
+  });
+}
+
+/**
+ * Builds the agent's profile and prepares `scratch` (state copy, private git
+ * object directory and index).
+ *
+ * @example
+ * ```ts
+ * import { equal, ok } from "node:assert/strict";
+ * import { agentProfile } from "./agent_profile.ts";
+ * const wt = Deno.makeTempDirSync();
+ * const scratch = Deno.makeTempDirSync();
+ * const p = agentProfile({ worktree: wt, scratch, bwrapPath: "/usr/bin/bwrap", home: "/nonexistent-home" });
+ * equal(p.shareNetwork, true);
+ * ok(p.writable.includes(Deno.realPathSync(scratch)));
+ * Deno.removeSync(wt, { recursive: true });
+ * Deno.removeSync(scratch, { recursive: true });
+ * ```
+ */
+export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
+  const scratch = Deno.realPathSync(options.scratch);
+  const homeCopy = join(scratch, "home");
+  const gitScratch = join(scratch, "git");
+  mkdirSync(homeCopy, { recursive: true, mode: 0o700 });
+  mkdirSync(join(gitScratch, "objects"), { recursive: true, mode: 0o700 });
+  const home = options.home !== undefined && isAbsolute(options.home) ? options.home : null;
+  if (home !== null) {
+    for (const entry of options.stateEntries ?? []) {
+      const src = join(home, entry);
+      try {
+        statSync(src);
+      } catch {
+        continue;
+      }
+      copyState(src, join(homeCopy, entry));
+    }
+  }
+  const base = bwrapProfile({
+    worktree: options.worktree,
+    ...(home !== null ? { home } : {}),
+    ...(options.keyStoreDir !== undefined ? { keyStoreDir: options.keyStoreDir } : {}),
+    ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}),
+    extraWritable: [scratch, ...(options.stateDirs ?? [])],
+    limits: options.limits ?? DEFAULT_AGENT_LIMITS,
+  });
+  // git in the worktree reads the real objects, writes new ones privately, uses a private index.
+  const gitPaths = worktreeGitPaths(base.writable[0]!);
+  const gitEnv: Record<string, string> = {};
+  const common = gitPaths.at(-1);
+  if (common !== undefined) {
+    gitEnv.GIT_OBJECT_DIRECTORY = join(gitScratch, "objects");
+    gitEnv.GIT_ALTERNATE_OBJECT_DIRECTORIES = join(common, "objects");
+    const gitdir = gitPaths.length > 1 ? gitPaths[1]! : common;
+    try {
+      cpSync(join(gitdir, "index"), join(gitScratch, "index"));
+      gitEnv.GIT_INDEX_FILE = join(gitScratch, "index");
+    } catch {
+      // no index yet: git status works without one
+    }
+  }
+  return {
+    ...base,
+    readOnly: [...base.readOnly, ...(options.readOnly ?? [])],
+    shareNetwork: true,
+    home: home ?? "/tmp/vouch-home",
+    homeSource: homeCopy,
+    env: { ...(base.env ?? {}), ...gitEnv },
+  };
+}
