@@ -27,6 +27,8 @@ export interface ReceiptLine {
   readonly exit: number;
   readonly timedOut: boolean;
   readonly durationMs: number;
+  /** The sandbox the command ran in (`bwrap`, `bwrap+network`, `none`). */
+  readonly sandbox: string;
 }
 
 /** Everything `vouch inspect` shows for one task. */
@@ -172,6 +174,7 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         exit: num(exit["code"]) ?? -1,
         timedOut: exit["timedOut"] === true,
         durationMs: (num(body["endedAt"]) ?? 0) - (num(body["startedAt"]) ?? 0),
+        sandbox: str(body["sandboxProfile"]) ?? "?",
       });
     } else if (r.kind === LOG_KINDS.verifiedPatchMinted && isObj(body)) {
       d.verifiedPatch = str(body["patchDigest"]);

@@ -7,6 +7,7 @@
  */
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import {
   AttestError,
@@ -316,7 +317,9 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
           `  contract  sha256:${p.policyDigest || "?"}`,
           `  checks    ${p.vouch.checks.map((c) => `${c.id} ${c.outcome}`).join(", ")}`,
           `  receipts  ${p.receipts}, log anchor seq ${p.vouch.logAnchor.seq}`,
-          `  sandbox   ${p.vouch.sandboxProfile}, backend ${p.vouch.backend}`,
+          `  sandbox   ${p.vouch.sandboxProfile}${
+            p.vouch.sandboxProfile === "none" ? ` (${UNSANDBOXED_WARNING})` : ""
+          }, backend ${p.vouch.backend}`,
           "",
         ].join("\n"),
       );

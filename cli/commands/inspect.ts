@@ -190,7 +190,7 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
       lines.push(
         `  receipt   seq ${r.seq} ${r.tool} exit ${r.exit}${r.timedOut ? " (timed out)" : ""} ${
           secs(r.durationMs)
-        }`,
+        }${r.sandbox === "none" ? " UNSANDBOXED (--sandbox none)" : ""}`,
       );
     }
     if (t.verifiedPatch) lines.push(`  patch     verified ${t.verifiedPatch}`);

@@ -15,6 +15,7 @@ import type { BackendFailure } from "../../adapters/backends/types.ts";
 import { agentConfigFor, backendFor } from "./run_backend.ts";
 import { progressSink } from "./run_progress.ts";
 import { preflightSandbox } from "../sandbox_preflight.ts";
+import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
 import { renderSummary } from "../render.ts";
@@ -222,7 +223,10 @@ export const runCommand: CliCommand = {
         return reportUnavailable(args, io, error.backend, error.why);
       }
       if (args.json) io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
-      else io.out(renderSummary(outcome));
+      else {
+        io.out(renderSummary(outcome));
+        if (args.sandbox === "none") io.out(`sandbox: none: ${UNSANDBOXED_WARNING}\n`);
+      }
       return outcome.exitCode;
     } finally {
       if (listening) process.off("SIGINT", onSigint);

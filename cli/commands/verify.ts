@@ -17,6 +17,7 @@ import { jsonDocument } from "../json_document.ts";
 import { readInput } from "../input.ts";
 import { MAX_TIMEOUT_SECONDS, parseSandboxReadOnly } from "./run_args.ts";
 import { preflightSandbox } from "../sandbox_preflight.ts";
+import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 
 const HELP = `vouch verify: verify a patch from anywhere in a clean tree
 
@@ -146,6 +147,7 @@ export const verifyCommand: CliCommand = {
       io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
     } else {
       io.out(renderVerifyOutcome(outcome));
+      if (sandbox === "none") io.out(`sandbox: none: ${UNSANDBOXED_WARNING}\n`);
     }
     if (outcome.verdict === "verified") {
       if (values["attest-out"] === undefined) return EXIT.ok;

@@ -48,9 +48,11 @@ async function vouch(args: string[], env: Record<string, string>, cwd: string): 
 function oneCleanLine(run: CliRun, command: string): string {
   assert.doesNotMatch(run.stderr, /Uncaught/);
   assert.doesNotMatch(run.stderr, /^\s+at /m, "no stack frames");
-  // Progress lines (`verify: check "x"`, `Note: ...`) may precede the error.
+  // Progress lines (`verify: check "x"`, `Note: ...`) and the `--sandbox none` warning every
+  // unsandboxed run prints may precede the error.
   const lines = run.stderr.split("\n").filter((l) =>
-    l !== "" && !l.includes(': check "') && !l.startsWith("Note: ")
+    l !== "" && !l.includes(': check "') && !l.startsWith("Note: ") &&
+    !l.includes(": warning: UNSANDBOXED")
   );
   assert.equal(lines.length, 1, `expected one line on stderr, got:\n${run.stderr}`);
   assert.ok(lines[0]!.startsWith(`vouch ${command}: `), lines[0]);
@@ -217,7 +219,9 @@ Deno.test("VOUCH_DEBUG=1 adds the stack trace after the same line", async () => 
     await Deno.writeTextFile(join(repo, ".vouch"), "");
     const run = await vouch(verifyArgs(patch), { ...env, VOUCH_DEBUG: "1" }, repo);
     assert.equal(run.code, EXIT.couldNotRun);
-    const [first, ...rest] = run.stderr.split("\n").filter((l) => !l.startsWith("Note: "));
+    const [first, ...rest] = run.stderr.split("\n").filter((l) =>
+      !l.startsWith("Note: ") && !l.includes(": warning: UNSANDBOXED")
+    );
     assert.match(first!, /^vouch verify: .*\(state_dir_not_directory\)$/);
     assert.match(rest.join("\n"), /^\s+at /m);
     assert.doesNotMatch(run.stderr, /Uncaught/);

@@ -271,3 +271,19 @@ Deno.test("the private HOME/TMPDIR is fresh per run and removed afterwards", asy
   const r2 = await runProcess({ shell: 'echo "$HOME"', cwd: "/" });
   assert.notEqual(r2.stdout.head.trim(), home);
 });
+
+Deno.test("TMPDIR is private and never HOME (Codex refuses helpers under TMPDIR), given HOME or not", async () => {
+  const given = await Deno.makeTempDir({ prefix: "vouch-given-home-" });
+  try {
+    for (const spec of [{}, { home: given }]) {
+      const r = await runProcess({ shell: 'echo "$HOME"; echo "$TMPDIR"', cwd: "/", ...spec });
+      const [home, tmp] = r.stdout.head.trim().split("\n");
+      assert.ok(home && tmp, r.stdout.head);
+      assert.notEqual(tmp, home);
+      assert.ok(!tmp!.startsWith(home! + "/"), `${tmp} under ${home}`);
+      await assert.rejects(() => Deno.stat(tmp!), "the private TMPDIR is removed afterwards");
+    }
+  } finally {
+    await Deno.remove(given, { recursive: true });
+  }
+});
