@@ -12,7 +12,7 @@ import {
   ProcessSpecError,
   type SpawnError,
 } from "./types.ts";
-import { BWRAP_HOME, bwrapArgv } from "../sandbox/bwrap.ts";
+import { BWRAP_HOME, bwrapArgv, leadingProgram, withPrograms } from "../sandbox/bwrap.ts";
 import {
   DEFAULT_CHECK_LIMITS,
   type LimitKind,
@@ -347,8 +347,17 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     ...(marker !== null ? { [RUN_MARKER_ENV]: marker } : {}),
   };
   const limited = [...limitPrefix(limits, sandbox.kind === "bwrap"), ...argv];
+  // The programs a sandboxed child is started by must be visible inside (their real dirs).
   const spawnedArgv = sandbox.kind === "bwrap"
-    ? bwrapArgv(sandbox, limited, spec.cwd, env)
+    ? bwrapArgv(
+      withPrograms(sandbox, [
+        resolved,
+        ...(spec.shell !== undefined ? [leadingProgram(spec.shell) ?? ""] : []),
+      ]),
+      limited,
+      spec.cwd,
+      env,
+    )
     : limited;
   const launch = SETSID !== null ? [SETSID, ...spawnedArgv] : spawnedArgv;
 

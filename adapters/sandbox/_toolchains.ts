@@ -60,6 +60,8 @@ export interface ToolchainOptions {
   readonly forbidden: readonly string[];
   /** Paths a toolchain root must not contain (the worktree, the checkout): it is narrowed or skipped. */
   readonly notContaining?: readonly string[];
+  /** Programs run directly by absolute path (e.g. vouch's own runtime): their real dirs count too. */
+  readonly programs?: readonly string[];
 }
 
 /**
@@ -140,7 +142,12 @@ function programDirs(path: string): readonly string[] {
  */
 export function toolchainMounts(path: string, opts: ToolchainOptions): Toolchains {
   const roots = new Set<string>();
-  for (const dir of programDirs(path)) {
+  const direct: string[] = [];
+  for (const program of opts.programs ?? []) {
+    const real = realPath(program);
+    if (real !== null && !isSystem(dirname(real))) direct.push(dirname(real));
+  }
+  for (const dir of [...programDirs(path), ...direct]) {
     const root = installRoot(dir, opts);
     if (root !== null) roots.add(root);
   }

@@ -1,4 +1,5 @@
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import process from "node:process";
 import type { BwrapSandbox, RootMount } from "./profile.ts";
 import { SandboxError } from "./profile.ts";
 import { systemRoot } from "./_system_root.ts";
@@ -24,6 +25,8 @@ export interface BwrapProfileOptions {
   readonly bwrapPath?: string;
   /** `PATH` toolchains are resolved from (default the host's). */
   readonly path?: string;
+  /** Programs run by absolute path whose install dirs must be visible (vouch's runtime always is). */
+  readonly programs?: readonly string[];
   /** Resource limits (default {@linkcode DEFAULT_CHECK_LIMITS}). */
   readonly limits?: SandboxLimits;
 }
@@ -166,6 +169,8 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     ...(home !== undefined ? { home } : {}),
     forbidden,
     notContaining: [worktree],
+    // vouch's own runtime (checks often run `deno`/`node` by its absolute path).
+    programs: [process.execPath, ...(options.programs ?? [])],
   });
   const root: RootMount[] = [...systemRoot(), ...tools.mounts];
   const writable = [worktree, ...(options.extraWritable ?? []).map((p) => Deno.realPathSync(p))];
@@ -197,6 +202,56 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     declaredReadOnly: declared,
     limits: options.limits ?? DEFAULT_CHECK_LIMITS,
   };
+}
+
+/**
+ * The profile with the real directories of `programs` (absolute paths a child
+ * is started by, e.g. `'/opt/x/deno' test`) bound read-only when no mount
+ * shows them yet. A directory that is HOME, contains it or contains a masked
+ * path is left out (the program then fails to start, visibly).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { withPrograms } from "./bwrap.ts";
+ * const p = { kind: "bwrap" as const, bwrapPath: "/usr/bin/bwrap", root: [{ kind: "ro" as const, path: "/usr" }], writable: [], readOnly: [], hiddenDirs: [], hiddenFiles: [] };
+ * equal(withPrograms(p, ["/usr/bin/env"]), p);
+ * ```
+ */
+export function withPrograms(profile: BwrapSandbox, programs: readonly string[]): BwrapSandbox {
+  const visible = [
+    ...(profile.root ?? []).filter((m) => m.kind === "ro").map((m) => m.path),
+    ...profile.readOnly,
+    ...profile.writable,
+  ];
+  const masked = [...profile.hiddenDirs, ...profile.hiddenFiles];
+  let home: string | undefined;
+  try {
+    home = process.env["HOME"];
+  } catch {
+    home = undefined;
+  }
+  const extra: string[] = [];
+  for (const program of programs) {
+    if (!isAbsolute(program)) continue;
+    let dir: string;
+    try {
+      dir = dirname(Deno.realPathSync(program));
+    } catch {
+      continue;
+    }
+    if (visible.some((v) => within(dir, v)) || extra.includes(dir)) continue;
+    if (dir === "/" || (home !== undefined && within(home, dir))) continue;
+    if (masked.some((m) => within(m, dir))) continue;
+    extra.push(dir);
+  }
+  return extra.length === 0 ? profile : { ...profile, readOnly: [...profile.readOnly, ...extra] };
+}
+
+/** The leading absolute program of a shell string (`'/x/deno' test`, `/x/y --flag`), if any. */
+export function leadingProgram(shell: string): string | null {
+  const m = /^\s*(?:'(\/[^']+)'|"(\/[^"]+)"|(\/[^\s;&|'"]+))/.exec(shell);
+  return m === null ? null : (m[1] ?? m[2] ?? m[3] ?? null);
 }
 
 /** The private home directory children see inside bwrap (on the private `/tmp`). */

@@ -258,3 +258,33 @@ Deno.test("probe reports availability with a reason; policy (auto included) refu
   }
   await Deno.remove(wt, { recursive: true });
 });
+
+Deno.test({
+  name: "bwrap: a program run by absolute path outside the allowlist is made visible (its dir only)",
+  ignore: skipReason !== null,
+  fn: async () => {
+    const base = await Deno.realPath(
+      await Deno.makeTempDir({ dir: "/var/tmp", prefix: "vouch-prog-" }),
+    );
+    const wt = await Deno.realPath(await Deno.makeTempDir());
+    try {
+      await Deno.mkdir(`${base}/tool`);
+      await Deno.mkdir(`${base}/secret`);
+      await Deno.writeTextFile(`${base}/tool/run.sh`, "#!/bin/sh\necho tool-ran\n");
+      await Deno.chmod(`${base}/tool/run.sh`, 0o755);
+      await Deno.writeTextFile(`${base}/secret/s.txt`, "PLANTED");
+      const profile = bwrapProfile({ worktree: wt, bwrapPath: probe.bwrap.path! });
+      const direct = await runProcess({ argv: [`${base}/tool/run.sh`], cwd: wt, sandbox: profile });
+      assert.equal(direct.stdout.head, "tool-ran\n", direct.stderr.head);
+      const shell = await runProcess({
+        shell: `'${base}/tool/run.sh'; cat ${base}/secret/s.txt`,
+        cwd: wt,
+        sandbox: profile,
+      });
+      assert.equal(shell.stdout.head, "tool-ran\n", shell.stderr.head);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+      await Deno.remove(wt, { recursive: true });
+    }
+  },
+});
