@@ -260,7 +260,8 @@ Deno.test("probe reports availability with a reason; policy (auto included) refu
 });
 
 Deno.test({
-  name: "bwrap: a program run by absolute path outside the allowlist is made visible (its dir only)",
+  name:
+    "bwrap: a program run by absolute path outside the allowlist is made visible (its dir only)",
   ignore: skipReason !== null,
   fn: async () => {
     const base = await Deno.realPath(
