@@ -93,6 +93,8 @@ export interface CleanVerifierOptions {
 export type SetupRefusalCode = "setup_network_not_allowed" | "setup_failed";
 
 const OUTPUT_TAIL_BYTES = 4096;
+/** Bytes captured per stream of a check (what `$json` expectations can see): 1 MiB, as documented. */
+const CHECK_CAPTURE_BYTES = 1024 * 1024;
 
 function summarize(
   judgement: CheckJudgement,
@@ -347,6 +349,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     const started = new Map<string, number>();
     for (const check of contract.checks) {
       if (phase === "round" && check.baseline) continue;
+      // A differential is judged against the baseline, never on it: not run there either.
+      if (phase === "baseline" && check.differential !== null && !check.baseline) continue;
       onCheck(check.name);
       const timeoutMs = clampTimeout(check.timeoutMs, opts.deadline);
       if (timeoutMs <= 0) {
@@ -362,7 +366,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         timeoutMs,
         signal,
         sandbox,
-        maxCaptureBytes: 256 * 1024,
+        maxCaptureBytes: CHECK_CAPTURE_BYTES,
       });
       results.set(check.name, result);
       started.set(check.name, startedAt);
