@@ -102,6 +102,11 @@ export interface RunOutcome {
   readonly integrated: { readonly branch: string; readonly commit: string } | null;
   /** Wall time of the whole run, in milliseconds. */
   readonly elapsedMs: number;
+  /**
+   * When the run ended `backend_failed`: the backend's own cause (e.g.
+   * `claude: not found on PATH`, "claude: authentication failed (HTTP 401)").
+   */
+  readonly backendFailure?: { readonly code: string; readonly message: string };
 }
 
 /** Live progress, reported while a run proceeds (the CLI renders it on a terminal). */

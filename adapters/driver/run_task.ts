@@ -870,6 +870,7 @@ class TaskRun {
       logPath: o.log.path,
       integrated: this.integrated,
       elapsedMs: this.now() - this.startedAt,
+      ...(state === "backend_failed" ? lastFailure(this.rounds) : {}),
     };
     await o.log.append({
       task: o.taskId,
@@ -914,6 +915,13 @@ async function applyPatchText(wt: Worktree, patch: Uint8Array): Promise<boolean>
 }
 
 /** `: <cause>` of the last round whose backend failed, or "" (the cause belongs on screen). */
+function lastFailure(
+  rounds: readonly RoundState[],
+): { backendFailure: { code: string; message: string } } | Record<never, never> {
+  const f = [...rounds].reverse().find((r) => r.backend?.failure !== undefined)?.backend?.failure;
+  return f === undefined ? {} : { backendFailure: { code: f.code, message: f.message } };
+}
+
 function lastFailureCause(rounds: readonly RoundState[]): string {
   const failed = [...rounds].reverse().find((r) => r.backend?.failure !== undefined);
   return failed?.backend?.failure ? `: ${failed.backend.failure.message}` : "";

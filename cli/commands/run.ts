@@ -220,7 +220,7 @@ export const runCommand: CliCommand = {
         outcome = await executeRun(args, io, backend, controller.signal).catch(asUsage);
       } catch (error) {
         if (!(error instanceof BackendUnavailable)) throw error;
-        return reportUnavailable(args, io, error.backend, error.why);
+        return reportUnavailable(args, io, error.why);
       }
       if (args.json) io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
       else {
@@ -256,20 +256,28 @@ export class BackendUnavailable extends Error {
 function reportUnavailable(
   args: RunArgs,
   io: CliIo,
-  backend: string,
   why: BackendFailure,
 ): number {
   const message = `the backend cannot start: ${why.message}`;
   if (args.json) {
     io.out(
-      JSON.stringify(jsonDocument({
+      // A RunOutcome of a run that never started: no task, base, artefacts or log.
+      JSON.stringify(jsonDocument<RunOutcome>({
+        task: "",
         state: "backend_failed",
         exitCode: 4,
         reason: "backend_unavailable",
         message,
-        backend,
-        backendFailure: { code: why.code, message: why.message },
+        base: "",
+        baseline: [],
         rounds: [],
+        patchFile: null,
+        patchDigest: null,
+        artefactsDir: "",
+        logPath: "",
+        integrated: null,
+        elapsedMs: 0,
+        backendFailure: { code: why.code, message: why.message },
       })) + "\n",
     );
   } else {

@@ -17,6 +17,7 @@ import {
   type ScriptEntry,
   startModelServer,
 } from "../../fixtures/model_server/mod.ts";
+import { assertValid } from "../../schemas/_ajv.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const MAIN = `${ROOT}cli/main.ts`;
@@ -148,6 +149,8 @@ export interface ScenarioOptions {
   readonly withoutCli?: boolean;
   /** The key the CLI sends (default: the one the server accepts). */
   readonly apiKey?: string;
+  /** Without `--json`: the human summary on stdout (`json` is then `{}`). */
+  readonly human?: boolean;
 }
 
 /** The contract every scenario verifies against: the test passes and tests stay untouched. */
@@ -210,7 +213,7 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       "1",
       "--agent-env",
       CODEX_KEY_VAR,
-      "--json",
+      ...(opts.human ? [] : ["--json"]),
       "--progress",
       "plain",
       ...(opts.flags ?? []),
@@ -228,11 +231,15 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
     const ms = Date.now() - started;
     const stdout = new TextDecoder().decode(out.stdout);
     const stderr = new TextDecoder().decode(out.stderr);
-    let json: Record<string, unknown>;
-    try {
-      json = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
-    } catch {
-      throw new Error(`no --json document (exit ${out.code}):\n${stdout}\n--- stderr\n${stderr}`);
+    let json: Record<string, unknown> = {};
+    if (!opts.human) {
+      try {
+        json = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
+      } catch {
+        throw new Error(`no --json document (exit ${out.code}):\n${stdout}\n--- stderr\n${stderr}`);
+      }
+      // Every outcome, a backend that never started included, is a valid run-output document.
+      assertValid("run-output.schema.json", json, "vouch run --json");
     }
     const artefacts = existsSync(`${repo}/.vouch/runs`);
     const leaks = [

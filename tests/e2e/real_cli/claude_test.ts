@@ -93,6 +93,15 @@ Deno.test({
     assert.equal(run.code, 4, explain(run));
     assert.equal(run.json.state, "backend_failed");
     assert.match(String(run.json.message), /claude: authentication failed \(HTTP 401\)/);
+    assert.deepEqual(run.json.backendFailure, {
+      code: "config",
+      message: "claude: authentication failed (HTTP 401): authentication_failed",
+    });
+    // On screen too (the human summary), not only in round-1/backend_result.json.
+    const human = await runRealCli({ backend: "claude", script: [], apiKey: "wrong", human: true });
+    assert.equal(human.code, 4, explain(human));
+    assert.match(human.stdout, /failed in every round \(1\): claude: authentication failed/);
+    assert.match(human.stdout, /round 1 backend: claude: authentication failed \(HTTP 401\)/);
     assert.match(run.stderr, /retry 1\/1: provider request failed \(HTTP 401\)/, explain(run));
     assert.ok(!run.stdout.includes("wrong-key"), "the key never reaches the output");
   },
@@ -163,10 +172,17 @@ Deno.test("claude: a CLI missing from PATH is named before anything runs (exit 4
   const run = await runRealCli({ backend: "claude", script: [], withoutCli: true });
   assert.equal(run.code, 4, explain(run));
   assert.equal(run.json.reason, "backend_unavailable");
+  assert.equal(run.json.message, "the backend cannot start: claude: not found on PATH");
   assert.deepEqual(run.json.backendFailure, {
     code: "config",
     message: "claude: not found on PATH",
   });
   assert.equal(run.server.requests.length, 0);
   assert.equal(run.artefacts, false, "no baseline, no round: nothing ran");
+  const human = await runRealCli({ backend: "claude", script: [], withoutCli: true, human: true });
+  assert.equal(human.code, 4);
+  assert.equal(
+    human.stdout,
+    "BACKEND_FAILED (backend_unavailable): the backend cannot start: claude: not found on PATH\n",
+  );
 });
