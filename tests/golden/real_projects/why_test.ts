@@ -126,34 +126,46 @@ Deno.test("why: a differential shows its delta against the baseline", async () =
   });
 });
 
-Deno.test("why: a tool named by absolute path under /tmp is hidden by the sandbox, and the failure says so", async () => {
+Deno.test("why: a dependency named by absolute path under /tmp is hidden by the sandbox; the failure says so and --sandbox-ro fixes it", async () => {
   if (!HAVE_BWRAP) {
     console.log("bwrap does not work here: the sandbox-hidden-path case needs it");
     return;
   }
   await withProject(async (project) => {
-    const tool = `${project.state}/tools/bin/checker`;
-    await Deno.mkdir(`${project.state}/tools/bin`, { recursive: true });
-    await Deno.writeTextFile(tool, "#!/bin/sh\nexit 0\n");
-    await Deno.chmod(tool, 0o755);
+    // A shared helper outside the repository, required by absolute path (not the program itself).
+    const shared = `${project.state}/shared`;
+    const lib = `${shared}/check.js`;
+    await Deno.mkdir(shared, { recursive: true });
+    await Deno.writeTextFile(lib, "module.exports = true;\n");
     const patch = await patchOf(project, FIX);
-    const run = await verifyUnchanged(project, [
+    const command = `node -e "require('${lib}')" && npm test`;
+    const hidden = await verifyUnchanged(project, [
       "--patch",
       patch,
       "--verify",
-      `${tool} && npm test`,
+      command,
       "--sandbox",
       "bwrap",
     ]);
-    assert.equal(run.code === 1 || run.code === 5, true, show(run));
-    assert.ok(tool.startsWith("/tmp/"), "the fixture lives under /tmp");
+    assert.equal(hidden.code, 1, show(hidden));
+    assert.ok(lib.startsWith("/tmp/"), "the fixture lives under /tmp");
     assert.match(
-      details(run),
-      new RegExp(
-        `${tool.replaceAll("/", "\\/")} exists on this machine but not inside the sandbox`,
-      ),
-      show(run),
+      details(hidden),
+      new RegExp(`${lib.replaceAll("/", "\\/")} exists on this machine but not inside the sandbox`),
+      show(hidden),
     );
-    assert.match(details(run), new RegExp(`--sandbox-ro ${project.state}/tools/bin`), show(run));
+    assert.match(details(hidden), new RegExp(`--sandbox-ro ${shared}`), show(hidden));
+    // Doing what the message says makes it visible (read-only) and the fix verifies.
+    const shown = await verifyUnchanged(project, [
+      "--patch",
+      patch,
+      "--verify",
+      command,
+      "--sandbox",
+      "bwrap",
+      "--sandbox-ro",
+      shared,
+    ]);
+    assert.equal(shown.code, 0, show(shown));
   });
 });
