@@ -1,0 +1,52 @@
+/**
+ * A small real git repository with a check that fails until `value.txt` says
+ * "right", a fixing and a breaking patch; plus the built npm tarball, made once
+ * per test process (`deno task npm --pack` does the same).
+ *
+ * @module
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildNpm, packNpm } from "../../tools/build_npm.ts";
+
+/** A fixture repository and its patches. */
+export interface NpmFixtureRepo {
+  readonly root: string;
+  readonly repo: string;
+  readonly fix: string;
+  readonly bad: string;
+}
+
+function git(repo: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd: repo, encoding: "utf8" });
+}
+
+/** Creates the repository under a fresh temp dir (the caller removes `root`). */
+export function fixtureRepo(): NpmFixtureRepo {
+  const root = mkdtempSync(join(tmpdir(), "vouch-npm-"));
+  const repo = join(root, "repo");
+  execFileSync("git", ["init", "-q", "-b", "main", repo]);
+  git(repo, "config", "user.email", "t@example.invalid");
+  git(repo, "config", "user.name", "t");
+  writeFileSync(join(repo, "value.txt"), "wrong\n");
+  writeFileSync(join(repo, "check.sh"), "grep -q right value.txt\n");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-qm", "base");
+  const patch = (text: string, name: string) => {
+    writeFileSync(join(repo, "value.txt"), text);
+    writeFileSync(join(root, name), git(repo, "diff", "--binary", "--full-index"));
+    git(repo, "checkout", "--", "value.txt");
+    return join(root, name);
+  };
+  return { root, repo, fix: patch("right\n", "fix.patch"), bad: patch("worse\n", "bad.patch") };
+}
+
+let tarball: string | null = null;
+
+/** Builds dist/npm and packs it (once per process); returns the tarball path. */
+export function npmTarball(): string {
+  tarball ??= (buildNpm(), packNpm());
+  return tarball;
+}

@@ -1,0 +1,49 @@
+/**
+ * Embedding from a Deno project outside the checkout: the consumer's deno.json
+ * `links` the vouch checkout, and `jsr:@vouch/vouch` (and its sub-paths) then
+ * resolve through vouch's OWN deno.json (`exports` + `imports`), so vouch's
+ * bare imports (zod, canonicalize, ...) resolve without the consumer declaring
+ * them. Nothing is fetched: linked packages resolve locally.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "../../tools/build_npm.ts";
+import { fixtureRepo } from "./_fixture.ts";
+
+const SCRIPT = `import { contractFromCommand, verifyPatchInRepo } from "jsr:@vouch/vouch";
+import { initialKernelState } from "jsr:@vouch/vouch/kernel";
+const [patch, dir] = Deno.args;
+const r = await verifyPatchInRepo({
+  dir: dir!,
+  patch: await Deno.readFile(patch!),
+  contract: contractFromCommand("sh check.sh", 60_000),
+  sandbox: "none",
+});
+console.log(JSON.stringify({ verdict: r.verdict, v: initialKernelState().v }));
+`;
+
+Deno.test("a Deno project outside the checkout imports vouch through its own import map (links)", () => {
+  const fx = fixtureRepo();
+  try {
+    const project = join(fx.root, "deno-consumer");
+    mkdirSync(project);
+    writeFileSync(join(project, "deno.json"), JSON.stringify({ links: [ROOT] }));
+    writeFileSync(join(project, "main.ts"), SCRIPT);
+    const run = (patch: string) =>
+      spawnSync(Deno.execPath(), ["run", "-A", "--no-prompt", "main.ts", patch, fx.repo], {
+        cwd: project,
+        env: { ...Deno.env.toObject(), XDG_STATE_HOME: join(fx.root, "state") },
+        encoding: "utf8",
+      });
+    const ok = run(fx.fix);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.deepEqual(JSON.parse(ok.stdout), { verdict: "verified", v: 1 });
+    const bad = run(fx.bad);
+    assert.equal(bad.status, 0, bad.stderr);
+    assert.equal(JSON.parse(bad.stdout).verdict, "rejected");
+  } finally {
+    rmSync(fx.root, { recursive: true, force: true });
+  }
+});

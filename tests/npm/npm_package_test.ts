@@ -1,0 +1,139 @@
+/**
+ * The npm package end to end: `deno task npm --pack`'s tarball installs into a
+ * fresh Node project (`npm install ./vouch-vouch-x.y.z.tgz`), a consumer file
+ * type-checks with `tsc --noEmit` against the shipped `.d.ts` (and a wrong one
+ * does not), `npx vouch verify` verifies a fix and rejects a break on a real
+ * git repository, and the verifier called from JavaScript does the same.
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { NPM_BUILD_DIR } from "../../tools/build_npm.ts";
+import { fixtureRepo, npmTarball } from "./_fixture.ts";
+
+const hasNpm = spawnSync("npm", ["--version"]).status === 0;
+if (!hasNpm) console.log("npm_package_test: npm not on PATH; the npm package tests skip");
+
+const CONSUMER =
+  `import { contractFromCommand, verifyPatchInRepo, type VerifyPatchOutcome } from "@vouch/vouch";
+import { initialKernelState } from "@vouch/vouch/kernel";
+import { readFileSync } from "node:fs";
+
+const [patchFile, dir] = process.argv.slice(2);
+const outcome: VerifyPatchOutcome = await verifyPatchInRepo({
+  dir: dir!,
+  patch: new Uint8Array(readFileSync(patchFile!)),
+  contract: contractFromCommand("sh check.sh", 60_000),
+  sandbox: "none",
+});
+const verdict: "verified" | "rejected" = outcome.verdict;
+const version: 1 = initialKernelState().v;
+console.log(JSON.stringify({ verdict, version, reasons: outcome.reasons }));
+`;
+
+Deno.test({
+  name: "npm package: installs in a fresh Node project, type-checks, npx vouch verify, JS API",
+  ignore: !hasNpm,
+  fn: () => {
+    const tgz = npmTarball();
+    assert.match(tgz, /vouch-vouch-\d+\.\d+\.\d+\.tgz$/);
+    const fx = fixtureRepo();
+    try {
+      const project = join(fx.root, "consumer");
+      const sh = (cmd: string, args: string[], cwd = project) =>
+        execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      execFileSync("mkdir", ["-p", project]);
+      writeFileSync(
+        join(project, "package.json"),
+        JSON.stringify({ name: "consumer", private: true, type: "module" }),
+      );
+      sh("npm", [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        tgz,
+      ]);
+      const installed = JSON.parse(
+        readFileSync(join(project, "node_modules/@vouch/vouch/package.json"), "utf8"),
+      );
+      assert.ok(installed.dependencies.zod, "zod is a real npm dependency");
+      // the runtime dependencies were installed by npm, not bundled
+      JSON.parse(readFileSync(join(project, "node_modules/zod/package.json"), "utf8"));
+      writeFileSync(join(project, "consumer.ts"), CONSUMER);
+      const tsconfig = {
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          types: ["node"],
+          // TypeScript and @types/node come from the build's scratch dir (not the package)
+          typeRoots: [join(NPM_BUILD_DIR, "node_modules/@types")],
+          outDir: "out",
+        },
+        files: ["consumer.ts"],
+      };
+      writeFileSync(join(project, "tsconfig.json"), JSON.stringify(tsconfig));
+      const tsc = join(NPM_BUILD_DIR, "node_modules/typescript/bin/tsc");
+      sh("node", [tsc, "--noEmit", "-p", "tsconfig.json"]);
+      // the types are real: a wrong use is a type error
+      writeFileSync(
+        join(project, "wrong.ts"),
+        'import { verifyPatchInRepo } from "@vouch/vouch";\nawait verifyPatchInRepo({ dir: 1 });\n',
+      );
+      writeFileSync(
+        join(project, "tsconfig.wrong.json"),
+        JSON.stringify({ ...tsconfig, files: ["wrong.ts"] }),
+      );
+      const wrong = spawnSync("node", [tsc, "--noEmit", "-p", "tsconfig.wrong.json"], {
+        cwd: project,
+        encoding: "utf8",
+      });
+      assert.notEqual(wrong.status, 0);
+      assert.match(wrong.stdout, /wrong\.ts.*error TS/);
+
+      const env = { ...Deno.env.toObject(), XDG_STATE_HOME: join(fx.root, "state") };
+      const npx = (patch: string) =>
+        spawnSync("npx", [
+          "--no-install",
+          "vouch",
+          "verify",
+          "--patch",
+          patch,
+          "--verify",
+          "sh check.sh",
+          "--sandbox",
+          "none",
+          "--dir",
+          fx.repo,
+          "--json",
+        ], {
+          cwd: project,
+          env,
+          encoding: "utf8",
+        });
+      const ok = npx(fx.fix);
+      assert.equal(ok.status, 0, ok.stderr + ok.stdout);
+      assert.equal(JSON.parse(ok.stdout).verdict, "verified");
+      const bad = npx(fx.bad);
+      assert.equal(bad.status, 1, bad.stderr + bad.stdout);
+      assert.equal(JSON.parse(bad.stdout).verdict, "rejected");
+
+      sh("node", [tsc, "-p", "tsconfig.json"]);
+      const js = (patch: string) =>
+        JSON.parse(
+          execFileSync("node", [join(project, "out/consumer.js"), patch, fx.repo], {
+            cwd: project,
+            env,
+            encoding: "utf8",
+          }),
+        );
+      assert.deepEqual(js(fx.fix), { verdict: "verified", version: 1, reasons: [] });
+      assert.equal(js(fx.bad).verdict, "rejected");
+    } finally {
+      rmSync(fx.root, { recursive: true, force: true });
+    }
+  },
+});
