@@ -33,6 +33,39 @@ function agentSandboxOptions(executable: string | undefined, stateVar: string) {
   };
 }
 
+/**
+ * The absolute path a bare program name resolves to on PATH (the path itself,
+ * not its link target), or the name unchanged when it is not found (preflight
+ * then says "claude: not found on PATH"). Inside the agent sandbox only what
+ * is mounted exists, and only an absolute path tells what to mount
+ * (`node_modules/.bin/claude` -> the whole `node_modules`).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { executableOnPath } from "./run_backend.ts";
+ * equal(executableOnPath("sh", "/nonexistent:relative:/bin"), "/bin/sh");
+ * equal(executableOnPath("no-such-agent-cli", "/bin"), "no-such-agent-cli");
+ * equal(executableOnPath("./agent", "/bin"), "./agent");
+ * ```
+ */
+export function executableOnPath(
+  name: string,
+  path: string = Deno.env.get("PATH") ?? "",
+): string {
+  if (name.includes("/")) return name;
+  for (const dir of path.split(":")) {
+    if (!dir.startsWith("/")) continue;
+    try {
+      const info = Deno.statSync(`${dir}/${name}`);
+      if (info.isFile && info.mode !== null && (info.mode & 0o111) !== 0) return `${dir}/${name}`;
+    } catch {
+      // not in this directory
+    }
+  }
+  return name;
+}
+
 function unique(names: readonly string[]): string[] {
   return [...new Set(names)];
 }
@@ -101,36 +134,38 @@ export function backendFor(args: RunArgs, config: AgentCliConfig): AgentBackend 
   switch (args.backend.kind) {
     case "codex": {
       const s = config.codex;
+      const executable = executableOnPath(s.executable ?? "codex");
       // In the agent sandbox (confine): vouch is the sandbox, so Codex's own is turned off.
       return confinedBackend(
         (sandbox) =>
           codexBackend({
             passEnv: forwardedEnvNames("codex", config, args.agentEnv),
             ...homeConfig,
-            ...(s.executable !== undefined ? { executable: s.executable } : {}),
+            executable,
             ...(s.model !== undefined ? { model: s.model } : {}),
             ...(s.args !== undefined ? { extraArgs: s.args } : {}),
             sandbox,
             sandboxMode: sandbox.kind === "bwrap" ? "danger-full-access" : "workspace-write",
           }),
         args.sandbox,
-        agentSandboxOptions(s.executable, "CODEX_HOME"),
+        agentSandboxOptions(executable, "CODEX_HOME"),
       );
     }
     case "claude": {
       const s = config.claude;
+      const executable = executableOnPath(s.executable ?? "claude");
       return confinedBackend(
         (sandbox) =>
           claudeBackend({
             passEnv: forwardedEnvNames("claude", config, args.agentEnv),
             ...homeConfig,
-            ...(s.executable !== undefined ? { executable: s.executable } : {}),
+            executable,
             ...(s.model !== undefined ? { model: s.model } : {}),
             ...(s.args !== undefined ? { extraArgs: s.args } : {}),
             sandbox,
           }),
         args.sandbox,
-        agentSandboxOptions(s.executable, "CLAUDE_CONFIG_DIR"),
+        agentSandboxOptions(executable, "CLAUDE_CONFIG_DIR"),
       );
     }
     case "command": {

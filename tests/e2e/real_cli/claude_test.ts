@@ -58,6 +58,8 @@ Deno.test({
     assert.equal(run.json.state, "verified", explain(run));
     // The forwarded key reached the CLI (the server accepted it) but no log, transcript or output.
     assert.deepEqual(run.leaks, []);
+    // The real CLI ran confined by vouch's sandbox (bwrap), not unsandboxed.
+    assert.ok(!run.stderr.includes("UNSANDBOXED"), run.stderr);
     // Live progress off a terminal: one line per event, with what the agent did.
     assert.match(run.stderr, /round 1 · claude · \$ node test\/add\.test\.js/, explain(run));
     assert.match(run.stderr, /round 1 · claude · edit src\/add\.js \(Edit\)/, explain(run));
