@@ -1,0 +1,247 @@
+/**
+ * `vouch batch` throughput on a self-made cohort: 6 small repositories (3 Node
+ * `node --test`, 3 Deno `deno test`) whose suites take about 0.5 s, 17
+ * candidates each (good, no-op, partial, test-editing, scope-creep, empty,
+ * broken): 102 candidates. In one run it measures
+ *
+ * - a bare sequential loop on the same input: `git worktree add` + `git apply`
+ *   (test patch, then the candidate) + the test command, per candidate;
+ * - the ideal: the sum of the bare loop's test times / cores;
+ * - `vouch batch` at concurrency 1 and at the number of cores (sandbox auto);
+ * - the fleet: 2 `vouch worker` processes on a real redis-server against
+ *   local batch (skipped with a reason without redis-server);
+ *
+ * and prints candidates per minute, the ratio to the ideal (target: at least
+ * 0.85 at concurrency = cores) and peak memory (the batch process; each
+ * fleet worker). Slow (minutes): not part of `deno task test`.
+ *
+ *   deno bench --no-prompt -A bench/batch_bench.ts
+ */
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { runBatch } from "../adapters/batch/mod.ts";
+import { enqueueExecutor, parseQueueUrl } from "../adapters/batch/queue.ts";
+import { type Kind, makeCohort } from "../tests/adapters/batch/_cohort.ts";
+import { VOUCH_TASK_FLAGS } from "../tests/golden/cli_harness.ts";
+
+const CORES = availableParallelism();
+const KINDS: Kind[] = [
+  ...Array.from({ length: 5 }, () => "good" as const),
+  ...Array.from({ length: 3 }, () => "noop" as const),
+  ...Array.from({ length: 3 }, () => "partial" as const),
+  "test_editing",
+  "test_editing",
+  "scope_creep",
+  "scope_creep",
+  "empty",
+  "broken",
+];
+const dir = await Deno.makeTempDir({ prefix: "vouch-batch-bench-" });
+const cohort = await makeCohort(dir, { node: 3, deno: 3, kinds: KINDS, sleepMs: 300 });
+const predictions: { instance_id: string; model_patch: string }[] = JSON.parse(
+  await Deno.readTextFile(cohort.predictionsFile),
+);
+const N = predictions.length;
+const env = { XDG_STATE_HOME: join(dir, "state") };
+const results: Record<string, { ms: number; rssMb?: number; extra?: string }> = {};
+let bareTestMs = 0;
+let calls = 0;
+
+async function sh(cwd: string, command: string, stdin?: string): Promise<boolean> {
+  const child = new Deno.Command("sh", {
+    args: ["-c", command],
+    cwd,
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  if (stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(stdin));
+    await w.close();
+  }
+  return (await child.status).success;
+}
+
+/** Peak resident set of this process while `fn` runs, in MiB (sampled every 50 ms). */
+async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; rssMb: number }> {
+  let peak = Deno.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 50);
+  try {
+    const value = await fn();
+    return { value, rssMb: Math.round(peak / 2 ** 20) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function perMinute(ms: number): string {
+  return (N / (ms / 60_000)).toFixed(1);
+}
+
+function summary(): void {
+  const ideal = bareTestMs / CORES;
+  console.log(`\nbatch bench: ${N} candidates, ${CORES} cores`);
+  console.log(
+    `  ideal (bare test time ${(bareTestMs / 1000).toFixed(1)} s / ${CORES}): ${
+      perMinute(ideal)
+    }/min`,
+  );
+  for (const [name, r] of Object.entries(results)) {
+    console.log(
+      `  ${name}: ${(r.ms / 1000).toFixed(1)} s, ${perMinute(r.ms)}/min, ${
+        (ideal / r.ms).toFixed(2)
+      } of ideal${r.rssMb !== undefined ? `, peak RSS ${r.rssMb} MiB` : ""}${r.extra ?? ""}`,
+    );
+  }
+}
+
+Deno.bench({
+  group: "batch",
+  name: "bare sequential loop: worktree add + git apply + test",
+  baseline: true,
+  n: 1,
+  warmup: 0,
+  async fn() {
+    // Deno may call a bench function more than once: every call measures afresh.
+    bareTestMs = 0;
+    const t0 = performance.now();
+    let i = 0;
+    const round = ++calls;
+    for (const p of predictions) {
+      const task = cohort.tasks.find((t) => t.id === p.instance_id)!;
+      const wt = join(dir, `bare-${round}`, String(i++));
+      await sh(task.repo, `git worktree add -q --detach '${wt}' ${task.base}`);
+      const applied = await sh(wt, "git apply --index", task.testPatch) &&
+        (p.model_patch.trim() === "" || await sh(wt, "git apply --index", p.model_patch));
+      if (applied) {
+        const s = performance.now();
+        await sh(wt, task.command);
+        bareTestMs += performance.now() - s;
+      }
+      await sh(task.repo, `git worktree remove --force '${wt}'`);
+    }
+    results["bare loop"] = { ms: performance.now() - t0 };
+  },
+});
+
+for (const concurrency of [1, CORES]) {
+  Deno.bench({
+    group: "batch",
+    name: `vouch batch, concurrency ${concurrency}`,
+    n: 1,
+    warmup: 0,
+    async fn() {
+      const t0 = performance.now();
+      const { value, rssMb } = await withPeakRss(() =>
+        runBatch({
+          tasks: cohort.tasksFile,
+          predictions: cohort.predictionsFile,
+          // A fresh output directory per call: a second call must not resume the first.
+          outDir: join(dir, `out-${concurrency}-${++calls}`),
+          concurrency,
+          keyEnv: env,
+          worktreeRoot: join(dir, "worktrees"),
+        })
+      );
+      const r = value.report;
+      results[`vouch batch c=${concurrency}`] = {
+        ms: performance.now() - t0,
+        rssMb,
+        extra: ` (resolved ${r.resolved_instances}, unresolved ${r.unresolved_instances}, ` +
+          `error ${r.error_instances}, empty ${r.empty_patch_instances})`,
+      };
+    },
+  });
+}
+
+function redisServer(): string | null {
+  for (const d of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (Deno.statSync(join(d, "redis-server")).isFile) return join(d, "redis-server");
+    } catch { /* not here */ }
+  }
+  return null;
+}
+
+Deno.bench({
+  group: "batch",
+  name: "fleet: 2 vouch workers on redis-server",
+  n: 1,
+  warmup: 0,
+  async fn() {
+    const redis = redisServer();
+    if (redis === null) {
+      console.log("fleet bench skipped: redis-server is not installed");
+      summary();
+      return;
+    }
+    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (l.addr as Deno.NetAddr).port;
+    l.close();
+    const server = new Deno.Command(redis, {
+      args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    await new Promise((r) => setTimeout(r, 300));
+    const main = new URL("../cli/main.ts", import.meta.url).pathname;
+    const config = new URL("../deno.json", import.meta.url).pathname;
+    const flags = VOUCH_TASK_FLAGS.map((f) =>
+      f === "--deny-net" ? `--allow-net=127.0.0.1:${port}` : f
+    );
+    const workers = [1, 2].map((n) =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          ...flags,
+          "--config",
+          config,
+          main,
+          "worker",
+          "--queue",
+          `redis://127.0.0.1:${port}`,
+          "--out",
+          join(dir, `fleet-w${n}`),
+        ],
+        env: { ...env, VOUCH_WORKTREE_ROOT: join(dir, "worktrees") },
+        stdout: "null",
+        stderr: "null",
+      }).spawn()
+    );
+    const peaks = workers.map(() => 0);
+    const timer = setInterval(() => {
+      workers.forEach((w, i) => {
+        try {
+          const status = Deno.readTextFileSync(`/proc/${w.pid}/status`);
+          const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+          peaks[i] = Math.max(peaks[i]!, kb);
+        } catch { /* not yet or gone */ }
+      });
+    }, 100);
+    try {
+      const t0 = performance.now();
+      await runBatch({
+        tasks: cohort.tasksFile,
+        predictions: cohort.predictionsFile,
+        outDir: join(dir, `out-fleet-${++calls}`),
+        keyEnv: env,
+        executor: enqueueExecutor(parseQueueUrl(`redis://127.0.0.1:${port}`)),
+      });
+      results["fleet, 2 workers x 1"] = {
+        ms: performance.now() - t0,
+        extra: `, worker peak RSS ${peaks.map((k) => Math.round(k / 1024)).join(" / ")} MiB`,
+      };
+    } finally {
+      clearInterval(timer);
+      for (const w of workers) {
+        w.kill("SIGTERM");
+        await w.status;
+      }
+      server.kill("SIGTERM");
+      await server.status;
+      summary();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
