@@ -280,7 +280,9 @@ class TaskRun {
 
   budget(): TaskBudget {
     return {
-      wallTimeMs: this.o.wallTimeMs,
+      // The wall budget counts from the start of the run: the baseline spent part of it, so a
+      // baseline that outlasts --timeout leaves nothing and no backend round starts (exit 3).
+      wallTimeMs: Math.max(0, this.o.wallTimeMs - (this.now() - this.startedAt)),
       repairRounds: Math.max(0, this.o.maxRounds - 1),
       outputBytes: this.o.outputBytes ?? 256 * 1024 * 1024,
       costUnits: this.o.costUnits ?? 1_000_000_000,
@@ -821,7 +823,11 @@ class TaskRun {
       return {
         state: "budget_exhausted",
         reason: which,
-        message: `the task ran out of budget (${which}); the backend was stopped`,
+        message: which === "budget_wall_time"
+          ? `out of time: the --timeout of ${Math.round(this.o.wallTimeMs / 1000)} s passed${
+            this.rounds.length === 0 ? " before any backend round (the baseline took it)" : ""
+          }; nothing more was started`
+          : `the task ran out of budget (${which}); the backend was stopped`,
       };
     }
     if (status === "rejected") {
