@@ -200,13 +200,22 @@ Deno.test("real projects: an npm workspaces monorepo is verified against the PAT
             }),
             "packages/app/test.js": ADD_TEST.replace('"./lib.js"', '"mathlib"'),
           },
-          { ignored: ["node_modules"] },
+          { ignored: ["node_modules", "package-lock.json"] },
         ),
       async (project) => {
-        // What `npm install` creates for workspaces: relative links in the root node_modules.
-        await Deno.mkdir(`${project.dir}/node_modules`);
-        await Deno.symlink("../packages/mathlib", `${project.dir}/node_modules/mathlib`);
-        await Deno.symlink("../packages/app", `${project.dir}/node_modules/app`);
+        // Real npm links the workspace packages relatively into the root node_modules.
+        const npm = await new Deno.Command("npm", {
+          args: ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"],
+          cwd: project.dir,
+          stdin: "null",
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        assert.ok(npm.success, new TextDecoder().decode(npm.stderr));
+        assert.equal(
+          await Deno.readLink(`${project.dir}/node_modules/mathlib`),
+          "../packages/mathlib",
+        );
         const patch = await patchOf(project, { "packages/mathlib/index.js": FIXED_ADD });
         const run = await verifyUnchanged(project, [
           "--patch",
