@@ -125,8 +125,9 @@ export const RUN_MARKER_ENV = "VOUCH_RUN_MARKER";
 /**
  * Kills (SIGKILL) every process of this user whose environment carries
  * `RUN_MARKER_ENV=<marker>`: what an unsandboxed child left behind, `setsid`
- * daemons included. Cannot catch a process that replaced its environment
- * (see docs/sandbox.md). Returns how many were killed.
+ * daemons included. Only pids above `since` (the child's) are read, unless
+ * pid numbers wrapped meanwhile. Cannot catch a process that replaced its
+ * environment (see docs/sandbox.md). Returns how many were killed.
  *
  * @example
  * ```ts
@@ -135,15 +136,18 @@ export const RUN_MARKER_ENV = "VOUCH_RUN_MARKER";
  * equal(sweepMarked("no-such-marker-" + crypto.randomUUID()), 0);
  * ```
  */
-export function sweepMarked(marker: string): number {
+export function sweepMarked(marker: string, since = 0): number {
   const needle = `${RUN_MARKER_ENV}=${marker}\0`;
+  // Descendants get pids above the child's, unless pid numbers wrapped since (then scan all).
+  const last = Number(readText("/proc/loadavg")?.trim().split(" ")[4]?.split("/")[0] ?? NaN);
+  const floor = Number.isInteger(last) && last >= since ? since : 0;
   let killed = 0;
   // Two passes: a daemon may fork between reading and killing.
   for (let pass = 0; pass < 2; pass++) {
     let found = 0;
     for (const name of list("/proc")) {
       const pid = Number(name);
-      if (!Number.isInteger(pid) || pid === process.pid) continue;
+      if (!Number.isInteger(pid) || pid <= floor || pid === process.pid) continue;
       const env = readText(`/proc/${pid}/environ`);
       if (env === null || !(env + "\0").includes(needle)) continue;
       try {

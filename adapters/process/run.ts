@@ -450,7 +450,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   // Anything still in the group is a leftover grandchild: kill it so pipes close.
   let leftoversKilled = killGroup(pid, "SIGKILL");
   // Unsandboxed: daemons that left the group (setsid) are found by the marker and killed.
-  if (marker !== null && sweepMarked(marker) > 0) leftoversKilled = true;
+  if (marker !== null && sweepMarked(marker, pid) > 0) leftoversKilled = true;
 
   let drainTimer: ReturnType<typeof setTimeout> | undefined;
   const bound = new Promise<"late">((r) =>
