@@ -73,6 +73,14 @@ function installRoot(binDir: string, opts: ToolchainOptions): string | null {
     dir !== "/" && !(opts.home !== undefined && within(opts.home, dir)) &&
     !opts.forbidden.some((f) => within(dir, f)) &&
     !(opts.notContaining ?? []).some((p) => within(p, dir));
+  // npm: `node_modules/.bin/x -> ../pkg/bin/x.js`, native parts in sibling packages: the whole
+  // node_modules is the install.
+  const parts = binDir.split("/");
+  const nm = parts.lastIndexOf("node_modules");
+  if (nm > 0) {
+    const modules = parts.slice(0, nm + 1).join("/");
+    if (allowed(modules)) return modules;
+  }
   const parent = dirname(binDir);
   if (BIN_NAMES.has(basename(binDir)) && allowed(parent)) return parent;
   return allowed(binDir) ? binDir : null;
