@@ -68,9 +68,16 @@ function topHelp(): string {
  * Runs the CLI with the given arguments and returns the exit code.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { equal } from "node:assert/strict";
  * import { runCli } from "./main.ts";
- * Deno.exit(await runCli(["--help"], processIo()));
+ * let out = "";
+ * let err = "";
+ * const io = { out: (t: string) => void (out += t), err: (t: string) => void (err += t), isTerminal: false };
+ * equal(await runCli(["--version"], io), 0);
+ * equal(out, "vouch 0.1.0\n");
+ * equal(await runCli(["verify", "--no-such-flag"], io), 2);
+ * equal(err.startsWith("vouch verify: Unknown option '--no-such-flag'"), true);
  * ```
  */
 export async function runCli(args: string[], io: CliIo): Promise<number> {

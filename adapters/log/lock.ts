@@ -94,10 +94,13 @@ function readOwner(path: string): LockOwner | null {
  *
  * @example
  * ```ts
+ * import { throws } from "node:assert/strict";
  * import { acquireWriterLock } from "./lock.ts";
  * const dir = Deno.makeTempDirSync();
  * const lock = acquireWriterLock(`${dir}/events.jsonl.lock`);
+ * throws(() => acquireWriterLock(`${dir}/events.jsonl.lock`), { code: "locked" });
  * lock.release();
+ * acquireWriterLock(`${dir}/events.jsonl.lock`).release(); // free again
  * Deno.removeSync(dir, { recursive: true });
  * ```
  */

@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts
+ * import { rejects } from "node:assert/strict";
  * import { importMacKey } from "../keys/mac_key.ts";
  * import { mintReceipt, verifyReceiptMac } from "./mod.ts";
  * const key = await importMacKey(new Uint8Array(32).fill(1), "memory");
@@ -15,7 +16,9 @@
  *   envNames: [], startedAt: 0, endedAt: 1, exit: { code: 0, signal: null, timedOut: false },
  *   stdout: z, stderr: z,
  * }, { anchor: { seq: 0, hash: "0".repeat(64) }, prevReceipt: "0".repeat(64) });
- * await verifyReceiptMac(receipt, key);
+ * await verifyReceiptMac(receipt, key); // throws ReceiptError("bad_mac") when it does not verify
+ * const other = await importMacKey(new Uint8Array(32).fill(7), "memory");
+ * await rejects(verifyReceiptMac(receipt, other));
  * ```
  *
  * @module

@@ -168,6 +168,7 @@ function macInput(body: ToolReceiptBody): Uint8Array<ArrayBuffer> {
  *
  * @example
  * ```ts
+ * import { rejects } from "node:assert/strict";
  * import { importMacKey } from "../keys/mac_key.ts";
  * import { mintReceipt, verifyReceiptMac } from "./receipt.ts";
  * const key = await importMacKey(new Uint8Array(32), "memory");
@@ -177,7 +178,9 @@ function macInput(body: ToolReceiptBody): Uint8Array<ArrayBuffer> {
  *   envNames: ["PATH"], startedAt: 1, endedAt: 2, exit: { code: 0, signal: null, timedOut: false },
  *   stdout: z, stderr: z,
  * }, { anchor: { seq: 0, hash: "0".repeat(64) }, prevReceipt: "0".repeat(64) });
- * await verifyReceiptMac(receipt, key);
+ * await verifyReceiptMac(receipt, key); // throws ReceiptError("bad_mac") when it does not verify
+ * const other = await importMacKey(new Uint8Array(32).fill(7), "memory");
+ * await rejects(verifyReceiptMac(receipt, other));
  * ```
  */
 export async function mintReceipt(
