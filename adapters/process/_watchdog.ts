@@ -86,10 +86,15 @@ export interface Watchdog {
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { startWatchdog } from "./_watchdog.ts";
  * import process from "node:process";
- * const w = startWatchdog(process.pid, { memoryMb: 1 << 20, processes: 1 << 20, fileSizeMb: 1, tmpMb: 1 }, () => {});
+ * let exceeded = "";
+ * const w = startWatchdog(process.pid, { memoryMb: 1 << 20, processes: 1 << 20, fileSizeMb: 1, tmpMb: 1 }, (kind) => {
+ *   exceeded = kind;
+ * });
  * w.stop();
+ * equal(exceeded, ""); // far below both limits: never called
  * ```
  */
 export function startWatchdog(
