@@ -9,3 +9,4 @@
  */
 export * from "./dependency_plan.ts";
 export * from "./provide.ts";
+export * from "./outside_paths.ts";

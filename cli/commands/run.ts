@@ -22,6 +22,8 @@ import { renderSummary } from "../render.ts";
 import type { RunOutcome } from "../../adapters/driver/outcome.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
+import { resolve } from "node:path";
+import { findRepositoryRoot } from "../../adapters/keys/mod.ts";
 import {
   describeVerifyCommand,
   detectVerifyCommand,
@@ -101,7 +103,8 @@ async function contractFor(args: RunArgs, io: CliIo): Promise<OutcomeContract> {
     }
   }
   // Neither given: detect the repository's test command (deno.json, package.json, ...).
-  const detected = detectVerifyCommand(args.dir);
+  // At the top of the repository, wherever in it the user stands (checks run at the top too).
+  const detected = detectVerifyCommand(findRepositoryRoot(resolve(args.dir)));
   if (detected === null) {
     throw new UsageError(
       "Cannot run: no test command found; give --verify CMD or --contract FILE (what defines done)",

@@ -45,3 +45,32 @@ Deno.test("run words: max rounds reads 'REJECTED after 2 rounds' with why; the d
     await Deno.remove(state, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("run from a subdirectory: the repository's test command is detected at its top", async () => {
+  const repo = await createRepo(
+    {
+      "package.json": JSON.stringify({ name: "sub", scripts: { test: "node test.js" } }),
+      "lib.js": "exports.add = (a, b) => a - b;\n",
+      "test.js": 'if (require("./lib.js").add(2, 3) !== 5) process.exit(1);\n',
+      "src/deep/notes.txt": "deep\n",
+      ".vouch-fake-agent.json": JSON.stringify({
+        mode: "fix",
+        edits: [{ path: "lib.js", replace: ["a - b", "a + b"] }],
+      }) + "\n",
+    },
+    "npm test",
+  );
+  const state = await Deno.makeTempDir({ prefix: "vouch-rp-subdir-" });
+  try {
+    const run = await runVouch(
+      { ...repo, dir: `${repo.dir}/src/deep` },
+      ["run", "--json", "--backend", "codex", "--goal", "make the tests pass"],
+      state,
+    );
+    assert.equal(run.json?.["state"], "verified", run.stdout + run.stderr);
+    assert.equal(run.code, 0);
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(state, { recursive: true }).catch(() => {});
+  }
+});
