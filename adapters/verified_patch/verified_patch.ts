@@ -361,8 +361,29 @@ export const VerifiedPatchJsonSchema = z.strictObject({
  * it is evidence, not a capability: it cannot be passed to `integrate`.
  *
  * @example
- * ```ts ignore
- * const json = await verifyVerifiedPatchJson(record.body, key);
+ * ```ts
+ * import { equal, rejects } from "node:assert/strict";
+ * import { importMacKey } from "../keys/mac_key.ts";
+ * import { mintReceipt, receiptDigest } from "../receipts/receipt.ts";
+ * import { mintVerifiedPatch } from "./verified_patch.ts";
+ * const key = await importMacKey(new Uint8Array(32).fill(3), "memory");
+ * const z = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
+ * const receipt = await mintReceipt(key, {
+ *   task: "t1", tool: "check:unit", argv: ["true"], cwd: "/", sandboxProfile: "none",
+ *   envNames: [], startedAt: 0, endedAt: 1, exit: { code: 0, signal: null, timedOut: false },
+ *   stdout: z, stderr: z,
+ * }, { anchor: { seq: 0, hash: "0".repeat(64) }, prevReceipt: "0".repeat(64) });
+ * const verified = await mintVerifiedPatch(key, {
+ *   patch: { kind: "unverified_patch", task: "t1", baseRevision: "abc", diff: new Uint8Array([1]), backend: "fn" },
+ *   contractDigest: "sha256:" + "1".repeat(64),
+ *   checks: [{ id: "unit", outcome: "pass", receipt: receiptDigest(receipt) }],
+ *   receipts: [receipt], passedAt: 5, sandboxProfile: "none",
+ *   logAnchor: { seq: 0, hash: "0".repeat(64) },
+ * });
+ * import { verifyVerifiedPatchJson } from "./verified_patch.ts";
+ * const json = await verifyVerifiedPatchJson(JSON.parse(JSON.stringify(verified)), key);
+ * equal(json.task, "t1");
+ * await rejects(verifyVerifiedPatchJson({ ...json, passedAt: 6 }, key), { code: "bad_mac" });
  * ```
  */
 export async function verifyVerifiedPatchJson(
