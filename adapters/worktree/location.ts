@@ -134,6 +134,32 @@ export function worktreeRootProblem(
 }
 
 /**
+ * Where earlier vouch versions put worktrees by default (`$XDG_STATE_HOME/vouch/worktrees`,
+ * `$HOME/.local/state/vouch/worktrees`): `vouch gc` still cleans them up.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { legacyWorktreeRoots } from "./location.ts";
+ * deepEqual(legacyWorktreeRoots({ env: { HOME: "/home/ann" } }), [
+ *   "/home/ann/.local/state/vouch/worktrees",
+ * ]);
+ * ```
+ */
+export function legacyWorktreeRoots(options: WorktreeRootOptions = {}): string[] {
+  const get = (name: string) =>
+    options.env !== undefined ? options.env[name] || undefined : env(name);
+  const out: string[] = [];
+  const state = get("XDG_STATE_HOME");
+  if (state !== undefined && isAbsolute(state)) out.push(join(state, "vouch", "worktrees"));
+  const home = get("HOME");
+  if (home !== undefined && isAbsolute(home)) {
+    out.push(join(home, ".local", "state", "vouch", "worktrees"));
+  }
+  return [...new Set(out)];
+}
+
+/**
  * A short stable key for a repository path (first 16 hex of its SHA-256).
  *
  * @example

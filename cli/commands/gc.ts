@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { gcWorktrees } from "../../adapters/worktree/gc.ts";
+import { defaultWorktreeRoot, legacyWorktreeRoots } from "../../adapters/worktree/location.ts";
 
 const HELP = `vouch gc: remove worktrees left behind by crashed runs
 
@@ -13,7 +14,9 @@ Usage:
   vouch gc [--dry-run] [--root DIR] [--json]
 
 Only vouch-owned worktrees whose creating process is gone are removed; live
-runs are left alone.
+runs are left alone. Without --root: the default root (\$VOUCH_WORKTREE_ROOT,
+else <tmp>/vouch-<user>/worktrees) and the old default
+~/.local/state/vouch/worktrees.
 
 Examples:
   vouch gc
@@ -40,10 +43,17 @@ export const gcCommand: CliCommand = {
     if (positionals.length > 0) {
       throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
     }
-    const report = await gcWorktrees({
-      dryRun: values["dry-run"],
-      ...(values.root !== undefined ? { root: values.root } : {}),
-    });
+    // Without --root: the default root and the roots earlier versions used by default.
+    const roots = values.root !== undefined
+      ? [values.root]
+      : [...new Set([defaultWorktreeRoot(), ...legacyWorktreeRoots()])];
+    const report = { removed: [] as string[], kept: [] as string[], skipped: [] as string[] };
+    for (const root of roots) {
+      const r = await gcWorktrees({ dryRun: values["dry-run"], root });
+      report.removed.push(...r.removed);
+      report.kept.push(...r.kept);
+      report.skipped.push(...r.skipped);
+    }
     if (values.json) {
       io.out(JSON.stringify(report) + "\n");
     } else {
