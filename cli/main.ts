@@ -128,4 +128,4 @@ export async function main(): Promise<never> {
   process.exit(await runCli(args, io).catch(stray));
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) void main();

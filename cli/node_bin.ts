@@ -8,4 +8,4 @@
  */
 import { main } from "./main.ts";
 
-await main();
+void main();

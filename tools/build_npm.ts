@@ -43,7 +43,11 @@ const SOURCES = ["mod.ts", "kernel", "adapters", "cli", "wasm"];
 const EXCLUDED_DIRS = new Set(["assembly"]);
 /** npm packages the library imports at run time (everything else is dev-only). */
 export const RUNTIME_DEPENDENCIES: readonly string[] = ["zod", "canonicalize", "hash-wasm"];
-const BUILD_TOOLS = { typescript: "5.9.3", "@types/node": "20.19.1" };
+const BUILD_TOOLS = {
+  typescript: "5.9.3",
+  "@types/node": "20.19.1",
+  postject: "1.0.0-alpha.6",
+};
 
 interface DenoConfig {
   name: string;
@@ -130,10 +134,8 @@ function walk(dir: string, fn: (file: string) => void): void {
   }
 }
 
-/** Builds `dist/npm/` and returns its path. */
-export function buildNpm(): string {
-  const sources = SOURCES.flatMap(listSources);
-  rmSync(OUT, { recursive: true, force: true });
+/** Installs the build tools (and the runtime dependencies' types) into the scratch dir, once. */
+export function installBuildTools(): void {
   mkdirSync(BUILD, { recursive: true });
   // Build tools and the runtime dependencies' types, installed once into the scratch dir.
   const buildPkg = {
@@ -148,6 +150,13 @@ export function buildNpm(): string {
     writeFileSync(pkgPath, pkgText);
     run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], BUILD);
   }
+}
+
+/** Builds `dist/npm/` and returns its path. */
+export function buildNpm(): string {
+  const sources = SOURCES.flatMap(listSources);
+  rmSync(OUT, { recursive: true, force: true });
+  installBuildTools();
   const src = join(BUILD, "src");
   rmSync(src, { recursive: true, force: true });
   for (const file of sources) {
