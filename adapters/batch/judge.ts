@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { readFile } from "node:fs/promises";
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ListedTestStatus, OutcomeContract } from "../../kernel/contract/types.ts";
@@ -225,7 +226,7 @@ async function attest(outcome: VerifyPatchOutcome, repo: string, dir: string, op
   if (outcome.verifiedPatch === null) return null;
   const env = opts.keyEnv !== undefined ? { env: opts.keyEnv } : {};
   const macKey = await loadOrCreateMacKey({ repoRoot: repo, ...env, create: false });
-  const json = JSON.parse(await Deno.readTextFile(outcome.verifiedPatch));
+  const json = JSON.parse(await readFile(outcome.verifiedPatch, "utf8"));
   const patch = await verifyVerifiedPatchJson(json, macKey);
   const signingKey = await loadOrCreateSigningKey({ repoRoot: repo, ...env });
   const envelope = await signStatement(buildVerificationStatement(patch), signingKey);

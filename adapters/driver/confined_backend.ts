@@ -10,6 +10,11 @@
  *
  * @module
  */
+import { realpathSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import process from "node:process";
+import { join } from "node:path";
 import { dirname } from "node:path";
 import { failedRun } from "../backends/result.ts";
 import type { AgentBackend, BackendResult } from "../backends/types.ts";
@@ -39,7 +44,7 @@ export function agentProgramDirs(program: string): string[] {
   const out = new Set([dirname(program)]);
   let real: string;
   try {
-    real = Deno.realPathSync(program);
+    real = realpathSync(program);
   } catch {
     return [...out];
   }
@@ -97,12 +102,12 @@ export function confinedBackend(
         const message = sandboxUnavailable(found, requirement).message;
         return failedRun(plain.id, "error", { code: "config", message, retryable: false });
       }
-      const scratch = await Deno.makeTempDir({ prefix: "vouch-agent-" });
+      const scratch = await mkdtemp(join(tmpdir(), "vouch-agent-"));
       try {
         let home = options.home;
         if (home === undefined) {
           try {
-            home = Deno.env.get("HOME");
+            home = process.env["HOME"];
           } catch {
             home = undefined;
           }
@@ -124,7 +129,7 @@ export function confinedBackend(
         }
         return await make(sandbox).run(task, ctx);
       } finally {
-        await Deno.remove(scratch, { recursive: true }).catch(() => {});
+        await rm(scratch, { recursive: true, force: true }).catch(() => {});
       }
     },
   };

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { readFileSync } from "node:fs";
 import { runGit } from "../git/hardened_git.ts";
@@ -9,7 +12,7 @@ import { SYSTEM_DIRS } from "../sandbox/_system_root.ts";
 function toolchainView(): string[] {
   let dir: string | null = null;
   try {
-    dir = Deno.makeTempDirSync({ prefix: "vouch-doctor-" });
+    dir = mkdtempSync(join(tmpdir(), "vouch-doctor-"));
     const profile = bwrapProfile({ worktree: dir, bwrapPath: "/bin/true" });
     return (profile.root ?? []).filter((m) =>
       m.kind === "ro" && !SYSTEM_DIRS.some((d) => m.path === d || m.path.startsWith(d + "/"))
@@ -17,7 +20,7 @@ function toolchainView(): string[] {
   } catch {
     return [];
   } finally {
-    if (dir !== null) Deno.removeSync(dir, { recursive: true });
+    if (dir !== null) rmSync(dir, { recursive: true, force: true });
   }
 }
 

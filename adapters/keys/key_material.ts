@@ -6,6 +6,8 @@
  * base64 and the raw bytes' hex, base64 and base64url), and the key directory
  * of this environment is scanned once, so captured output never carries them.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import process from "node:process";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { keyDirectory, processKeyEnv } from "./paths.ts";
@@ -50,21 +52,23 @@ function scanKeyDirectory(): void {
   }
   let files: string[] = [];
   try {
-    files = [...Deno.readDirSync(dir)].filter((e) => e.isFile && e.name.endsWith(".json"))
+    files = [...readdirSync(dir, { withFileTypes: true })].filter((e) =>
+      e.isFile() && e.name.endsWith(".json")
+    )
       .map((e) => join(dir, e.name));
   } catch {
     // no key directory yet
   }
   let override: string | undefined;
   try {
-    override = Deno.env.get("VOUCH_KEY_FILE");
+    override = process.env["VOUCH_KEY_FILE"];
   } catch {
     override = undefined;
   }
   if (override !== undefined) files.push(override);
   for (const file of files) {
     try {
-      const value = JSON.parse(Deno.readTextFileSync(file)) as Record<string, unknown>;
+      const value = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
       for (const field of ["key", "pkcs8"]) {
         const v = value[field];
         if (typeof v === "string") addForms(v);

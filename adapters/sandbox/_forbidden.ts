@@ -3,11 +3,13 @@
  * are never mounted; when a mounted directory (a toolchain root, a declared
  * path) contains one, it is masked on top.
  */
+import { realpathSync } from "node:fs";
+import process from "node:process";
 import { isAbsolute, join, resolve } from "node:path";
 
 function hostEnv(name: string): string | undefined {
   try {
-    return Deno.env.get(name);
+    return process.env[name];
   } catch {
     return undefined;
   }
@@ -15,7 +17,7 @@ function hostEnv(name: string): string | undefined {
 
 function real(path: string): string {
   try {
-    return Deno.realPathSync(path);
+    return realpathSync(path);
   } catch {
     return resolve(path);
   }

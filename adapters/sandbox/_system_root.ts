@@ -3,6 +3,8 @@
  * are mounted read-only, which are symlinks (merged-/usr), and which secret
  * files inside them are masked. Computed once per process.
  */
+import type { Dirent, Stats } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { RootMount } from "./profile.ts";
 
@@ -37,9 +39,9 @@ export const ETC_SECRETS: readonly string[] = [
 
 const MAX_ETC_ENTRIES = 20_000;
 
-function lstat(path: string): Deno.FileInfo | null {
+function lstat(path: string): Stats | null {
   try {
-    return Deno.lstatSync(path);
+    return lstatSync(path);
   } catch {
     return null;
   }
@@ -53,35 +55,35 @@ function lstat(path: string): Deno.FileInfo | null {
 function secretMasks(dir: string): RootMount[] {
   const out: RootMount[] = [];
   const seen = new Set<string>();
-  const add = (path: string, info: Deno.FileInfo) => {
+  const add = (path: string, info: Stats) => {
     if (seen.has(path)) return;
     seen.add(path);
-    out.push(info.isDirectory ? { kind: "mask-dir", path } : { kind: "mask-file", path });
+    out.push(info.isDirectory() ? { kind: "mask-dir", path } : { kind: "mask-file", path });
   };
   for (const path of ETC_SECRETS) {
     const info = lstat(path);
-    if (info !== null && !info.isSymlink) add(path, info);
+    if (info !== null && !info.isSymbolicLink()) add(path, info);
   }
   let visited = 0;
   const walk = (d: string, depth: number) => {
-    let entries: Deno.DirEntry[];
+    let entries: Dirent[];
     try {
-      entries = [...Deno.readDirSync(d)];
+      entries = [...readdirSync(d, { withFileTypes: true })];
     } catch {
       return;
     }
     for (const e of entries) {
       if (++visited > MAX_ETC_ENTRIES) return;
       const path = join(d, e.name);
-      if (e.isSymlink) continue;
+      if (e.isSymbolicLink()) continue;
       const info = lstat(path);
       if (info === null) continue;
       const otherReadable = info.mode === null || (info.mode & 0o004) !== 0;
-      if (!otherReadable || info.isSocket) {
+      if (!otherReadable || info.isSocket()) {
         add(path, info);
         continue;
       }
-      if (e.isDirectory && depth < 6) walk(path, depth + 1);
+      if (e.isDirectory() && depth < 6) walk(path, depth + 1);
     }
   };
   walk(dir, 0);
@@ -97,16 +99,16 @@ function etcLinkTargets(): RootMount[] {
   const out: RootMount[] = [];
   for (const name of ["/etc/resolv.conf", "/etc/hosts", "/etc/localtime"]) {
     const info = lstat(name);
-    if (info === null || !info.isSymlink) continue;
+    if (info === null || !info.isSymbolicLink()) continue;
     let target: string;
     try {
-      target = Deno.realPathSync(name);
+      target = realpathSync(name);
     } catch {
       continue;
     }
     if (SYSTEM_DIRS.some((d) => target === d || target.startsWith(d + "/"))) continue;
     const t = lstat(target);
-    if (t !== null && t.isFile) out.push({ kind: "ro", path: target });
+    if (t !== null && t.isFile()) out.push({ kind: "ro", path: target });
   }
   return out;
 }
@@ -133,10 +135,10 @@ export function systemRoot(): readonly RootMount[] {
   for (const dir of SYSTEM_DIRS) {
     const info = lstat(dir);
     if (info === null) continue;
-    if (info.isSymlink) {
+    if (info.isSymbolicLink()) {
       let target: string;
       try {
-        target = Deno.readLinkSync(dir);
+        target = readlinkSync(dir);
       } catch {
         continue;
       }
@@ -147,7 +149,7 @@ export function systemRoot(): readonly RootMount[] {
       }
       continue;
     }
-    if (info.isDirectory) mounts.push({ kind: "ro", path: dir });
+    if (info.isDirectory()) mounts.push({ kind: "ro", path: dir });
   }
   mounts.push(...etcLinkTargets());
   if (mounts.some((m) => m.path === "/etc" && m.kind === "ro")) mounts.push(...secretMasks("/etc"));

@@ -4,6 +4,9 @@
  * `PATH`, followed through symlinks to their real install directories, which
  * are mounted read-only with the secrets beside them masked.
  */
+import type { Dirent, Stats } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import process from "node:process";
 import { basename, dirname, join } from "node:path";
 import type { RootMount } from "./profile.ts";
 import { SYSTEM_DIRS } from "./_system_root.ts";
@@ -24,9 +27,9 @@ export const TOOLCHAIN_SECRET_NAMES: readonly string[] = [
 
 const BIN_NAMES = new Set(["bin", "sbin", "shims"]);
 
-function lstat(path: string): Deno.FileInfo | null {
+function lstat(path: string): Stats | null {
   try {
-    return Deno.lstatSync(path);
+    return lstatSync(path);
   } catch {
     return null;
   }
@@ -34,7 +37,7 @@ function lstat(path: string): Deno.FileInfo | null {
 
 function realPath(path: string): string | null {
   try {
-    return Deno.realPathSync(path);
+    return realpathSync(path);
   } catch {
     return null;
   }
@@ -88,19 +91,19 @@ function installRoot(binDir: string, opts: ToolchainOptions): string | null {
 
 function secretMasks(root: string): RootMount[] {
   const out: RootMount[] = [];
-  let entries: Deno.DirEntry[];
+  let entries: Dirent[];
   try {
-    entries = [...Deno.readDirSync(root)];
+    entries = [...readdirSync(root, { withFileTypes: true })];
   } catch {
     return out;
   }
   for (const e of entries) {
     const path = join(root, e.name);
     const info = lstat(path);
-    if (info === null || info.isSymlink) continue;
+    if (info === null || info.isSymbolicLink()) continue;
     const private_ = info.mode !== null && (info.mode & 0o004) === 0;
-    if (TOOLCHAIN_SECRET_NAMES.includes(e.name) || private_ || info.isSocket) {
-      out.push(info.isDirectory ? { kind: "mask-dir", path } : { kind: "mask-file", path });
+    if (TOOLCHAIN_SECRET_NAMES.includes(e.name) || private_ || info.isSocket()) {
+      out.push(info.isDirectory() ? { kind: "mask-dir", path } : { kind: "mask-file", path });
     }
   }
   return out;
@@ -119,14 +122,14 @@ function programDirs(path: string): readonly string[] {
     if (real === null) continue;
     if (!isSystem(real)) dirs.add(real);
     // Links in a PATH dir to programs installed elsewhere (npm -g, nvm, pyenv, manual links).
-    let entries: Deno.DirEntry[];
+    let entries: Dirent[];
     try {
-      entries = [...Deno.readDirSync(real)];
+      entries = [...readdirSync(real, { withFileTypes: true })];
     } catch {
       continue;
     }
     for (const e of entries) {
-      if (!e.isSymlink) continue;
+      if (!e.isSymbolicLink()) continue;
       const target = realPath(join(real, e.name));
       if (target !== null && !within(target, real) && !isSystem(dirname(target))) {
         dirs.add(dirname(target));
@@ -168,7 +171,7 @@ export function toolchainMounts(path: string, opts: ToolchainOptions): Toolchain
     mounts.push({ kind: "ro", path: root }, ...secretMasks(root));
     // rustup's proxies (`~/.cargo/bin/cargo -> rustup`) read RUSTUP_HOME, by default under HOME.
     if (lstat(join(root, "bin", "rustup")) !== null) {
-      const rustupHome = Deno.env.get("RUSTUP_HOME") ?? join(dirname(root), ".rustup");
+      const rustupHome = process.env["RUSTUP_HOME"] ?? join(dirname(root), ".rustup");
       const real = realPath(rustupHome);
       if (real !== null && !opts.forbidden.some((f) => within(real, f))) {
         if (!kept.some((r) => within(real, r))) mounts.push({ kind: "ro", path: real });

@@ -4,6 +4,7 @@
  * repository's `.git` read-only with a private object directory and index,
  * and a private HOME holding a per-run copy of the agent CLI's own state.
  */
+import { realpathSync } from "node:fs";
 import { cpSync, mkdirSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { bwrapProfile, worktreeGitPaths } from "./bwrap.ts";
@@ -87,7 +88,7 @@ function copyState(from: string, to: string): void {
  * ```
  */
 export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
-  const scratch = Deno.realPathSync(options.scratch);
+  const scratch = realpathSync(options.scratch);
   const homeCopy = join(scratch, "home");
   const gitScratch = join(scratch, "git");
   mkdirSync(homeCopy, { recursive: true, mode: 0o700 });

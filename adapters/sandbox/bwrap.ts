@@ -1,3 +1,4 @@
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 import type { BwrapSandbox, RootMount } from "./profile.ts";
@@ -33,8 +34,8 @@ export interface BwrapProfileOptions {
 
 function exists(path: string): "dir" | "file" | null {
   try {
-    const s = Deno.statSync(path);
-    return s.isDirectory ? "dir" : "file";
+    const s = statSync(path);
+    return s.isDirectory() ? "dir" : "file";
   } catch {
     return null;
   }
@@ -60,7 +61,7 @@ export function worktreeGitPaths(worktree: string): string[] {
   if (kind === null) return [];
   const out = [dotGit];
   if (kind === "file") {
-    const text = Deno.readTextFileSync(dotGit);
+    const text = readFileSync(dotGit, "utf8");
     const m = /^gitdir:\s*(.+?)\s*$/m.exec(text);
     if (m) {
       const gitdir = resolve(worktree, m[1]!);
@@ -68,7 +69,7 @@ export function worktreeGitPaths(worktree: string): string[] {
         out.push(gitdir);
         const commonFile = join(gitdir, "commondir");
         if (exists(commonFile) === "file") {
-          const common = resolve(gitdir, Deno.readTextFileSync(commonFile).trim());
+          const common = resolve(gitdir, readFileSync(commonFile, "utf8").trim());
           if (exists(common) === "dir") out.push(common);
         }
       }
@@ -91,7 +92,7 @@ export function findOnPath(name: string, pathVar?: string): string | null {
   let value = pathVar;
   if (value === undefined) {
     try {
-      value = Deno.env.get("PATH");
+      value = process.env["PATH"];
     } catch {
       value = undefined;
     }
@@ -106,7 +107,7 @@ export function findOnPath(name: string, pathVar?: string): string | null {
 
 function hostEnv(name: string): string | undefined {
   try {
-    return Deno.env.get(name);
+    return process.env[name];
   } catch {
     return undefined;
   }
@@ -138,7 +139,7 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
       `Cannot sandbox: worktree must be absolute: ${options.worktree}`,
     );
   }
-  const worktree = Deno.realPathSync(options.worktree);
+  const worktree = realpathSync(options.worktree);
   const bwrapPath = options.bwrapPath ?? findOnPath("bwrap");
   if (bwrapPath === null) {
     throw new SandboxError("sandbox_unavailable", "Cannot sandbox: bwrap not found on PATH");
@@ -154,7 +155,7 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     if (!isAbsolute(p)) {
       throw new SandboxError("sandbox_invalid", `Cannot use --sandbox-ro ${p}: must be absolute`);
     }
-    const real = exists(p) !== null ? Deno.realPathSync(p) : resolve(p);
+    const real = exists(p) !== null ? realpathSync(p) : resolve(p);
     const clash = forbidden.find((f) => within(f, real) || within(real, f)) ??
       (home !== undefined && within(home, real) ? home : undefined);
     if (clash !== undefined) {
@@ -173,7 +174,7 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     programs: [process.execPath, ...(options.programs ?? [])],
   });
   const root: RootMount[] = [...systemRoot(), ...tools.mounts];
-  const writable = [worktree, ...(options.extraWritable ?? []).map((p) => Deno.realPathSync(p))];
+  const writable = [worktree, ...(options.extraWritable ?? []).map((p) => realpathSync(p))];
   const readOnly = [...worktreeGitPaths(worktree), ...declared];
   // A forbidden path that a mounted directory contains is masked on top.
   const mounted = [
@@ -236,7 +237,7 @@ export function withPrograms(profile: BwrapSandbox, programs: readonly string[])
     if (!isAbsolute(program)) continue;
     let dir: string;
     try {
-      dir = dirname(Deno.realPathSync(program));
+      dir = dirname(realpathSync(program));
     } catch {
       continue;
     }

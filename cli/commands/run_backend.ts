@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { statSync } from "node:fs";
 import process from "node:process";
 import { dirname, resolve } from "node:path";
 import { UsageError } from "../command.ts";
@@ -24,7 +25,7 @@ import { agentProgramDirs, confinedBackend } from "../../adapters/driver/confine
 
 /** Sandbox options of a CLI agent: its install dirs read-only, an explicit state dir writable. */
 function agentSandboxOptions(executable: string | undefined, stateVar: string) {
-  const state = Deno.env.get(stateVar);
+  const state = process.env[stateVar];
   return {
     readOnly: executable !== undefined && executable.includes("/")
       ? agentProgramDirs(resolve(executable))
@@ -51,14 +52,14 @@ function agentSandboxOptions(executable: string | undefined, stateVar: string) {
  */
 export function executableOnPath(
   name: string,
-  path: string = Deno.env.get("PATH") ?? "",
+  path: string = process.env["PATH"] ?? "",
 ): string {
   if (name.includes("/")) return name;
   for (const dir of path.split(":")) {
     if (!dir.startsWith("/")) continue;
     try {
-      const info = Deno.statSync(`${dir}/${name}`);
-      if (info.isFile && info.mode !== null && (info.mode & 0o111) !== 0) return `${dir}/${name}`;
+      const info = statSync(`${dir}/${name}`);
+      if (info.isFile() && info.mode !== null && (info.mode & 0o111) !== 0) return `${dir}/${name}`;
     } catch {
       // not in this directory
     }

@@ -1,14 +1,16 @@
 /**
  * `deno task sea`'s `dist/vouch` (Node single executable application) runs on
- * a real repository with no Deno and no Node on PATH: PATH holds only links to
- * git, sh, grep, setsid and (when present) bwrap. It verifies a fix (in the
+ * a real repository with no Deno and no Node on PATH: PATH is one directory of
+ * links to everything in the system's bin directories except deno, node, npm,
+ * npx and corepack. It verifies a fix (in the
  * bwrap sandbox when available), rejects a break, and its `inspect` verifies
  * the log it wrote.
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { ROOT } from "../../tools/build_npm.ts";
 import { buildSea } from "../../tools/build_sea.ts";
 import { fixtureRepo } from "./_fixture.ts";
 
@@ -26,13 +28,26 @@ Deno.test({
   fn: () => {
     const exe = buildSea();
     const fx = fixtureRepo();
+    const cleanup: string[] = [fx.root];
     try {
-      const bin = join(fx.root, "bin");
-      mkdirSync(bin);
-      const tools = ["git", "sh", "grep", "setsid", "bwrap"];
-      for (const tool of tools) {
-        const path = which(tool);
-        if (path !== null) symlinkSync(path, join(bin, tool));
+      // Outside /tmp: the bwrap sandbox gives checks a private /tmp, and PATH must resolve in it.
+      const bin = join(ROOT, "dist", `sea-path-${Date.now()}`);
+      mkdirSync(bin, { recursive: true });
+      cleanup.push(bin);
+      const runtimes = new Set(["deno", "node", "nodejs", "npm", "npx", "corepack"]);
+      for (
+        const dir of ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+      ) {
+        let names: string[];
+        try {
+          names = readdirSync(dir);
+        } catch {
+          continue;
+        }
+        for (const name of names) {
+          if (runtimes.has(name) || existsSync(join(bin, name))) continue;
+          symlinkSync(join(dir, name), join(bin, name));
+        }
       }
       const env = { PATH: bin, HOME: fx.root, XDG_STATE_HOME: join(fx.root, "state") };
       const noRuntime = spawnSync("sh", ["-c", "command -v deno || command -v node"], { env });
@@ -69,7 +84,7 @@ Deno.test({
       assert.equal(JSON.parse(inspected.stdout).audit, "verified");
       assert.match(execFileSync(exe, ["--version"], { env, encoding: "utf8" }), /^vouch \d/);
     } finally {
-      rmSync(fx.root, { recursive: true, force: true });
+      for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
     }
   },
 });
