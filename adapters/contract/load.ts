@@ -81,9 +81,21 @@ export const MAX_CONTRACT_BYTES = 1024 * 1024;
  * Reads and validates a contract file; throws {@linkcode ContractError}.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual, rejects } from "node:assert/strict";
  * import { loadContract } from "./load.ts";
- * const contract = await loadContract("vouch.contract.json");
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/vouch.contract.json`, JSON.stringify({
+ *   description: "unit tests pass",
+ *   checks: [{ name: "unit", run: "deno test" }],
+ * }));
+ * const contract = await loadContract(`${dir}/vouch.contract.json`);
+ * deepEqual(contract.checks[0]?.run, { shell: "deno test" });
+ * deepEqual(contract.checks[0]?.expect, [{ kind: "exit-zero" }]); // the default expectation
+ * await Deno.writeTextFile(`${dir}/broken.json`, "{");
+ * await rejects(loadContract(`${dir}/broken.json`), { code: "contract_not_json" });
+ * await rejects(loadContract(`${dir}/absent.json`), { code: "contract_unreadable" });
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function loadContract(path: string): Promise<OutcomeContract> {

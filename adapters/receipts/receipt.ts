@@ -145,8 +145,24 @@ export function receiptBody(receipt: ToolReceipt): ToolReceiptBody {
  * body (without the MAC). The next receipt's `prevReceipt` equals it.
  *
  * @example
- * ```ts ignore
- * const next = receiptChainHash(previous);
+ * ```ts
+ * import { equal, match, notEqual } from "node:assert/strict";
+ * import { importMacKey } from "../keys/mac_key.ts";
+ * import { mintReceipt, receiptBody, receiptChainHash } from "./receipt.ts";
+ * const key = await importMacKey(new Uint8Array(32), "memory");
+ * const z = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
+ * const input = {
+ *   task: "t1", tool: "check:unit", argv: ["true"], cwd: "/w", sandboxProfile: "none",
+ *   envNames: [], startedAt: 1, endedAt: 2, exit: { code: 0, signal: null, timedOut: false },
+ *   stdout: z, stderr: z,
+ * };
+ * const anchor = { seq: 0, hash: "0".repeat(64) };
+ * const first = await mintReceipt(key, input, { anchor, prevReceipt: "0".repeat(64) });
+ * const next = receiptChainHash(first); // the second receipt's prevReceipt
+ * match(next, /^[0-9a-f]{64}$/);
+ * equal(receiptChainHash(receiptBody(first)), next); // the MAC is not hashed
+ * const second = await mintReceipt(key, input, { anchor, prevReceipt: next });
+ * notEqual(receiptChainHash(second), next);
  * ```
  */
 export function receiptChainHash(receipt: ToolReceipt | ToolReceiptBody): string {
@@ -260,8 +276,16 @@ export async function verifyReceiptMac(receipt: unknown, key: MacKey): Promise<T
  * Builds a {@linkcode ReceiptInput} from a `runProcess` result.
  *
  * @example
- * ```ts ignore
- * const input = receiptInputFromProcess("t1", "check:unit", result, startedAt, "bwrap");
+ * ```ts
+ * import { deepEqual, equal } from "node:assert/strict";
+ * import { runProcess } from "../process/run.ts";
+ * import { receiptInputFromProcess } from "./receipt.ts";
+ * const startedAt = Date.now();
+ * const result = await runProcess({ argv: ["sh", "-c", "exit 3"], cwd: "/" });
+ * const input = receiptInputFromProcess("t1", "check:unit", result, startedAt);
+ * deepEqual([input.task, input.tool, input.cwd], ["t1", "check:unit", "/"]);
+ * equal(input.exit.code, 3);
+ * equal(input.sandboxProfile, "none"); // the profile the process ran in, unless given
  * ```
  */
 export function receiptInputFromProcess(
