@@ -23,6 +23,8 @@ export async function withQueueNet(
   const host = address.host.includes(":")
     ? `[${address.host}]:${address.port}`
     : `${address.host}:${address.port}`;
+  // Node has no permission model: the process may reach the queue as it is.
+  if ((globalThis as { Deno?: unknown }).Deno === undefined) return null;
   if (Deno.permissions.querySync({ name: "net", host }).state === "granted") return null;
   if (Deno.env.get(CHILD_MARK) === "1" || !Deno.mainModule.startsWith("file:")) {
     throw new UsageError(

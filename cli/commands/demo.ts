@@ -7,6 +7,10 @@
  *
  * @module
  */
+import process from "node:process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { probeSandbox } from "../../adapters/host/sandbox_probe.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
@@ -55,10 +59,15 @@ const FILES: Record<string, string> = {
   ].join("\n"),
 };
 
+/** The demo's checks run `deno test`: this deno under Deno, `deno` on PATH under Node. */
+function denoExecutable(): string {
+  return (process.versions as { deno?: string }).deno !== undefined ? process.execPath : "deno";
+}
+
 async function buildRepo(dir: string): Promise<void> {
-  await Deno.mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true });
   for (const [name, content] of Object.entries(FILES)) {
-    await Deno.writeTextFile(`${dir}/${name}`, content);
+    await writeFile(`${dir}/${name}`, content);
   }
   const env = {
     GIT_AUTHOR_NAME: "demo",
@@ -77,8 +86,8 @@ export const demoFixer = fnBackend("demo-fixer", async (task) => {
     return { summary: "All done! The tests pass now.", done: true };
   }
   const file = `${task.worktree}/math.ts`;
-  const text = await Deno.readTextFile(file);
-  await Deno.writeTextFile(file, text.replace("return a - b;", "return a + b;"));
+  const text = await readFile(file, "utf8");
+  await writeFile(file, text.replace("return a - b;", "return a + b;"));
   return { summary: "Fixed add(): it subtracted instead of adding.", done: true };
 });
 
@@ -106,7 +115,7 @@ export const demoCommand: CliCommand = {
       for (const line of kernelDemoTimeline()) io.out(`${line}\n`);
       return EXIT.ok;
     }
-    const root = await Deno.makeTempDir({ prefix: "vouch-demo-" });
+    const root = await mkdtemp(join(tmpdir(), "vouch-demo-"));
     const repo = `${root}/calculator`;
     const say = (text: string) => values.json ? io.err(text) : io.out(text);
     try {
@@ -128,7 +137,7 @@ export const demoCommand: CliCommand = {
         goal: "Make the failing test in math_test.ts pass.",
         backend: demoFixer,
         contract: contractFromCommand(
-          `'${Deno.execPath()}' test --no-check --no-prompt --quiet`,
+          `'${denoExecutable()}' test --no-check --no-prompt --quiet`,
           60_000,
           ["math_test.ts"],
         ),
@@ -157,7 +166,7 @@ export const demoCommand: CliCommand = {
       if (values.keep) say(`kept: ${root}\n`);
       return ok ? EXIT.ok : EXIT.rejected;
     } finally {
-      if (!values.keep) await Deno.remove(root, { recursive: true }).catch(() => {});
+      if (!values.keep) await rm(root, { recursive: true, force: true }).catch(() => {});
     }
   },
 };

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
@@ -81,11 +82,11 @@ export const workerCommand: CliCommand = {
     if (child !== null) return child;
     const stop = new AbortController();
     const onSignal = () => stop.abort();
-    Deno.addSignalListener("SIGINT", onSignal);
-    Deno.addSignalListener("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
     let n = 0;
     try {
-      io.err(`vouch worker: pid ${Deno.pid} on ${values.queue}, concurrency ${concurrency}\n`);
+      io.err(`vouch worker: pid ${process.pid} on ${values.queue}, concurrency ${concurrency}\n`);
       await queue.runQueueWorker(address, {
         outDir: resolve(values.out),
         concurrency,
@@ -105,8 +106,8 @@ export const workerCommand: CliCommand = {
       }
       throw error;
     } finally {
-      Deno.removeSignalListener("SIGINT", onSignal);
-      Deno.removeSignalListener("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
     }
   },
 };

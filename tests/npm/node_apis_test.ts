@@ -1,0 +1,55 @@
+/**
+ * The library runs on Node: no `Deno.*` call remains in kernel/, adapters/,
+ * cli/ and wasm/ (doc comments aside) outside the allowlist below, each entry
+ * with the reason it is Deno-only. New adapter code uses `node:` APIs (fs,
+ * child_process, crypto, os, path, process), which Deno's permission flags
+ * govern as well.
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ROOT } from "../../tools/build_npm.ts";
+
+/** Files allowed to call Deno APIs, and why. */
+const DENO_ONLY: Record<string, string> = {
+  "adapters/bundle/evaluate.ts": "vouch evaluate judges a bundle in a child Deno (permissions)",
+  "adapters/bundle/evaluate_child.ts": "runs inside that read-only child Deno",
+  "adapters/bundle/files.ts": "reads bundle files inside that child Deno",
+  "adapters/bundle/isolated.ts": "spawns the child Deno with --allow-read only",
+  "cli/commands/_queue_net.ts": "re-runs under Deno with --allow-net=HOST (no-op under Node)",
+};
+
+function codeFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) {
+      if (name !== "assembly" && name !== "_gen") out.push(...codeFiles(p));
+    } else if (name.endsWith(".ts")) out.push(p);
+  }
+  return out;
+}
+
+function denoCalls(file: string): number {
+  return readFileSync(file, "utf8").split("\n").filter((line) =>
+    !/^\s*(\*|\/\/|\/\*)/.test(line) && /\bDeno\.[A-Za-z]/.test(line.replace(/(["'`]).*?\1/g, ""))
+  ).length;
+}
+
+Deno.test("no Deno.* API outside the Deno-only allowlist (kernel, adapters, cli, wasm)", () => {
+  const found: string[] = [];
+  for (const tree of ["kernel", "adapters", "cli", "wasm"]) {
+    for (const file of codeFiles(join(ROOT, tree))) {
+      if (denoCalls(file) > 0) found.push(relative(ROOT, file));
+    }
+  }
+  if (denoCalls(join(ROOT, "mod.ts")) > 0) found.push("mod.ts");
+  const unexpected = found.filter((f) => !(f in DENO_ONLY));
+  assert.deepEqual(
+    unexpected,
+    [],
+    `Deno.* calls in ${unexpected.join(", ")}: use node: APIs (they run on Node and Deno)`,
+  );
+  // the allowlist stays honest: every entry still needs it
+  assert.deepEqual(Object.keys(DENO_ONLY).filter((f) => !found.includes(f)), []);
+});
