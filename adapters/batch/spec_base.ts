@@ -10,7 +10,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gitChecked, splitNul } from "../git/git_checked.ts";
+import { applyPatch } from "../git/apply_patch.ts";
+import { gitChecked, GitError, splitNul } from "../git/git_checked.ts";
 
 /** The commit the candidates of a task apply to, and the paths it protects. */
 export interface SpecBase {
@@ -53,9 +54,15 @@ export async function commitSpec(
   const dir = await mkdtemp(join(tmpdir(), "vouch-spec-"));
   try {
     const env = { GIT_INDEX_FILE: join(dir, "index"), ...FIXED_IDENTITY };
-    const stdin = new TextEncoder().encode(testPatch);
     await gitChecked(["read-tree", base], { cwd: repo, env });
-    await gitChecked(["apply", "--cached", "--whitespace=nowarn", "-"], { cwd: repo, env, stdin });
+    const applied = await applyPatch(
+      { cwd: repo, env },
+      new TextEncoder().encode(testPatch),
+      "cached",
+    );
+    if (!applied.ok) {
+      throw new GitError("git_failed", `Cannot apply the test patch: ${applied.detail}`);
+    }
     const tree = (await gitChecked(["write-tree"], { cwd: repo, env })).stdout.head.trim();
     const commit = (await gitChecked(
       ["commit-tree", tree, "-p", base, "-m", "vouch batch: test patch (protected spec)"],

@@ -22,7 +22,7 @@ export type ApplyMode = "index" | "worktree" | "cached";
 export const APPLY_ARGS: Readonly<Record<ApplyMode, readonly string[]>> = {
   index: ["apply", "--index", "--whitespace=nowarn"],
   worktree: ["apply"],
-  cached: ["apply", "--cached"],
+  cached: ["apply", "--cached", "--whitespace=nowarn"],
 };
 
 /** The repository or worktree a patch is applied to. */
