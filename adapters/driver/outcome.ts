@@ -4,36 +4,32 @@
  *
  * @module
  */
+import { FINAL_STATES, type FinalState } from "../../kernel/lifecycle/outcome.ts";
 import type { CheckSummary } from "../verification/verifier.ts";
 
 export type { CheckSummary };
 
-/** How a run ended. Stable strings: they are persisted in logs and `--json` output. */
-export type RunFinalState =
-  | "verified"
-  | "rejected"
-  | "budget_exhausted"
-  | "killed"
-  | "backend_failed"
-  | "could_not_run";
+/**
+ * How a run ended: the kernel's final state of the task (`taskOutcome`).
+ * Stable strings: they are persisted in logs and `--json` output.
+ */
+export type RunFinalState = FinalState;
 
 /** Every final state, in a fixed order (for docs and exhaustiveness tests). */
-export const RUN_FINAL_STATES: readonly RunFinalState[] = [
-  "verified",
-  "rejected",
-  "budget_exhausted",
-  "killed",
-  "backend_failed",
-  "could_not_run",
-];
+export const RUN_FINAL_STATES: readonly RunFinalState[] = FINAL_STATES;
 
 /**
- * The distinct process exit code of each final state (2 is reserved for usage errors).
+ * The distinct process exit code of each final state (2 is reserved for usage
+ * errors): 0 verified, 1 rejected, 3 budget exhausted, 4 backend failed, 5
+ * could not run (vouch could not judge: the baseline could not run, an
+ * effect failed), 130 killed.
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { RUN_EXIT_CODES } from "./outcome.ts";
- * if (RUN_EXIT_CODES.verified !== 0) throw new Error("verified must exit 0");
+ * equal(RUN_EXIT_CODES.verified, 0);
+ * equal(RUN_EXIT_CODES.could_not_run, 5);
  * ```
  */
 export const RUN_EXIT_CODES: Readonly<Record<RunFinalState, number>> = {
@@ -68,7 +64,7 @@ export interface RoundSummary {
   readonly details: readonly string[];
   /** Per-check results of this round's clean re-verification (empty if it never got there). */
   readonly checks: readonly CheckSummary[];
-  /** Why the backend's run did not end `ok` (e.g. "claude: authentication failed (HTTP 401)"). */
+  /** The backend's own failure report for this round, when it gave one (a claim). */
   readonly backendFailure?: { readonly code: string; readonly message: string };
 }
 

@@ -1,34 +1,33 @@
 /**
- * `vouch verify`: the same clean verification `vouch run` applies, for a patch
- * that came from anywhere (CI, a colleague, another tool): inspect it (parse,
- * scope, protected paths, sensitive classes), run the baseline and the contract
- * in a fresh tree of the base with the patch applied, and mint a
- * `VerifiedPatch` only when everything passes.
+ * `vouch verify`: the same kernel and the same clean verification `vouch run`
+ * uses, for a patch that came from anywhere (CI, a colleague, another tool).
+ * The supplied patch is the "backend" of a one-round task: the kernel has a
+ * worktree created, the patch applied there by `git apply` (the `fn`
+ * backend's hand-over), the real diff re-extracted and judged (scope,
+ * protected paths, sensitive classes), the contract run in a fresh tree of the
+ * base (after the baseline when the contract needs one), and the
+ * `VerifiedPatch` minted only when the kernel says `verified`. Its log replays
+ * like a run's, and `vouch inspect` shows its states and durations.
  *
  * @module
  */
-import { mkdir, realpath, writeFile } from "node:fs/promises";
+import { readFile, realpath } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
+import { fnBackend } from "../backends/fn_backend.ts";
 import { sha256Hex } from "../digest/sha256.ts";
 import { resolveCommit } from "../git/repo_info.ts";
 import { gitChecked, GitError } from "../git/git_checked.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
-import { LOG_KINDS } from "../log/kinds.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
-import { violationDetail } from "../verification/check_detail.ts";
-import {
-  judgePatch,
-  patchRulesFromLists,
-  type PatchViolation,
-} from "../../kernel/scope/judge_patch.ts";
-import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
-import type { CheckSummary } from "./outcome.ts";
+import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
+import type { CheckSummary, RunFinalState, RunOutcome } from "./outcome.ts";
 import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
 import { ensureStateDir } from "./state_dir.ts";
+import { runTask } from "./run_task.ts";
 
 /** Options of {@link verifyPatchInRepo}. */
 export interface VerifyPatchOptions {
@@ -59,12 +58,21 @@ export interface VerifyPatchOptions {
    * own (`vouch batch` gives every candidate one). @default `<top>/.vouch`
    */
   readonly stateDir?: string;
+  /** Wall-time budget of the whole verification, in milliseconds. @default 6 hours */
+  readonly wallTimeMs?: number;
 }
 
 /** The result of `vouch verify`. */
 export interface VerifyPatchOutcome {
   readonly task: string;
   readonly verdict: "verified" | "rejected";
+  /**
+   * The kernel's final state of the verification task (`verified`, `rejected`,
+   * `could_not_run` when vouch could not judge, `budget_exhausted`, `killed`).
+   */
+  readonly state: RunFinalState;
+  /** The process exit code for this state (see `RUN_EXIT_CODES`). */
+  readonly exitCode: number;
   readonly reasons: readonly string[];
   readonly patchDigest: string;
   readonly base: string;
@@ -83,20 +91,19 @@ export interface VerifyPatchOutcome {
 }
 
 /**
- * Verifies a patch in a clean tree of the base.
+ * Verifies a patch in a clean tree of the base, through the kernel.
  *
  * @example
  * ```ts ignore
  * import { verifyPatchInRepo } from "./verify_patch.ts";
  * const r = await verifyPatchInRepo({ dir: ".", patch, contract });
- * console.log(r.verdict);
+ * console.log(r.verdict, r.exitCode);
  * ```
  */
 export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<VerifyPatchOutcome> {
   // Only the top level, the git dir and the base are needed (a dirty checkout is irrelevant here).
   const info = await locateRepo(opts.dir, opts.base ?? "HEAD");
-  const commonDir = info.commonDir;
-  await excludeStateDir(commonDir);
+  await excludeStateDir(info.commonDir);
   const stateDir = opts.stateDir ?? `${info.top}/.vouch`;
   await ensureStateDir(stateDir);
   const task = newTaskId();
@@ -109,13 +116,6 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   try {
     const allow = opts.allow ?? [];
     const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
-    const inspection = judgePatch(
-      opts.patch,
-      patchRulesFromLists({ allow, forbid, protect: opts.contract.protect }),
-    );
-    const reasons: string[] = [...inspection.reasons];
-    const lists = { allow, forbid, protect: opts.contract.protect };
-    const details: string[] = inspection.violations.map((v) => violationDetail(v, lists));
     const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
     const verifier = createCleanVerifier({
       repo: info.top,
@@ -128,91 +128,88 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
     });
-    let baseline: readonly CheckSummary[] = [];
-    let checks: readonly CheckSummary[] = [];
-    let verified: string | null = null;
-    if (reasons.length === 0) {
-      const signal = new AbortController().signal;
-      // Test lists need the base's statuses (failToPass must fail there, passToPass pass).
-      const needsCaptures = opts.contract.checks.some((c) =>
-        c.baseline || c.differential !== null || c.testLists !== undefined
-      );
-      if (opts.baseline ?? needsCaptures) {
-        const b = await verifier.baseline(signal, (n) => opts.onCheck?.("baseline", n));
-        baseline = b.summaries;
-        if (!b.ran && b.refusals.length === 0) reasons.push("baseline_cannot_run");
-        reasons.push(...b.diagnostics, ...b.refusals);
-        if (b.why !== undefined) details.push(b.why);
-        else if (!b.ran || b.diagnostics.length > 0) details.push(...summaryDetails(b.summaries));
-      }
-      if (reasons.length === 0) {
-        const run = await verifier.verify(
-          1,
-          opts.patch,
-          signal,
-          (n) => opts.onCheck?.("verify", n),
-        );
-        checks = run.summaries;
-        reasons.push(...run.refusals);
-        if (run.why !== undefined) details.push(run.why);
-        // Checks failed only when checks ran: a refused run (patch does not apply) ran none.
-        if (run.refusals.length === 0 && !run.passed) {
-          reasons.push("checks_failed");
-          details.push(...summaryDetails(run.summaries));
-          // Without a baseline, a check that cannot start is only seen here: could not run.
-          if ((run.cannotStart ?? []).length > 0) reasons.push("verify_command_cannot_start");
+    // Test lists need the base's statuses (failToPass must fail there, passToPass pass).
+    const needsCaptures = opts.contract.checks.some((c) =>
+      c.baseline || c.differential !== null || c.testLists !== undefined
+    );
+    const artefactsDir = `${stateDir}/runs/${task}`;
+    const run = await runTask({
+      repo: info.top,
+      base: info.base,
+      goal: `verify the supplied patch ${patchDigest}`,
+      // The patch is the backend's work: handed over as text, applied in the worktree by git.
+      backend: fnBackend("patch", () => Promise.resolve({ patchText: opts.patch, done: true })),
+      verifier,
+      rules: { allow, forbid, protect: opts.contract.protect },
+      maxRounds: 1,
+      wallTimeMs: opts.wallTimeMs ?? 6 * 3_600_000,
+      log,
+      key,
+      artefactsDir,
+      taskId: task,
+      baseline: opts.baseline ?? needsCaptures,
+      watchOutside: false,
+      ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+      onProgress: (p) => {
+        if (p.check !== null && (p.phase === "baseline" || p.phase === "verify")) {
+          opts.onCheck?.(p.phase, p.check);
         }
-        if (reasons.length === 0) {
-          const vp = await mintVerifiedPatch(key, {
-            patch: {
-              kind: "unverified_patch",
-              task,
-              baseRevision: info.base,
-              diff: opts.patch,
-              backend: "external",
-            },
-            contractDigest: verifier.contractDigest,
-            checks: run.checkEvidence,
-            receipts: run.receipts,
-            passedAt: Date.now(),
-            sandboxProfile: run.sandbox,
-            logAnchor: await log.anchor(),
-          });
-          verified = `${stateDir}/runs/${task}/verified_patch.json`;
-          await mkdir(`${stateDir}/runs/${task}`, { recursive: true });
-          await writeFile(verified, JSON.stringify(vp.toJSON(), null, 2) + "\n");
-          await writeFile(`${stateDir}/runs/${task}/patch.diff`, opts.patch);
-          await log.append({ task, kind: LOG_KINDS.verifiedPatchMinted, body: vp.toJSON() });
-        }
-      }
-    }
+      },
+    });
+    const inspection = await readInspection(`${artefactsDir}/round-1/inspection.json`);
     const outcome: VerifyPatchOutcome = {
       task,
-      verdict: reasons.length === 0 && verified !== null ? "verified" : "rejected",
-      reasons: [...new Set(reasons)],
+      verdict: run.state === "verified" ? "verified" : "rejected",
+      state: run.state,
+      exitCode: run.exitCode,
+      reasons: verifyReasons(run),
       patchDigest,
       base: info.base,
       violations: inspection.violations,
-      sensitive: inspection.classification.sensitive,
-      baseline,
-      checks,
-      verifiedPatch: verified,
+      sensitive: inspection.sensitive,
+      baseline: run.baseline,
+      checks: run.rounds[0]?.checks ?? [],
+      verifiedPatch: run.state === "verified" ? `${artefactsDir}/verified_patch.json` : null,
       logPath: log.path,
-      details: verified !== null ? [] : details,
+      details: run.state === "verified" ? [] : (run.rounds[0]?.details ?? [run.message]),
     };
     await log.append({ task, kind: "verify.outcome", body: JSON.parse(JSON.stringify(outcome)) });
-    await verifier.settle();
     return outcome;
   } finally {
     await log.close();
   }
 }
 
-/** `name: detail` of each failing check summary. */
-function summaryDetails(summaries: readonly CheckSummary[]): string[] {
-  return summaries.filter((c) => !c.passed).map((c) =>
-    `check "${c.name}": ${c.detail ?? c.outcome}`
-  );
+/**
+ * Why a verification did not verify, most specific first: what ended the task
+ * before any round (a baseline that cannot run or gates nothing), the round's
+ * own reasons (violations, `policy_denied:<class>`, refusals such as
+ * `apply_failed` or `setup_failed`), then `checks_failed` when a check ran and failed.
+ */
+function verifyReasons(run: RunOutcome): string[] {
+  if (run.state === "verified") return [];
+  const round = run.rounds[0];
+  const reasons = [
+    ...(round === undefined ? [run.reason] : round.reasons),
+    ...(round !== undefined && round.checks.some((c) => !c.passed) ? ["checks_failed"] : []),
+  ];
+  if (reasons.length === 0) reasons.push(run.reason);
+  return [...new Set(reasons)];
+}
+
+/** The scope judgement the driver recorded for the round (empty when it never got there). */
+async function readInspection(
+  path: string,
+): Promise<{ violations: PatchViolation[]; sensitive: string[] }> {
+  try {
+    const j = JSON.parse(await readFile(path, "utf8"));
+    return {
+      violations: Array.isArray(j?.violations) ? j.violations : [],
+      sensitive: Array.isArray(j?.classification?.sensitive) ? j.classification.sensitive : [],
+    };
+  } catch {
+    return { violations: [], sensitive: [] };
+  }
 }
 
 /** The repository's top level, common git dir and resolved base, in two git calls. */

@@ -159,10 +159,9 @@ export const verifyCommand: CliCommand = {
         predicate: "vouch",
       }, io);
     }
-    // A check that cannot even start judged nothing: could not run, not rejected.
-    return outcome.reasons.includes("verify_command_cannot_start")
-      ? EXIT.couldNotRun
-      : EXIT.rejected;
+    // The kernel's final state of the verification task decides: 1 rejected, 5 could not run
+    // (vouch could not judge: the baseline or a check cannot start), 130 killed.
+    return outcome.exitCode;
   },
 };
 

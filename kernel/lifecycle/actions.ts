@@ -5,7 +5,13 @@
  *
  * @module
  */
-import type { GatedEffect, LifecycleReason, SensitiveClass, TaskStatus } from "./codes.ts";
+import type {
+  GatedEffect,
+  LifecycleReason,
+  NotifyLevel,
+  SensitiveClass,
+  TaskStatus,
+} from "./codes.ts";
 import type { TaskBudget } from "./events.ts";
 
 /** Fields every action carries. */
@@ -80,6 +86,20 @@ export interface RunContractAction extends KernelActionBase {
   readonly baseRev: string;
   /** `null` for the baseline. */
   readonly patchDigest: string | null;
+}
+
+/**
+ * Mint the `VerifiedPatch` for the task's verified patch: the only place an
+ * adapter may mint one, emitted on entering `verified`.
+ */
+export interface MintVerifiedPatchAction extends KernelActionBase {
+  readonly kind: "mint_verified_patch";
+  readonly effectId: string;
+  /** The round whose verification passed (0 = first attempt). */
+  readonly round: number;
+  readonly patchDigest: string;
+  readonly contractDigest: string;
+  readonly baseRev: string;
 }
 
 /** Ask a human to approve a gated effect on this exact patch. */
@@ -159,7 +179,7 @@ export interface AppendLogAction extends KernelActionBase {
 /** Tell the humans something. */
 export interface NotifyAction extends KernelActionBase {
   readonly kind: "notify";
-  readonly level: "info" | "warn" | "action_required";
+  readonly level: NotifyLevel;
   readonly reason: LifecycleReason;
   readonly status: TaskStatus;
 }
@@ -169,10 +189,10 @@ export interface NotifyAction extends KernelActionBase {
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import type { KernelAction } from "./actions.ts";
- * function isToolAction(a: KernelAction): boolean {
- *   return a.kind !== "append_log";
- * }
+ * const isToolAction = (a: KernelAction): boolean => a.kind !== "append_log";
+ * equal(isToolAction({ v: 1, kind: "cleanup", taskId: "t1", effectId: "t1/e9", cancelRunning: false }), true);
  * ```
  */
 export type KernelAction =
@@ -182,6 +202,7 @@ export type KernelAction =
   | ExtractDiffAction
   | CheckScopeAction
   | RunContractAction
+  | MintVerifiedPatchAction
   | RequestApprovalAction
   | IntegrateAction
   | CleanupAction

@@ -1,72 +1,56 @@
 /**
- * Stable string forms of every persisted lifecycle enum. Each value is written
- * out by hand so renaming an identifier can never change what lands in a log.
+ * Stable string forms of every persisted lifecycle enum. Each enum is ONE
+ * `as const` array (its type is derived from it), written out by hand so
+ * renaming an identifier can never change what lands in a log.
  *
  * @module
  */
 
 /**
- * Task statuses. `completed`, `rejected`, `failed` and `killed` are terminal.
+ * Task statuses, in lifecycle order. `completed`, `rejected`, `failed` and
+ * `killed` are terminal.
  *
  * @example
  * ```ts
- * import { TASK_STATUS } from "./codes.ts";
- * const s: string = TASK_STATUS.backend_running; // "backend_running"
+ * import { equal } from "node:assert/strict";
+ * import { TASK_STATUSES } from "./codes.ts";
+ * equal(TASK_STATUSES[0], "submitted");
+ * equal(TASK_STATUSES.includes("baselining"), true);
  * ```
  */
-export const TASK_STATUS = {
-  submitted: "submitted",
-  worktree_ready: "worktree_ready",
-  backend_running: "backend_running",
-  extracting: "extracting",
-  patch_proposed: "patch_proposed",
-  scope_checked: "scope_checked",
-  verifying: "verifying",
-  verified: "verified",
-  integrating: "integrating",
-  completed: "completed",
-  rejected: "rejected",
-  paused: "paused",
-  failed: "failed",
-  killed: "killed",
-} as const;
-
-/** A task status string. */
-export type TaskStatus = typeof TASK_STATUS[keyof typeof TASK_STATUS];
-
-/** Every status, in lifecycle order. */
-export const TASK_STATUSES: readonly TaskStatus[] = [
+export const TASK_STATUSES = [
   "submitted",
+  "baselining",
   "worktree_ready",
   "backend_running",
   "extracting",
   "patch_proposed",
-  "scope_checked",
   "verifying",
   "verified",
+  "awaiting_approval",
   "integrating",
   "completed",
   "rejected",
   "paused",
   "failed",
   "killed",
-];
+] as const;
+
+/** A task status string. */
+export type TaskStatus = typeof TASK_STATUSES[number];
 
 /** Terminal statuses: they absorb every later event (at most an audit record). */
-export const TERMINAL_STATUSES: readonly TaskStatus[] = [
-  "completed",
-  "rejected",
-  "failed",
-  "killed",
-];
+export const TERMINAL_STATUSES = ["completed", "rejected", "failed", "killed"] as const;
 
 /**
  * Whether a status is terminal.
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { isTerminalStatus } from "./codes.ts";
- * isTerminalStatus("killed"); // true
+ * equal(isTerminalStatus("killed"), true);
+ * equal(isTerminalStatus("paused"), false);
  * ```
  */
 export function isTerminalStatus(status: TaskStatus): boolean {
@@ -74,143 +58,104 @@ export function isTerminalStatus(status: TaskStatus): boolean {
     status === "killed";
 }
 
-/** Event kinds (the `kind` field of a {@linkcode KernelEvent}). */
-export const EVENT_KIND = {
-  task_submitted: "task_submitted",
-  worktree_ready: "worktree_ready",
-  worktree_failed: "worktree_failed",
-  backend_started: "backend_started",
-  backend_finished: "backend_finished",
-  patch_extracted: "patch_extracted",
-  scope_checked: "scope_checked",
-  baseline_result: "baseline_result",
-  verification_result: "verification_result",
-  approval_granted: "approval_granted",
-  approval_denied: "approval_denied",
-  integrated: "integrated",
-  cleanup_done: "cleanup_done",
-  kill_requested: "kill_requested",
-  budget_extended: "budget_extended",
-  timer_tick: "timer_tick",
-} as const;
+/** Event kinds (the `kind` field of a `KernelEvent`). */
+export const EVENT_KINDS = [
+  "task_submitted",
+  "worktree_ready",
+  "worktree_failed",
+  "baseline_result",
+  "backend_started",
+  "backend_finished",
+  "patch_extracted",
+  "scope_checked",
+  "verification_result",
+  "patch_minted",
+  "approval_granted",
+  "approval_denied",
+  "integrated",
+  "effect_failed",
+  "cleanup_done",
+  "kill_requested",
+  "budget_extended",
+  "timer_tick",
+] as const;
 
 /** An event kind string. */
-export type EventKind = typeof EVENT_KIND[keyof typeof EVENT_KIND];
+export type EventKind = typeof EVENT_KINDS[number];
 
-/** Action kinds (the `kind` field of a {@linkcode KernelAction}). */
-export const ACTION_KIND = {
-  create_worktree: "create_worktree",
-  run_backend: "run_backend",
-  cancel_effect: "cancel_effect",
-  extract_diff: "extract_diff",
-  check_scope: "check_scope",
-  run_contract: "run_contract",
-  request_approval: "request_approval",
-  integrate: "integrate",
-  cleanup: "cleanup",
-  append_log: "append_log",
-  notify: "notify",
-} as const;
-
-/** An action kind string. */
-export type ActionKind = typeof ACTION_KIND[keyof typeof ACTION_KIND];
-
-/** Action kinds that are tool effects (everything but `append_log`). */
-export const TOOL_ACTION_KINDS: readonly ActionKind[] = [
+/** Action kinds (the `kind` field of a `KernelAction`). */
+export const ACTION_KINDS = [
   "create_worktree",
   "run_backend",
   "cancel_effect",
   "extract_diff",
   "check_scope",
   "run_contract",
+  "mint_verified_patch",
   "request_approval",
   "integrate",
   "cleanup",
+  "append_log",
   "notify",
-];
+] as const;
+
+/** An action kind string. */
+export type ActionKind = typeof ACTION_KINDS[number];
 
 /** Effects a policy rules on, including ones the kernel does not emit yet (push, PR). */
-export const GATED_EFFECT = {
-  integrate: "integrate",
-  push: "push",
-  open_pr: "open_pr",
-} as const;
+export const GATED_EFFECTS = ["integrate", "push", "open_pr"] as const;
 
 /** An effect kind the policy gates. */
-export type GatedEffect = typeof GATED_EFFECT[keyof typeof GATED_EFFECT];
+export type GatedEffect = typeof GATED_EFFECTS[number];
 
-/** Risk profiles of a {@linkcode PolicySnapshot}. */
-export const RISK_PROFILE = {
-  readonly: "readonly",
-  supervised: "supervised",
-  full: "full",
-} as const;
+/** Risk profiles of a `PolicySnapshot`. */
+export const RISK_PROFILES = ["readonly", "supervised", "full"] as const;
 
 /** A risk profile string. */
-export type RiskProfile = typeof RISK_PROFILE[keyof typeof RISK_PROFILE];
+export type RiskProfile = typeof RISK_PROFILES[number];
 
 /** Reversibility of an effect. */
-export const REVERSIBILITY = {
-  reversible: "reversible",
-  irreversible: "irreversible",
-} as const;
+export const REVERSIBILITIES = ["reversible", "irreversible"] as const;
 
 /** A reversibility string. */
-export type Reversibility = typeof REVERSIBILITY[keyof typeof REVERSIBILITY];
+export type Reversibility = typeof REVERSIBILITIES[number];
 
 /** Sensitive-path classes a scope check reports for changed files. */
-export const SENSITIVE_CLASS = {
-  ci_workflow: "ci_workflow",
-  dependency_manifest: "dependency_manifest",
-  lockfile: "lockfile",
-  secrets: "secrets",
-  executable: "executable",
-  symlink: "symlink",
-} as const;
-
-/** A sensitive-path class string. */
-export type SensitiveClass = typeof SENSITIVE_CLASS[keyof typeof SENSITIVE_CLASS];
-
-/** Every sensitive class. */
-export const SENSITIVE_CLASSES: readonly SensitiveClass[] = [
+export const SENSITIVE_CLASSES = [
   "ci_workflow",
   "dependency_manifest",
   "lockfile",
   "secrets",
   "executable",
   "symlink",
-];
+] as const;
+
+/** A sensitive-path class string. */
+export type SensitiveClass = typeof SENSITIVE_CLASSES[number];
 
 /** A policy decision. */
-export const POLICY_DECISION = {
-  allow: "allow",
-  deny: "deny",
-  require_approval: "require_approval",
-} as const;
+export const POLICY_DECISIONS = ["allow", "deny", "require_approval"] as const;
 
 /** A policy decision string. */
-export type PolicyDecision = typeof POLICY_DECISION[keyof typeof POLICY_DECISION];
+export type PolicyDecision = typeof POLICY_DECISIONS[number];
 
 /** Outcome of a single check in a contract run. `inconclusive` counts as a failure. */
-export const ROUND_CHECK_OUTCOME = {
-  pass: "pass",
-  fail: "fail",
-  inconclusive: "inconclusive",
-} as const;
+export const ROUND_CHECK_OUTCOMES = ["pass", "fail", "inconclusive"] as const;
 
 /** A check outcome string. */
-export type RoundCheckOutcome = typeof ROUND_CHECK_OUTCOME[keyof typeof ROUND_CHECK_OUTCOME];
+export type RoundCheckOutcome = typeof ROUND_CHECK_OUTCOMES[number];
 
 /** How a backend run ended. */
-export const BACKEND_OUTCOME = {
-  ok: "ok",
-  error: "error",
-  cancelled: "cancelled",
-  timed_out: "timed_out",
-} as const;
+export const BACKEND_OUTCOMES = ["ok", "error", "cancelled", "timed_out"] as const;
 
 /** A backend outcome string. */
-export type BackendOutcome = typeof BACKEND_OUTCOME[keyof typeof BACKEND_OUTCOME];
+export type BackendOutcome = typeof BACKEND_OUTCOMES[number];
+
+/** Levels of a `notify` action. */
+export const NOTIFY_LEVELS = ["info", "warn", "action_required"] as const;
+
+/** A notify level string. */
+export type NotifyLevel = typeof NOTIFY_LEVELS[number];
 
 /**
  * Reason codes: why a task moved, paused, stopped, or why an event was
@@ -218,63 +163,64 @@ export type BackendOutcome = typeof BACKEND_OUTCOME[keyof typeof BACKEND_OUTCOME
  *
  * @example
  * ```ts
- * import { LIFECYCLE_REASON } from "./codes.ts";
- * const r: string = LIFECYCLE_REASON.budget_repair_rounds; // "budget_repair_rounds"
+ * import { equal } from "node:assert/strict";
+ * import { LIFECYCLE_REASONS } from "./codes.ts";
+ * equal(LIFECYCLE_REASONS.includes("budget_repair_rounds"), true);
  * ```
  */
-export const LIFECYCLE_REASON = {
+export const LIFECYCLE_REASONS = [
   // progress
-  submitted: "submitted",
-  worktree_created: "worktree_created",
-  backend_started: "backend_started",
-  backend_done: "backend_done",
-  backend_reported_error: "backend_reported_error",
-  patch_extracted: "patch_extracted",
-  scope_accepted: "scope_accepted",
-  baseline_recorded: "baseline_recorded",
-  verification_passed: "verification_passed",
-  verification_failed: "verification_failed",
-  repair_round: "repair_round",
-  approval_required: "approval_required",
-  approval_granted: "approval_granted",
-  integration_allowed: "integration_allowed",
-  integrated: "integrated",
-  verified_not_integrated: "verified_not_integrated",
-  resumed: "resumed",
-  budget_extended: "budget_extended",
+  "submitted",
+  "worktree_created",
+  "baseline_recorded",
+  "backend_started",
+  "backend_done",
+  "backend_reported_error",
+  "patch_extracted",
+  "scope_accepted",
+  "verification_passed",
+  "verification_failed",
+  "repair_round",
+  "patch_minted",
+  "approval_required",
+  "approval_granted",
+  "integration_allowed",
+  "integrated",
+  "verified_not_integrated",
+  "resumed",
+  "budget_extended",
   // pauses (budget)
-  budget_wall_time: "budget_wall_time",
-  budget_repair_rounds: "budget_repair_rounds",
-  budget_output_bytes: "budget_output_bytes",
-  budget_cost_units: "budget_cost_units",
-  budget_still_exhausted: "budget_still_exhausted",
+  "budget_wall_time",
+  "budget_repair_rounds",
+  "budget_output_bytes",
+  "budget_cost_units",
+  "budget_still_exhausted",
   // stops
-  worktree_failed: "worktree_failed",
-  backend_failed: "backend_failed",
-  backend_error_no_change: "backend_error_no_change",
-  backend_cancelled: "backend_cancelled",
-  empty_patch: "empty_patch",
-  scope_violation: "scope_violation",
-  policy_denied: "policy_denied",
-  baseline_unavailable: "baseline_unavailable",
-  approval_denied: "approval_denied",
-  integrate_failed: "integrate_failed",
-  killed: "killed",
+  "worktree_failed",
+  "baseline_unavailable",
+  "contract_unusable",
+  "backend_failed",
+  "backend_error_no_change",
+  "backend_cancelled",
+  "empty_patch",
+  "scope_violation",
+  "policy_denied",
+  "approval_denied",
+  "integrate_failed",
+  "effect_failed",
+  "killed",
   // risks and anomalies
-  contradictory_event: "contradictory_event",
-  stale_result: "stale_result",
-  unknown_task: "unknown_task",
-  duplicate_task: "duplicate_task",
-  invalid_task_id: "invalid_task_id",
-  approval_unknown: "approval_unknown",
-  approval_mismatch: "approval_mismatch",
-  approval_expired: "approval_expired",
-  approval_reused: "approval_reused",
-  terminal_absorbed: "terminal_absorbed",
-} as const;
+  "contradictory_event",
+  "stale_result",
+  "unknown_task",
+  "duplicate_task",
+  "invalid_task_id",
+  "approval_unknown",
+  "approval_mismatch",
+  "approval_expired",
+  "approval_reused",
+  "terminal_absorbed",
+] as const;
 
 /** A reason code string. */
-export type LifecycleReason = typeof LIFECYCLE_REASON[keyof typeof LIFECYCLE_REASON];
-
-/** Every reason code (for docs and exhaustive tests). */
-export const LIFECYCLE_REASONS: readonly LifecycleReason[] = Object.values(LIFECYCLE_REASON);
+export type LifecycleReason = typeof LIFECYCLE_REASONS[number];

@@ -63,6 +63,12 @@ export interface TaskSubmittedEvent extends KernelEventBase {
   readonly policyDigest: string;
   /** Policy for this task; `null` means the kernel state's default policy. */
   readonly policy: PolicySnapshot | null;
+  /**
+   * Whether the contract runs on the base revision before the first backend
+   * round (`baselining`). Absent means `true`; `vouch verify` sends `false`
+   * for a contract that needs no baseline captures.
+   */
+  readonly baseline?: boolean;
 }
 
 /** The disposable worktree exists. */
@@ -106,6 +112,12 @@ export interface BackendFinishedEvent extends KernelEventBase {
   readonly outputBytes: number;
   /** Cost units the backend reported for this run. */
   readonly costUnits: number;
+  /**
+   * The backend says retrying cannot help (a non-retryable failure such as a
+   * protocol error or a bad configuration). It only ever stops work: the real
+   * diff of this run is still judged, but no repair round follows.
+   */
+  readonly fatal: boolean;
 }
 
 /** The real diff was re-derived from the worktree. */
@@ -136,8 +148,14 @@ export interface BaselineResultEvent extends KernelEventBase {
   readonly kind: "baseline_result";
   readonly taskId: string;
   readonly effectId: string;
-  /** `false` when the baseline could not be run at all. */
+  /** `false` when the baseline could not be run at all (the task fails: could not run). */
   readonly ran: boolean;
+  /**
+   * Why the contract cannot judge this task although it ran (e.g.
+   * `baseline-gates-nothing`): non-empty rejects the task before any backend
+   * round (`contract_unusable`).
+   */
+  readonly unusable: readonly string[];
   readonly checks: readonly RoundCheckResult[];
   /** Receipt digests of the contract's setup commands run before the checks (in order). */
   readonly setupReceipts: readonly string[];
@@ -153,6 +171,24 @@ export interface VerificationResultEvent extends KernelEventBase {
   readonly checks: readonly RoundCheckResult[];
   /** Receipt digests of the contract's setup commands run before the checks (in order). */
   readonly setupReceipts: readonly string[];
+}
+
+/** The `VerifiedPatch` was minted for the verified patch (answers `mint_verified_patch`). */
+export interface PatchMintedEvent extends KernelEventBase {
+  readonly kind: "patch_minted";
+  readonly taskId: string;
+  readonly effectId: string;
+  /** Digest of the patch the minted record covers (must be the task's patch). */
+  readonly patchDigest: string;
+}
+
+/** The adapter could not perform the in-flight effect at all (the task fails: could not run). */
+export interface EffectFailedEvent extends KernelEventBase {
+  readonly kind: "effect_failed";
+  readonly taskId: string;
+  readonly effectId: string;
+  /** A stable code for why (e.g. `extract_failed`). */
+  readonly error: string;
 }
 
 /** A human approved an action. Bound to one task, one action, one patch. */
@@ -221,8 +257,10 @@ export interface TimerTickEvent extends KernelEventBase {
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import type { KernelEvent } from "./events.ts";
  * const tick: KernelEvent = { v: 1, kind: "timer_tick", id: "e9", seq: 9, at: 1000, taskId: "t1" };
+ * equal(tick.kind, "timer_tick");
  * ```
  */
 export type KernelEvent =
@@ -235,9 +273,11 @@ export type KernelEvent =
   | ScopeCheckedEvent
   | BaselineResultEvent
   | VerificationResultEvent
+  | PatchMintedEvent
   | ApprovalGrantedEvent
   | ApprovalDeniedEvent
   | IntegratedEvent
+  | EffectFailedEvent
   | CleanupDoneEvent
   | KillRequestedEvent
   | BudgetExtendedEvent

@@ -1,7 +1,8 @@
 /**
  * The task lifecycle reducer: `step(state, event) -> { state, actions }`.
  *
- * Owns the lifecycle table, the event and action types, the policy snapshot
+ * Owns the lifecycle tables (transitions keyed by status and trigger, and
+ * each status's entry action), the final-state function, the event and action types, the policy snapshot
  * and its evaluation, budgets and reason codes. It must never perform an
  * effect, read a clock, or import anything outside `kernel/`: time, ids and
  * results arrive as events, and effects leave as actions for adapters.
@@ -9,6 +10,7 @@
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { defaultPolicy, initialKernelState, step } from "./mod.ts";
  * const state = initialKernelState(defaultPolicy());
  * const { actions } = step(state, {
@@ -17,8 +19,8 @@
  *   policyDigest: "sha256:p", policy: null,
  *   budget: { wallTimeMs: 600_000, repairRounds: 3, outputBytes: 1_000_000, costUnits: 1_000 },
  * });
- * state.tasks["t1"]?.status; // "submitted"
- * actions[1]?.kind; // "create_worktree"
+ * equal(state.tasks["t1"]?.status, "submitted");
+ * equal(actions[1]?.kind, "create_worktree");
  * ```
  *
  * @module
@@ -31,5 +33,6 @@ export * from "./policy.ts";
 export * from "./state.ts";
 export * from "./transitions.ts";
 export * from "./step.ts";
+export * from "./outcome.ts";
 export * from "./replay.ts";
 export * from "./version.ts";

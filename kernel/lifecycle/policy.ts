@@ -17,8 +17,9 @@ export type { PolicySnapshot } from "./policy_types.ts";
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { defaultPolicy } from "./policy.ts";
- * defaultPolicy().profile; // "supervised"
+ * equal(defaultPolicy().profile, "supervised");
  * ```
  */
 export function defaultPolicy(): PolicySnapshot {
@@ -51,8 +52,10 @@ export interface PolicyVerdict {
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { defaultPolicy, sensitiveDenied } from "./policy.ts";
- * sensitiveDenied(defaultPolicy(), ["secrets"]); // "secrets"
+ * equal(sensitiveDenied(defaultPolicy(), ["secrets"]), "secrets");
+ * equal(sensitiveDenied(defaultPolicy(), ["lockfile"]), null);
  * ```
  */
 export function sensitiveDenied(
@@ -72,8 +75,9 @@ export function sensitiveDenied(
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { defaultPolicy, evaluateGatedEffect } from "./policy.ts";
- * evaluateGatedEffect(defaultPolicy(), "integrate", []).decision; // "require_approval"
+ * equal(evaluateGatedEffect(defaultPolicy(), "integrate", []).decision, "require_approval");
  * ```
  */
 export function evaluateGatedEffect(

@@ -37,12 +37,13 @@ export interface KernelReplayResult {
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { replayEvents } from "./replay.ts";
  * const { state, steps } = replayEvents([
  *   { v: 1, kind: "timer_tick", id: "e1", seq: 1, at: 5, taskId: "nope" },
  * ]);
- * state.now; // 5
- * steps[0]?.actions[0]?.kind; // "append_log" (unknown task)
+ * equal(state.now, 5);
+ * equal(steps[0]?.actions[0]?.kind, "append_log"); // unknown task: a risk record
  * ```
  */
 export function replayEvents(

@@ -21,21 +21,25 @@ import type {
 import type { TaskBudget } from "./events.ts";
 import type { PolicySnapshot } from "./policy_types.ts";
 
-/** Kinds of in-flight effects. */
-export type PendingKind =
-  | "create_worktree"
-  | "run_backend"
-  | "extract_diff"
-  | "check_scope"
-  | "run_baseline"
-  | "run_round"
-  | "integrate"
-  | "cleanup";
+/** Kinds of in-flight effects (`run_baseline`/`run_round`: the two phases of `run_contract`). */
+export const PENDING_KINDS = [
+  "create_worktree",
+  "run_baseline",
+  "run_backend",
+  "extract_diff",
+  "check_scope",
+  "run_round",
+  "mint",
+  "integrate",
+  "cleanup",
+] as const;
+
+/** A kind of in-flight effect. */
+export type PendingKind = typeof PENDING_KINDS[number];
 
 /** The one effect a task is waiting for. */
 export interface PendingEffect {
   readonly effectId: string;
-  /** What is running (`run_baseline`/`run_round`: the two phases of `run_contract`). */
   readonly kind: PendingKind;
 }
 
@@ -44,6 +48,13 @@ export interface PendingApproval {
   readonly approvalId: string;
   readonly action: GatedEffect;
   readonly patchDigest: string;
+  readonly expiresAt: number;
+}
+
+/** The human grant an `integrate` rests on (`null` on the record when policy allowed it outright). */
+export interface ApprovalGrant {
+  readonly approvalId: string;
+  readonly by: string;
   readonly expiresAt: number;
 }
 
@@ -57,6 +68,11 @@ export interface BudgetUsed {
 export interface TaskRecord {
   status: TaskStatus;
   readonly id: string;
+  /**
+   * `<id>#<seq of its task_submitted>`: the prefix of its effect and approval
+   * ids, unique even if a compacted task's id is submitted again.
+   */
+  readonly key: string;
   /** The in-flight effect, or `null`. */
   pending: PendingEffect | null;
   /** `submittedAt + budget.wallTimeMs` (plus extensions). */
@@ -71,13 +87,17 @@ export interface TaskRecord {
   round: number;
   /** Counter for effect and approval ids. */
   nextEffect: number;
-  /** Last reason the task moved (pause reason, terminal reason, ...). */
+  /** Reason of the last transition (pause reason, terminal reason, ...). */
   reason: LifecycleReason | null;
   worktree: string | null;
   patchDigest: string | null;
   approval: PendingApproval | null;
+  /** The grant the next `integrate` rests on. */
+  grant: ApprovalGrant | null;
   /** Status to return to when a paused task resumes. */
   resumeTo: TaskStatus | null;
+  /** The budget that paused the task, kept if it is killed while paused (its final state). */
+  budgetStop: LifecycleReason | null;
   readonly goal: string;
   readonly baseRev: string;
   readonly contractDigest: string;
@@ -87,7 +107,8 @@ export interface TaskRecord {
   budget: TaskBudget;
   used: BudgetUsed;
   readonly submittedAt: number;
-  baselineDone: boolean;
+  /** Whether the contract runs on the base before the first round (`task_submitted.baseline`). */
+  readonly baselineWanted: boolean;
   /** Checks failing on the base revision. */
   baselineFailing: string[];
   /** Checks failing in the last verification (fed to the next round). */
@@ -98,6 +119,10 @@ export interface TaskRecord {
    * of a round that changed nothing and never decides a verdict.
    */
   claimedOutcome: BackendOutcome | null;
+  /** The backend said retrying cannot help: the next repair round fails the task instead. */
+  backendFatal: boolean;
+  /** Rounds that ended as the backend's own failure (stopped, or reported error and changed nothing). */
+  backendFaults: number;
   /** Why the next backend round runs (`null` for the first). */
   roundReason: LifecycleReason | null;
   sensitive: SensitiveClass[];
@@ -117,6 +142,13 @@ export interface KernelState {
   now: number;
   /** Default policy for tasks submitted without one. */
   policy: PolicySnapshot;
-  /** Tasks by id. Read only through own-property checks. */
+  /**
+   * Live tasks by id. Read only through own-property checks. A finished task
+   * is removed once it is cleaned up (compaction: the state stays as large
+   * as the live set under churn); later events for it are `unknown_task`
+   * risks, so task ids must be unique per log (the driver's are).
+   */
   tasks: Record<string, TaskRecord>;
+  /** How many finished tasks were compacted away. */
+  finished: number;
 }

@@ -1,448 +1,311 @@
 /**
- * The task lifecycle as data. Every status change `step` makes is one row of
- * {@linkcode TRANSITIONS}; `step` refuses (and fails the task with
- * `contradictory_event`) any move that is not a row. `docs/kernel.md` renders
- * this table.
- *
- * Triggers are either event-triggered (derived from an event and the task,
- * e.g. `verification_fail`) or state-triggered (checked on entering a status,
- * e.g. `budget_exhausted`, `policy_allow`), as in h11's two tables.
+ * The task lifecycle as data. {@linkcode TRANSITIONS} is keyed by
+ * (status, trigger) and gives the one destination and reason; `step` derives
+ * one trigger from (task, event), looks the row up and applies it. A
+ * (status, trigger) pair with no row contradicts the lifecycle: the task fails
+ * with `contradictory_event`. {@linkcode ENTRY} gives what entering each
+ * status does. `docs/kernel.md` renders both tables (a test keeps them equal).
  *
  * @module
  */
-import type { LifecycleReason, TaskStatus } from "./codes.ts";
+import type { LifecycleReason, NotifyLevel, TaskStatus } from "./codes.ts";
 
 /**
- * Transition triggers, written out as stable strings.
+ * Transition triggers. Event triggers are derived from an event and the task
+ * (e.g. `verification_fail`); `budget_exhausted` also fires on entering a
+ * budgeted status; `policy_*` are derived from the policy once the verified
+ * patch is minted; `backend_unrecoverable` replaces a repair-round trigger
+ * after the backend said retrying cannot help.
  *
  * @example
  * ```ts
- * import { TRIGGER } from "./transitions.ts";
- * const t: string = TRIGGER.verification_fail; // "verification_fail"
+ * import { equal } from "node:assert/strict";
+ * import { TRIGGERS } from "./transitions.ts";
+ * equal(TRIGGERS.includes("verification_fail"), true);
  * ```
  */
-export const TRIGGER = {
-  submit: "submit",
-  worktree_ready: "worktree_ready",
-  worktree_failed: "worktree_failed",
-  backend_started: "backend_started",
-  backend_ok: "backend_ok",
-  backend_error: "backend_error",
-  backend_timed_out: "backend_timed_out",
-  backend_cancelled: "backend_cancelled",
-  patch_extracted: "patch_extracted",
-  patch_empty: "patch_empty",
-  patch_empty_after_error: "patch_empty_after_error",
-  scope_accept: "scope_accept",
-  scope_reject: "scope_reject",
-  sensitive_denied: "sensitive_denied",
-  baseline_ok: "baseline_ok",
-  baseline_unavailable: "baseline_unavailable",
-  verification_pass: "verification_pass",
-  verification_fail: "verification_fail",
-  policy_allow: "policy_allow",
-  policy_deny: "policy_deny",
-  approval_granted: "approval_granted",
-  approval_denied: "approval_denied",
-  integrated_ok: "integrated_ok",
-  integrated_failed: "integrated_failed",
-  budget_exhausted: "budget_exhausted",
-  resume: "resume",
-  kill: "kill",
-  contradictory_event: "contradictory_event",
-} as const;
+export const TRIGGERS = [
+  "submit",
+  "worktree_ready",
+  "worktree_ready_no_baseline",
+  "worktree_failed",
+  "baseline_ok",
+  "baseline_unusable",
+  "baseline_unavailable",
+  "backend_started",
+  "backend_ok",
+  "backend_error",
+  "backend_timed_out",
+  "backend_cancelled",
+  "backend_unrecoverable",
+  "patch_extracted",
+  "patch_empty",
+  "patch_empty_after_error",
+  "scope_accept",
+  "scope_reject",
+  "sensitive_denied",
+  "verification_pass",
+  "verification_fail",
+  "policy_allow",
+  "policy_deny",
+  "policy_ask",
+  "approval_granted",
+  "approval_denied",
+  "approval_expired",
+  "integrated_ok",
+  "integrated_failed",
+  "effect_failed",
+  "budget_exhausted",
+  "resume_submitted",
+  "resume_baselining",
+  "resume_worktree_ready",
+  "resume_extracting",
+  "resume_patch_proposed",
+  "resume_verifying",
+  "kill",
+  "contradictory_event",
+] as const;
 
 /** A trigger string. */
-export type TransitionTrigger = typeof TRIGGER[keyof typeof TRIGGER];
+export type TransitionTrigger = typeof TRIGGERS[number];
 
-/** One row of the lifecycle table. */
-export interface TransitionRow {
-  readonly from: TaskStatus | null;
-  readonly on: TransitionTrigger;
+/** One row: where a (status, trigger) pair leads. */
+export interface Transition {
   readonly to: TaskStatus;
-  /** `event` rows fire on an event; `state` rows fire on entering `from`. */
-  readonly by: "event" | "state";
-  /** Default reason recorded (budget rows record the specific budget instead). */
+  /** Reason recorded (a budget pause records the specific budget instead). */
   readonly reason: LifecycleReason;
-  /** One line for the docs. */
-  readonly note: string;
+  /** Set on rows that start a new backend round: why that round runs (its feedback reason). */
+  readonly round?: LifecycleReason;
 }
 
-/** Statuses whose entry starts work and is therefore budget-checked. */
-export const WORK_STATUSES: readonly TaskStatus[] = [
-  "submitted",
-  "worktree_ready",
-  "extracting",
-  "patch_proposed",
-  "scope_checked",
-  "verifying",
+/** The "status" before a task exists (the row of `task_submitted`). */
+export const NEW_TASK = "new" as const;
+
+/** Rows by status, then trigger. */
+export type TransitionTable = {
+  readonly [S in TaskStatus | typeof NEW_TASK]: { readonly [T in TransitionTrigger]?: Transition };
+};
+
+/** Reasons of rounds that ended as the backend's own failure (counted per task). */
+export const BACKEND_FAULT_REASONS: readonly LifecycleReason[] = [
+  "backend_failed",
+  "backend_error_no_change",
 ];
 
-/** Statuses a paused task can resume to (its entry action is re-issued). */
-export const RESUMABLE_STATUSES: readonly TaskStatus[] = WORK_STATUSES;
+const KILL: Transition = { to: "killed", reason: "killed" };
+const CONTRADICTORY: Transition = { to: "failed", reason: "contradictory_event" };
+const EFFECT_FAILED: Transition = { to: "failed", reason: "effect_failed" };
+const PAUSE: Transition = { to: "paused", reason: "budget_wall_time" };
+const UNRECOVERABLE: Transition = { to: "failed", reason: "backend_failed" };
 
-/** Statuses in which a task waits on an in-flight effect. */
-export const WAITING_STATUSES: readonly TaskStatus[] = [
-  "submitted",
-  "worktree_ready",
-  "backend_running",
-  "extracting",
-  "patch_proposed",
-  "scope_checked",
-  "verifying",
-  "integrating",
-];
+/** What every status that waits on an effect also accepts. */
+const WAITING = {
+  kill: KILL,
+  contradictory_event: CONTRADICTORY,
+  effect_failed: EFFECT_FAILED,
+} as const;
 
-/** Statuses from which a task can be killed (every non-terminal status). */
-export const LIVE_STATUSES: readonly TaskStatus[] = [
-  "submitted",
-  "worktree_ready",
-  "backend_running",
-  "extracting",
-  "patch_proposed",
-  "scope_checked",
-  "verifying",
-  "verified",
-  "integrating",
-  "paused",
-];
+/** What a budgeted status also accepts. */
+const BUDGETED = { ...WAITING, budget_exhausted: PAUSE } as const;
 
-const CORE_ROWS: readonly TransitionRow[] = [
-  {
-    from: null,
-    on: "submit",
-    to: "submitted",
-    by: "event",
-    reason: "submitted",
-    note: "task_submitted: emit create_worktree",
-  },
-  {
-    from: "submitted",
-    on: "worktree_ready",
-    to: "worktree_ready",
-    by: "event",
-    reason: "worktree_created",
-    note: "emit run_backend (round 0)",
-  },
-  {
-    from: "submitted",
-    on: "worktree_failed",
-    to: "failed",
-    by: "event",
-    reason: "worktree_failed",
-    note: "emit cleanup, notify",
-  },
-  {
-    from: "worktree_ready",
-    on: "backend_started",
-    to: "backend_running",
-    by: "event",
-    reason: "backend_started",
-    note: "informational",
-  },
-  {
-    from: "worktree_ready",
-    on: "backend_ok",
-    to: "extracting",
-    by: "event",
-    reason: "backend_done",
-    note: "finished without a start event: emit extract_diff",
-  },
-  {
-    from: "backend_running",
-    on: "backend_ok",
-    to: "extracting",
-    by: "event",
-    reason: "backend_done",
-    note: "account output/cost; emit extract_diff",
-  },
-  {
-    from: "worktree_ready",
-    on: "backend_error",
-    to: "extracting",
-    by: "event",
-    reason: "backend_reported_error",
-    note: "a failure claim decides nothing (recorded): emit extract_diff, the real diff is judged",
-  },
-  {
-    from: "backend_running",
-    on: "backend_error",
-    to: "extracting",
-    by: "event",
-    reason: "backend_reported_error",
-    note: "a failure claim decides nothing (recorded): emit extract_diff, the real diff is judged",
-  },
-  {
-    from: "worktree_ready",
-    on: "backend_timed_out",
-    to: "worktree_ready",
-    by: "event",
-    reason: "repair_round",
-    note: "stopped mid-work: spends a round, emit run_backend (round + 1)",
-  },
-  {
-    from: "backend_running",
-    on: "backend_timed_out",
-    to: "worktree_ready",
-    by: "event",
-    reason: "repair_round",
-    note: "stopped mid-work: spends a round, emit run_backend (round + 1)",
-  },
-  {
-    from: "worktree_ready",
-    on: "backend_cancelled",
-    to: "failed",
-    by: "event",
-    reason: "backend_cancelled",
-    note: "cancelled by someone else",
-  },
-  {
-    from: "backend_running",
-    on: "backend_cancelled",
-    to: "failed",
-    by: "event",
-    reason: "backend_cancelled",
-    note: "cancelled by someone else",
-  },
-  {
-    from: "extracting",
-    on: "patch_extracted",
-    to: "patch_proposed",
-    by: "event",
-    reason: "patch_extracted",
-    note: "emit check_scope",
-  },
-  {
-    from: "extracting",
-    on: "patch_empty",
-    to: "worktree_ready",
-    by: "event",
-    reason: "repair_round",
-    note: "backend changed nothing: emit run_backend (round + 1)",
-  },
-  {
-    from: "extracting",
-    on: "patch_empty_after_error",
-    to: "worktree_ready",
-    by: "event",
-    reason: "repair_round",
-    note: "reported failure, changed nothing: failed round (`backend_error_no_change`), round + 1",
-  },
-  {
-    from: "patch_proposed",
-    on: "scope_accept",
-    to: "scope_checked",
-    by: "event",
-    reason: "scope_accepted",
-    note: "emit run_contract (baseline first, then the round)",
-  },
-  {
-    from: "patch_proposed",
-    on: "scope_reject",
-    to: "rejected",
-    by: "event",
-    reason: "scope_violation",
-    note: "violations recorded; emit cleanup, notify",
-  },
-  {
-    from: "patch_proposed",
-    on: "sensitive_denied",
-    to: "rejected",
-    by: "event",
-    reason: "policy_denied",
-    note: "a changed file's sensitive class is denied by policy",
-  },
-  {
-    from: "scope_checked",
-    on: "baseline_ok",
-    to: "verifying",
-    by: "event",
-    reason: "baseline_recorded",
-    note: "emit run_contract (round)",
-  },
-  {
-    from: "scope_checked",
-    on: "baseline_unavailable",
-    to: "failed",
-    by: "event",
-    reason: "baseline_unavailable",
-    note: "fail closed: no baseline, no verdict",
-  },
-  {
-    from: "scope_checked",
-    on: "verification_pass",
-    to: "verified",
-    by: "event",
-    reason: "verification_passed",
-    note: "repair round (baseline already known)",
-  },
-  {
-    from: "verifying",
-    on: "verification_pass",
-    to: "verified",
-    by: "event",
-    reason: "verification_passed",
-    note: "every check passed",
-  },
-  {
-    from: "scope_checked",
-    on: "verification_fail",
-    to: "worktree_ready",
-    by: "event",
-    reason: "repair_round",
-    note: "emit run_backend (round + 1) with the failing checks",
-  },
-  {
-    from: "verifying",
-    on: "verification_fail",
-    to: "worktree_ready",
-    by: "event",
-    reason: "repair_round",
-    note: "emit run_backend (round + 1) with the failing checks",
-  },
-  {
-    from: "verified",
-    on: "policy_allow",
-    to: "integrating",
-    by: "state",
-    reason: "integration_allowed",
-    note: "reversible integrate under `full`: emit integrate with a token",
-  },
-  {
-    from: "verified",
-    on: "policy_deny",
-    to: "completed",
-    by: "state",
-    reason: "verified_not_integrated",
-    note: "`readonly` profile: the verified patch is the result",
-  },
-  {
-    from: "verified",
-    on: "approval_granted",
-    to: "integrating",
-    by: "event",
-    reason: "approval_granted",
-    note: "matching, unexpired, unused approval: emit integrate with a token",
-  },
-  {
-    from: "verified",
-    on: "approval_denied",
-    to: "rejected",
-    by: "event",
-    reason: "approval_denied",
-    note: "emit cleanup, notify",
-  },
-  {
-    from: "integrating",
-    on: "integrated_ok",
-    to: "completed",
-    by: "event",
-    reason: "integrated",
-    note: "emit cleanup, notify",
-  },
-  {
-    from: "integrating",
-    on: "integrated_failed",
-    to: "failed",
-    by: "event",
-    reason: "integrate_failed",
-    note: "emit cleanup, notify",
-  },
-];
-
-function generatedRows(): TransitionRow[] {
-  const rows: TransitionRow[] = [];
-  for (const from of WORK_STATUSES) {
-    rows.push({
-      from,
-      on: "budget_exhausted",
-      to: "paused",
-      by: "state",
-      reason: "budget_wall_time",
-      note: "on entry or timer tick: a budget is spent (reason names which)",
-    });
-  }
-  rows.push({
-    from: "backend_running",
-    on: "budget_exhausted",
-    to: "paused",
-    by: "event",
-    reason: "budget_wall_time",
-    note: "timer tick past the deadline: emit cancel_effect",
-  });
-  for (const to of RESUMABLE_STATUSES) {
-    rows.push({
-      from: "paused",
-      on: "resume",
-      to,
-      by: "event",
-      reason: "resumed",
-      note: "budget_extended makes every budget fit again: re-issue the entry action",
-    });
-  }
-  for (const from of LIVE_STATUSES) {
-    rows.push({
-      from,
-      on: "kill",
-      to: "killed",
-      by: "event",
-      reason: "killed",
-      note: "emit cleanup (cancelling anything running), notify",
-    });
-  }
-  for (const from of WAITING_STATUSES) {
-    rows.push({
-      from,
-      on: "contradictory_event",
-      to: "failed",
-      by: "event",
-      reason: "contradictory_event",
-      note: "a result contradicts the effect it names (wrong kind, round, or repeat)",
-    });
-  }
-  return rows;
-}
+/** A backend run's end, from `worktree_ready` (no start event seen) or `backend_running`. */
+const BACKEND_END = {
+  backend_ok: { to: "extracting", reason: "backend_done" },
+  backend_error: { to: "extracting", reason: "backend_reported_error" },
+  backend_timed_out: { to: "worktree_ready", reason: "repair_round", round: "backend_failed" },
+  backend_cancelled: { to: "failed", reason: "backend_cancelled" },
+  backend_unrecoverable: UNRECOVERABLE,
+} as const;
 
 /**
  * The lifecycle table. Terminal statuses (`completed`, `rejected`, `failed`,
- * `killed`) have no outgoing rows: they absorb every event.
+ * `killed`) have no rows: they absorb every event.
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { TRANSITIONS } from "./transitions.ts";
- * const row = TRANSITIONS.find((r) => r.from === "verifying" && r.on === "verification_pass");
- * row?.to; // "verified"
+ * equal(TRANSITIONS.verifying.verification_pass?.to, "verified");
+ * equal(TRANSITIONS.completed.kill, undefined);
  * ```
  */
-export const TRANSITIONS: readonly TransitionRow[] = [...CORE_ROWS, ...generatedRows()];
+export const TRANSITIONS: TransitionTable = {
+  new: { submit: { to: "submitted", reason: "submitted" } },
+  submitted: {
+    ...BUDGETED,
+    worktree_ready: { to: "baselining", reason: "worktree_created" },
+    worktree_ready_no_baseline: { to: "worktree_ready", reason: "worktree_created" },
+    worktree_failed: { to: "failed", reason: "worktree_failed" },
+  },
+  baselining: {
+    ...BUDGETED,
+    baseline_ok: { to: "worktree_ready", reason: "baseline_recorded" },
+    baseline_unusable: { to: "rejected", reason: "contract_unusable" },
+    baseline_unavailable: { to: "failed", reason: "baseline_unavailable" },
+  },
+  worktree_ready: {
+    ...BUDGETED,
+    ...BACKEND_END,
+    backend_started: { to: "backend_running", reason: "backend_started" },
+  },
+  backend_running: { ...BUDGETED, ...BACKEND_END },
+  extracting: {
+    ...BUDGETED,
+    patch_extracted: { to: "patch_proposed", reason: "patch_extracted" },
+    patch_empty: { to: "worktree_ready", reason: "repair_round", round: "empty_patch" },
+    patch_empty_after_error: {
+      to: "worktree_ready",
+      reason: "repair_round",
+      round: "backend_error_no_change",
+    },
+    backend_unrecoverable: UNRECOVERABLE,
+  },
+  patch_proposed: {
+    ...BUDGETED,
+    scope_accept: { to: "verifying", reason: "scope_accepted" },
+    scope_reject: { to: "rejected", reason: "scope_violation" },
+    sensitive_denied: { to: "rejected", reason: "policy_denied" },
+  },
+  verifying: {
+    ...BUDGETED,
+    verification_pass: { to: "verified", reason: "verification_passed" },
+    verification_fail: {
+      to: "worktree_ready",
+      reason: "repair_round",
+      round: "verification_failed",
+    },
+    backend_unrecoverable: UNRECOVERABLE,
+  },
+  verified: {
+    ...WAITING,
+    policy_allow: { to: "integrating", reason: "integration_allowed" },
+    policy_deny: { to: "completed", reason: "verified_not_integrated" },
+    policy_ask: { to: "awaiting_approval", reason: "approval_required" },
+  },
+  awaiting_approval: {
+    kill: KILL,
+    approval_granted: { to: "integrating", reason: "approval_granted" },
+    approval_denied: { to: "rejected", reason: "approval_denied" },
+    approval_expired: { to: "awaiting_approval", reason: "approval_expired" },
+  },
+  integrating: {
+    ...WAITING,
+    integrated_ok: { to: "completed", reason: "integrated" },
+    integrated_failed: { to: "failed", reason: "integrate_failed" },
+  },
+  paused: {
+    kill: KILL,
+    resume_submitted: { to: "submitted", reason: "resumed" },
+    resume_baselining: { to: "baselining", reason: "resumed" },
+    resume_worktree_ready: { to: "worktree_ready", reason: "resumed" },
+    resume_extracting: { to: "extracting", reason: "resumed" },
+    resume_patch_proposed: { to: "patch_proposed", reason: "resumed" },
+    resume_verifying: { to: "verifying", reason: "resumed" },
+  },
+  completed: {},
+  rejected: {},
+  failed: {},
+  killed: {},
+};
 
-const INDEX: Record<string, Record<string, TaskStatus[]>> = buildIndex();
+/** What entering a status does (`none`: the effect already in flight is still awaited). */
+export const ENTRY_ACTIONS = [
+  "create_worktree",
+  "run_baseline",
+  "run_backend",
+  "extract_diff",
+  "check_scope",
+  "run_round",
+  "mint",
+  "request_approval",
+  "integrate",
+  "cancel",
+  "cleanup",
+  "none",
+] as const;
 
-function buildIndex(): Record<string, Record<string, TaskStatus[]>> {
-  const index: Record<string, Record<string, TaskStatus[]>> = {};
-  for (const row of TRANSITIONS) {
-    const from = row.from ?? "";
-    const byOn = index[from] ?? (index[from] = {});
-    (byOn[row.on] ?? (byOn[row.on] = [])).push(row.to);
-  }
-  return index;
+/** An entry action. */
+export type EntryAction = typeof ENTRY_ACTIONS[number];
+
+/** One row of {@linkcode ENTRY}. */
+export interface Entry {
+  /** The action emitted on entry. */
+  readonly action: EntryAction;
+  /** Entry starts work: a spent budget pauses the task instead (`budget_exhausted`). */
+  readonly budgeted: boolean;
+  /** A `notify` emitted on entry (reason: the transition's), or `null`. */
+  readonly notify: NotifyLevel | null;
+  /** Where a pause in this status resumes (`null`: not pausable). */
+  readonly resumeAs: TaskStatus | null;
 }
 
 /**
- * Whether the table has the row `from --on--> to`.
+ * The entry table: what entering each status emits.
  *
  * @example
  * ```ts
- * import { isTransition } from "./transitions.ts";
- * isTransition("verified", "approval_granted", "integrating"); // true
- * isTransition("completed", "kill", "killed"); // false: terminal
+ * import { equal } from "node:assert/strict";
+ * import { ENTRY } from "./transitions.ts";
+ * equal(ENTRY.verified.action, "mint");
+ * equal(ENTRY.killed.notify, "warn");
  * ```
  */
-export function isTransition(
-  from: TaskStatus | null,
-  on: TransitionTrigger,
-  to: TaskStatus,
-): boolean {
-  const tos = INDEX[from ?? ""]?.[on];
-  return tos !== undefined && tos.includes(to);
+export const ENTRY: { readonly [S in TaskStatus]: Entry } = {
+  submitted: { action: "create_worktree", budgeted: true, notify: null, resumeAs: "submitted" },
+  baselining: { action: "run_baseline", budgeted: true, notify: null, resumeAs: "baselining" },
+  worktree_ready: {
+    action: "run_backend",
+    budgeted: true,
+    notify: null,
+    resumeAs: "worktree_ready",
+  },
+  backend_running: { action: "none", budgeted: false, notify: null, resumeAs: "worktree_ready" },
+  extracting: { action: "extract_diff", budgeted: true, notify: null, resumeAs: "extracting" },
+  patch_proposed: {
+    action: "check_scope",
+    budgeted: true,
+    notify: null,
+    resumeAs: "patch_proposed",
+  },
+  verifying: { action: "run_round", budgeted: true, notify: null, resumeAs: "verifying" },
+  verified: { action: "mint", budgeted: false, notify: null, resumeAs: null },
+  awaiting_approval: {
+    action: "request_approval",
+    budgeted: false,
+    notify: "action_required",
+    resumeAs: null,
+  },
+  integrating: { action: "integrate", budgeted: false, notify: null, resumeAs: null },
+  paused: { action: "cancel", budgeted: false, notify: "warn", resumeAs: null },
+  completed: { action: "cleanup", budgeted: false, notify: "info", resumeAs: null },
+  rejected: { action: "cleanup", budgeted: false, notify: "warn", resumeAs: null },
+  failed: { action: "cleanup", budgeted: false, notify: "warn", resumeAs: null },
+  killed: { action: "cleanup", budgeted: false, notify: "warn", resumeAs: null },
+};
+
+/** One row of the table as a flat record (for docs and tests). */
+export interface TransitionRow extends Transition {
+  readonly from: TaskStatus | typeof NEW_TASK;
+  readonly on: TransitionTrigger;
+}
+
+/**
+ * Every row of {@linkcode TRANSITIONS}, flattened in table order.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { transitionRows } from "./transitions.ts";
+ * const row = transitionRows().find((r) => r.from === "baselining" && r.on === "baseline_ok");
+ * equal(row?.to, "worktree_ready");
+ * ```
+ */
+export function transitionRows(): TransitionRow[] {
+  const rows: TransitionRow[] = [];
+  for (const [from, byTrigger] of Object.entries(TRANSITIONS)) {
+    for (const [on, row] of Object.entries(byTrigger)) {
+      rows.push({ from: from as TransitionRow["from"], on: on as TransitionTrigger, ...row });
+    }
+  }
+  return rows;
 }

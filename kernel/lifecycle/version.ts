@@ -5,20 +5,27 @@
  */
 
 /**
- * The version of the lifecycle semantics: the transition table, the events it
- * accepts and the actions it emits for them. The driver records it in the
- * log's `kernel.init` record, and replay compares recorded actions only when
- * the recorded version equals this one: a log written by another version is
- * reported as such, never as non-determinism. Bump it whenever a change makes
- * the same events produce different actions.
+ * The version of the lifecycle semantics: the transition and entry tables,
+ * the events they accept and the actions `step` emits for them. The driver
+ * records it in the log's `kernel.init` record, and replay compares recorded
+ * actions only when the recorded version equals this one: a log written by
+ * another version is reported as such (`other_kernel`), never as
+ * non-determinism. A test pins a fingerprint of the actions `step` emits over
+ * a fixed corpus of event streams: any change of behaviour must bump this.
  *
  * History: `vouch.lifecycle/1` extracted a diff only after an `ok` backend;
- * `vouch.lifecycle/2` treats a backend's `error` report as a claim too.
+ * `vouch.lifecycle/2` treats a backend's `error` report as a claim too;
+ * `vouch.lifecycle/3` is table-driven: a `baselining` status before the first
+ * backend round, `mint_verified_patch` on entering `verified`, an
+ * `awaiting_approval` status, `effect_failed` and `patch_minted` events,
+ * `fatal` backend reports, receipt-less passes failing, and compaction of
+ * finished tasks.
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
  * import { KERNEL_LIFECYCLE_VERSION } from "./version.ts";
- * if (!KERNEL_LIFECYCLE_VERSION.startsWith("vouch.lifecycle/")) throw new Error();
+ * equal(KERNEL_LIFECYCLE_VERSION, "vouch.lifecycle/3");
  * ```
  */
-export const KERNEL_LIFECYCLE_VERSION = "vouch.lifecycle/2";
+export const KERNEL_LIFECYCLE_VERSION = "vouch.lifecycle/3";

@@ -21,11 +21,14 @@ Deno.test("vouch inspect verifies a real kernel log and prints the timeline", as
     assert.match(r.out, /evidence\s+ok\s+5 check outcome\(s\) in 3 result event\(s\) match/);
     assert.match(r.out, /patches\s+ok\s+1\/1 verified/);
     assert.match(r.out, /replay\s+ok\s+\d+ kernel steps reproduce/);
-    assert.match(r.out, /task t1 {2}completed, 15\.0s, 2 round\(s\)/);
+    assert.match(r.out, /task t1 {2}completed, 16\.0s, 2 round\(s\)/);
+    // The kernel's own states: the baseline before the first backend round, the mint on verified.
+    assert.match(r.out, /submitted \+0\.0s -> baselining \+1\.0s -> worktree_ready \+2\.0s/);
+    assert.match(r.out, /verified \+12\.0s -> awaiting_approval \+13\.0s/);
     assert.match(r.out, /checks {4}baseline: unit FAIL/);
     // Rounds are numbered from 1, as in `vouch run`'s table: the first fails, the repair passes.
-    assert.match(r.out, /checks {4}round 1: unit FAIL, lint pass/);
-    assert.match(r.out, /checks {4}round 2: unit pass, lint pass/);
+    assert.match(r.out, /checks {4}round 1: unit FAIL\n/);
+    assert.match(r.out, /checks {4}round 2: unit pass\n/);
     assert.match(r.out, /receipt {3}seq \d+ round:unit exit 0 1\.3s/);
     assert.match(r.out, /\[redacted:authorization\]/);
     assert.ok(!r.out.includes("sk-live-abcdef123456"), "secret shown");

@@ -123,7 +123,8 @@ Deno.test("golden setup: the same contract without --allow-setup-network is refu
   await e2e(
     () => createSetupRepo(NETWORK_SETUP),
     [...RUN_ARGS, "--contract", "vouch.contract.json"],
-    { state: "rejected", code: 1 },
+    // vouch could not judge the task (the contract cannot run on the base): exit 5.
+    { state: "could_not_run", code: 5 },
     async (repo, run) => {
       assert.equal(run.json?.["reason"], "setup_network_not_allowed", run.stdout);
       assert.deepEqual(run.json?.["rounds"], [], "nothing was sent to the backend");
@@ -137,7 +138,7 @@ Deno.test("golden setup: a setup command that exits 1 fails closed with setup_fa
   await e2e(
     () => createSetupRepo({ commands: ["echo cannot reach the registry >&2; exit 1"] }),
     [...RUN_ARGS, "--contract", "vouch.contract.json"],
-    { state: "rejected", code: 1 },
+    { state: "could_not_run", code: 5 },
     async (repo, run) => {
       assert.equal(run.json?.["reason"], "setup_failed", run.stdout);
       const baseline = run.json?.["baseline"] as { name: string; outputTail: string }[];

@@ -97,6 +97,7 @@ export async function driveKernel(
             outcome: "ok",
             outputBytes: 100,
             costUnits: 1,
+            fatal: false,
           });
           break;
         case "extract_diff":
@@ -126,6 +127,7 @@ export async function driveKernel(
               setupReceipts: [],
               effectId: a.effectId,
               ran: true,
+              unusable: [],
               checks,
             });
           } else {
@@ -138,6 +140,14 @@ export async function driveKernel(
               checks,
             });
           }
+          break;
+        case "mint_verified_patch":
+          queue.push({
+            ...base,
+            kind: "patch_minted",
+            effectId: a.effectId,
+            patchDigest: a.patchDigest,
+          });
           break;
         case "request_approval":
           queue.push({

@@ -40,6 +40,8 @@ export class Sim {
   seq = 0;
   at = 1_000;
   readonly steps: SimStep[] = [];
+  /** Every task record ever created (finished tasks are compacted out of the state). */
+  readonly records = new Map<string, TaskRecord>();
 
   constructor(policy: PolicySnapshot = defaultPolicy()) {
     this.state = initialKernelState(policy);
@@ -53,11 +55,18 @@ export class Sim {
     const { state, actions } = step(this.state, event);
     this.state = state;
     this.steps.push({ event, actions });
+    if (event.kind === "task_submitted") {
+      const created = state.tasks[event.taskId];
+      if (created !== undefined && !this.records.has(event.taskId)) {
+        this.records.set(event.taskId, created);
+      }
+    }
     return actions;
   }
 
+  /** The task's record (kept after compaction). */
   task(id: string): TaskRecord {
-    const t = this.state.tasks[id];
+    const t = this.state.tasks[id] ?? this.records.get(id);
     if (t === undefined) throw new Error(`no task ${id}`);
     return t;
   }
@@ -104,6 +113,7 @@ export class Sim {
     outcome: "ok" | "error" | "cancelled" | "timed_out" = "ok",
     outputBytes = 100,
     costUnits = 1,
+    fatal = false,
   ): KernelAction[] {
     return this.send({
       kind: "backend_finished",
@@ -112,6 +122,7 @@ export class Sim {
       outcome,
       outputBytes,
       costUnits,
+      fatal,
     });
   }
 
@@ -141,13 +152,14 @@ export class Sim {
     });
   }
 
-  baseline(taskId: string, ran = true): KernelAction[] {
+  baseline(taskId: string, ran = true, unusable: string[] = []): KernelAction[] {
     return this.send({
       kind: "baseline_result",
       setupReceipts: [],
       taskId,
       effectId: this.effect(taskId),
       ran,
+      unusable,
       checks: [{ id: "unit", outcome: "fail", receipts: ["sha256:receipt-unit"] }, {
         id: "lint",
         outcome: "pass",
@@ -169,6 +181,16 @@ export class Sim {
         receipts: ["sha256:receipt-lint"],
       }],
     });
+  }
+
+  /** Answers `mint_verified_patch` for the task's patch. */
+  mint(taskId: string, patchDigest = this.task(taskId).patchDigest ?? ""): KernelAction[] {
+    return this.send({ kind: "patch_minted", taskId, effectId: this.effect(taskId), patchDigest });
+  }
+
+  /** The adapter could not perform the in-flight effect. */
+  effectFailed(taskId: string, error = "extract_failed"): KernelAction[] {
+    return this.send({ kind: "effect_failed", taskId, effectId: this.effect(taskId), error });
   }
 
   /** Grants the task's pending approval as requested (or with overrides). */
@@ -209,16 +231,22 @@ export class Sim {
     });
   }
 
-  /** Runs a task from submission to `verified` (awaiting approval). */
+  /** Runs a task from submission to `verified` (the mint requested). */
   toVerified(taskId: string, policy: PolicySnapshot | null = null): KernelAction[] {
     this.submit(taskId, BIG_BUDGET, policy);
     this.worktreeReady(taskId);
+    this.baseline(taskId);
     this.backendStarted(taskId);
     this.backendFinished(taskId);
     this.patch(taskId);
     this.scope(taskId);
-    this.baseline(taskId);
     return this.verify(taskId, true);
+  }
+
+  /** Runs a task through minting: under the default policy it then awaits approval. */
+  toMinted(taskId: string, policy: PolicySnapshot | null = null): KernelAction[] {
+    this.toVerified(taskId, policy);
+    return this.mint(taskId);
   }
 }
 

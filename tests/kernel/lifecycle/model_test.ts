@@ -94,7 +94,7 @@ class WorktreeReady extends TaskCmd {
   allowed = (m: ModelTask) => m.status === "submitted";
   apply(m: ModelTask, sim: Sim): void {
     sim.worktreeReady(this.id);
-    m.status = "worktree_ready";
+    m.status = "baselining";
   }
 }
 
@@ -145,7 +145,7 @@ class Scope extends TaskCmd {
   allowed = (m: ModelTask) => m.status === "patch_proposed";
   apply(m: ModelTask, sim: Sim): void {
     sim.scope(this.id, this.accept ? "accept" : "reject", [], this.accept ? [] : ["escape"]);
-    m.status = this.accept ? "scope_checked" : "rejected";
+    m.status = this.accept ? "verifying" : "rejected";
   }
   override toString(): string {
     return `Scope(${this.id}, accept=${this.accept})`;
@@ -153,11 +153,11 @@ class Scope extends TaskCmd {
 }
 
 class Baseline extends TaskCmd {
-  allowed = (m: ModelTask) => m.status === "scope_checked" && !m.baselineDone;
+  allowed = (m: ModelTask) => m.status === "baselining";
   apply(m: ModelTask, sim: Sim): void {
     sim.baseline(this.id);
     m.baselineDone = true;
-    m.status = "verifying";
+    m.status = "worktree_ready";
   }
 }
 
@@ -165,8 +165,7 @@ class Verify extends TaskCmd {
   constructor(id: string, readonly pass: boolean) {
     super(id);
   }
-  allowed = (m: ModelTask) =>
-    m.status === "verifying" || (m.status === "scope_checked" && m.baselineDone);
+  allowed = (m: ModelTask) => m.status === "verifying";
   apply(m: ModelTask, sim: Sim): void {
     sim.verify(this.id, this.pass);
     if (this.pass) m.status = "verified";
@@ -177,8 +176,16 @@ class Verify extends TaskCmd {
   }
 }
 
-class Approve extends TaskCmd {
+class Mint extends TaskCmd {
   allowed = (m: ModelTask) => m.status === "verified";
+  apply(m: ModelTask, sim: Sim): void {
+    sim.mint(this.id);
+    m.status = "awaiting_approval";
+  }
+}
+
+class Approve extends TaskCmd {
+  allowed = (m: ModelTask) => m.status === "awaiting_approval";
   apply(m: ModelTask, sim: Sim): void {
     sim.approve(this.id);
     m.status = "integrating";
@@ -186,7 +193,7 @@ class Approve extends TaskCmd {
 }
 
 class Deny extends TaskCmd {
-  allowed = (m: ModelTask) => m.status === "verified";
+  allowed = (m: ModelTask) => m.status === "awaiting_approval";
   apply(m: ModelTask, sim: Sim): void {
     sim.deny(this.id);
     m.status = "rejected";
@@ -251,13 +258,14 @@ class Advance extends TaskCmd {
     const id = this.id;
     const next: Record<string, TaskCmd> = {
       submitted: new WorktreeReady(id),
+      baselining: new Baseline(id),
       worktree_ready: new BackendFinished(id, "ok"),
       backend_running: new BackendFinished(id, "ok"),
       extracting: new Patch(id, false),
       patch_proposed: new Scope(id, true),
-      scope_checked: m.baselineDone ? new Verify(id, this.pass) : new Baseline(id),
       verifying: new Verify(id, this.pass),
-      verified: new Approve(id),
+      verified: new Mint(id),
+      awaiting_approval: new Approve(id),
       integrating: new Integrated(id, true),
       paused: new AddRound(id),
     };
@@ -281,6 +289,7 @@ const allCommands = [
   fc.tuple(ids, fc.boolean()).map(([id, a]) => new Scope(id, a)),
   ids.map((id) => new Baseline(id)),
   fc.tuple(ids, fc.boolean()).map(([id, p]) => new Verify(id, p)),
+  ids.map((id) => new Mint(id)),
   ids.map((id) => new Approve(id)),
   ids.map((id) => new Deny(id)),
   fc.tuple(ids, fc.boolean()).map(([id, ok]) => new Integrated(id, ok)),

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   defaultPolicy,
+  ENTRY,
   evaluateGatedEffect,
   initialKernelState,
   isTerminalStatus,
@@ -15,8 +16,8 @@ import {
   MAX_ACTIONS_PER_STEP,
   replayEvents,
   step,
+  TASK_STATUSES,
   type TaskStatus,
-  WORK_STATUSES,
 } from "../../../kernel/lifecycle/mod.ts";
 import { cmdArb, policyArb, runScenario } from "./scenario.ts";
 
@@ -144,7 +145,10 @@ Deno.test("property: no integrate without the policy's consent; approvals are bo
   );
 });
 
-const WAITING_FOR_WORK = new Set<TaskStatus>([...WORK_STATUSES, "backend_running"]);
+/** Statuses that spend wall time (the pausable ones, from the entry table). */
+const WAITING_FOR_WORK = new Set<TaskStatus>(
+  TASK_STATUSES.filter((s) => ENTRY[s].resumeAs !== null),
+);
 const WORK_ACTIONS = new Set([
   "create_worktree",
   "run_backend",

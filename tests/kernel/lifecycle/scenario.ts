@@ -28,6 +28,8 @@ export const RAW_KINDS = [
   "scope_checked",
   "baseline_result",
   "verification_result",
+  "patch_minted",
+  "effect_failed",
   "approval_granted",
   "approval_denied",
   "integrated",
@@ -134,7 +136,7 @@ function effectRef(state: KernelState, taskId: string, cmd: Cmd): string {
   // Raw (non-auto) results mostly name an old effect: a matching one would
   // usually contradict the in-flight effect and end the task early.
   const raw = cmd.kind !== "auto" && !(cmd.flag && cmd.flag2);
-  if (cmd.ref === "stale" || raw) return `${taskId}/e${1 + (cmd.a % Math.max(1, t.nextEffect))}`;
+  if (cmd.ref === "stale" || raw) return `${t.key}/e${1 + (cmd.a % Math.max(1, t.nextEffect))}`;
   return t.pending?.effectId ?? `${taskId}/e0`;
 }
 
@@ -188,6 +190,7 @@ function body(state: KernelState, cmd: Cmd, kind: typeof RAW_KINDS[number]): unk
         outcome: OUTCOMES[cmd.a % OUTCOMES.length],
         outputBytes: cmd.b % 60,
         costUnits: cmd.a % 4,
+        fatal: cmd.a % 17 === 5,
       };
     case "patch_extracted":
       return {
@@ -215,6 +218,7 @@ function body(state: KernelState, cmd: Cmd, kind: typeof RAW_KINDS[number]): unk
         taskId,
         effectId,
         ran: cmd.flag || cmd.flag2,
+        unusable: cmd.a % 23 === 7 ? ["baseline-gates-nothing"] : [],
         setupReceipts: [],
         checks: [{ id: "unit", outcome: "fail", receipts: ["sha256:receipt-unit"] }],
       };
@@ -254,6 +258,15 @@ function body(state: KernelState, cmd: Cmd, kind: typeof RAW_KINDS[number]): unk
         approvalId: t?.approval?.approvalId ?? `${taskId}/a${cmd.a % 20}`,
         by: "bob",
       };
+    case "patch_minted":
+      return {
+        kind,
+        taskId,
+        effectId,
+        patchDigest: cmd.flag || cmd.flag2 ? t?.patchDigest ?? "p0" : `p${cmd.b % 3}`,
+      };
+    case "effect_failed":
+      return { kind, taskId, effectId, error: "could_not" };
     case "integrated":
       return { kind, taskId, effectId, ok: cmd.flag || cmd.flag2, commit: "c1" };
     case "cleanup_done":
@@ -282,7 +295,9 @@ function autoKind(state: KernelState, cmd: Cmd): typeof RAW_KINDS[number] {
   const t = Object.hasOwn(state.tasks, taskId) ? state.tasks[taskId] : undefined;
   if (t === undefined) return "task_submitted";
   if (t.status === "paused") return "budget_extended";
-  if (t.status === "verified") return cmd.a % 10 === 0 ? "approval_denied" : "approval_granted";
+  if (t.status === "awaiting_approval") {
+    return cmd.a % 10 === 0 ? "approval_denied" : "approval_granted";
+  }
   switch (t.pending?.kind) {
     case "create_worktree":
       return "worktree_ready";
@@ -296,6 +311,8 @@ function autoKind(state: KernelState, cmd: Cmd): typeof RAW_KINDS[number] {
       return "baseline_result";
     case "run_round":
       return "verification_result";
+    case "mint":
+      return "patch_minted";
     case "integrate":
       return "integrated";
     case "cleanup":
@@ -353,8 +370,11 @@ export function runScenario(cmds: readonly Cmd[], policy: PolicySnapshot): Scena
       event,
       actions,
       before,
-      after: afterTask?.status ?? null,
-      task: afterTask === undefined ? null : JSON.parse(JSON.stringify(afterTask)),
+      // A finished task compacted by this step keeps its (last) record.
+      after: (afterTask ?? beforeTask)?.status ?? null,
+      task: (afterTask ?? beforeTask) === undefined
+        ? null
+        : JSON.parse(JSON.stringify(afterTask ?? beforeTask)),
       now: state.now,
       redelivered,
     });

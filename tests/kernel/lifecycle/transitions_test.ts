@@ -1,16 +1,17 @@
 /**
- * Example tests: one or more per row of the lifecycle table. The last test
- * checks that every row of `TRANSITIONS` was exercised here.
+ * Example tests: one or more per row of the lifecycle table. The last tests
+ * check that every row of `TRANSITIONS` was exercised here and that every
+ * recorded transition is a row.
  */
 import assert from "node:assert/strict";
 import {
   defaultPolicy,
-  isTransition,
   type KernelAction,
+  NEW_TASK,
   type PolicySnapshot,
   step,
+  transitionRows,
   TRANSITIONS,
-  WORK_STATUSES,
 } from "../../../kernel/lifecycle/mod.ts";
 import { BIG_BUDGET, kinds, Sim, transitionsOf } from "./harness.ts";
 
@@ -37,14 +38,34 @@ function only<K extends KernelAction["kind"]>(
   return found[0] as Extract<KernelAction, { kind: K }>;
 }
 
-Deno.test("happy path: submit -> ... -> verified -> approval -> integrated -> completed", () => {
+/** Ways to bring task "t" into each non-terminal status. */
+const REACH: Record<string, (sim: Sim) => void> = {
+  submitted: (s) => s.submit("t"),
+  baselining: (s) => (s.submit("t"), s.worktreeReady("t")),
+  worktree_ready: (s) => (REACH.baselining!(s), s.baseline("t")),
+  backend_running: (s) => (REACH.worktree_ready!(s), s.backendStarted("t")),
+  extracting: (s) => (REACH.worktree_ready!(s), s.backendFinished("t")),
+  patch_proposed: (s) => (REACH.extracting!(s), s.patch("t")),
+  verifying: (s) => (REACH.patch_proposed!(s), s.scope("t")),
+  verified: (s) => void s.toVerified("t"),
+  awaiting_approval: (s) => void s.toMinted("t"),
+  integrating: (s) => (s.toMinted("t"), s.approve("t")),
+  paused: (s) => (s.submit("t"), s.send({ kind: "timer_tick", taskId: "t" }, 2_000_000)),
+};
+
+Deno.test("happy path: submit -> worktree -> baseline -> backend -> ... -> minted -> approval -> completed", () => {
   const sim = new Sim();
   assert.deepEqual(kinds(sim.submit("t1")), ["log", "create_worktree"]);
   assert.equal(sim.task("t1").status, "submitted");
-  const run = only(sim.worktreeReady("t1"), "run_backend");
+  const baseline = only(sim.worktreeReady("t1"), "run_contract");
+  assert.equal(baseline.phase, "baseline");
+  assert.equal(baseline.patchDigest, null);
+  assert.equal(sim.task("t1").status, "baselining");
+  const run = only(sim.baseline("t1"), "run_backend");
   assert.equal(run.round, 0);
   assert.equal(run.worktree, "/wt/t1");
   assert.equal(run.feedback.reason, null);
+  assert.deepEqual(run.feedback.baselineFailing, ["unit"]);
   assert.equal(sim.task("t1").status, "worktree_ready");
   assert.deepEqual(kinds(sim.backendStarted("t1")), ["log"]);
   assert.equal(sim.task("t1").status, "backend_running");
@@ -52,20 +73,21 @@ Deno.test("happy path: submit -> ... -> verified -> approval -> integrated -> co
   assert.equal(sim.task("t1").status, "extracting");
   assert.equal(only(sim.patch("t1"), "check_scope").patchDigest, "sha256:patch1");
   assert.equal(sim.task("t1").status, "patch_proposed");
-  const baseline = only(sim.scope("t1"), "run_contract");
-  assert.equal(baseline.phase, "baseline");
-  assert.equal(baseline.patchDigest, null);
-  assert.equal(sim.task("t1").status, "scope_checked");
-  const round = only(sim.baseline("t1"), "run_contract");
+  const round = only(sim.scope("t1"), "run_contract");
   assert.equal(round.phase, "round");
   assert.equal(round.patchDigest, "sha256:patch1");
   assert.equal(sim.task("t1").status, "verifying");
-  assert.deepEqual(sim.task("t1").baselineFailing, ["unit"]);
   const verified = sim.verify("t1", true);
-  assert.deepEqual(kinds(verified), ["log", "request_approval", "notify"]);
-  const request = only(verified, "request_approval");
-  assert.deepEqual(request.reasons, ["irreversible", "profile:supervised"]);
+  assert.deepEqual(kinds(verified), ["log", "mint_verified_patch"]);
+  const mint = only(verified, "mint_verified_patch");
+  assert.equal(mint.patchDigest, "sha256:patch1");
+  assert.equal(mint.round, 0);
   assert.equal(sim.task("t1").status, "verified");
+  const minted = sim.mint("t1");
+  assert.deepEqual(kinds(minted), ["log", "request_approval", "notify"]);
+  const request = only(minted, "request_approval");
+  assert.deepEqual(request.reasons, ["irreversible", "profile:supervised"]);
+  assert.equal(sim.task("t1").status, "awaiting_approval");
   const integrate = only(sim.approve("t1"), "integrate");
   assert.equal(integrate.token.approvalId, request.approvalId);
   assert.equal(integrate.token.taskId, "t1");
@@ -81,6 +103,9 @@ Deno.test("happy path: submit -> ... -> verified -> approval -> integrated -> co
     [],
   );
   assert.equal(sim.task("t1").cleanedUp, true);
+  // Compaction: the finished task left the state.
+  assert.equal(Object.hasOwn(sim.state.tasks, "t1"), false);
+  assert.equal(sim.state.finished, 1);
   record(sim);
 });
 
@@ -99,227 +124,230 @@ Deno.test("worktree_failed fails the task without cleanup work", () => {
   record(sim);
 });
 
-Deno.test("backend finished without a start event still proceeds", () => {
+Deno.test("the baseline runs before any backend round: unavailable fails, unusable rejects", () => {
   const sim = new Sim();
   sim.submit("t1");
   sim.worktreeReady("t1");
-  only(sim.backendFinished("t1"), "extract_diff");
-  assert.equal(sim.task("t1").status, "extracting");
+  const failed = sim.baseline("t1", false);
+  assert.ok(!kinds(failed).includes("run_backend"));
+  assert.equal(sim.task("t1").status, "failed");
+  assert.equal(sim.task("t1").reason, "baseline_unavailable");
+  sim.submit("t2");
+  sim.worktreeReady("t2");
+  const rejected = sim.baseline("t2", true, ["baseline-gates-nothing"]);
+  assert.deepEqual(kinds(rejected), ["log", "cleanup", "notify"]);
+  assert.equal(sim.task("t2").status, "rejected");
+  assert.equal(sim.task("t2").reason, "contract_unusable");
+  record(sim);
+});
+
+Deno.test("backend finished without a start event still proceeds", () => {
+  const sim = new Sim();
+  REACH.worktree_ready!(sim);
+  only(sim.backendFinished("t"), "extract_diff");
+  assert.equal(sim.task("t").status, "extracting");
   record(sim);
 });
 
 Deno.test("a timeout spends a repair round without extraction (from both waiting statuses)", () => {
   const sim = new Sim();
-  sim.submit("t1");
-  sim.worktreeReady("t1");
-  const retry = only(sim.backendFinished("t1", "timed_out"), "run_backend");
+  REACH.worktree_ready!(sim);
+  const retry = only(sim.backendFinished("t", "timed_out"), "run_backend");
   assert.equal(retry.round, 1);
   assert.equal(retry.feedback.reason, "backend_failed");
-  sim.backendStarted("t1");
-  const retry2 = only(sim.backendFinished("t1", "timed_out"), "run_backend");
+  sim.backendStarted("t");
+  const retry2 = only(sim.backendFinished("t", "timed_out"), "run_backend");
   assert.equal(retry2.round, 2);
-  assert.equal(sim.task("t1").claimedOutcome, "timed_out");
+  assert.equal(sim.task("t").claimedOutcome, "timed_out");
+  assert.equal(sim.task("t").backendFaults, 2);
   record(sim);
 });
 
 Deno.test("a reported failure is a claim: the real diff is extracted and can verify", () => {
   const sim = new Sim();
-  sim.submit("t1");
-  sim.worktreeReady("t1");
-  sim.backendStarted("t1");
-  const finished = sim.backendFinished("t1", "error");
+  REACH.backend_running!(sim);
+  const finished = sim.backendFinished("t", "error");
   const extract = only(finished, "extract_diff");
-  assert.equal(extract.worktree, "/wt/t1");
-  assert.equal(sim.task("t1").status, "extracting");
-  assert.equal(sim.task("t1").round, 0, "a failure claim spends no round by itself");
-  // The claim is recorded in the audit trail (the transition's reason).
+  assert.equal(extract.worktree, "/wt/t");
+  assert.equal(sim.task("t").round, 0, "a failure claim spends no round by itself");
   assert.ok(transitionsOf(finished).includes("backend_running>backend_error>extracting"));
   assert.deepEqual(
     finished.flatMap((a) => a.kind === "append_log" ? [a.record.reason] : []),
     ["backend_reported_error"],
   );
-  assert.equal(sim.task("t1").claimedOutcome, "error");
-  sim.patch("t1");
-  sim.scope("t1");
-  sim.baseline("t1");
-  sim.verify("t1", true);
-  assert.equal(sim.task("t1").status, "verified");
+  sim.patch("t");
+  sim.scope("t");
+  sim.verify("t", true);
+  assert.equal(sim.task("t").status, "verified");
   record(sim);
 });
 
 Deno.test("a reported failure with an empty diff is a failed round (backend_error_no_change)", () => {
   const sim = new Sim();
-  sim.submit("t1");
-  sim.worktreeReady("t1");
-  only(sim.backendFinished("t1", "error"), "extract_diff");
-  const retry = only(sim.patch("t1", "sha256:empty", 0), "run_backend");
+  REACH.worktree_ready!(sim);
+  only(sim.backendFinished("t", "error"), "extract_diff");
+  const retry = only(sim.patch("t", "sha256:empty", 0), "run_backend");
   assert.equal(retry.round, 1);
   assert.equal(retry.feedback.reason, "backend_error_no_change");
-  assert.equal(sim.task("t1").patchDigest, null);
-  // The next round's claim replaces the last: an "ok" with an empty diff is a plain empty patch.
-  only(sim.backendFinished("t1", "ok"), "extract_diff");
+  assert.equal(sim.task("t").patchDigest, null);
+  assert.equal(sim.task("t").backendFaults, 1);
+  only(sim.backendFinished("t", "ok"), "extract_diff");
   assert.equal(
-    only(sim.patch("t1", "sha256:empty", 0), "run_backend").feedback.reason,
+    only(sim.patch("t", "sha256:empty", 0), "run_backend").feedback.reason,
     "empty_patch",
   );
+  assert.equal(sim.task("t").backendFaults, 1, "an ok claim with no change is no backend fault");
   record(sim);
 });
 
-Deno.test("a success claim decides nothing either: its diff still has to verify", () => {
-  const sim = new Sim();
-  sim.submit("t1", { ...BIG_BUDGET, repairRounds: 0 });
-  sim.worktreeReady("t1");
-  sim.backendFinished("t1", "ok");
-  sim.patch("t1");
-  sim.scope("t1");
-  sim.baseline("t1");
-  sim.verify("t1", false);
-  assert.equal(sim.task("t1").status, "paused");
-  assert.equal(sim.task("t1").reason, "budget_repair_rounds");
-  record(sim);
+Deno.test("a fatal backend report ends the task instead of a repair round (every row)", () => {
+  // timed out and fatal, without and with a start event
+  const a = new Sim();
+  REACH.worktree_ready!(a);
+  a.backendFinished("t", "timed_out", 1, 1, true);
+  assert.equal(a.task("t").status, "failed");
+  assert.equal(a.task("t").reason, "backend_failed");
+  record(a);
+  const b = new Sim();
+  REACH.backend_running!(b);
+  b.backendFinished("t", "timed_out", 1, 1, true);
+  assert.equal(b.task("t").reason, "backend_failed");
+  record(b);
+  // reported error, fatal, no change
+  const c = new Sim();
+  REACH.worktree_ready!(c);
+  c.backendFinished("t", "error", 1, 1, true);
+  c.patch("t", "sha256:empty", 0);
+  assert.equal(c.task("t").status, "failed");
+  assert.equal(c.task("t").reason, "backend_failed");
+  record(c);
+  // fatal, but its diff is judged: a failing verification ends the task
+  const d = new Sim();
+  REACH.worktree_ready!(d);
+  d.backendFinished("t", "error", 1, 1, true);
+  d.patch("t");
+  d.scope("t");
+  d.verify("t", false);
+  assert.equal(d.task("t").reason, "backend_failed");
+  record(d);
+  // ... and a passing one verifies
+  const e = new Sim();
+  REACH.worktree_ready!(e);
+  e.backendFinished("t", "error", 1, 1, true);
+  e.patch("t");
+  e.scope("t");
+  e.verify("t", true);
+  assert.equal(e.task("t").status, "verified");
 });
 
 Deno.test("backend cancelled by someone else fails the task (both waiting statuses)", () => {
   const sim = new Sim();
-  sim.submit("t1");
-  sim.worktreeReady("t1");
-  sim.backendFinished("t1", "cancelled");
-  assert.equal(sim.task("t1").status, "failed");
-  assert.equal(sim.task("t1").reason, "backend_cancelled");
-  sim.submit("t2");
-  sim.worktreeReady("t2");
-  sim.backendStarted("t2");
-  const actions = sim.backendFinished("t2", "cancelled");
-  assert.equal(sim.task("t2").status, "failed");
+  REACH.worktree_ready!(sim);
+  sim.backendFinished("t", "cancelled");
+  assert.equal(sim.task("t").status, "failed");
+  assert.equal(sim.task("t").reason, "backend_cancelled");
+  const sim2 = new Sim();
+  REACH.backend_running!(sim2);
+  const actions = sim2.backendFinished("t", "cancelled");
+  assert.equal(sim2.task("t").status, "failed");
   assert.ok(kinds(actions).includes("cleanup"));
   record(sim);
+  record(sim2);
 });
 
 Deno.test("an empty patch starts a repair round", () => {
   const sim = new Sim();
-  sim.submit("t1");
-  sim.worktreeReady("t1");
-  sim.backendFinished("t1");
-  const retry = only(sim.patch("t1", "sha256:empty", 0), "run_backend");
+  REACH.extracting!(sim);
+  const retry = only(sim.patch("t", "sha256:empty", 0), "run_backend");
   assert.equal(retry.round, 1);
   assert.equal(retry.feedback.reason, "empty_patch");
-  assert.equal(sim.task("t1").patchDigest, null);
+  assert.equal(sim.task("t").patchDigest, null);
   record(sim);
 });
 
 Deno.test("scope reject and denied sensitive classes reject the task", () => {
   const sim = new Sim();
-  sim.submit("t1");
-  sim.worktreeReady("t1");
-  sim.backendFinished("t1");
-  sim.patch("t1");
-  const rejected = sim.scope("t1", "reject", [], ["path_outside_scope"]);
-  assert.equal(sim.task("t1").status, "rejected");
-  assert.equal(sim.task("t1").reason, "scope_violation");
-  assert.deepEqual(sim.task("t1").violations, ["path_outside_scope"]);
+  REACH.patch_proposed!(sim);
+  const rejected = sim.scope("t", "reject", [], ["path_outside_scope"]);
+  assert.equal(sim.task("t").status, "rejected");
+  assert.equal(sim.task("t").reason, "scope_violation");
+  assert.deepEqual(sim.task("t").violations, ["path_outside_scope"]);
   assert.deepEqual(kinds(rejected), ["log", "cleanup", "notify"]);
-
-  sim.submit("t2");
-  sim.worktreeReady("t2");
-  sim.backendFinished("t2");
-  sim.patch("t2");
-  sim.scope("t2", "accept", ["secrets"]);
-  assert.equal(sim.task("t2").status, "rejected");
-  assert.equal(sim.task("t2").reason, "policy_denied");
-
+  assert.equal(only(rejected, "cleanup").cancelRunning, false, "the scope check was answered");
+  record(sim);
+  const sim2 = new Sim();
+  REACH.patch_proposed!(sim2);
+  sim2.scope("t", "accept", ["secrets"]);
+  assert.equal(sim2.task("t").status, "rejected");
+  assert.equal(sim2.task("t").reason, "policy_denied");
+  record(sim2);
   // An "accept" verdict that still lists violations is not an accept.
-  sim.submit("t3");
-  sim.worktreeReady("t3");
-  sim.backendFinished("t3");
-  sim.patch("t3");
-  sim.scope("t3", "accept", [], ["escape"]);
-  assert.equal(sim.task("t3").status, "rejected");
-  record(sim);
+  const sim3 = new Sim();
+  REACH.patch_proposed!(sim3);
+  sim3.scope("t", "accept", [], ["escape"]);
+  assert.equal(sim3.task("t").status, "rejected");
 });
 
-Deno.test("baseline that could not run fails the task (fail closed)", () => {
+Deno.test("failed verification feeds the failing checks into the next round", () => {
   const sim = new Sim();
-  sim.submit("t1");
-  sim.worktreeReady("t1");
-  sim.backendFinished("t1");
-  sim.patch("t1");
-  sim.scope("t1");
-  sim.baseline("t1", false);
-  assert.equal(sim.task("t1").status, "failed");
-  assert.equal(sim.task("t1").reason, "baseline_unavailable");
-  record(sim);
-});
-
-Deno.test("failed verification feeds the failing checks into the next round; round 2 skips the baseline", () => {
-  const sim = new Sim();
-  sim.submit("t1");
-  sim.worktreeReady("t1");
-  sim.backendFinished("t1");
-  sim.patch("t1");
-  sim.scope("t1");
-  sim.baseline("t1");
-  const repair = only(sim.verify("t1", false), "run_backend");
+  REACH.verifying!(sim);
+  const repair = only(sim.verify("t", false), "run_backend");
   assert.equal(repair.round, 1);
   assert.deepEqual(repair.feedback.failingChecks, ["unit"]);
   assert.deepEqual(repair.feedback.baselineFailing, ["unit"]);
   assert.equal(repair.feedback.reason, "verification_failed");
-  sim.backendFinished("t1");
-  sim.patch("t1", "sha256:patch2");
-  const contract = only(sim.scope("t1"), "run_contract");
+  sim.backendFinished("t");
+  sim.patch("t", "sha256:patch2");
+  const contract = only(sim.scope("t"), "run_contract");
   assert.equal(contract.phase, "round");
   assert.equal(contract.round, 1);
-  // fail again straight from scope_checked, then pass from scope_checked
-  only(sim.verify("t1", false), "run_backend");
-  sim.backendFinished("t1");
-  sim.patch("t1", "sha256:patch3");
-  sim.scope("t1");
-  only(sim.verify("t1", true), "request_approval");
-  assert.equal(sim.task("t1").status, "verified");
+  only(sim.verify("t", true), "mint_verified_patch");
+  assert.equal(sim.task("t").status, "verified");
   record(sim);
 });
 
-Deno.test("inconclusive checks and empty check lists never pass", () => {
+Deno.test("inconclusive checks, passes without receipts and empty check lists never pass", () => {
   const sim = new Sim();
-  sim.submit("t1");
-  sim.worktreeReady("t1");
-  sim.backendFinished("t1");
-  sim.patch("t1");
-  sim.scope("t1");
-  sim.baseline("t1");
-  sim.send({
-    kind: "verification_result",
-    setupReceipts: [],
-    taskId: "t1",
-    effectId: sim.effect("t1"),
-    round: 0,
-    checks: [{ id: "unit", outcome: "inconclusive", receipts: ["sha256:receipt-unit"] }],
-  });
-  assert.equal(sim.task("t1").status, "worktree_ready");
-  assert.deepEqual(sim.task("t1").failingChecks, ["unit"]);
-  sim.backendFinished("t1");
-  sim.patch("t1");
-  sim.scope("t1");
-  sim.send({
-    kind: "verification_result",
-    setupReceipts: [],
-    taskId: "t1",
-    effectId: sim.effect("t1"),
-    round: 1,
-    checks: [],
-  });
-  assert.equal(sim.task("t1").status, "worktree_ready");
+  REACH.verifying!(sim);
+  const verdict = (
+    round: number,
+    checks: { id: string; outcome: "pass" | "inconclusive"; receipts: string[] }[],
+  ) =>
+    sim.send({
+      kind: "verification_result",
+      setupReceipts: [],
+      taskId: "t",
+      effectId: sim.effect("t"),
+      round,
+      checks,
+    });
+  verdict(0, [{ id: "unit", outcome: "inconclusive", receipts: ["sha256:r"] }]);
+  assert.equal(sim.task("t").status, "worktree_ready");
+  assert.deepEqual(sim.task("t").failingChecks, ["unit"]);
+  sim.backendFinished("t");
+  sim.patch("t");
+  sim.scope("t");
+  verdict(1, [{ id: "unit", outcome: "pass", receipts: [] }]);
+  assert.equal(
+    sim.task("t").status,
+    "worktree_ready",
+    "a pass that names no receipt proves nothing",
+  );
+  assert.deepEqual(sim.task("t").failingChecks, ["unit"]);
+  sim.backendFinished("t");
+  sim.patch("t");
+  sim.scope("t");
+  verdict(2, []);
+  assert.equal(sim.task("t").status, "worktree_ready");
 });
 
 Deno.test("policy: full profile with reversible integrate integrates without a human", () => {
   const sim = new Sim();
-  const actions = sim.toVerified("t1", fullReversible());
-  assert.deepEqual(transitionsOf(actions), [
-    "verifying>verification_pass>verified",
-    "verified>policy_allow>integrating",
-  ]);
+  sim.toVerified("t1", fullReversible());
+  const actions = sim.mint("t1");
+  assert.deepEqual(transitionsOf(actions), ["verified>policy_allow>integrating"]);
   const integrate = only(actions, "integrate");
   assert.equal(integrate.token.approvalId, null);
-  assert.equal(sim.task("t1").status, "integrating");
   sim.integrated("t1", false);
   assert.equal(sim.task("t1").status, "failed");
   assert.equal(sim.task("t1").reason, "integrate_failed");
@@ -328,23 +356,23 @@ Deno.test("policy: full profile with reversible integrate integrates without a h
 
 Deno.test("policy: full profile still asks a human for an irreversible integrate or a sensitive file", () => {
   const sim = new Sim();
-  const full = { ...defaultPolicy(), profile: "full" as const };
-  only(sim.toVerified("t1", full), "request_approval");
+  only(sim.toMinted("t1", { ...defaultPolicy(), profile: "full" }), "request_approval");
   const sim2 = new Sim();
   sim2.submit("t2", BIG_BUDGET, fullReversible());
   sim2.worktreeReady("t2");
+  sim2.baseline("t2");
   sim2.backendFinished("t2");
   sim2.patch("t2");
   sim2.scope("t2", "accept", ["lockfile"]);
-  sim2.baseline("t2");
-  const request = only(sim2.verify("t2", true), "request_approval");
+  sim2.verify("t2", true);
+  const request = only(sim2.mint("t2"), "request_approval");
   assert.deepEqual(request.reasons, ["sensitive:lockfile"]);
   assert.deepEqual(request.sensitive, ["lockfile"]);
 });
 
 Deno.test("policy: readonly profile completes with the verified patch and never integrates", () => {
   const sim = new Sim();
-  const actions = sim.toVerified("t1", { ...defaultPolicy(), profile: "readonly" });
+  const actions = sim.toMinted("t1", { ...defaultPolicy(), profile: "readonly" });
   assert.equal(sim.task("t1").status, "completed");
   assert.equal(sim.task("t1").reason, "verified_not_integrated");
   assert.ok(!kinds(actions).includes("integrate"));
@@ -352,14 +380,21 @@ Deno.test("policy: readonly profile completes with the verified patch and never 
   record(sim);
 });
 
-Deno.test("approval denied rejects; a second use of the same approval is refused", () => {
+Deno.test("a mint for another patch contradicts the verified one", () => {
   const sim = new Sim();
   sim.toVerified("t1");
+  sim.mint("t1", "sha256:other");
+  assert.equal(sim.task("t1").status, "failed");
+  assert.equal(sim.task("t1").reason, "contradictory_event");
+});
+
+Deno.test("approval denied rejects; a second use of the same approval is refused", () => {
+  const sim = new Sim();
+  sim.toMinted("t1");
   const denied = sim.deny("t1");
   assert.equal(sim.task("t1").status, "rejected");
   assert.ok(kinds(denied).includes("cleanup"));
-
-  sim.toVerified("t2");
+  sim.toMinted("t2");
   const approvalId = sim.task("t2").approval!.approvalId;
   sim.approve("t2");
   assert.equal(sim.task("t2").status, "integrating");
@@ -372,59 +407,48 @@ Deno.test("approval denied rejects; a second use of the same approval is refused
 
 Deno.test("approval bound to task, patch and expiry", () => {
   const sim = new Sim();
-  sim.toVerified("t1");
-  sim.toVerified("t2");
+  sim.toMinted("t1");
+  sim.toMinted("t2");
   const forT1 = sim.task("t1").approval!;
-  // t1's approval presented for t2
   const cross = sim.approve("t2", { approvalId: forT1.approvalId });
   assert.deepEqual(kinds(cross), ["log"]);
-  assert.equal(sim.task("t2").status, "verified");
-  // wrong patch digest
+  assert.equal(sim.task("t2").status, "awaiting_approval");
   const wrongPatch = sim.approve("t1", { patchDigest: "sha256:other" });
   assert.deepEqual(kinds(wrongPatch), ["log"]);
-  assert.equal(sim.task("t1").status, "verified");
-  // expired (the event's own expiry is in the past)
+  // expired (the event's own expiry is in the past): a fresh request
   const expired = sim.approve("t1", { expiresAt: sim.at - 1 });
+  assert.deepEqual(transitionsOf(expired), [
+    "awaiting_approval>approval_expired>awaiting_approval",
+  ]);
   assert.deepEqual(kinds(expired), ["log", "request_approval", "notify"]);
+  assert.deepEqual(only(expired, "request_approval").reasons, ["approval_expired"]);
   assert.notEqual(sim.task("t1").approval!.approvalId, forT1.approvalId);
-  // the old id is no longer accepted
   const old = sim.approve("t1", { approvalId: forT1.approvalId });
   assert.deepEqual(kinds(old), ["log"]);
-  // expiry of the request itself, through time passing
   const ttl = defaultPolicy().approvalTtlMs;
   const late = sim.approve("t2", {}, ttl + 1);
   assert.ok(!kinds(late).includes("integrate"));
-  assert.equal(sim.task("t2").status, "verified");
-  // and a timer tick re-requests an expired approval
+  assert.equal(sim.task("t2").status, "awaiting_approval");
   const ticked = sim.send({ kind: "timer_tick", taskId: "t1" }, ttl + 1);
   assert.deepEqual(kinds(ticked), ["log", "request_approval", "notify"]);
+  record(sim);
 });
 
 Deno.test("kill from every live status cleans up and absorbs later events", () => {
-  const reach: Record<string, (sim: Sim) => void> = {
-    submitted: (s) => s.submit("t"),
-    worktree_ready: (s) => (s.submit("t"), s.worktreeReady("t")),
-    backend_running: (s) => (s.submit("t"), s.worktreeReady("t"), s.backendStarted("t")),
-    extracting: (s) => (s.submit("t"), s.worktreeReady("t"), s.backendFinished("t")),
-    patch_proposed: (s) => (reach.extracting!(s), s.patch("t")),
-    scope_checked: (s) => (reach.patch_proposed!(s), s.scope("t")),
-    verifying: (s) => (reach.scope_checked!(s), s.baseline("t")),
-    verified: (s) => void s.toVerified("t"),
-    integrating: (s) => (s.toVerified("t"), s.approve("t")),
-    paused: (s) => (s.submit("t"), s.send({ kind: "timer_tick", taskId: "t" }, 2_000_000)),
-  };
-  for (const [status, go] of Object.entries(reach)) {
+  for (const [status, go] of Object.entries(REACH)) {
     const sim = new Sim();
     go(sim);
     assert.equal(sim.task("t").status, status);
     const running = sim.task("t").pending !== null;
+    const hasWorktree = sim.task("t").worktree !== null;
     const actions = sim.send({ kind: "kill_requested", taskId: "t", by: "bob" });
     assert.equal(sim.task("t").status, "killed");
+    assert.equal(sim.task("t").reason, "killed");
     const cleanup = actions.find((a) => a.kind === "cleanup");
-    if (status === "submitted" || status === "paused" && sim.task("t").worktree === null) {
-      assert.equal(cleanup === undefined || cleanup.cancelRunning === running, true);
-    } else {
+    if (running || hasWorktree) {
       assert.ok(cleanup !== undefined && cleanup.cancelRunning === running, status);
+    } else {
+      assert.equal(cleanup, undefined, status);
     }
     const after = sim.send({ kind: "kill_requested", taskId: "t", by: "bob" });
     assert.deepEqual(kinds(after), ["log"]);
@@ -432,38 +456,49 @@ Deno.test("kill from every live status cleans up and absorbs later events", () =
   }
 });
 
+Deno.test("effect_failed fails the task from every status waiting on an effect", () => {
+  for (
+    const status of [
+      "submitted",
+      "baselining",
+      "worktree_ready",
+      "backend_running",
+      "extracting",
+      "patch_proposed",
+      "verifying",
+      "verified",
+      "integrating",
+    ]
+  ) {
+    const sim = new Sim();
+    REACH[status]!(sim);
+    sim.effectFailed("t");
+    assert.equal(sim.task("t").status, "failed", status);
+    assert.equal(sim.task("t").reason, "effect_failed");
+    record(sim);
+  }
+});
+
 Deno.test("budget: wall time pauses on a tick in every work status and resume re-issues the work", () => {
-  const reach: Record<string, (sim: Sim) => void> = {
-    submitted: (s) => s.submit("t"),
-    worktree_ready: (s) => (s.submit("t"), s.worktreeReady("t")),
-    backend_running: (s) => (s.submit("t"), s.worktreeReady("t"), s.backendStarted("t")),
-    extracting: (s) => (s.submit("t"), s.worktreeReady("t"), s.backendFinished("t")),
-    patch_proposed: (s) => (reach.extracting!(s), s.patch("t")),
-    scope_checked: (s) => (reach.patch_proposed!(s), s.scope("t")),
-    verifying: (s) => (reach.scope_checked!(s), s.baseline("t")),
-  };
   const entryKind: Record<string, string> = {
     submitted: "create_worktree",
+    baselining: "run_contract",
     worktree_ready: "run_backend",
     backend_running: "run_backend",
     extracting: "extract_diff",
     patch_proposed: "check_scope",
-    scope_checked: "run_contract",
     verifying: "run_contract",
   };
-  for (const [status, go] of Object.entries(reach)) {
+  for (const [status, entry] of Object.entries(entryKind)) {
     const sim = new Sim();
-    go(sim);
+    REACH[status]!(sim);
     const inFlight = sim.effect("t");
     const paused = sim.send({ kind: "timer_tick", taskId: "t" }, BIG_BUDGET.wallTimeMs + 1);
     assert.equal(sim.task("t").status, "paused", status);
     assert.equal(sim.task("t").reason, "budget_wall_time");
-    const cancel = only(paused, "cancel_effect");
-    assert.equal(cancel.effectId, inFlight);
-    // the late result of the cancelled effect is stale
+    assert.equal(only(paused, "cancel_effect").effectId, inFlight);
     const late = sim.send({ kind: "backend_started", taskId: "t", effectId: inFlight });
     assert.deepEqual(kinds(late), ["log"]);
-    assert.equal(sim.task("t").status, "paused");
     const still = sim.send({
       kind: "budget_extended",
       taskId: "t",
@@ -475,8 +510,9 @@ Deno.test("budget: wall time pauses on a tick in every work status and resume re
       taskId: "t",
       add: { wallTimeMs: 10_000_000, repairRounds: 0, outputBytes: 0, costUnits: 0 },
     });
-    assert.deepEqual(kinds(resumed), ["log", entryKind[status]!], status);
+    assert.deepEqual(kinds(resumed), ["log", entry], status);
     assert.equal(sim.task("t").status, status === "backend_running" ? "worktree_ready" : status);
+    assert.equal(sim.task("t").budgetStop, null);
     record(sim);
   }
 });
@@ -485,16 +521,17 @@ Deno.test("budget: repair rounds, output bytes and cost units pause on entry", (
   const sim = new Sim();
   sim.submit("t1", { ...BIG_BUDGET, repairRounds: 0 });
   sim.worktreeReady("t1");
+  sim.baseline("t1");
   sim.backendFinished("t1");
   sim.patch("t1");
   sim.scope("t1");
-  sim.baseline("t1");
   const paused = sim.verify("t1", false);
   assert.deepEqual(transitionsOf(paused), [
     "verifying>verification_fail>worktree_ready",
     "worktree_ready>budget_exhausted>paused",
   ]);
   assert.equal(sim.task("t1").reason, "budget_repair_rounds");
+  assert.equal(sim.task("t1").budgetStop, "budget_repair_rounds");
   assert.ok(!kinds(paused).includes("run_backend"));
   const resumed = sim.send({
     kind: "budget_extended",
@@ -505,6 +542,7 @@ Deno.test("budget: repair rounds, output bytes and cost units pause on entry", (
 
   sim.submit("t2", { ...BIG_BUDGET, outputBytes: 50 });
   sim.worktreeReady("t2");
+  sim.baseline("t2");
   sim.backendFinished("t2", "ok", 51);
   assert.equal(sim.task("t2").status, "paused");
   assert.equal(sim.task("t2").reason, "budget_output_bytes");
@@ -512,21 +550,39 @@ Deno.test("budget: repair rounds, output bytes and cost units pause on entry", (
 
   sim.submit("t3", { ...BIG_BUDGET, costUnits: 5 });
   sim.worktreeReady("t3");
+  sim.baseline("t3");
   sim.backendFinished("t3", "ok", 1, 6);
   assert.equal(sim.task("t3").reason, "budget_cost_units");
 
-  // paused on entry of patch_proposed / scope_checked / verifying (time ran out in between)
+  // paused on entry of baselining / patch_proposed / verifying (time ran out in between)
   const late = (s: Sim) => void (s.at += 1_000);
   for (
     const [n, go] of [
-      ["t4", (s: Sim) => (late(s), s.patch("t4"))],
-      ["t5", (s: Sim) => (s.patch("t5"), late(s), s.scope("t5"))],
-      ["t6", (s: Sim) => (s.patch("t6"), s.scope("t6"), late(s), s.baseline("t6"))],
+      ["t4", (s: Sim) => (late(s), s.worktreeReady("t4"))],
+      [
+        "t5",
+        (
+          s: Sim,
+        ) => (s.worktreeReady("t5"),
+          s.baseline("t5"),
+          s.backendFinished("t5"),
+          late(s),
+          s.patch("t5")),
+      ],
+      [
+        "t6",
+        (
+          s: Sim,
+        ) => (s.worktreeReady("t6"),
+          s.baseline("t6"),
+          s.backendFinished("t6"),
+          s.patch("t6"),
+          late(s),
+          s.scope("t6")),
+      ],
     ] as const
   ) {
     sim.submit(n, { ...BIG_BUDGET, wallTimeMs: 500 });
-    sim.worktreeReady(n);
-    sim.backendFinished(n);
     go(sim);
     assert.equal(sim.task(n).status, "paused", n);
     assert.equal(sim.task(n).reason, "budget_wall_time");
@@ -548,19 +604,21 @@ Deno.test("a non-paused task just records a budget extension", () => {
 });
 
 Deno.test("contradictory results fail the task in every waiting status", () => {
-  const reach: Record<string, (sim: Sim) => void> = {
-    submitted: (s) => s.submit("t"),
-    worktree_ready: (s) => (s.submit("t"), s.worktreeReady("t")),
-    backend_running: (s) => (s.submit("t"), s.worktreeReady("t"), s.backendStarted("t")),
-    extracting: (s) => (s.submit("t"), s.worktreeReady("t"), s.backendFinished("t")),
-    patch_proposed: (s) => (reach.extracting!(s), s.patch("t")),
-    scope_checked: (s) => (reach.patch_proposed!(s), s.scope("t")),
-    verifying: (s) => (reach.scope_checked!(s), s.baseline("t")),
-    integrating: (s) => (s.toVerified("t"), s.approve("t")),
-  };
-  for (const [status, go] of Object.entries(reach)) {
+  for (
+    const status of [
+      "submitted",
+      "baselining",
+      "worktree_ready",
+      "backend_running",
+      "extracting",
+      "patch_proposed",
+      "verifying",
+      "verified",
+      "integrating",
+    ]
+  ) {
     const sim = new Sim();
-    go(sim);
+    REACH[status]!(sim);
     // a cleanup_done naming the in-flight effect contradicts it in every status
     const actions = sim.send({ kind: "cleanup_done", taskId: "t", effectId: sim.effect("t") });
     assert.equal(sim.task("t").status, "failed", status);
@@ -568,16 +626,14 @@ Deno.test("contradictory results fail the task in every waiting status", () => {
     assert.ok(kinds(actions).includes("cleanup"));
     record(sim);
   }
-  // a second backend_started, and a verification for the wrong round
   const sim = new Sim();
-  sim.submit("a");
-  sim.worktreeReady("a");
-  sim.backendStarted("a");
-  sim.backendStarted("a");
-  assert.equal(sim.task("a").reason, "contradictory_event");
-  reach.verifying!(sim);
-  sim.verify("t", true, 7);
-  assert.equal(sim.task("t").status, "failed");
+  REACH.backend_running!(sim);
+  sim.backendStarted("t");
+  assert.equal(sim.task("t").reason, "contradictory_event", "a second backend_started");
+  const sim2 = new Sim();
+  REACH.verifying!(sim2);
+  sim2.verify("t", true, 7);
+  assert.equal(sim2.task("t").status, "failed", "a verification for another round");
 });
 
 Deno.test("stale results, unknown tasks and duplicate submissions are audited, not applied", () => {
@@ -587,7 +643,7 @@ Deno.test("stale results, unknown tasks and duplicate submissions are audited, n
   sim.worktreeReady("t1");
   const stale = sim.send({ kind: "worktree_ready", taskId: "t1", effectId: first, path: "/x" });
   assert.deepEqual(kinds(stale), ["log"]);
-  assert.equal(sim.task("t1").status, "worktree_ready");
+  assert.equal(sim.task("t1").status, "baselining");
   const unknown = sim.send({ kind: "timer_tick", taskId: "nobody" });
   assert.deepEqual(kinds(unknown), ["log"]);
   const dup = sim.submit("t1");
@@ -603,30 +659,8 @@ Deno.test("redelivery of an applied event changes nothing and emits nothing", ()
   sim.submit("t1");
   sim.worktreeReady("t1");
   const before = JSON.stringify(sim.state);
-  for (const { event } of sim.steps) {
-    const again = sim.state;
-    const result = step2(again, event);
-    assert.deepEqual(result, []);
-  }
+  for (const { event } of sim.steps) assert.deepEqual(step(sim.state, event).actions, []);
   assert.equal(JSON.stringify(sim.state), before);
-});
-
-function step2(state: Sim["state"], event: Sim["steps"][number]["event"]): KernelAction[] {
-  return step(state, event).actions;
-}
-
-Deno.test("every row of the transition table is exercised by these examples", () => {
-  const rows = TRANSITIONS.map((r) => `${r.from ?? "null"}>${r.on}>${r.to}`);
-  const missing = rows.filter((r) => !seen.has(r));
-  assert.deepEqual(missing, []);
-  for (const t of seen) {
-    const [from, on, to] = t.split(">");
-    assert.ok(
-      isTransition(from === "null" ? null : from as never, on as never, to as never),
-      `not a row: ${t}`,
-    );
-  }
-  assert.equal(WORK_STATUSES.length, 6);
 });
 
 Deno.test("inherited object members are never mistaken for tasks", () => {
@@ -637,8 +671,37 @@ Deno.test("inherited object members are never mistaken for tasks", () => {
     const rec = actions[0]!;
     assert.ok(rec.kind === "append_log" && rec.record.reason === "unknown_task");
   }
-  // "constructor" is a fine task id of its own
   assert.deepEqual(kinds(sim.submit("constructor")), ["log", "create_worktree"]);
   sim.worktreeReady("constructor");
-  assert.equal(sim.task("constructor").status, "worktree_ready");
+  assert.equal(sim.task("constructor").status, "baselining");
+});
+
+Deno.test("a task submitted without a baseline goes from the worktree straight to the backend", () => {
+  const sim = new Sim();
+  sim.send({
+    kind: "task_submitted",
+    taskId: "t1",
+    goal: "verify a supplied patch",
+    baseRev: "base0",
+    budget: { ...BIG_BUDGET, repairRounds: 0 },
+    contractDigest: "sha256:contract",
+    policyDigest: "sha256:policy",
+    policy: null,
+    baseline: false,
+  });
+  const run = only(sim.worktreeReady("t1"), "run_backend");
+  assert.deepEqual(run.feedback.baselineFailing, []);
+  assert.equal(sim.task("t1").status, "worktree_ready");
+  record(sim);
+});
+
+Deno.test("every row of the transition table is exercised by these examples, and only rows", () => {
+  const key = (from: string | null, on: string, to: string) => `${from ?? NEW_TASK}>${on}>${to}`;
+  const rows = transitionRows().map((r) => key(r.from, r.on, r.to));
+  const normalized = new Set([...seen].map((t) => t.replace(/^null>/, `${NEW_TASK}>`)));
+  assert.deepEqual(rows.filter((r) => !normalized.has(r)), []);
+  for (const t of normalized) {
+    const [from, on, to] = t.split(">") as [keyof typeof TRANSITIONS, string, string];
+    assert.equal(TRANSITIONS[from]?.[on as never]?.["to"], to, `not a row: ${t}`);
+  }
 });

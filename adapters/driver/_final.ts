@@ -1,0 +1,126 @@
+/**
+ * The run's outcome: the kernel's final state of the task
+ * ({@linkcode taskOutcome}, a pure function of its record) with a human
+ * message and the summaries the driver collected. No decision is made here:
+ * the state and the stop reason come from the kernel; this only says them.
+ *
+ * @module
+ */
+import { type StopReason, taskOutcome } from "../../kernel/lifecycle/outcome.ts";
+import type { RoundSummary, RunOutcome } from "./outcome.ts";
+import { RUN_EXIT_CODES } from "./outcome.ts";
+import type { RoundState, TaskRun } from "./_task_run.ts";
+
+const unique = (xs: readonly string[]) => [...new Set(xs)];
+
+function lastReasons(run: TaskRun): string {
+  const last = run.rounds.at(-1);
+  return last !== undefined && last.reasons.length > 0
+    ? `: ${unique(last.reasons).join(", ")}`
+    : "";
+}
+
+function baselineWhy(run: TaskRun): string {
+  const b = run.baseline;
+  if (b === null) return "not run";
+  return [...b.refusals, ...b.diagnostics].join(", ") ||
+    (b.ran ? "unusable" : "baseline_cannot_run");
+}
+
+/** The backend's own cause of the last round it failed, for a `backend_failed` outcome. */
+function lastFailureOf(
+  run: TaskRun,
+): { backendFailure: { code: string; message: string } } | Record<never, never> {
+  const f = [...run.rounds].reverse().find((r) => r.backend?.failure !== undefined)?.backend
+    ?.failure;
+  return f === undefined ? {} : { backendFailure: { code: f.code, message: f.message } };
+}
+
+function lastFailure(run: TaskRun): string {
+  const f = [...run.rounds].reverse().find((r) => r.backend?.failure !== undefined)?.backend
+    ?.failure;
+  return f === undefined ? "" : `: ${f.message}`;
+}
+
+/** The message of each stop reason. */
+const MESSAGE: { readonly [R in StopReason]: (run: TaskRun) => string } = {
+  integrated: (run) => `verified and committed on ${run.integrated?.branch ?? "?"}`,
+  verified_not_integrated: () => "every check passed in a clean tree",
+  scope_violation: (run) => `the patch breaks the task's scope${lastReasons(run)}`,
+  policy_denied: (run) => `the patch touches files policy denies${lastReasons(run)}`,
+  approval_denied: () => "verified, but integration was not approved",
+  contract_unusable: (run) =>
+    `the contract cannot judge this task (${baselineWhy(run)}); nothing was sent to the backend`,
+  integrate_failed: (run) => `verified, but integration failed: ${run.effectError ?? "error"}`,
+  budget_repair_rounds: (run) => `no round passed verification within ${run.o.maxRounds} round(s)`,
+  budget_wall_time: (run) =>
+    `out of time: the --timeout of ${Math.round(run.o.wallTimeMs / 1000)} s passed${
+      run.rounds.length === 0 ? " before any backend round (the baseline took it)" : ""
+    }; nothing more was started`,
+  budget_output_bytes: () =>
+    "the task ran out of budget (budget_output_bytes); the backend was stopped",
+  budget_cost_units: () =>
+    "the task ran out of budget (budget_cost_units); the backend was stopped",
+  backend_failed: (run) =>
+    run.record?.backendFatal === true
+      ? `the backend failed and retrying cannot help${lastFailure(run)}`
+      : `the backend failed in every round (${run.rounds.length})${lastFailure(run)}`,
+  backend_cancelled: () => "the backend stopped on its own (cancelled)",
+  worktree_failed: (run) => `vouch could not create the worktree: ${run.effectError ?? "error"}`,
+  baseline_unavailable: (run) =>
+    run.baseline?.why ??
+      `the contract cannot run on the base (${baselineWhy(run)}); nothing was sent to the backend`,
+  effect_failed: (run) => `vouch could not go on: ${run.effectError ?? "an effect failed"}`,
+  contradictory_event: () => "the task's event stream contradicted itself; nothing was verified",
+  killed: () => "stopped by the user (Ctrl-C)",
+};
+
+/** A more specific stable code than the stop reason, where the evidence has one. */
+const DETAIL: { readonly [R in StopReason]?: (run: TaskRun) => string | undefined } = {
+  baseline_unavailable: (run) =>
+    run.baseline?.refusals[0] ?? run.baseline?.diagnostics[0] ?? "baseline_cannot_run",
+  contract_unusable: (run) => run.baseline?.diagnostics[0],
+  effect_failed: (run) => run.effectCode ?? undefined,
+};
+
+function summary(r: RoundState): RoundSummary {
+  const failure = r.backend?.failure;
+  return {
+    round: r.round,
+    backendStatus: r.backend?.status ?? "not_run",
+    selfClaimedDone: r.backend?.selfClaimedDone ?? false,
+    filesChanged: r.files,
+    verdict: r.verdict,
+    reasons: unique(r.reasons),
+    details: r.verdict === "verified" ? [] : unique(r.details),
+    checks: r.checks,
+    ...(failure !== undefined
+      ? { backendFailure: { code: failure.code, message: failure.message } }
+      : {}),
+  };
+}
+
+/** The outcome of a finished run (a live task here is a driver bug: it reads `could_not_run`). */
+export function outcomeOf(run: TaskRun): RunOutcome {
+  const o = run.o;
+  const final = run.record === null ? null : taskOutcome(run.record);
+  const state = final?.state ?? "could_not_run";
+  const stop: StopReason = final?.reason ?? "contradictory_event";
+  return {
+    task: o.taskId,
+    state,
+    exitCode: RUN_EXIT_CODES[state],
+    reason: DETAIL[stop]?.(run) ?? stop,
+    message: MESSAGE[stop](run),
+    base: o.base,
+    baseline: run.baseline?.summaries ?? [],
+    rounds: run.rounds.map(summary),
+    patchFile: state === "verified" ? run.patchFile : null,
+    patchDigest: state === "verified" ? (run.verified?.patchDigest ?? null) : null,
+    artefactsDir: o.artefactsDir,
+    logPath: o.log.path,
+    integrated: run.integrated,
+    elapsedMs: run.now() - run.startedAt,
+    ...(state === "backend_failed" ? lastFailureOf(run) : {}),
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The state of one task's run as the driver's action handlers share it: the
+ * kernel state (stepped only through {@linkcode TaskRun.feed}), what the
+ * adapters produced (worktree, rounds, verification runs, the minted patch)
+ * and live progress. Nothing here decides: the kernel does.
+ *
+ * @module
+ */
+import type { BackendResult } from "../backends/types.ts";
+import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
+import type { KernelEvent } from "../../kernel/lifecycle/events.ts";
+import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
+import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
+import type { KernelState, TaskRecord } from "../../kernel/lifecycle/state.ts";
+import { initialKernelState, step } from "../../kernel/lifecycle/step.ts";
+import { recordKernelStep } from "../log/kinds.ts";
+import type { VerificationRun } from "../verification/verifier.ts";
+import type { CheckSummary } from "./outcome.ts";
+import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
+import type { Worktree } from "../worktree/worktree.ts";
+import type { RunTaskOptions } from "./run_task.ts";
+
+/** What the driver learned in one backend round (for the summary and the next prompt). */
+export interface RoundState {
+  /** 1-based. */
+  readonly round: number;
+  backend: BackendResult | null;
+  patch: Uint8Array | null;
+  patchDigest: string | null;
+  files: string[];
+  reasons: string[];
+  /** Why the round was rejected, one sentence each (see `RoundSummary.details`). */
+  details: string[];
+  checks: CheckSummary[];
+  /** The clean verification of this round's patch, once it ran. */
+  run: VerificationRun | null;
+  verdict: "verified" | "rejected" | "not_verified";
+}
+
+/** `Omit` that distributes over a union. */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An event as a handler writes it (the run stamps `v`, `id`, `seq`, `at`). */
+export type EventBody = DistributiveOmit<KernelEvent, "v" | "id" | "seq" | "at">;
+
+/** One task's run. */
+export class TaskRun {
+  readonly o: RunTaskOptions;
+  readonly now: () => number;
+  readonly startedAt: number;
+  readonly policy: PolicySnapshot;
+  state: KernelState;
+  /** The task's kernel record (kept when the kernel compacts the finished task away). */
+  record: TaskRecord | null = null;
+  readonly queue: KernelAction[] = [];
+  worktree: Worktree | null = null;
+  readonly rounds: RoundState[] = [];
+  baseline: VerificationRun | null = null;
+  verified: VerifiedPatch | null = null;
+  patchFile: string | null = null;
+  integrated: { branch: string; commit: string } | null = null;
+  /** The in-flight effect that can be cancelled. */
+  running: { effectId: string; controller: AbortController } | null = null;
+  /** Whether a kill was requested (by the user or because the task cannot go on). */
+  killRequested = false;
+  /** Why an effect could not be performed (`effect_failed`'s code), for the message. */
+  effectError: string | null = null;
+  /** The stable code of that failure (`effect_failed.error`). */
+  effectCode: string | null = null;
+  /** Writes outside the worktree seen in the current round (judged with the patch). */
+  outside: string[] = [];
+  phase = "setup";
+  check: string | null = null;
+
+  constructor(opts: RunTaskOptions) {
+    this.o = opts;
+    this.now = opts.now ?? Date.now;
+    this.startedAt = this.now();
+    const base = defaultPolicy();
+    // Without an integration request nothing may land: the verified patch is the result.
+    this.policy = opts.integrate === undefined ? { ...base, profile: "readonly" } : base;
+    this.state = initialKernelState(this.policy);
+  }
+
+  /** Reports live progress. */
+  progress(phase: string, detail?: string): void {
+    this.phase = phase;
+    this.o.onProgress?.({
+      phase,
+      round: this.rounds.length,
+      check: this.check,
+      elapsedMs: this.now() - this.startedAt,
+      ...(detail !== undefined ? { detail } : {}),
+    });
+  }
+
+  /** Steps the kernel with one event, records the pair in the log, queues the actions. */
+  async feed(event: EventBody): Promise<void> {
+    const seq = this.o.log.head.seq + 1;
+    const full = {
+      v: 1,
+      id: `${this.o.taskId}:${seq}`,
+      seq,
+      at: this.now(),
+      ...event,
+    } as KernelEvent;
+    const { state, actions } = step(this.state, full);
+    this.state = state;
+    if (this.record === null && full.kind === "task_submitted") {
+      this.record = state.tasks[this.o.taskId] ?? null;
+    }
+    await recordKernelStep(this.o.log, full, actions);
+    this.queue.push(...actions);
+  }
+
+  /** Asks the kernel to stop the task (once). */
+  async kill(by: string): Promise<void> {
+    if (this.killRequested) return;
+    this.killRequested = true;
+    this.running?.controller.abort();
+    await this.feed({ kind: "kill_requested", taskId: this.o.taskId, by });
+  }
+
+  /** The round the backend is working on (the last one). */
+  currentRound(): RoundState | null {
+    return this.rounds.at(-1) ?? null;
+  }
+
+  /** Milliseconds the task's wall-time budget has left (at least 1). */
+  remainingMs(): number {
+    return Math.max(1, (this.record?.deadlineAt ?? this.now()) - this.now());
+  }
+}
