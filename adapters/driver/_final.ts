@@ -75,8 +75,13 @@ const MESSAGE: { readonly [R in StopReason]: (run: TaskRun) => string } = {
   killed: () => "stopped by the user (Ctrl-C)",
 };
 
-/** A more specific stable code than the stop reason, where the evidence has one. */
+/**
+ * The run's `reason` where it is not the stop reason itself: a more specific
+ * stable code from the evidence, or the word `vouch run` has always printed.
+ */
 const DETAIL: { readonly [R in StopReason]?: (run: TaskRun) => string | undefined } = {
+  verified_not_integrated: () => "verified",
+  budget_repair_rounds: () => "max_rounds",
   baseline_unavailable: (run) =>
     run.baseline?.refusals[0] ?? run.baseline?.diagnostics[0] ?? "baseline_cannot_run",
   contract_unusable: (run) => run.baseline?.diagnostics[0],

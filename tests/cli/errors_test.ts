@@ -153,7 +153,10 @@ Deno.test("vouch verify on a repository whose log was tampered with: one line, e
     assert.equal((await vouch(verifyArgs(patch), env, repo)).code, EXIT.ok);
     const log = join(repo, ".vouch", "events.jsonl");
     const lines = (await Deno.readTextFile(log)).split("\n");
-    lines[1] = lines[1]!.replace('"seq":1', '"seq":7');
+    // The second record's own seq (a kernel event's body has a seq of its own too).
+    const tampered = lines[1]!.replace(/"seq":2,"task":"/, '"seq":7,"task":"');
+    assert.notEqual(tampered, lines[1], "nothing tampered");
+    lines[1] = tampered;
     await Deno.writeTextFile(log, lines.join("\n"));
     const run = await vouch(verifyArgs(patch), env, repo);
     assert.equal(run.code, EXIT.couldNotRun, run.stderr);

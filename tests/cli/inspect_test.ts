@@ -27,8 +27,8 @@ Deno.test("vouch inspect verifies a real kernel log and prints the timeline", as
     assert.match(r.out, /verified \+12\.0s -> awaiting_approval \+13\.0s/);
     assert.match(r.out, /checks {4}baseline: unit FAIL/);
     // Rounds are numbered from 1, as in `vouch run`'s table: the first fails, the repair passes.
-    assert.match(r.out, /checks {4}round 1: unit FAIL\n/);
-    assert.match(r.out, /checks {4}round 2: unit pass\n/);
+    assert.match(r.out, /checks {4}round 1: unit FAIL, lint pass/);
+    assert.match(r.out, /checks {4}round 2: unit pass, lint pass/);
     assert.match(r.out, /receipt {3}seq \d+ round:unit exit 0 1\.3s/);
     assert.match(r.out, /\[redacted:authorization\]/);
     assert.ok(!r.out.includes("sk-live-abcdef123456"), "secret shown");

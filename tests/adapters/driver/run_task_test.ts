@@ -301,7 +301,7 @@ Deno.test("runTask: a reported failure with a wrong fix is rejected by verificat
       backend: scripted([breakMore], { retryable: true }),
     });
     assert.equal(outcome.state, "rejected", outcome.message);
-    assert.equal(outcome.reason, "budget_repair_rounds");
+    assert.equal(outcome.reason, "max_rounds");
     assert.equal(outcome.rounds[0]?.checks[0]?.passed, false);
   });
 });
