@@ -47,6 +47,7 @@ export async function runBackendRound(run: TaskRun, action: RunBackendAction): P
   const round: RoundState = {
     round: action.round + 1,
     backend: null,
+    handed: null,
     patch: null,
     patchDigest: null,
     files: [],
@@ -109,12 +110,12 @@ export async function runBackendRound(run: TaskRun, action: RunBackendAction): P
   const result = first.result;
   round.backend = result;
   if (result.patchText !== undefined && result.patchText.length > 0 && run.worktree !== null) {
-    // A patch handed over as text (the `fn` backend, `vouch verify`) is applied into the
-    // worktree by git itself; the real diff is then re-extracted like any other.
-    if (!await applyPatchText(run.worktree, result.patchText)) {
-      round.reasons.push("apply_failed");
-      round.details.push("the backend's patch text does not apply (git apply refused it)");
-    }
+    // A patch handed over as text (the `fn` backend, `vouch verify`) is the round's patch as
+    // stated. It is also applied into the worktree by git itself (no --unsafe-paths) so the
+    // worktree shows what it does; a patch git refuses is refused again, with git's error, by
+    // the clean verification.
+    round.handed = result.patchText;
+    await applyPatchText(run.worktree, result.patchText);
   }
   if (result.transcript !== null) {
     await o.log.append({

@@ -8,6 +8,7 @@
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
 import { sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
 import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
+import { sha256Hex } from "../digest/sha256.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
 import { integrate } from "../verified_patch/capabilities.ts";
 import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
@@ -175,11 +176,14 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
     await effectFailed(run, action.effectId, "extract_failed", message(error));
     return;
   }
-  round.patch = diff.bytes;
-  round.patchDigest = diff.digest;
+  // A patch handed over as text is judged as stated; else the worktree's real diff.
+  const bytes = round.handed ?? diff.bytes;
+  round.patch = bytes;
+  round.patchDigest = round.handed === null ? diff.digest : sha256Hex(bytes);
   round.files = diff.changed.map((c) => c.path);
-  await writeRoundPatch(run, round.round, diff.bytes);
-  if (diff.changed.length === 0 && run.outside.length === 0) {
+  await writeRoundPatch(run, round.round, bytes);
+  const changed = round.handed === null ? diff.changed.length : Math.max(1, diff.changed.length);
+  if (changed === 0 && run.outside.length === 0) {
     // A failure claim with nothing changed is a failed round; a success claim, an empty patch.
     round.reasons.push(
       round.backend?.status === "error" ? "backend_error_no_change" : "empty_patch",
@@ -191,9 +195,9 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
     kind: "patch_extracted",
     taskId: o.taskId,
     effectId: action.effectId,
-    patchDigest: diff.digest,
+    patchDigest: round.patchDigest,
     // Writes outside the worktree count as changes: they must reach the scope check.
-    filesChanged: diff.changed.length + run.outside.length,
+    filesChanged: changed + run.outside.length,
   });
 };
 

@@ -25,6 +25,13 @@ export interface RoundState {
   /** 1-based. */
   readonly round: number;
   backend: BackendResult | null;
+  /**
+   * Patch bytes the backend handed over as text (the `fn` backend, `vouch
+   * verify`'s supplied patch): when set, they are the round's patch, judged and
+   * verified as stated (git applies them in the clean tree and its own result
+   * is judged too).
+   */
+  handed: Uint8Array | null;
   patch: Uint8Array | null;
   patchDigest: string | null;
   files: string[];
@@ -96,6 +103,14 @@ export class TaskRun {
 
   /** Steps the kernel with one event, records the pair in the log, queues the actions. */
   async feed(event: EventBody): Promise<void> {
+    if (
+      this.o.signal?.aborted === true && !this.killRequested &&
+      event.kind !== "kill_requested" && event.kind !== "task_submitted"
+    ) {
+      // The user's Ctrl-C came before this result: the kernel hears the kill first (the
+      // result of the effect it cancels is then stale).
+      await this.kill("user");
+    }
     const seq = this.o.log.head.seq + 1;
     const full = {
       v: 1,
