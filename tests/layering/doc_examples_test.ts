@@ -10,11 +10,8 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), "../.."));
 const SOURCES = ["mod.ts", "kernel", "adapters", "cli", "wasm", "docs", "README.md"];
-/**
- * kernel/lifecycle/ examples are being rewritten with the reducer (issue #9 §1, helper
- * "kernel"); drop this entry when they assert.
- */
-const EXEMPT_PREFIXES = ["kernel/lifecycle/"];
+/** Nothing is exempt (kernel/lifecycle/ examples assert since the v3 reducer). */
+const EXEMPT_PREFIXES: readonly string[] = [];
 
 const ASSERTS =
   /\b(?:assert\w*|equal|deepEqual|strictEqual|notEqual|ok|match|doesNotMatch|rejects|throws)\s*\(|\bthrow\b/;
