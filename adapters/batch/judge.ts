@@ -83,9 +83,38 @@ function message(error: unknown): string {
  * test lists, judges the base once (contract validity and every listed test's
  * before-status). Never throws: a task that cannot be prepared is `invalid`.
  *
- * @example
- * ```ts ignore
- * const prepared = await prepareTask(task, { outDir: "out" });
+ * @example A task whose failToPass test already passes is invalid
+ * ```ts
+ * import { deepEqual, equal } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { resolveTask } from "./input.ts";
+ * import { prepareTask } from "./judge.ts";
+ *
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-prepare-example-"));
+ * const git = (...args: string[]) => execFileSync("git", args, { cwd: dir });
+ * git("init", "-q");
+ * git("config", "user.email", "e@example.invalid");
+ * git("config", "user.name", "e");
+ * writeFileSync(join(dir, "a.txt"), "a\n");
+ * git("add", ".");
+ * git("commit", "-qm", "init");
+ * // A "suite" in cargo's format in which test `t` already passes on the base.
+ * const command = "echo 'test t ... ok'; echo 'test result: ok. 1 passed; 0 failed;'";
+ * const task = resolveTask(
+ *   { id: "t", repo: ".", base: "HEAD", verify: { command, tests: "cargo", failToPass: ["t"] } },
+ *   dir,
+ *   "example",
+ * );
+ * const opts = { outDir: join(dir, ".out"), sandbox: "none", keyEnv: { VOUCH_KEY_FILE: join(tmpdir(), `vouch-ex-${Date.now()}.key`) } } as const;
+ * const prepared = await prepareTask(task, opts);
+ * equal(prepared.invalid?.reason, "contract_invalid");
+ * deepEqual(prepared.invalid?.reasons, ["baseline_fail_to_pass_passes"]);
+ * equal(prepared.before?.get("tests\0t"), "passed");
+ * rmSync(dir, { recursive: true, force: true });
+ * rmSync(opts.keyEnv.VOUCH_KEY_FILE, { force: true });
  * ```
  */
 export async function prepareTask(task: BatchTask, opts: JudgeOptions): Promise<PreparedTask> {
@@ -305,11 +334,13 @@ export async function judgeCandidate(
       verified = join(dir, "verified_patch.json");
       await copyFile(outcome.verifiedPatch, verified);
     }
-    const attestation = await attest(outcome, prepared.task.repo, dir, opts);
+    // The verdict stands without an attestation (e.g. no signing key); the record says so.
+    const attestation = await attest(outcome, prepared.task.repo, dir, opts).catch(() => null);
+    const unattested = outcome.verifiedPatch !== null && attestation === null;
     return {
       ...common,
       ...c,
-      reasons: [...outcome.reasons],
+      reasons: [...outcome.reasons, ...(unattested ? ["attestation_failed"] : [])],
       tests: listedTests(prepared.contract, before, outcome),
       artefacts: {
         dir: rel(dir),

@@ -134,10 +134,44 @@ function unknownTask(c: PlannedCandidate): CandidateRecord {
 /**
  * Runs a batch and writes `report.json`, `report.md` and `junit.xml` to `outDir`.
  *
- * @example
- * ```ts ignore
- * const { report } = await runBatch({ tasks: "tasks.jsonl", predictions: "preds.json", outDir: "out" });
- * console.log(report.resolved_ids);
+ * @example Grade two predictions for one task
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { runBatch } from "./run.ts";
+ *
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-batch-example-"));
+ * const repo = join(dir, "repo");
+ * const git = (...args: string[]) => execFileSync("git", args, { cwd: repo });
+ * execFileSync("git", ["init", "-q", repo]);
+ * git("config", "user.email", "e@example.invalid");
+ * git("config", "user.name", "e");
+ * writeFileSync(join(repo, "answer.txt"), "41\n");
+ * git("add", ".");
+ * git("commit", "-qm", "init");
+ * const patch = (n: number) =>
+ *   `diff --git a/answer.txt b/answer.txt\n--- a/answer.txt\n+++ b/answer.txt\n@@ -1 +1 @@\n-41\n+${n}\n`;
+ * writeFileSync(
+ *   join(dir, "tasks.jsonl"),
+ *   JSON.stringify({ id: "answer", repo: "repo", base: "HEAD", verify: { command: "grep -qx 42 answer.txt" } }) + "\n",
+ * );
+ * writeFileSync(join(dir, "preds.json"), JSON.stringify([
+ *   { instance_id: "answer", model_name_or_path: "right", model_patch: patch(42) },
+ *   { instance_id: "answer", model_name_or_path: "wrong", model_patch: patch(43) },
+ * ]));
+ * const { report } = await runBatch({
+ *   tasks: join(dir, "tasks.jsonl"),
+ *   predictions: join(dir, "preds.json"),
+ *   outDir: join(dir, "out"),
+ *   sandbox: "none",
+ *   keyEnv: { XDG_STATE_HOME: join(dir, "state") },
+ * });
+ * deepEqual(report.resolved_ids, ["answer@right"]);
+ * deepEqual(report.unresolved_ids, ["answer@wrong"]);
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function runBatch(opts: BatchOptions): Promise<BatchResult> {

@@ -41,8 +41,30 @@ function literalGlob(path: string): string {
  * `GitError` when the test patch does not apply.
  *
  * @example
- * ```ts ignore
- * const spec = await commitSpec("/repo", "0123abcd...", testPatchText);
+ * ```ts
+ * import { deepEqual, equal, notEqual } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { commitSpec } from "./spec_base.ts";
+ *
+ * const repo = mkdtempSync(join(tmpdir(), "vouch-spec-example-"));
+ * const git = (...args: string[]) => execFileSync("git", args, { cwd: repo }).toString().trim();
+ * git("init", "-q");
+ * git("config", "user.email", "e@example.invalid");
+ * git("config", "user.name", "e");
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * git("add", ".");
+ * git("commit", "-qm", "init");
+ * const base = git("rev-parse", "HEAD");
+ * const testPatch = "diff --git a/t[1].txt b/t[1].txt\nnew file mode 100644\n--- /dev/null\n+++ b/t[1].txt\n@@ -0,0 +1 @@\n+t\n";
+ * const spec = await commitSpec(repo, base, testPatch);
+ * notEqual(spec.commit, base);
+ * deepEqual(spec.protect, ["t\\[1\\].txt"]);
+ * equal((await commitSpec(repo, base, testPatch)).commit, spec.commit); // deterministic
+ * deepEqual(await commitSpec(repo, base, null), { commit: base, protect: [] });
+ * rmSync(repo, { recursive: true, force: true });
  * ```
  */
 export async function commitSpec(
