@@ -1,3 +1,4 @@
+import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { readFile, stat } from "node:fs/promises";
 import { VouchError } from "../../kernel/errors/mod.ts";
 import { contractFileSchema, toOutcomeContract } from "./schema.ts";
@@ -35,7 +36,13 @@ export type ParseContractResult =
  */
 export function parseContract(value: unknown): ParseContractResult {
   const r = contractFileSchema.safeParse(value);
-  if (r.success) return { ok: true, contract: toOutcomeContract(r.data) };
+  if (r.success) {
+    // The digest a VerifiedPatch records: of the file's JSON as given, not of the model.
+    return {
+      ok: true,
+      contract: { ...toOutcomeContract(r.data), sourceDigest: canonicalDigest(value) },
+    };
+  }
   const issues = r.error.issues.map((i) =>
     `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`
   );

@@ -182,7 +182,8 @@ function toKernelOutcome(j: CheckJudgement, receipt: ToolReceipt | undefined): R
  */
 export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   const contract = opts.contract;
-  const contractDigest = canonicalDigest(contract as unknown as never);
+  // The contract file's digest when there is one (recomputable from the file), else the model's.
+  const contractDigest = contract.sourceDigest ?? canonicalDigest(contract as unknown as never);
   const isProtected = contract.protect.length > 0
     ? ((set) => (path: string) => set.matches(path))(compileGlobs(contract.protect))
     : () => false;
@@ -660,6 +661,32 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
 }
 
 /**
+ * The contract file equivalent to `--verify CMD`:
+ * `{"checks":[{"name":"verify","run":CMD,"timeout":SECONDS}]}` (plus `protect`
+ * when given). Its canonical digest is the `contractDigest` of a patch
+ * verified with `--verify CMD`.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { commandContractFile } from "./clean_verifier.ts";
+ * deepEqual(commandContractFile("deno test", 600_000), {
+ *   checks: [{ name: "verify", run: "deno test", timeout: 600 }],
+ * });
+ * ```
+ */
+export function commandContractFile(
+  command: string,
+  timeoutMs: number,
+  protect: readonly string[] = [],
+): { checks: { name: string; run: string; timeout: number }[]; protect?: string[] } {
+  return {
+    checks: [{ name: "verify", run: command, timeout: timeoutMs / 1000 }],
+    ...(protect.length > 0 ? { protect: [...protect] } : {}),
+  };
+}
+
+/**
  * The one-check contract `--verify CMD` stands for: run CMD with `sh -c` in the
  * clean tree; exit zero passes.
  *
@@ -676,6 +703,7 @@ export function contractFromCommand(
   protect: readonly string[] = [],
 ): OutcomeContract {
   return {
+    sourceDigest: canonicalDigest(commandContractFile(command, timeoutMs, protect)),
     description: `\`${command}\` exits 0`,
     checks: [{
       name: "verify",

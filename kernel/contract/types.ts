@@ -119,6 +119,14 @@ export interface OutcomeContract {
   readonly setup?: ContractSetup;
   /** What the checks' sandbox must also show and the limits it enforces (absent: defaults). */
   readonly sandbox?: ContractSandbox;
+  /**
+   * `sha256:<hex>` of the RFC 8785 canonical JSON of the contract FILE this
+   * contract was read from (its JSON value as given), or of the equivalent file
+   * of `--verify CMD`: what a VerifiedPatch records as `contractDigest`, so a
+   * consumer holding the file can recompute it. Absent for contracts built in
+   * code: their digest is that of this object's canonical JSON.
+   */
+  readonly sourceDigest?: string;
 }
 
 /** A contract's sandbox needs: declared read-only paths outside the tree, resource limits. */

@@ -38,14 +38,17 @@ Deno.test("contract setup: absent stays absent (contract digests of existing con
   const r = parseContract({ checks: CHECKS });
   assert.ok(r.ok);
   assert.equal("setup" in r.contract, false);
+  const { sourceDigest, ...model } = r.contract;
   assert.equal(
-    canonicalDigest(r.contract as unknown as never),
+    canonicalDigest(model as unknown as never),
     canonicalDigest({
       description: "",
       checks: r.contract.checks,
       protect: [],
     } as unknown as never),
   );
+  // what a VerifiedPatch records: the digest of the file as given
+  assert.equal(sourceDigest, canonicalDigest({ checks: CHECKS } as unknown as never));
 });
 
 Deno.test("contract setup: malformed setups are refused with a path per problem", () => {
