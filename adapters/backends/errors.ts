@@ -13,7 +13,8 @@ export type BackendErrorCode =
   | "protocol"
   | "config"
   | "io"
-  | "execution";
+  | "execution"
+  | "limit_exceeded";
 
 /** Codes whose failures are worth retrying (spawn failures and timeouts only). */
 export const RETRYABLE_BACKEND_CODES: ReadonlySet<BackendErrorCode> = new Set([

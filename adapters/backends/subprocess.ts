@@ -204,6 +204,16 @@ export function processStatus(
   if (p.cancelled) {
     return { status: "cancelled", failure: failure("cancelled", `${backend} was cancelled`) };
   }
+  if (p.limit !== null) {
+    // The agent sandbox's limit (memory, processes, file size, /tmp) stopped it: not retryable.
+    return {
+      status: "error",
+      failure: failure(
+        "limit_exceeded",
+        `${backend} ${p.limit.message} and was stopped (the contract's sandbox.agentLimits set it)`,
+      ),
+    };
+  }
   if (p.timedOut) {
     return {
       status: "timed_out",

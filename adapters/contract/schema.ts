@@ -96,18 +96,22 @@ const setupSchema = z.strictObject({
 const limitSchema = (max: number, what: string) =>
   z.number().int().positive().max(max).optional().describe(what);
 
+const limitsSchema = (who: "check" | "agent") =>
+  z.strictObject({
+    memoryMb: limitSchema(1024 * 1024, `resident memory of each ${who}'s process tree, MiB`),
+    processes: limitSchema(100_000, `processes alive at once per ${who}`),
+    fileSizeMb: limitSchema(1024 * 1024, `largest file a ${who} may write, MiB`),
+    tmpMb: limitSchema(1024 * 1024, `size of each ${who}'s private /tmp, MiB`),
+  });
+
 const sandboxSchema = z.strictObject({
   readOnly: z.array(
     z.string().min(2).max(4096).refine((p) => p.startsWith("/"), "must be an absolute path")
       .refine(noNul, "must not contain NUL"),
   ).max(100).optional()
     .describe("absolute paths outside the tree the checks need, mounted read-only"),
-  limits: z.strictObject({
-    memoryMb: limitSchema(1024 * 1024, "resident memory of each check's process tree, MiB"),
-    processes: limitSchema(100_000, "processes alive at once per check"),
-    fileSizeMb: limitSchema(1024 * 1024, "largest file a check may write, MiB"),
-    tmpMb: limitSchema(1024 * 1024, "size of each check's private /tmp, MiB"),
-  }).optional(),
+  limits: limitsSchema("check").optional(),
+  agentLimits: limitsSchema("agent").optional(),
 }).describe("what the checks' sandbox must also show, and its limits (recorded in receipts)");
 
 /** The zod schema of a contract file. */
@@ -318,6 +322,9 @@ export function toOutcomeContract(file: ContractFile): OutcomeContract {
           readOnly: file.sandbox.readOnly ?? [],
           limits: Object.fromEntries(
             Object.entries(file.sandbox.limits ?? {}).filter(([, v]) => v !== undefined),
+          ),
+          agentLimits: Object.fromEntries(
+            Object.entries(file.sandbox.agentLimits ?? {}).filter(([, v]) => v !== undefined),
           ),
         },
       }

@@ -20,6 +20,7 @@ import { failedRun } from "../backends/result.ts";
 import type { AgentBackend, BackendResult } from "../backends/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
 import { AGENT_STATE_ENTRIES, agentProfile } from "../sandbox/agent_profile.ts";
+import { DEFAULT_AGENT_LIMITS, type SandboxLimits, withDefaultLimits } from "../sandbox/limits.ts";
 import {
   probeSandbox,
   type SandboxProbe,
@@ -66,6 +67,8 @@ export interface ConfinedBackendOptions {
   readonly home?: string;
   /** A probe already run. */
   readonly probe?: SandboxProbe;
+  /** Limits of the agent (contract `sandbox.agentLimits`); absent fields keep {@linkcode DEFAULT_AGENT_LIMITS}. */
+  readonly limits?: Partial<SandboxLimits>;
 }
 
 /**
@@ -96,7 +99,8 @@ export function confinedBackend(
     id: plain.id,
     capabilities: () => plain.capabilities(),
     async run(task, ctx): Promise<BackendResult> {
-      if (requirement === "none") return await plain.run(task, ctx);
+      const limits = withDefaultLimits(options.limits, DEFAULT_AGENT_LIMITS);
+      if (requirement === "none") return await make({ kind: "none", limits }).run(task, ctx);
       const found = await (probe ??= probeSandbox());
       if (!found.bwrap.available) {
         const message = sandboxUnavailable(found, requirement).message;
@@ -121,6 +125,7 @@ export function confinedBackend(
             stateEntries: options.stateEntries ?? AGENT_STATE_ENTRIES[plain.id] ?? [],
             stateDirs: options.stateDirs ?? [],
             readOnly: options.readOnly ?? [],
+            limits,
             ...(found.bwrap.path !== null ? { bwrapPath: found.bwrap.path } : {}),
           });
         } catch (error) {

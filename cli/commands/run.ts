@@ -153,8 +153,9 @@ export async function executeRun(
   io: CliIo,
   backend: AgentBackend,
   signal?: AbortSignal,
+  given?: OutcomeContract,
 ): Promise<RunOutcome> {
-  const contract = await contractFor(args, io);
+  const contract = given ?? await contractFor(args, io);
   // Can the backend start at all? Checked before the baseline spends any time.
   const unavailable = await backend.preflight?.() ?? null;
   if (unavailable !== null) throw new BackendUnavailable(backend.id, unavailable);
@@ -202,7 +203,9 @@ export const runCommand: CliCommand = {
   async run(argv, io) {
     const args = parseRunArgs(argv);
     await preflightSandbox(args.sandbox, io, "run");
-    const backend = backendFor(args, agentConfigFor(args));
+    // The contract first: its `sandbox.agentLimits` confine the agent.
+    const contract = await contractFor(args, io).catch(asUsage);
+    const backend = backendFor(args, agentConfigFor(args), contract.sandbox?.agentLimits);
     const controller = new AbortController();
     // First Ctrl-C: stop the backend, clean up, close the log. Second: leave now.
     const onSigint = () => {
@@ -220,7 +223,7 @@ export const runCommand: CliCommand = {
     try {
       let outcome;
       try {
-        outcome = await executeRun(args, io, backend, controller.signal).catch(asUsage);
+        outcome = await executeRun(args, io, backend, controller.signal, contract).catch(asUsage);
       } catch (error) {
         if (!(error instanceof BackendUnavailable)) throw error;
         return reportUnavailable(args, io, error.why);

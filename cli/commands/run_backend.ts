@@ -12,6 +12,7 @@ import process from "node:process";
 import { dirname, resolve } from "node:path";
 import { UsageError } from "../command.ts";
 import type { RunArgs } from "./run_args.ts";
+import type { ContractLimits } from "../../kernel/contract/types.ts";
 import type { AgentBackend } from "../../adapters/backends/types.ts";
 import { CODEX_PROVIDER_ENV, codexBackend } from "../../adapters/backends/codex_backend.ts";
 import { CLAUDE_PROVIDER_ENV, claudeBackend } from "../../adapters/backends/claude_backend.ts";
@@ -129,7 +130,12 @@ export function agentConfigFor(args: RunArgs): AgentCliConfig {
  * equal(b.id, "claude");
  * ```
  */
-export function backendFor(args: RunArgs, config: AgentCliConfig): AgentBackend {
+export function backendFor(
+  args: RunArgs,
+  config: AgentCliConfig,
+  agentLimits?: ContractLimits,
+): AgentBackend {
+  const limits = agentLimits !== undefined ? { limits: agentLimits } : {};
   const home = process.env["HOME"];
   const homeConfig = home !== undefined ? { home } : {};
   switch (args.backend.kind) {
@@ -149,7 +155,7 @@ export function backendFor(args: RunArgs, config: AgentCliConfig): AgentBackend 
             sandboxMode: sandbox.kind === "bwrap" ? "danger-full-access" : "workspace-write",
           }),
         args.sandbox,
-        agentSandboxOptions(executable, "CODEX_HOME"),
+        { ...agentSandboxOptions(executable, "CODEX_HOME"), ...limits },
       );
     }
     case "claude": {
@@ -166,7 +172,7 @@ export function backendFor(args: RunArgs, config: AgentCliConfig): AgentBackend 
             sandbox,
           }),
         args.sandbox,
-        agentSandboxOptions(executable, "CLAUDE_CONFIG_DIR"),
+        { ...agentSandboxOptions(executable, "CLAUDE_CONFIG_DIR"), ...limits },
       );
     }
     case "command": {
@@ -178,7 +184,7 @@ export function backendFor(args: RunArgs, config: AgentCliConfig): AgentBackend 
       return confinedBackend(
         (sandbox) => commandBackend({ argv, sandbox, ...(passEnv.length > 0 ? { passEnv } : {}) }),
         args.sandbox,
-        { readOnly: [dirname(program)] },
+        { readOnly: [dirname(program)], ...limits },
       );
     }
   }

@@ -134,12 +134,17 @@ export interface ContractSandbox {
   /** Absolute paths outside the clean tree the checks need, mounted read-only (recorded in receipts). */
   readonly readOnly: readonly string[];
   /** Per-check limits; a field left out keeps its default. */
-  readonly limits: {
-    readonly memoryMb?: number;
-    readonly processes?: number;
-    readonly fileSizeMb?: number;
-    readonly tmpMb?: number;
-  };
+  readonly limits: ContractLimits;
+  /** Limits of the agent's sandbox (`vouch run`); a field left out keeps its default. */
+  readonly agentLimits: ContractLimits;
+}
+
+/** Resource limits a contract sets (MiB or counts); absent fields keep their defaults. */
+export interface ContractLimits {
+  readonly memoryMb?: number;
+  readonly processes?: number;
+  readonly fileSizeMb?: number;
+  readonly tmpMb?: number;
 }
 
 /** A contract's setup step: commands run in order; the first failure fails the verification. */

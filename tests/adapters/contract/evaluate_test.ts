@@ -319,3 +319,36 @@ Deno.test("cancellation: the running check is killed, later checks fail as not r
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("contract sandbox field: readOnly paths and check/agent limits are parsed; bad ones refused", async () => {
+  const { contractFileSchema, toOutcomeContract } = await import(
+    "../../../adapters/contract/schema.ts"
+  );
+  const c = toOutcomeContract(contractFileSchema.parse({
+    checks: [{ name: "t", run: "true" }],
+    sandbox: {
+      readOnly: ["/opt/sdk"],
+      limits: { memoryMb: 512, processes: 64 },
+      agentLimits: { tmpMb: 128 },
+    },
+  }));
+  assert.deepEqual(c.sandbox, {
+    readOnly: ["/opt/sdk"],
+    limits: { memoryMb: 512, processes: 64 },
+    agentLimits: { tmpMb: 128 },
+  });
+  for (
+    const bad of [
+      { readOnly: ["relative"] },
+      { limits: { memoryMb: 0 } },
+      { limits: { processes: 1.5 } },
+      { agentLimits: { cpu: 1 } },
+    ]
+  ) {
+    assert.equal(
+      contractFileSchema.safeParse({ checks: [{ name: "t", run: "true" }], sandbox: bad }).success,
+      false,
+      JSON.stringify(bad),
+    );
+  }
+});

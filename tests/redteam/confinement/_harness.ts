@@ -11,6 +11,7 @@ import { commandBackend } from "../../../adapters/backends/command_backend.ts";
 import { confinedBackend } from "../../../adapters/driver/confined_backend.ts";
 import type { BackendResult } from "../../../adapters/backends/types.ts";
 import type { SandboxRequirement } from "../../../adapters/host/sandbox_probe.ts";
+import type { SandboxLimits } from "../../../adapters/sandbox/limits.ts";
 import { createWorktree, removeWorktree, type Worktree } from "../../../adapters/worktree/mod.ts";
 
 export const probe = await probeSandbox();
@@ -52,7 +53,7 @@ export async function runAgentScript(
   a: Arena,
   script: string,
   requirement: SandboxRequirement = "auto",
-  options: { home?: string; maxSeconds?: number } = {},
+  options: { home?: string; maxSeconds?: number; limits?: Partial<SandboxLimits> } = {},
 ): Promise<BackendResult> {
   const program = join(a.scratch, "agent.sh");
   await Deno.writeTextFile(
@@ -63,7 +64,12 @@ export async function runAgentScript(
   const backend = confinedBackend(
     (sandbox) => commandBackend({ argv: [program], sandbox }),
     requirement,
-    { readOnly: [a.scratch], probe, ...(options.home !== undefined ? { home: options.home } : {}) },
+    {
+      readOnly: [a.scratch],
+      probe,
+      ...(options.home !== undefined ? { home: options.home } : {}),
+      ...(options.limits !== undefined ? { limits: options.limits } : {}),
+    },
   );
   return await backend.run({
     taskId: "rt",

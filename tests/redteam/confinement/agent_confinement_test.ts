@@ -178,3 +178,30 @@ for (const requirement of ["auto", "none"] as const) {
     },
   });
 }
+
+for (const requirement of ["auto", "none"] as const) {
+  Deno.test({
+    name:
+      `agent (${requirement}): a fork storm past its process limit is stopped with limit_exceeded`,
+    ignore: requirement !== "none" && ignore,
+    fn: async () => {
+      const a = await arena();
+      try {
+        const started = performance.now();
+        const r = await runAgentScript(
+          a,
+          "i=0; while [ $i -lt 150 ]; do sleep 30 & i=$((i+1)); done; wait",
+          requirement,
+          { limits: { processes: 30 } },
+        );
+        assert.equal(r.status, "error");
+        assert.equal(r.failure?.code, "limit_exceeded", r.failure?.message);
+        assert.match(r.failure!.message, /process limit \(30 at once\)/);
+        assert.equal(r.failure?.retryable, false);
+        assert.ok(performance.now() - started < 20_000);
+      } finally {
+        await a.cleanup();
+      }
+    },
+  });
+}
