@@ -174,9 +174,8 @@ export async function exportVerifiedPatchAttestation(
 ): Promise<number> {
   const logPath = resolve(opts.logPath);
   const repoRoot = findRepositoryRoot(dirname(dirname(logPath)));
-  const read = await readLogFile(logPath).catch((error) => {
-    throw new UsageError(`Cannot read log ${opts.logPath}: ${error.message}`);
-  });
+  // An unreadable log is an EventLogError("io"): one line and exit 5 (could not run).
+  const read = await readLogFile(logPath);
   if (read.status === "tampered") {
     io.err(
       `vouch attest: the log is tampered (${read.issue.reason} at line ${read.issue.line}); refusing to attest\n`,

@@ -16,7 +16,7 @@ import {
   type MacKey,
   processKeyEnv,
 } from "../../adapters/keys/mod.ts";
-import { EventLogError, type LogHead } from "../../adapters/log/mod.ts";
+import type { LogHead } from "../../adapters/log/mod.ts";
 import { defaultLogPath } from "../log_location.ts";
 import { jsonDocument } from "../json_document.ts";
 
@@ -248,15 +248,12 @@ export const inspectCommand: CliCommand = {
       }
       throw error;
     }
-    let report: AuditReport;
-    try {
-      report = await auditLog(path, { key, ...(expectHead ? { expectHead } : {}) });
-    } catch (error) {
-      if (error instanceof EventLogError && error.code === "io") {
-        throw new UsageError(`Cannot read log ${path}: ${error.message}`);
-      }
-      throw error;
-    }
+    // An unreadable log (missing, a directory, no permission) is an EventLogError("io"):
+    // cli/main.ts prints it as one line and exits 5 (could not run).
+    const report: AuditReport = await auditLog(path, {
+      key,
+      ...(expectHead ? { expectHead } : {}),
+    });
     if (values.json) {
       // `audit` is the log's verdict; each task's own verdict is `tasks[].verdict`.
       const { verdict, ...rest } = report;

@@ -230,3 +230,27 @@ Deno.test("VOUCH_DEBUG=1 adds the stack trace after the same line", async () => 
     assert.doesNotMatch(run.stderr, /Uncaught/);
   });
 });
+
+Deno.test("vouch inspect and vouch attest on a log path that is a directory: one line, exit 5", async () => {
+  await withRepo(async (repo, _patch, env) => {
+    await Deno.mkdir(join(repo, ".vouch", "events.jsonl"), { recursive: true });
+    for (
+      const [command, args] of [["inspect", []], ["attest", ["export", "--out", "a.json"]]] as const
+    ) {
+      const run = await vouch([command, ...args], env, repo);
+      assert.equal(run.code, EXIT.couldNotRun, run.stderr);
+      assert.match(
+        oneCleanLine(run, command),
+        /^vouch \w+: Cannot read log .*events\.jsonl: .*\(io\)$/,
+      );
+    }
+  });
+});
+
+Deno.test("vouch inspect of a log that does not exist: one line, exit 5", async () => {
+  await withRepo(async (repo, _patch, env) => {
+    const run = await vouch(["inspect", join(repo, "nope.jsonl")], env, repo);
+    assert.equal(run.code, EXIT.couldNotRun, run.stderr);
+    assert.match(oneCleanLine(run, "inspect"), /Cannot read log .*nope\.jsonl.*\(io\)$/);
+  });
+});

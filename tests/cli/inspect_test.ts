@@ -65,13 +65,14 @@ Deno.test("vouch inspect verifies a real kernel log and prints the timeline", as
   }
 });
 
-Deno.test("vouch inspect exit codes: usage 2, missing key 1, tampered 1", async () => {
+Deno.test("vouch inspect exit codes: usage 2, unreadable log 5, missing key 1, tampered 1", async () => {
   const fx = await buildLogFixture();
   try {
     assert.equal((await inspect([fx.logPath, "--expect-head", "12"])).code, 2);
     assert.equal((await inspect([fx.logPath, "--bogus"])).code, 2);
     assert.equal((await inspect([fx.logPath, "other.jsonl"])).code, 2);
-    assert.equal((await inspect([`${fx.root}/missing.jsonl`])).code, 2);
+    // A log that cannot be read is "could not run" (5), not a usage error.
+    assert.equal((await inspect([`${fx.root}/missing.jsonl`])).code, 5);
     // receipts present, no key reachable -> unauthenticated, fail closed
     const saved = Deno.env.get("XDG_STATE_HOME");
     Deno.env.set("XDG_STATE_HOME", `${fx.root}/empty-state`);
