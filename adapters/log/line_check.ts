@@ -136,12 +136,13 @@ function hasAt(bytes: Uint8Array, pos: number, lit: Uint8Array): boolean {
   for (let i = 0; i < lit.length; i++) if (bytes[pos + i] !== lit[i]) return false;
   return true;
 }
-function isHexByte(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
-}
+/** 1 for the bytes of lower-case hex digits (a table: this runs for 128 bytes a line). */
+const HEX_TABLE = new Uint8Array(256);
+for (const c of "0123456789abcdef") HEX_TABLE[c.charCodeAt(0)] = 1;
 function isHexAt(bytes: Uint8Array, pos: number): boolean {
-  for (let i = 0; i < 64; i++) if (!isHexByte(bytes[pos + i]!)) return false;
-  return true;
+  let ok = 1;
+  for (let i = pos; i < pos + 64; i++) ok &= HEX_TABLE[bytes[i]!]!;
+  return ok === 1;
 }
 function isLower(c: number): boolean {
   return c >= 0x61 && c <= 0x7a;
