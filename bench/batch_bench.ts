@@ -79,6 +79,12 @@ function perMinute(ms: number): string {
   return (N / (ms / 60_000)).toFixed(1);
 }
 
+// Deno may run each bench function more than once: print the last figures and clean up once, at exit.
+globalThis.addEventListener("unload", () => {
+  summary();
+  Deno.removeSync(dir, { recursive: true });
+});
+
 function summary(): void {
   const ideal = bareTestMs / CORES;
   console.log(`\nbatch bench: ${N} candidates, ${CORES} cores`);
@@ -173,7 +179,6 @@ Deno.bench({
     const redis = redisServer();
     if (redis === null) {
       console.log("fleet bench skipped: redis-server is not installed");
-      summary();
       return;
     }
     const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -240,8 +245,6 @@ Deno.bench({
       }
       server.kill("SIGTERM");
       await server.status;
-      summary();
-      await Deno.remove(dir, { recursive: true });
     }
   },
 });
