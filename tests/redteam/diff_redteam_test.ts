@@ -1,11 +1,14 @@
 /**
  * Parser-level hostile patches: every `tests/redteam/diff/*.diff` fixture must
  * fail with exactly the code in `expected.json` (or parse, when the code is
- * "ok", into the stated number of files), with both the TS and WASM scanners.
+ * "ok", into the stated number of files), with both the TS and WASM scanners,
+ * and through `judgePatch` (the one judgement run, verify, scope and evaluate
+ * share) as `unparsable_patch` carrying that code.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type ParseGitDiffOptions, tryParseGitDiff } from "../../kernel/diff/mod.ts";
+import { judgePatch } from "../../kernel/scope/mod.ts";
 import { createWasmDiffScanner } from "../../wasm/mod.ts";
 
 interface Expectation {
@@ -44,6 +47,11 @@ for (const name of fixtures) {
       } else {
         assert.equal(result.ok, false, `${name} parsed but should fail with ${want.code}`);
         if (!result.ok) assert.equal(result.error.code, want.code, result.error.message);
+      }
+      if (want.code !== "ok") {
+        const judged = judgePatch(bytes, {}, want.options ? { parse: options } : {});
+        assert.deepEqual(judged.reasons, ["unparsable_patch"]);
+        assert.equal(judged.parseError?.code, want.code);
       }
       // The same input without the tightened budget must not hit the budget.
       if (want.options !== undefined) {
