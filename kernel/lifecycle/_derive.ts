@@ -13,12 +13,6 @@ import type { PendingKind, TaskRecord } from "./state.ts";
 import { ENTRY, type TransitionTrigger } from "./transitions.ts";
 import { addCount, audit, count, policyOf, type StepContext } from "./_entry.ts";
 
-/** A derived trigger; `reason` overrides the row's (budget pauses only). */
-export interface Derived {
-  readonly on: TransitionTrigger;
-  readonly reason: LifecycleReason | null;
-}
-
 const BACKEND_TRIGGER: { readonly [O in BackendOutcome]: TransitionTrigger } = {
   ok: "backend_ok",
   error: "backend_error",
@@ -80,15 +74,14 @@ function failingOf(checks: readonly RoundCheckResult[]): string[] {
   return failing;
 }
 
-function on(trigger: TransitionTrigger): Derived {
-  return { on: trigger, reason: null };
-}
+/** The derived trigger itself (a string: nothing is allocated per step). */
+const on = (trigger: TransitionTrigger): TransitionTrigger => trigger;
 
 /**
  * The trigger `event` means for `ctx.task`, or `null` when the event changes
  * no status (an audit record or a note is emitted instead).
  */
-export function deriveTrigger(ctx: StepContext, event: KernelEvent): Derived | null {
+export function deriveTrigger(ctx: StepContext, event: KernelEvent): TransitionTrigger | null {
   const task = ctx.task;
   const status = task.status;
   if (
@@ -120,7 +113,11 @@ export function deriveTrigger(ctx: StepContext, event: KernelEvent): Derived | n
   }
 }
 
-function extendBudget(ctx: StepContext, add: TaskBudget, eventKind: string): Derived | null {
+function extendBudget(
+  ctx: StepContext,
+  add: TaskBudget,
+  eventKind: string,
+): TransitionTrigger | null {
   const task = ctx.task;
   const b = task.budget;
   const wall = count(add.wallTimeMs);
@@ -146,7 +143,7 @@ function extendBudget(ctx: StepContext, add: TaskBudget, eventKind: string): Der
   return on(resume);
 }
 
-function tick(ctx: StepContext): Derived | null {
+function tick(ctx: StepContext): TransitionTrigger | null {
   const task = ctx.task;
   const status = task.status;
   if (status === "awaiting_approval") {
@@ -156,13 +153,14 @@ function tick(ctx: StepContext): Derived | null {
   // Only statuses that can be paused (ENTRY.resumeAs) spend wall time.
   if (ENTRY[status].resumeAs === null) return null;
   const spent = exhaustedBudget(task, ctx.now);
-  return spent === null ? null : { on: "budget_exhausted", reason: spent };
+  // (apply records which budget: `exhaustedBudget` again, at the same time)
+  return spent === null ? null : on("budget_exhausted");
 }
 
 function approval(
   ctx: StepContext,
   event: Extract<KernelEvent, { kind: "approval_granted" | "approval_denied" }>,
-): Derived | null {
+): TransitionTrigger | null {
   const task = ctx.task;
   const pending = task.approval;
   if (
@@ -204,7 +202,7 @@ type ResultEvent = Exclude<
   }
 >;
 
-function result(ctx: StepContext, event: ResultEvent): Derived | null {
+function result(ctx: StepContext, event: ResultEvent): TransitionTrigger | null {
   const task = ctx.task;
   const pending = task.pending;
   if (pending === null || pending.effectId !== event.effectId) {

@@ -104,8 +104,12 @@ export function step(state: KernelState, event: KernelEvent): StepResult {
     return { state, actions };
   }
   const ctx: StepContext = { state, task, actions, now: state.now };
-  const derived = deriveTrigger(ctx, event);
-  if (derived !== null) apply(ctx, derived.on, derived.reason, event.kind);
+  const trigger = deriveTrigger(ctx, event);
+  if (trigger !== null) {
+    // A budget pause records which budget is spent; every other row its own reason.
+    const reason = trigger === "budget_exhausted" ? exhaustedBudget(task, ctx.now) : null;
+    apply(ctx, trigger, reason, event.kind);
+  }
   if (task.cleanedUp) {
     // Compaction: a finished, cleaned-up task leaves the state.
     delete state.tasks[task.id];

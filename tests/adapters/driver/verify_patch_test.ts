@@ -1,0 +1,99 @@
+/**
+ * `verifyPatchInRepo` drives the same kernel as `vouch run`: its log replays
+ * deterministically and `vouch inspect`'s audit shows the task's real states
+ * (submitted, worktree, backend, extraction, scope, verification, mint) with
+ * the evidence bound to its receipts. Real git, real processes.
+ */
+import assert from "node:assert/strict";
+import { verifyPatchInRepo } from "../../../adapters/driver/verify_patch.ts";
+import { contractFromCommand } from "../../../adapters/verification/clean_verifier.ts";
+import { auditLog } from "../../../adapters/audit/audit_log.ts";
+import { loadOrCreateMacKey } from "../../../adapters/keys/mac_key.ts";
+import { createDenoRepo, git, snapshot, snapshotDifferences } from "../../golden/fixture_repos.ts";
+
+async function fixPatch(dir: string, from: string, to: string): Promise<Uint8Array> {
+  const path = `${dir}/math.ts`;
+  const original = await Deno.readTextFile(path);
+  await Deno.writeTextFile(path, original.replace(from, to));
+  const patch = await git(dir, "diff", "--binary", "--full-index");
+  await Deno.writeTextFile(path, original);
+  return new TextEncoder().encode(patch);
+}
+
+async function withVerify(
+  from: string,
+  to: string,
+  fn: (
+    outcome: Awaited<ReturnType<typeof verifyPatchInRepo>>,
+    keyEnv: Record<string, string>,
+    repo: string,
+  ) => Promise<void>,
+): Promise<void> {
+  const repo = await createDenoRepo();
+  const state = await Deno.makeTempDir();
+  const keyEnv = { VOUCH_KEY_FILE: `${state}/key`, XDG_STATE_HOME: `${state}/state` };
+  try {
+    const before = await snapshot(repo.dir);
+    const outcome = await verifyPatchInRepo({
+      dir: repo.dir,
+      patch: await fixPatch(repo.dir, "a - b", to === "" ? from : to),
+      contract: contractFromCommand(repo.verify, 60_000),
+      sandbox: "none",
+      keyEnv,
+      worktreeRoot: `${state}/wt`,
+    });
+    assert.deepEqual(snapshotDifferences(before, await snapshot(repo.dir)), []);
+    await fn(outcome, keyEnv, repo.dir);
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(state, { recursive: true });
+  }
+}
+
+Deno.test("verifyPatchInRepo: a fixing patch is verified through the kernel; the log replays and audits", async () => {
+  await withVerify("a - b", "a + b", async (outcome, keyEnv, repo) => {
+    assert.equal(outcome.verdict, "verified", JSON.stringify(outcome));
+    assert.equal(outcome.state, "verified");
+    assert.equal(outcome.exitCode, 0);
+    assert.ok(outcome.verifiedPatch !== null);
+    // The VerifiedPatch covers exactly the supplied bytes.
+    const record = JSON.parse(await Deno.readTextFile(outcome.verifiedPatch));
+    assert.equal(record.patchDigest, outcome.patchDigest);
+    const key = await loadOrCreateMacKey({ repoRoot: repo, env: keyEnv });
+    const report = await auditLog(outcome.logPath, { key });
+    assert.equal(report.verdict, "verified", JSON.stringify(report.evidence));
+    assert.equal(report.evidence.issue, null);
+    assert.equal(report.evidence.events, 1, "the verification result names its receipt");
+    assert.equal(report.replay.status, "deterministic");
+    const task = report.tasks.find((t) => t.task === outcome.task)!;
+    const phases = task.phases.map((p) => p.to);
+    assert.deepEqual(phases, [
+      "submitted",
+      "worktree_ready",
+      "backend_running",
+      "extracting",
+      "patch_proposed",
+      "verifying",
+      "verified",
+      "completed",
+    ]);
+    assert.equal(task.verdict, "completed");
+    assert.ok(task.durationMs >= 0);
+  });
+});
+
+Deno.test("verifyPatchInRepo: a patch that does not fix is rejected by the kernel (exit 1), log replays", async () => {
+  await withVerify("a - b", "a * b", async (outcome, keyEnv, repo) => {
+    assert.equal(outcome.verdict, "rejected");
+    assert.equal(outcome.state, "rejected");
+    assert.equal(outcome.exitCode, 1);
+    assert.ok(outcome.reasons.includes("checks_failed"), outcome.reasons.join(","));
+    assert.equal(outcome.verifiedPatch, null);
+    const key = await loadOrCreateMacKey({ repoRoot: repo, env: keyEnv });
+    const report = await auditLog(outcome.logPath, { key });
+    assert.equal(report.replay.status, "deterministic");
+    // The failing verification result is bound to the receipt that shows the failure.
+    assert.equal(report.evidence.issue, null, JSON.stringify(report.evidence));
+    assert.equal(report.evidence.events, 1);
+  });
+});
