@@ -66,10 +66,27 @@ export function worktreeGitArgs(wt: Worktree): string[] {
  * deletions, new untracked files; ignored files excluded) against the base.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * const root = join(scratch, "worktrees"); // outside the repository
+ * import { createWorktree, removeWorktree } from "./worktree.ts";
  * import { extractDiff } from "./extract_diff.ts";
+ * const wt = await createWorktree({ repo, taskId: "t1", attempt: 1, root });
+ * writeFileSync(join(wt.path, "b.txt"), "new, untracked\n");
  * const diff = await extractDiff(wt);
- * console.log(diff.changed.map((c) => c.path));
+ * deepEqual(diff.changed, [{ status: "A", path: "b.txt" }]);
+ * await removeWorktree(wt);
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function extractDiff(

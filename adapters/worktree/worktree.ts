@@ -100,10 +100,30 @@ function isInside(child: string, parent: string): boolean {
  * it. The user's checkout and its uncommitted changes are not touched.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { equal, ok } from "node:assert/strict";
+ * import { existsSync } from "node:fs";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * const root = join(scratch, "worktrees"); // outside the repository
  * import { createWorktree, removeWorktree } from "./worktree.ts";
- * const wt = await createWorktree({ repo: ".", taskId: "t1", attempt: 1 });
- * try { console.log(wt.path); } finally { await removeWorktree(wt); }
+ * const wt = await createWorktree({ repo, taskId: "t1", attempt: 1, root });
+ * try {
+ *   ok(wt.path.startsWith(root));
+ *   equal(existsSync(join(wt.path, "a.txt")), true);
+ *   equal(wt.base.length, 40); // the full commit id of HEAD
+ * } finally {
+ *   await removeWorktree(wt);
+ * }
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function createWorktree(opts: CreateWorktreeOptions): Promise<Worktree> {
@@ -215,9 +235,26 @@ async function forceRemove(repo: string, path: string, container: string): Promi
  * never throws (removal happens on success, failure and kill paths alike).
  *
  * @example
- * ```ts ignore
- * import { removeWorktree } from "./worktree.ts";
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { existsSync } from "node:fs";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * const root = join(scratch, "worktrees"); // outside the repository
+ * import { createWorktree, removeWorktree } from "./worktree.ts";
+ * const wt = await createWorktree({ repo, taskId: "t1", attempt: 1, root });
  * await removeWorktree(wt);
+ * await removeWorktree(wt); // idempotent
+ * equal(existsSync(wt.container), false);
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function removeWorktree(wt: Worktree): Promise<void> {
@@ -238,9 +275,29 @@ async function chmodWritable(dir: string): Promise<void> {
  * Creates a worktree, runs `fn` with it and always removes it afterwards.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual, equal } from "node:assert/strict";
+ * import { existsSync, readdirSync } from "node:fs";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * const root = join(scratch, "worktrees"); // outside the repository
  * import { withWorktree } from "./worktree.ts";
- * const files = await withWorktree({ repo: ".", taskId: "t", attempt: 1 }, (wt) => Deno.readDir(wt.path));
+ * let path = "";
+ * const files = await withWorktree({ repo, taskId: "t", attempt: 1, root }, (wt) => {
+ *   path = wt.path;
+ *   return readdirSync(wt.path).sort();
+ * });
+ * deepEqual(files, [".git", "a.txt"]);
+ * equal(existsSync(path), false); // removed afterwards
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function withWorktree<T>(
