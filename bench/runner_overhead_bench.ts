@@ -1,12 +1,15 @@
 /**
  * Runner overhead per check against running the same command bare, with and
- * without bwrap. Targets: < 15 ms added without sandbox, < 40 ms with bwrap.
+ * without bwrap (the allowlisted root, limits via prlimit and the watchdog), and an
+ * unsandboxed check with its limits. Targets: < 15 ms added without sandbox, < 40 ms with
+ * bwrap, and the confined bwrap start within 15 ms of the old `--ro-bind / /` profile.
  * Deno reports each case relative to the group's baseline (the bare spawn).
  * The bench functions must be `async` functions: Deno times a plain function
  * returning a promise as synchronous.
  */
 import { runProcess } from "../adapters/process/run.ts";
 import { bwrapProfile } from "../adapters/sandbox/bwrap.ts";
+import { DEFAULT_CHECK_LIMITS } from "../adapters/sandbox/limits.ts";
 import { probeSandbox } from "../adapters/host/sandbox_probe.ts";
 
 const worktree = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "vouch-bench-" }));
@@ -21,12 +24,16 @@ async function bare(cmd: string, args: string[]): Promise<void> {
   if (!out.success) throw new Error(`${cmd} failed`);
 }
 
-async function viaRunner(argv: string[], sandboxed: boolean): Promise<void> {
+/** An unsandboxed check: the same limits (prlimit, watchdog) a check gets under `--sandbox none`. */
+const noneCheck = { kind: "none" as const, limits: DEFAULT_CHECK_LIMITS };
+
+async function viaRunner(argv: string[], sandboxed: boolean | "check"): Promise<void> {
   const r = await runProcess({
     argv,
     cwd: worktree,
     timeoutMs: 30_000,
-    ...(sandboxed && bwrap !== null ? { sandbox: bwrap } : {}),
+    ...(sandboxed === true && bwrap !== null ? { sandbox: bwrap } : {}),
+    ...(sandboxed === "check" ? { sandbox: noneCheck } : {}),
   });
   if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.head}`);
 }
@@ -41,6 +48,11 @@ Deno.bench({
   group: "true",
   name: "runProcess /bin/true (none)",
   fn: async () => await viaRunner(["/bin/true"], false),
+});
+Deno.bench({
+  group: "true",
+  name: "runProcess /bin/true (none, check limits)",
+  fn: async () => await viaRunner(["/bin/true"], "check"),
 });
 Deno.bench({
   group: "true",

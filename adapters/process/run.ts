@@ -291,7 +291,10 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     );
   }
   const sandbox = spec.sandbox ?? { kind: "none" as const };
-  const limits: SandboxLimits = sandbox.limits ?? DEFAULT_CHECK_LIMITS;
+  // bwrap profiles always carry limits (default: a check's); an unsandboxed child only when its
+  // caller set them (checks and agents do; vouch's own git commands do not).
+  const limits: SandboxLimits | null = sandbox.limits ??
+    (sandbox.kind === "bwrap" ? DEFAULT_CHECK_LIMITS : null);
 
   let privateDir: string | null = null;
   let privateTmp: string | null = null;
@@ -346,7 +349,9 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     ...childEnv(spec, home, tmpdir),
     ...(marker !== null ? { [RUN_MARKER_ENV]: marker } : {}),
   };
-  const limited = [...limitPrefix(limits, sandbox.kind === "bwrap"), ...argv];
+  const limited = limits === null
+    ? [...argv]
+    : [...limitPrefix(limits, sandbox.kind === "bwrap"), ...argv];
   // The programs a sandboxed child is started by must be visible inside (their real dirs).
   const spawnedArgv = sandbox.kind === "bwrap"
     ? bwrapArgv(
@@ -435,7 +440,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener("abort", onAbort, { once: true });
   // Memory and process limits: exceeding one kills the whole child at once.
-  const watchdog = startWatchdog(pid, limits, (kind) => {
+  const watchdog = limits === null ? null : startWatchdog(pid, limits, (kind) => {
     if (exited) return;
     limit = kind;
     signalAll("SIGKILL");
@@ -443,7 +448,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
 
   const { code: exitStatus, signal: exitSignal } = await status;
   exited = true;
-  watchdog.stop();
+  watchdog?.stop();
   clearTimeout(timeoutTimer);
   clearTimeout(killTimer);
   spec.signal?.removeEventListener("abort", onAbort);
@@ -495,6 +500,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     sandbox: sandbox.kind,
     spawnError: null,
     leftoversKilled,
-    limit: limit === null ? null : { kind: limit, message: limitMessage(limit, limits) },
+    limit: limit === null || limits === null
+      ? null
+      : { kind: limit, message: limitMessage(limit, limits) },
   };
 }
