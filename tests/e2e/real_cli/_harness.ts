@@ -18,6 +18,9 @@ import {
   startModelServer,
 } from "../../fixtures/model_server/mod.ts";
 import { assertValid } from "../../schemas/_ajv.ts";
+import { NODE, nodeCliBundle } from "../../golden/cli_harness.ts";
+
+export { NODE };
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const MAIN = `${ROOT}cli/main.ts`;
@@ -151,6 +154,8 @@ export interface ScenarioOptions {
   readonly apiKey?: string;
   /** Without `--json`: the human summary on stdout (`json` is then `{}`). */
   readonly human?: boolean;
+  /** Run the CLI under Node (the bundle of cli/node_bin.ts) instead of Deno. */
+  readonly runtime?: "deno" | "node";
 }
 
 /** The contract every scenario verifies against: the test passes and tests stay untouched. */
@@ -195,11 +200,11 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       [CODEX_KEY_VAR]: key,
       ...(opts.env ?? {}),
     };
+    const launcher = opts.runtime === "node"
+      ? [nodeCliBundle()]
+      : ["run", ...VOUCH_FLAGS, `--config=${ROOT}deno.json`, MAIN];
     const args = [
-      "run",
-      ...VOUCH_FLAGS,
-      `--config=${ROOT}deno.json`,
-      MAIN,
+      ...launcher,
       "run",
       "--dir",
       repo,
@@ -219,7 +224,7 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       ...(opts.flags ?? []),
     ];
     const started = Date.now();
-    const out = await new Deno.Command(Deno.execPath(), {
+    const out = await new Deno.Command(opts.runtime === "node" ? NODE! : Deno.execPath(), {
       args,
       cwd: repo,
       env,

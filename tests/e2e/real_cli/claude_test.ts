@@ -3,7 +3,7 @@
 // Messages API on 127.0.0.1.
 import assert from "node:assert/strict";
 import type { ScriptEntry } from "../../fixtures/model_server/mod.ts";
-import { explain, REAL_CLIS, runRealCli } from "./_harness.ts";
+import { explain, NODE, REAL_CLIS, runRealCli } from "./_harness.ts";
 
 const ignore = !REAL_CLIS.claude;
 
@@ -187,4 +187,16 @@ Deno.test("claude: a CLI missing from PATH is named before anything runs (exit 4
     human.stdout,
     "BACKEND_FAILED (backend_unavailable): the backend cannot start: claude: not found on PATH\n",
   );
+});
+
+Deno.test({
+  name: "claude (real): vouch run under Node verifies the honest fix too",
+  ignore: ignore || NODE === null,
+  fn: async () => {
+    const run = await runRealCli({ backend: "claude", script: honest, runtime: "node" });
+    assert.equal(run.code, 0, explain(run));
+    assert.equal(run.json.state, "verified", explain(run));
+    assert.match(run.stderr, /round 1 · claude · edit src\/add\.js/, explain(run));
+    assert.deepEqual(run.leaks, []);
+  },
 });

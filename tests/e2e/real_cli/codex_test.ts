@@ -4,7 +4,7 @@
 // variable reaches the CLI only through --agent-env).
 import assert from "node:assert/strict";
 import type { ScriptEntry } from "../../fixtures/model_server/mod.ts";
-import { explain, REAL_CLIS, runRealCli } from "./_harness.ts";
+import { explain, NODE, REAL_CLIS, runRealCli } from "./_harness.ts";
 
 const ignore = !REAL_CLIS.codex;
 
@@ -150,4 +150,16 @@ Deno.test("codex: a CLI missing from PATH is named before anything runs (exit 4,
   assert.match(run.stdout, /codex: not found on PATH/);
   assert.equal(run.server.requests.length, 0);
   assert.equal(run.artefacts, false, "no baseline, no round: nothing ran");
+});
+
+Deno.test({
+  name: "codex (real): vouch run under Node verifies the honest fix too",
+  ignore: ignore || NODE === null,
+  fn: async () => {
+    const run = await runRealCli({ backend: "codex", script: honest, runtime: "node" });
+    assert.equal(run.code, 0, explain(run));
+    assert.equal(run.json.state, "verified", explain(run));
+    assert.match(run.stderr, /round 1 · codex · edit src\/add\.js/, explain(run));
+    assert.deepEqual(run.leaks, []);
+  },
 });
