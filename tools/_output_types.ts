@@ -8,6 +8,9 @@
  */
 import type { AuditReport } from "../adapters/audit/mod.ts";
 import type { RunOutcome } from "../adapters/driver/outcome.ts";
+import type { AgentCliProbe } from "../adapters/backends/probe.ts";
+import type { DoctorReport } from "../adapters/host/doctor.ts";
+import type { GcReport } from "../adapters/worktree/gc.ts";
 import type { VerifyPatchOutcome } from "../adapters/driver/verify_patch.ts";
 import type { KernelActionsBody } from "../adapters/log/kinds.ts";
 import type { AttestationStatement } from "../adapters/attest/predicates.ts";
@@ -36,6 +39,15 @@ export type InspectJson = Versioned & Omit<AuditReport, "verdict"> & {
   /** Id of the MAC key the receipts were checked with, or null without one. */
   readonly keyId: string | null;
 };
+
+/** `vouch doctor --json`. */
+export type DoctorJson = Versioned & DoctorReport & {
+  /** The agent CLIs (codex, claude) found on PATH. */
+  readonly agents: readonly AgentCliProbe[];
+};
+
+/** `vouch gc --json`. */
+export type GcJson = Versioned & GcReport;
 
 /** `vouch scope --json`. */
 export interface ScopeJson extends Versioned {

@@ -112,6 +112,8 @@ const OUTPUT_TYPES: Record<string, { type: string; title: string }> = {
   "run-output.schema.json": { type: "RunJson", title: "vouch run --json" },
   "scope-output.schema.json": { type: "ScopeJson", title: "vouch scope --json" },
   "inspect-output.schema.json": { type: "InspectJson", title: "vouch inspect --json" },
+  "doctor-output.schema.json": { type: "DoctorJson", title: "vouch doctor --json" },
+  "gc-output.schema.json": { type: "GcJson", title: "vouch gc --json" },
   "attest-verify-output.schema.json": {
     type: "AttestVerifyJson",
     title: "vouch attest verify --json",

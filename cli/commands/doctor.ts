@@ -9,6 +9,7 @@ import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { collectDoctorReport, type DoctorItem } from "../../adapters/host/doctor.ts";
 import { probeAgentClis } from "../../adapters/backends/probe.ts";
 import { SANDBOX_INSTALL_HINT } from "../../adapters/host/sandbox_probe.ts";
+import { jsonDocument } from "../json_document.ts";
 
 const HELP = `vouch doctor: check what this machine offers vouch
 
@@ -52,7 +53,7 @@ export const doctorCommand: CliCommand = {
     }
     const [report, agents] = await Promise.all([collectDoctorReport(), probeAgentClis()]);
     if (values.json) {
-      io.out(JSON.stringify({ ...report, agents }) + "\n");
+      io.out(JSON.stringify(jsonDocument({ ...report, agents })) + "\n");
     } else {
       const b = report.sandbox.bwrap;
       io.out(line("deno", report.deno));

@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { gcWorktrees } from "../../adapters/worktree/gc.ts";
 import { defaultWorktreeRoot, legacyWorktreeRoots } from "../../adapters/worktree/location.ts";
+import { jsonDocument } from "../json_document.ts";
 
 const HELP = `vouch gc: remove worktrees left behind by crashed runs
 
@@ -55,7 +56,7 @@ export const gcCommand: CliCommand = {
       report.skipped.push(...r.skipped);
     }
     if (values.json) {
-      io.out(JSON.stringify(report) + "\n");
+      io.out(JSON.stringify(jsonDocument(report)) + "\n");
     } else {
       const verb = values["dry-run"] ? "would remove" : "removed";
       io.out(`${verb} ${report.removed.length}, kept ${report.kept.length} (owner running)\n`);

@@ -172,6 +172,13 @@ Deno.test("real CLI outputs, log records, receipts and VerifiedPatch records val
         json("attest-verify-output.schema.json", rejected, "attest verify --json (rejected)");
       }
     });
+    await t.step("doctor --json and gc --json", () => {
+      const doctor = vouch(fx, "doctor", "--json");
+      const d = json("doctor-output.schema.json", doctor, "doctor --json");
+      assert.ok(Array.isArray(d.agents));
+      const gc = vouch(fx, "gc", "--json");
+      json("gc-output.schema.json", gc, "gc --json");
+    });
     await t.step("every event log line, receipt and VerifiedPatch record", () => {
       const lines = readFileSync(join(fx.repo, ".vouch/events.jsonl"), "utf8").trimEnd().split(
         "\n",
