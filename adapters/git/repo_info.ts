@@ -29,9 +29,23 @@ export interface RepoInfo {
  * Resolves a revision to a full commit id in `repo`; throws {@linkcode GitError} `bad_rev`.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { match, rejects } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
  * import { resolveCommit } from "./repo_info.ts";
- * const sha = await resolveCommit("/path/to/repo", "HEAD");
+ * match(await resolveCommit(repo, "HEAD"), /^[0-9a-f]{40}$/);
+ * await rejects(resolveCommit(repo, "no-such-branch"), { code: "bad_rev" });
+ * await rejects(resolveCommit(repo, "--output=x"), { code: "bad_rev" }); // never an option
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function resolveCommit(repo: string, rev: string): Promise<string> {
@@ -60,10 +74,26 @@ export async function resolveCommit(repo: string, rev: string): Promise<string> 
  * Throws {@linkcode GitError} `not_a_repo` / `bad_rev`.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { equal, match, rejects } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
  * import { readRepoInfo } from "./repo_info.ts";
- * const info = await readRepoInfo(".", "HEAD");
- * if (info.dirtyMessage) console.error(info.dirtyMessage);
+ * writeFileSync(join(repo, "a.txt"), "uncommitted\n");
+ * const info = await readRepoInfo(repo, "HEAD");
+ * match(info.base, /^[0-9a-f]{40}$/);
+ * equal(info.dirtyPaths, 1);
+ * match(info.dirtyMessage!, /uncommitted changes in 1 path/);
+ * await rejects(readRepoInfo(scratch), { code: "not_a_repo" });
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function readRepoInfo(dir: string, baseRev = "HEAD"): Promise<RepoInfo> {

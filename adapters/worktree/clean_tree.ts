@@ -56,11 +56,35 @@ export const APPLY_FLAGS: readonly string[] = APPLY_ARGS.index;
  * removes the tree) when git refuses the patch.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual, equal, rejects } from "node:assert/strict";
+ * import { readFileSync } from "node:fs";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
  * import { createCleanTree } from "./clean_tree.ts";
  * import { removeWorktree } from "./worktree.ts";
- * const clean = await createCleanTree({ repo: ".", taskId: "t", attempt: 1, patch });
- * try { console.log(clean.changed); } finally { await removeWorktree(clean.worktree); }
+ * const root = join(scratch, "worktrees");
+ * const edit = (from: string) =>
+ *   new TextEncoder().encode(`diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-${from}\n+b\n`);
+ * const clean = await createCleanTree({ repo, taskId: "t", attempt: 1, patch: edit("a"), root });
+ * try {
+ *   deepEqual(clean.changed, ["a.txt"]);
+ *   equal(readFileSync(join(clean.worktree.path, "a.txt"), "utf8"), "b\n");
+ * } finally {
+ *   await removeWorktree(clean.worktree);
+ * }
+ * await rejects(createCleanTree({ repo, taskId: "t", attempt: 2, patch: edit("zzz"), root }), {
+ *   code: "apply_failed",
+ * });
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree> {

@@ -64,10 +64,32 @@ export async function ownerAlive(pid: number, pidStart: string | null): Promise<
  * including their admin entries in the repositories they belong to.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual, equal } from "node:assert/strict";
+ * import { existsSync } from "node:fs";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * import { createWorktree } from "./worktree.ts";
  * import { gcWorktrees } from "./gc.ts";
- * const report = await gcWorktrees({ dryRun: true });
- * console.log(report.removed);
+ * const root = join(scratch, "worktrees");
+ * const wt = await createWorktree({ repo, taskId: "t1", attempt: 1, root });
+ * // Its owner (this process) is alive: kept.
+ * deepEqual((await gcWorktrees({ root })).removed, []);
+ * equal(existsSync(wt.path), true);
+ * // force removes it anyway; dryRun would only report it.
+ * equal((await gcWorktrees({ root, force: true, dryRun: true })).removed.length, 1);
+ * equal(existsSync(wt.path), true);
+ * equal((await gcWorktrees({ root, force: true })).removed.length, 1);
+ * equal(existsSync(wt.path), false);
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
