@@ -46,10 +46,26 @@ export type ApplyResult = { readonly ok: true } | { readonly ok: false; readonly
  * applied trivially (git refuses empty input).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual, match } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * const patch = new TextEncoder().encode(
+ *   "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
+ * );
  * import { applyPatch } from "./apply_patch.ts";
- * const r = await applyPatch({ cwd: repo }, patchBytes, "index");
- * if (!r.ok) console.error(r.detail);
+ * deepEqual(await applyPatch({ cwd: repo }, patch, "index"), { ok: true });
+ * const again = await applyPatch({ cwd: repo }, patch, "index"); // a.txt is "b" now
+ * match(again.ok ? "" : again.detail, /patch does not apply/);
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function applyPatch(
@@ -82,9 +98,29 @@ export async function applyPatch(
  * Null when git fails or its output is not that format (callers fail closed).
  *
  * @example
- * ```ts ignore
- * import { readIndexChanges } from "./apply_patch.ts";
- * const entries = await readIndexChanges({ cwd: tree }, base);
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * const patch = new TextEncoder().encode(
+ *   "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
+ * );
+ * import { applyPatch, readIndexChanges } from "./apply_patch.ts";
+ * const base = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
+ * await applyPatch({ cwd: repo }, patch, "index");
+ * const entries = await readIndexChanges({ cwd: repo }, base);
+ * deepEqual(entries?.map((e) => [e.status, e.path, e.oldMode, e.newMode]), [
+ *   ["M", "a.txt", "100644", "100644"], // git's own modes, whatever the patch claimed
+ * ]);
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function readIndexChanges(

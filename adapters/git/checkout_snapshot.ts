@@ -78,11 +78,28 @@ async function dirListingDigest(
  * Takes a snapshot of the checkout at `repo` (its top level) and its common git dir.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual, ok } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * const patch = new TextEncoder().encode(
+ *   "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
+ * );
  * import { compareCheckoutSnapshots, snapshotCheckout } from "./checkout_snapshot.ts";
  * const before = await snapshotCheckout(repo);
- * // ... run the backend ...
+ * deepEqual(compareCheckoutSnapshots(before, await snapshotCheckout(repo)), []);
+ * writeFileSync(join(repo, "a.txt"), "changed behind vouch's back\n"); // e.g. by the backend
  * const changes = compareCheckoutSnapshots(before, await snapshotCheckout(repo));
+ * ok(changes.some((c) => c.kind === "file" && c.name === "a.txt"));
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export async function snapshotCheckout(repo: string): Promise<CheckoutSnapshot> {

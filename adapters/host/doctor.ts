@@ -84,9 +84,13 @@ export function gitVersionOk(line: string): boolean {
  * git, a process-group kill, and the sandbox probe.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { equal, match } from "node:assert/strict";
  * import { collectDoctorReport } from "./doctor.ts";
  * const report = await collectDoctorReport();
+ * match(report.git.detail, /^git version /); // git is required, and here
+ * equal(report.ok, report.git.ok && report.processGroups.ok && report.sandbox.bwrap.available);
+ * equal(report.recommendedSandbox, report.sandbox.bwrap.available ? "bwrap" : "none");
  * ```
  */
 export async function collectDoctorReport(): Promise<DoctorReport> {

@@ -31,10 +31,15 @@ export interface SandboxProbe {
  * flags checks get (bwrap can be installed yet fail inside containers).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { equal, match } from "node:assert/strict";
  * import { probeSandbox } from "./sandbox_probe.ts";
  * const p = await probeSandbox();
- * console.log(p.bwrap.available ? "bwrap ok" : `bwrap: ${p.bwrap.reason}`);
+ * equal(p.none.available, true); // the explicit no-sandbox profile always is
+ * equal(p.bwrap.available, p.bwrap.reason === null); // unavailable always says why
+ * const missing = await probeSandbox({ bwrapPath: "/nonexistent/bwrap" });
+ * equal(missing.bwrap.available, false);
+ * match(missing.bwrap.reason!, /nonexistent/);
  * ```
  */
 export async function probeSandbox(options: { bwrapPath?: string } = {}): Promise<SandboxProbe> {
