@@ -59,8 +59,33 @@ const GIT_COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
  * full commit id, the base commit (`gitCommit`).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual, equal } from "node:assert/strict";
+ * import { createHash } from "node:crypto";
+ * import { importMacKey } from "../keys/mac_key.ts";
+ * import { mintReceipt, receiptDigest } from "../receipts/receipt.ts";
+ * import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
+ * const macKey = await importMacKey(new Uint8Array(32).fill(3), "memory");
+ * const z = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
+ * const receipt = await mintReceipt(macKey, {
+ *   task: "t1", tool: "check:unit", argv: ["true"], cwd: "/", sandboxProfile: "none",
+ *   envNames: [], startedAt: 0, endedAt: 1, exit: { code: 0, signal: null, timedOut: false },
+ *   stdout: z, stderr: z,
+ * }, { anchor: { seq: 0, hash: "0".repeat(64) }, prevReceipt: "0".repeat(64) });
+ * const verified = await mintVerifiedPatch(macKey, {
+ *   patch: { kind: "unverified_patch", task: "t1", baseRevision: "abc", diff: new Uint8Array([1]), backend: "fn" },
+ *   contractDigest: "sha256:" + "1".repeat(64),
+ *   checks: [{ id: "unit", outcome: "pass", receipt: receiptDigest(receipt) }],
+ *   receipts: [receipt], passedAt: 5, sandboxProfile: "none",
+ *   logAnchor: { seq: 0, hash: "0".repeat(64) },
+ * });
+ * import { buildVerificationStatement } from "./statement.ts";
  * const statement = buildVerificationStatement(verified.toJSON());
+ * equal(statement._type, "https://in-toto.io/Statement/v1");
+ * equal(statement.predicate.verificationResult, "PASSED");
+ * // The subject is the patch itself: the SHA-256 of its diff bytes.
+ * const sha256 = createHash("sha256").update(new Uint8Array([1])).digest("hex");
+ * deepEqual(statement.subject, [{ name: "patch:t1", digest: { sha256 } }]);
  * ```
  */
 export function buildVerificationStatement(
