@@ -102,7 +102,7 @@ Deno.test({
     // On screen too (the human summary), not only in round-1/backend_result.json.
     const human = await runRealCli({ backend: "claude", script: [], apiKey: "wrong", human: true });
     assert.equal(human.code, 4, explain(human));
-    assert.match(human.stdout, /failed in every round \(1\): claude: authentication failed/);
+    assert.match(human.stdout, /^BACKEND FAILED .*: claude: authentication failed \(HTTP 401\)/);
     assert.match(human.stdout, /round 1 backend: claude: authentication failed \(HTTP 401\)/);
     assert.match(run.stderr, /retry 1\/1: provider request failed \(HTTP 401\)/, explain(run));
     assert.ok(!run.stdout.includes("wrong-key"), "the key never reaches the output");
