@@ -44,8 +44,35 @@ const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._\/-]{1,200}(?<![.
  * `VerifiedPatch`; an `UnverifiedPatch` does not compile here.
  *
  * @example
- * ```ts ignore
- * const result = await integrate(verified, { repoRoot, branch: "vouch/t1", message: "Fix" }, gitOps, key);
+ * ```ts
+ * import { deepEqual, equal, rejects } from "node:assert/strict";
+ * import { importMacKey } from "../keys/mac_key.ts";
+ * import { mintReceipt, receiptDigest } from "../receipts/receipt.ts";
+ * import { mintVerifiedPatch } from "./verified_patch.ts";
+ * const key = await importMacKey(new Uint8Array(32).fill(3), "memory");
+ * const z = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
+ * const receipt = await mintReceipt(key, {
+ *   task: "t1", tool: "check:unit", argv: ["true"], cwd: "/", sandboxProfile: "none",
+ *   envNames: [], startedAt: 0, endedAt: 1, exit: { code: 0, signal: null, timedOut: false },
+ *   stdout: z, stderr: z,
+ * }, { anchor: { seq: 0, hash: "0".repeat(64) }, prevReceipt: "0".repeat(64) });
+ * const verified = await mintVerifiedPatch(key, {
+ *   patch: { kind: "unverified_patch", task: "t1", baseRevision: "abc", diff: new Uint8Array([1]), backend: "fn" },
+ *   contractDigest: "sha256:" + "1".repeat(64),
+ *   checks: [{ id: "unit", outcome: "pass", receipt: receiptDigest(receipt) }],
+ *   receipts: [receipt], passedAt: 5, sandboxProfile: "none",
+ *   logAnchor: { seq: 0, hash: "0".repeat(64) },
+ * });
+ * import { integrate, type IntegrationRequest } from "./capabilities.ts";
+ * const seen: IntegrationRequest[] = [];
+ * const gitOps = { commitOnNewBranch: async (r: IntegrationRequest) => (seen.push(r), { commit: "c0ffee" }) };
+ * const target = { repoRoot: "/repo", branch: "vouch/t1", message: "Fix" };
+ * const result = await integrate(verified, target, gitOps, key);
+ * deepEqual([result.branch, result.commit], ["vouch/t1", "c0ffee"]);
+ * deepEqual(seen[0]?.diff, new Uint8Array([1])); // git receives the verified bytes, nothing else
+ * await rejects(integrate(verified, { ...target, branch: "--force" }, gitOps, key), { code: "invalid_input" });
+ * await rejects(integrate({ ...verified } as typeof verified, target, gitOps, key), { code: "forged" });
+ * equal(seen.length, 1);
  * ```
  */
 export async function integrate(
@@ -145,8 +172,33 @@ export interface PullRequestOps {
  * Opens a pull request for a verified patch (re-checked at run time).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { equal, match } from "node:assert/strict";
+ * import { importMacKey } from "../keys/mac_key.ts";
+ * import { mintReceipt, receiptDigest } from "../receipts/receipt.ts";
+ * import { mintVerifiedPatch } from "./verified_patch.ts";
+ * const key = await importMacKey(new Uint8Array(32).fill(3), "memory");
+ * const z = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
+ * const receipt = await mintReceipt(key, {
+ *   task: "t1", tool: "check:unit", argv: ["true"], cwd: "/", sandboxProfile: "none",
+ *   envNames: [], startedAt: 0, endedAt: 1, exit: { code: 0, signal: null, timedOut: false },
+ *   stdout: z, stderr: z,
+ * }, { anchor: { seq: 0, hash: "0".repeat(64) }, prevReceipt: "0".repeat(64) });
+ * const verified = await mintVerifiedPatch(key, {
+ *   patch: { kind: "unverified_patch", task: "t1", baseRevision: "abc", diff: new Uint8Array([1]), backend: "fn" },
+ *   contractDigest: "sha256:" + "1".repeat(64),
+ *   checks: [{ id: "unit", outcome: "pass", receipt: receiptDigest(receipt) }],
+ *   receipts: [receipt], passedAt: 5, sandboxProfile: "none",
+ *   logAnchor: { seq: 0, hash: "0".repeat(64) },
+ * });
+ * import { openPullRequest, type PullRequestRequest } from "./capabilities.ts";
+ * let opened: PullRequestRequest | null = null;
+ * const prOps = {
+ *   openPullRequest: async (r: PullRequestRequest) => ((opened = r), { url: "https://example.invalid/pr/1" }),
+ * };
  * const { url } = await openPullRequest(verified, { branch: "vouch/t1", title: "Fix" }, prOps, key);
+ * equal(url, "https://example.invalid/pr/1");
+ * match(opened!.body, /Verified by vouch \(contract sha256:1{64}\):\n- unit: pass/);
  * ```
  */
 export async function openPullRequest(
