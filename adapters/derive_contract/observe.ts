@@ -10,9 +10,18 @@ import type { FailureObserver } from "./derive.ts";
  * command has no parser or nothing could be learned).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import type { VerifyCommand } from "../verify_command/detect.ts";
  * import { failureObserver } from "./observe.ts";
- * const observe = failureObserver({ cwd: "/tmp/wt", sandbox: { kind: "none" }, timeoutMs: 600_000 });
+ * const observe = failureObserver({ cwd: "/tmp", sandbox: { kind: "none" }, timeoutMs: 60_000 });
+ * const tap: VerifyCommand = {
+ *   run: { shell: "printf 'TAP version 13\\nok 1 - adds\\nnot ok 2 - divides\\n1..2\\n'; exit 1" },
+ *   tests: "tap",
+ *   source: "explicit",
+ * };
+ * deepEqual(await observe(tap), ["divides"]);
+ * deepEqual(await observe({ ...tap, tests: null }), []); // no parser: nothing learned
  * ```
  */
 export function failureObserver(
