@@ -154,6 +154,8 @@ export interface ScenarioOptions {
   readonly apiKey?: string;
   /** Without `--json`: the human summary on stdout (`json` is then `{}`). */
   readonly human?: boolean;
+  /** The user's agent config file (`$XDG_CONFIG_HOME/vouch/config.json`), when given. */
+  readonly agentConfig?: unknown;
   /** Run the CLI under Node (the bundle of cli/node_bin.ts) instead of Deno. */
   readonly runtime?: "deno" | "node";
 }
@@ -180,6 +182,10 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
     await Deno.mkdir(`${home}/.codex`, { recursive: true });
     await Deno.writeTextFile(`${home}/.codex/config.toml`, codexConfig(server.url));
     await Deno.writeTextFile(`${tmp}/contract.json`, CONTRACT);
+    if (opts.agentConfig !== undefined) {
+      await Deno.mkdir(`${tmp}/config/vouch`, { recursive: true });
+      await Deno.writeTextFile(`${tmp}/config/vouch/config.json`, JSON.stringify(opts.agentConfig));
+    }
     const key = opts.apiKey ?? SCRIPTED_API_KEY;
     const env: Record<string, string> = {
       PATH: `${opts.withoutCli ? "" : `${AGENT_CLI_BIN}:`}${

@@ -161,12 +161,28 @@ Deno.test({
   name: 'claude (real): "done" without a change is REJECTED',
   ignore,
   fn: async () => {
+    // With the user's config section: its model and its env names reach the real CLI.
     const run = await runRealCli({
       backend: "claude",
-      script: [{ text: "All done: the test passes now." }],
+      script: [
+        {
+          calls: [{
+            name: "Bash",
+            input: { command: 'echo "marker=$VOUCH_E2E_MARKER"', description: "look" },
+          }],
+        },
+        { text: "All done: the test passes now." },
+      ],
+      env: { VOUCH_E2E_MARKER: "from-the-config-env" },
+      agentConfig: {
+        backends: { claude: { model: "claude-from-config", env: ["VOUCH_E2E_MARKER"] } },
+      },
     });
     assert.equal(run.code, 1, explain(run));
     assert.equal(run.json.state, "rejected", explain(run));
+    const loop = run.server.requests.filter((r) => r.agentLoop);
+    assert.ok(loop.every((r) => (r.body as { model?: string }).model === "claude-from-config"));
+    assert.match(JSON.stringify(loop[1]?.body), /marker=from-the-config-env/, explain(run));
   },
 });
 
