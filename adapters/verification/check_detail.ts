@@ -44,9 +44,13 @@ function output(result: ProcessResult): string {
  * executable, or the shell's 126/127 (`sh: 1: mocha: not found`).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { runProcess } from "../process/run.ts";
  * import { cannotStart } from "./check_detail.ts";
- * if (cannotStart(result)) console.log("the verify command cannot start");
+ * equal(cannotStart(await runProcess({ shell: "no-such-command-xyz", cwd: "/" })), true); // sh: 127
+ * equal(cannotStart(await runProcess({ argv: ["/nonexistent/tool"], cwd: "/" })), true); // spawn error
+ * equal(cannotStart(await runProcess({ shell: "exit 1", cwd: "/" })), false); // it ran, and failed
  * ```
  */
 export function cannotStart(result: ProcessResult): boolean {

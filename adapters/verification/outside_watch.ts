@@ -170,12 +170,21 @@ export function diffStatSnapshots(before: StatSnapshot, after: StatSnapshot): st
  * ignored entries and the rest of its git dir) and `scope.trees`.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { diffOutsideSnapshots, snapshotOutside } from "./outside_watch.ts";
- * const scope = { checkout: repo, trees: [{ root: container, skip: ["tree"] }] };
+ * const container = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * mkdirSync(join(container, "tree")); // the worktree itself: the backend may write there
+ * const scope = { checkout: null, trees: [{ root: container, skip: ["tree"] }] };
  * const before = await snapshotOutside(scope);
- * // ... run the backend ...
+ * writeFileSync(join(container, "tree", "fix.ts"), "inside: fine\n"); // ... the backend runs ...
+ * writeFileSync(join(container, "planted.sh"), "outside: caught\n");
  * const writes = diffOutsideSnapshots(before, await snapshotOutside(scope));
+ * deepEqual(writes, [join(container, "planted.sh")]);
+ * rmSync(container, { recursive: true, force: true });
  * ```
  */
 export async function snapshotOutside(scope: OutsideScope): Promise<OutsideSnapshot> {
