@@ -9,7 +9,7 @@
  *   filesystem supports them), so checks see exactly what the user's tree had,
  *   may write caches into them (eslint's `node_modules/.cache`), and never
  *   change the user's.
- * - When the contract declares `setup` commands, nothing is linked: setup
+ * - When the contract declares `setup` commands, nothing is copied: setup
  *   installs into the clean tree itself.
  * - A patch that changes dependency manifests or lockfiles without setup is
  *   refused: it cannot be verified against dependencies that do not match it.
@@ -32,12 +32,12 @@ export const DEPENDENCY_DIR_NAMES: readonly string[] = [
 /** What to do about dependencies in the clean tree. */
 export type DependencyPlan =
   | {
-    /** Link the user's installed dependency dirs (relative paths) into the clean tree. */
-    readonly mode: "link";
+    /** Copy the user's installed dependency dirs (relative paths) into the clean tree. */
+    readonly mode: "copy";
     readonly dirs: readonly string[];
   }
   | {
-    /** Run the contract's setup commands in the clean tree; link nothing. */
+    /** Run the contract's setup commands in the clean tree; copy nothing. */
     readonly mode: "setup";
     /** Manifests/lockfiles the patch changes (may be empty). */
     readonly manifests: readonly string[];
@@ -119,7 +119,7 @@ export async function findDependencyDirs(repo: string): Promise<string[]> {
  * const p = planDependencies(["package.json"], ["node_modules"], { hasSetup: false });
  * if (p.mode !== "refuse") throw new Error();
  * const q = planDependencies(["src/x.js"], ["node_modules"], { hasSetup: false });
- * if (q.mode !== "link" || q.dirs[0] !== "node_modules") throw new Error();
+ * if (q.mode !== "copy" || q.dirs[0] !== "node_modules") throw new Error();
  * ```
  */
 export function planDependencies(
@@ -140,5 +140,5 @@ export function planDependencies(
       } would not match it. Declare setup commands in the contract (for example \`npm ci\`) so vouch installs them in the clean tree.`,
     };
   }
-  return { mode: "link", dirs: [...installedDirs] };
+  return { mode: "copy", dirs: [...installedDirs] };
 }

@@ -1,9 +1,10 @@
 /**
  * Dependencies in the clean verification tree: which installed dependency
- * directories of the user's checkout to link in (when the patch touches no
- * manifest or lockfile), setup commands, and the clear refusal when a patch
- * changes manifests without setup. Must never write into the user's
- * dependency directories and never install anything itself.
+ * directories of the user's checkout to give it as private, writable copies
+ * (when the patch touches no manifest or lockfile), setup commands, the clear
+ * refusal when a patch changes manifests without setup, and the hint when a
+ * sandboxed check misses a path outside the tree (`--sandbox-ro`). Never
+ * writes into the user's dependency directories and never installs anything.
  *
  * @module
  */

@@ -108,7 +108,7 @@ export async function provideDependencyDirs(
   tree: string,
 ): Promise<ProvidedDependencies> {
   const started = performance.now();
-  if (plan.mode !== "link") return { copied: [], sources: [], skipped: [], durationMs: 0 };
+  if (plan.mode !== "copy") return { copied: [], sources: [], skipped: [], durationMs: 0 };
   const copied: string[] = [];
   const sources: string[] = [];
   const skipped: string[] = [];

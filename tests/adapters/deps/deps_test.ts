@@ -53,7 +53,7 @@ Deno.test("deps: a real npm dependency of the user's checkout is copied into the
       const without = await runProcess({ argv: ["node", "--test"], cwd: tree, timeoutMs: 60_000 });
       assert.notEqual(without.exitCode, 0, "tests must not pass without the dependency");
       const plan = planDependencies(clean.changed, installed, { hasSetup: false });
-      assert.deepEqual(plan, { mode: "link", dirs: ["node_modules"] });
+      assert.deepEqual(plan, { mode: "copy", dirs: ["node_modules"] });
       const provided = await provideDependencyDirs(plan, repo.dir, tree);
       assert.deepEqual(provided.copied, ["node_modules"]);
       assert.deepEqual(provided.sources, [await Deno.realPath(join(repo.dir, "node_modules"))]);
@@ -92,7 +92,7 @@ Deno.test("deps: a symlinked node_modules is found and copied from its target", 
     await Deno.symlink(shared, join(repo.dir, "node_modules"));
     assert.deepEqual(await findDependencyDirs(repo.dir), ["node_modules"]);
     const r = await provideDependencyDirs(
-      { mode: "link", dirs: ["node_modules"] },
+      { mode: "copy", dirs: ["node_modules"] },
       repo.dir,
       tree,
     );
@@ -171,7 +171,7 @@ Deno.test("deps: providing never overwrites or escapes; setup runs in order and 
       await Deno.writeTextFile(join(repo, d, "f"), d);
     }
     const r = await provideDependencyDirs(
-      { mode: "link", dirs: ["node_modules", "../evil", "missing/node_modules", "target"] },
+      { mode: "copy", dirs: ["node_modules", "../evil", "missing/node_modules", "target"] },
       repo,
       tree,
     );
