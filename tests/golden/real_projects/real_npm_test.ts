@@ -126,6 +126,8 @@ Deno.test("real npm packages: picomatch-shaped npm test (real eslint cache + rea
           sandbox,
         ]);
         assert.equal(good.json?.["verdict"], "verified", `${sandbox} ${reporter}: ${show(good)}`);
+        // The partial fix once (spec): the parsers do not differ in what they reject.
+        if (reporter !== "spec") continue;
         const bad = await verifyUnchanged(project, [
           "--patch",
           partial,
@@ -135,10 +137,11 @@ Deno.test("real npm packages: picomatch-shaped npm test (real eslint cache + rea
           sandbox,
         ]);
         assert.equal(bad.json?.["verdict"], "rejected", `${sandbox} ${reporter}: ${show(bad)}`);
-        const checks = bad.json?.["checks"] as { outputTail: string }[];
+        const checks = bad.json?.["checks"] as { outputTail: string; detail?: string }[];
         const tail = checks[0]!.outputTail;
-        assert.match(tail, /double doubles three|lib double doubles three/, tail);
         assert.doesNotMatch(tail, /shows no failing test/, tail);
+        // The why names the failing mocha test, parsed from the real output.
+        assert.match(checks[0]!.detail ?? "", /lib double doubles three/, show(bad));
       }
     }
   } finally {
