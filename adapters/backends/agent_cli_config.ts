@@ -36,6 +36,11 @@ const BackendSection = z.object({
   env: z.array(AgentEnvName).max(100).optional(),
   /** Extra arguments for the CLI (codex: before the prompt; claude: appended). */
   args: z.array(z.string().max(4096)).max(100).optional(),
+  /**
+   * claude only: the tools that exist for the agent (replaces the default closed
+   * set, e.g. to add an `mcp__server__tool`); the `system/init` check uses it too.
+   */
+  tools: z.array(z.string().regex(/^[A-Za-z0-9_:.()*-]{1,200}$/)).max(200).optional(),
 }).strict();
 
 /** One backend's section. */

@@ -80,8 +80,9 @@ Credentials and providers (codex, claude):
     both:   HTTPS_PROXY HTTP_PROXY NO_PROXY SSL_CERT_FILE
   Anything else: --agent-env NAME, or "env" in the config file's section. The config file
   ({"backends": {"codex": {...}, "claude": {...}}}) sets per backend: "model", "env" (names),
-  "args" (extra CLI arguments), "executable". Telemetry, update checks and other nonessential
-  traffic of both CLIs are turned off. See docs/backends.md.
+  "args" (extra CLI arguments), "executable"; claude also "tools" (its closed tool set).
+  Telemetry, update checks and other nonessential traffic of both CLIs are turned off.
+  See docs/backends.md.
 
 Artefacts: .vouch/runs/<task>/ (patch, transcripts, evidence, outcome); log: .vouch/events.jsonl.
 

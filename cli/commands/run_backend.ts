@@ -169,6 +169,7 @@ export function backendFor(
             executable,
             ...(s.model !== undefined ? { model: s.model } : {}),
             ...(s.args !== undefined ? { extraArgs: s.args } : {}),
+            ...(s.tools !== undefined ? { allowedTools: s.tools } : {}),
             sandbox,
           }),
         args.sandbox,

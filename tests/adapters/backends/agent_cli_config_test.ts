@@ -19,7 +19,11 @@ Deno.test("agent config: per-backend model, env names, args and executable", asy
   const text = JSON.stringify({
     backends: {
       codex: { model: "gpt-5.5", env: ["MY_GATEWAY_KEY"], args: ["--add-dir=/opt"] },
-      claude: { executable: "/opt/claude", env: ["ANTHROPIC_BEDROCK_BASE_URL"] },
+      claude: {
+        executable: "/opt/claude",
+        env: ["ANTHROPIC_BEDROCK_BASE_URL"],
+        tools: ["Read", "Edit", "Bash", "mcp__docs__search"],
+      },
     },
     other: { kept: "for other sections" },
   });
@@ -32,6 +36,7 @@ Deno.test("agent config: per-backend model, env names, args and executable", asy
       args: ["--add-dir=/opt"],
     });
     assert.equal(explicit.claude.executable, "/opt/claude");
+    assert.deepEqual(explicit.claude.tools, ["Read", "Edit", "Bash", "mcp__docs__search"]);
     // VOUCH_CONFIG, then XDG_CONFIG_HOME/vouch/config.json.
     assert.equal(loadAgentCliConfig(null, { VOUCH_CONFIG: path }).codex.model, "gpt-5.5");
     Deno.mkdirSync(`${dir}/vouch`);
@@ -51,6 +56,7 @@ Deno.test("agent config: a missing default file is no settings; a missing explic
     JSON.stringify({ backends: { codex: { modle: "x" } } }),
     JSON.stringify({ backends: { aider: {} } }),
     JSON.stringify({ backends: { claude: { env: ["LD_PRELOAD"] } } }),
+    JSON.stringify({ backends: { claude: { tools: ["Bash,WebFetch"] } } }),
     JSON.stringify({ backends: { claude: { env: ["ANTHROPIC_API_KEY=sk-ant-x"] } } }),
   ];
   for (const text of bad) {
