@@ -6,7 +6,13 @@
  * @module
  */
 import { BackendError } from "./errors.ts";
-import type { BackendContext, BackendFailure, BackendResult, BackendStatus } from "./types.ts";
+import type {
+  BackendContext,
+  BackendFailure,
+  BackendResult,
+  BackendStatus,
+  BackendUsage,
+} from "./types.ts";
 
 /** A {@linkcode BackendResult} without its `status` and `failure`. */
 export type ResultClaims = Omit<BackendResult, "status" | "failure">;
@@ -133,4 +139,22 @@ export async function guardRun(
       ),
     );
   }
+}
+
+/**
+ * The cost units a round's usage spends against the task's cost budget:
+ * cents when the backend reports a price, else tokens (input + output).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { costUnitsOfUsage } from "./result.ts";
+ * equal(costUnitsOfUsage({ costUsd: 0.25, inputTokens: 900 }), 25);
+ * equal(costUnitsOfUsage({ inputTokens: 900, outputTokens: 100 }), 1000);
+ * equal(costUnitsOfUsage({}), 0);
+ * ```
+ */
+export function costUnitsOfUsage(usage: BackendUsage): number {
+  if (usage.costUsd !== undefined) return Math.round(usage.costUsd * 100);
+  return (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
 }

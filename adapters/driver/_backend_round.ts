@@ -9,6 +9,7 @@
 import { mkdir } from "node:fs/promises";
 import type { RunBackendAction } from "../../kernel/lifecycle/actions.ts";
 import { maskSecrets } from "../backends/transcript.ts";
+import { costUnitsOfUsage } from "../backends/result.ts";
 import { applyPatch } from "../git/apply_patch.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
 import {
@@ -153,7 +154,7 @@ export async function runBackendRound(run: TaskRun, action: RunBackendAction): P
     effectId: action.effectId,
     outcome: result.status,
     outputBytes: result.transcript?.bytes ?? 0,
-    costUnits: Math.round((result.usage.costUsd ?? 0) * 100),
+    costUnits: costUnitsOfUsage(result.usage),
     // A non-retryable failure (protocol error, bad configuration): more rounds cannot help.
     fatal: result.status === "error" && result.failure !== undefined && !result.failure.retryable,
   });

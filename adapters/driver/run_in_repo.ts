@@ -35,6 +35,8 @@ export interface RunInRepoOptions {
   /** The contract (from `--contract` or built from `--verify`). */
   readonly contract: OutcomeContract;
   readonly maxRounds: number;
+  /** Cost budget in the backend's units (tokens or cents). @default unlimited */
+  readonly costUnits?: number;
   /** Extra allowed globs (empty: anything not forbidden). */
   readonly allow?: readonly string[];
   /** Extra forbidden globs (on top of {@link DEFAULT_FORBID}, minus what `allow` names). */
@@ -169,6 +171,7 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       verifier,
       rules: { allow, forbid, protect: opts.contract.protect },
       maxRounds: opts.maxRounds,
+      ...(opts.costUnits !== undefined ? { costUnits: opts.costUnits } : {}),
       wallTimeMs: opts.wallTimeMs,
       log,
       key,

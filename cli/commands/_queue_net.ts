@@ -17,7 +17,7 @@ const CHILD_MARK = "VOUCH_QUEUE_CHILD";
  * the child that ran the command with the queue's network permission.
  */
 export async function withQueueNet(
-  address: QueueAddress,
+  address: Pick<QueueAddress, "host" | "port">,
   argv: readonly string[],
 ): Promise<number | null> {
   const host = address.host.includes(":")

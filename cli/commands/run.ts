@@ -18,6 +18,7 @@ import { preflightSandbox } from "../sandbox_preflight.ts";
 import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
+import { withQueueNet } from "./_queue_net.ts";
 import { renderSummary } from "../render.ts";
 import type { RunOutcome } from "../../adapters/driver/outcome.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
@@ -42,7 +43,12 @@ Options:
   --verify CMD           shell command that defines done (exit 0 = pass); without it and
                          --contract, the repository's test command is detected
   --contract FILE        outcome contract (JSON) instead of --verify
-  --backend B            codex | claude | command:PATH (default codex)
+  --backend B            codex | claude | command:PATH | openai:MODEL (default codex)
+  --base-url URL         with openai:MODEL, the OpenAI-compatible API root (e.g.
+                         http://127.0.0.1:8080/v1 for llama.cpp, vLLM or Ollama)
+  --api-key-env NAME     with openai:MODEL, the variable holding the key (default OPENAI_API_KEY)
+  --max-cost UNITS       the task's cost budget, in the backend's units (openai: tokens;
+                         claude: cents); past it the task stops with exit 3
   --max-rounds N         backend rounds, first attempt included (default 3)
   --allow GLOB           paths the patch may touch (repeatable; default: anything not forbidden)
   --forbid GLOB          paths the patch may not touch (repeatable; .github/** is forbidden by default)
@@ -168,6 +174,7 @@ export async function executeRun(
     backend,
     contract,
     maxRounds: args.maxRounds,
+    ...(args.maxCost !== null ? { costUnits: args.maxCost } : {}),
     allow: args.allow,
     forbid: args.forbid,
     ...(args.base !== null ? { base: args.base } : {}),
@@ -203,6 +210,14 @@ export const runCommand: CliCommand = {
   exits: { 0: "verified", 1: "rejected", 3: "budget exhausted", 4: "backend failed" },
   async run(argv, io) {
     const args = parseRunArgs(argv);
+    if (args.backend.kind === "openai") {
+      // vouch runs with --deny-net: reach the model's one address, nothing else.
+      const url = new URL(args.backend.baseUrl);
+      const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+      const host = url.hostname.replace(/^\[|\]$/g, "");
+      const child = await withQueueNet({ host, port }, ["run", ...argv]);
+      if (child !== null) return child;
+    }
     await preflightSandbox(args.sandbox, io, "run");
     // The contract first: its `sandbox.agentLimits` confine the agent.
     const contract = await contractFor(args, io).catch(asUsage);

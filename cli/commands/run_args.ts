@@ -17,7 +17,15 @@ export type ProgressMode = "plain" | "json" | "none";
 export type BackendChoice =
   | { readonly kind: "codex" }
   | { readonly kind: "claude" }
-  | { readonly kind: "command"; readonly path: string };
+  | { readonly kind: "command"; readonly path: string }
+  | {
+    readonly kind: "openai";
+    readonly model: string;
+    /** The API root (`--base-url`, required). */
+    readonly baseUrl: string;
+    /** The variable holding the bearer key (`--api-key-env`, default OPENAI_API_KEY). */
+    readonly apiKeyEnv: string;
+  };
 
 /** The parsed flags of `vouch run`. */
 export interface RunArgs {
@@ -48,6 +56,8 @@ export interface RunArgs {
   readonly agentConfig: string | null;
   /** Live progress on stderr: `plain` (default; `none` with `--json`), `json` (one object per line), `none`. */
   readonly progress: ProgressMode;
+  /** The task's cost budget in the backend's units (`--max-cost`; tokens for openai:), or null. */
+  readonly maxCost: number | null;
 }
 
 /** The largest `--timeout`/`--backend-timeout`: 7 days (timers hold at most ~24.8 days). */
@@ -117,6 +127,9 @@ export function parseRunArgs(argv: string[]): RunArgs {
       "agent-env": { type: "string", multiple: true },
       "agent-config": { type: "string" },
       progress: { type: "string" },
+      "base-url": { type: "string" },
+      "api-key-env": { type: "string" },
+      "max-cost": { type: "string" },
     },
   });
   if (positionals.length > 0) {
@@ -133,8 +146,15 @@ export function parseRunArgs(argv: string[]): RunArgs {
   if (raw === "codex" || raw === "claude") backend = { kind: raw };
   else if (raw.startsWith("command:") && raw.length > "command:".length) {
     backend = { kind: "command", path: raw.slice("command:".length) };
+  } else if (raw.startsWith("openai:") && raw.length > "openai:".length) {
+    backend = openaiChoice(raw.slice("openai:".length), values["base-url"], values["api-key-env"]);
   } else {
-    throw new UsageError(`Cannot use --backend "${raw}": expected codex, claude or command:PATH`);
+    throw new UsageError(
+      `Cannot use --backend "${raw}": expected codex, claude, command:PATH or openai:MODEL`,
+    );
+  }
+  if (backend.kind !== "openai" && values["base-url"] !== undefined) {
+    throw new UsageError("Cannot use --base-url without --backend openai:MODEL");
   }
   let integrateBranch: string | null = null;
   if (values.integrate !== undefined) {
@@ -187,5 +207,31 @@ export function parseRunArgs(argv: string[]): RunArgs {
     agentEnv,
     agentConfig: values["agent-config"] ?? null,
     progress,
+    maxCost: values["max-cost"] === undefined
+      ? null
+      : positiveInt("--max-cost", values["max-cost"], Number.MAX_SAFE_INTEGER),
   };
+}
+
+function openaiChoice(
+  model: string,
+  baseUrl: string | undefined,
+  apiKeyEnv: string | undefined,
+): BackendChoice {
+  if (baseUrl === undefined) {
+    throw new UsageError("Cannot use --backend openai:MODEL without --base-url URL (the API root)");
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`Cannot use --base-url "${baseUrl}": not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`Cannot use --base-url "${baseUrl}": expected http:// or https://`);
+  }
+  const env = apiKeyEnv ?? "OPENAI_API_KEY";
+  const r = AgentEnvName.safeParse(env);
+  if (!r.success) throw new UsageError(`Cannot use --api-key-env "${env.replace(/=.*$/s, "=…")}"`);
+  return { kind: "openai", model, baseUrl: url.href.replace(/\/+$/, ""), apiKeyEnv: env };
 }

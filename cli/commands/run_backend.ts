@@ -17,6 +17,7 @@ import type { AgentBackend } from "../../adapters/backends/types.ts";
 import { CODEX_PROVIDER_ENV, codexBackend } from "../../adapters/backends/codex_backend.ts";
 import { CLAUDE_PROVIDER_ENV, claudeBackend } from "../../adapters/backends/claude_backend.ts";
 import { commandBackend } from "../../adapters/backends/command_backend.ts";
+import { openaiBackend } from "../../adapters/backends/openai_backend.ts";
 import {
   type AgentCliConfig,
   AgentCliConfigError,
@@ -87,7 +88,7 @@ function unique(names: readonly string[]): string[] {
  * ```
  */
 export function forwardedEnvNames(
-  backend: "codex" | "claude" | "command",
+  backend: "codex" | "claude" | "command" | "openai",
   config: AgentCliConfig,
   agentEnv: readonly string[],
 ): string[] {
@@ -97,6 +98,7 @@ export function forwardedEnvNames(
     case "claude":
       return unique([...CLAUDE_PROVIDER_ENV, ...(config.claude.env ?? []), ...agentEnv]);
     case "command":
+    case "openai":
       return unique(agentEnv);
   }
 }
@@ -186,6 +188,23 @@ export function backendFor(
         (sandbox) => commandBackend({ argv, sandbox, ...(passEnv.length > 0 ? { passEnv } : {}) }),
         args.sandbox,
         { readOnly: [dirname(program)], ...limits },
+      );
+    }
+    case "openai": {
+      // vouch itself talks to the model; the model's commands run in the agent sandbox.
+      const choice = args.backend;
+      const apiKey = process.env[choice.apiKeyEnv] ?? null;
+      return confinedBackend(
+        (sandbox) =>
+          openaiBackend({
+            model: choice.model,
+            baseUrl: choice.baseUrl,
+            apiKey,
+            sandbox,
+            ...(args.maxCost !== null ? { maxTokens: args.maxCost } : {}),
+          }),
+        args.sandbox,
+        { ...limits, stateEntries: [] },
       );
     }
   }

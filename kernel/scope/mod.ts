@@ -13,3 +13,4 @@ export * from "./check_scope.ts";
 export * from "./classify.ts";
 export * from "./judge_patch.ts";
 export * from "./judge_applied.ts";
+export * from "./judge_tool_access.ts";

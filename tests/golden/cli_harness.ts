@@ -82,6 +82,7 @@ export function spawnVouch(
   args: string[],
   state: string,
   runtime: CliRuntime = "deno",
+  extraEnv: Readonly<Record<string, string>> = {},
 ): Deno.ChildProcess {
   const [program, argv] = runtime === "node"
     ? [NODE!, [nodeCliBundle(), ...args]]
@@ -96,6 +97,7 @@ export function spawnVouch(
       XDG_STATE_HOME: `${state}/state`,
       VOUCH_WORKTREE_ROOT: `${state}/worktrees`,
       NO_COLOR: "1",
+      ...extraEnv,
     },
     clearEnv: true,
     stdin: "null",
@@ -110,8 +112,9 @@ export async function runVouch(
   args: string[],
   state: string,
   runtime: CliRuntime = "deno",
+  extraEnv: Readonly<Record<string, string>> = {},
 ): Promise<CliRun> {
-  const out = await spawnVouch(repo, args, state, runtime).output();
+  const out = await spawnVouch(repo, args, state, runtime, extraEnv).output();
   const stdout = new TextDecoder().decode(out.stdout);
   let json: Record<string, unknown> | null = null;
   try {

@@ -1,0 +1,218 @@
+/**
+ * One Chat Completions request with bounded retries: what the native backend
+ * says to an OpenAI-compatible endpoint (hosted providers, llama.cpp, vLLM,
+ * Ollama). Every answer is untrusted bytes: parsed with zod, and a malformed
+ * one is a protocol failure, never an exception past this file.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** A message of the conversation, as the API takes it. */
+export type ChatMessage =
+  | { readonly role: "system" | "user"; readonly content: string }
+  | {
+    readonly role: "assistant";
+    readonly content: string | null;
+    readonly tool_calls?: readonly ChatToolCall[];
+  }
+  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
+
+/** A tool call the model made (arguments are a JSON string, unparsed). */
+export interface ChatToolCall {
+  readonly id: string;
+  readonly type: "function";
+  readonly function: { readonly name: string; readonly arguments: string };
+}
+
+const ToolCallSchema = z.object({
+  id: z.string().max(256),
+  type: z.literal("function").optional(),
+  function: z.object({ name: z.string().max(256), arguments: z.string().max(4_000_000) }),
+});
+
+const UsageSchema = z.object({
+  prompt_tokens: z.number().int().nonnegative().optional(),
+  completion_tokens: z.number().int().nonnegative().optional(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().optional() })
+    .nullish(),
+  completion_tokens_details: z.object({
+    reasoning_tokens: z.number().int().nonnegative().optional(),
+  }).nullish(),
+}).nullish();
+
+const CompletionSchema = z.object({
+  choices: z.array(z.object({
+    message: z.object({
+      content: z.string().nullish(),
+      tool_calls: z.array(ToolCallSchema).max(64).nullish(),
+    }),
+    finish_reason: z.string().nullish(),
+  })).min(1),
+  usage: UsageSchema,
+});
+
+/** A parsed completion. */
+export interface ChatCompletion {
+  readonly content: string;
+  readonly toolCalls: readonly ChatToolCall[];
+  readonly finishReason: string;
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cachedInputTokens: number;
+    readonly reasoningOutputTokens: number;
+  };
+}
+
+/** Why a request failed for good. */
+export interface ChatFailure {
+  /** `auth`: 401/403; `refused`: another 4xx; `unavailable`: retries spent; `protocol`: bad answer. */
+  readonly kind: "auth" | "refused" | "unavailable" | "protocol" | "cancelled";
+  readonly status: number | null;
+  readonly message: string;
+}
+
+/** Options of {@linkcode requestCompletion}. */
+export interface ChatRequestOptions {
+  readonly baseUrl: string;
+  readonly apiKey: string | null;
+  readonly body: unknown;
+  readonly signal: AbortSignal;
+  /** Retries after the first attempt on 429, 5xx and network errors. */
+  readonly maxRetries: number;
+  /** First backoff, doubled each retry (a `Retry-After` up to 10 s wins). */
+  readonly backoffMs: number;
+  /** Per-attempt time limit. */
+  readonly attemptTimeoutMs: number;
+  readonly onRetry: (attempt: number, status: number | null, message: string) => void;
+  /** Injected for tests; defaults to the global `fetch`. */
+  readonly fetch?: typeof fetch;
+}
+
+const RETRY_STATUSES = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+function errorText(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string };
+    const e = parsed.error;
+    if (typeof e === "string") return e.slice(0, 300);
+    if (e !== undefined && typeof e.message === "string") return e.message.slice(0, 300);
+  } catch { /* not JSON */ }
+  return body.slice(0, 300).replace(/\s+/g, " ").trim();
+}
+
+/** Parses a completion body (exported for property tests). */
+export function parseCompletion(text: string): ChatCompletion | ChatFailure {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return {
+      kind: "protocol",
+      status: 200,
+      message: "the endpoint answered with bytes that are not JSON",
+    };
+  }
+  const parsed = CompletionSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return {
+      kind: "protocol",
+      status: 200,
+      message: `the endpoint's answer is not a chat completion (${issue?.path.join(".") ?? ""}: ${
+        issue?.message ?? "invalid"
+      })`,
+    };
+  }
+  const choice = parsed.data.choices[0]!;
+  const u = parsed.data.usage ?? {};
+  return {
+    content: choice.message.content ?? "",
+    toolCalls: (choice.message.tool_calls ?? []).map((c) => ({
+      id: c.id,
+      type: "function" as const,
+      function: c.function,
+    })),
+    finishReason: choice.finish_reason ?? "",
+    usage: {
+      inputTokens: u.prompt_tokens ?? 0,
+      outputTokens: u.completion_tokens ?? 0,
+      cachedInputTokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+      reasoningOutputTokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+    },
+  };
+}
+
+/** True when `value` is a failure rather than a completion. */
+export function isChatFailure(value: ChatCompletion | ChatFailure): value is ChatFailure {
+  return "kind" in value;
+}
+
+/**
+ * Sends one completion request, retrying transient failures with backoff.
+ * Never throws: every outcome is a completion or a {@linkcode ChatFailure}.
+ */
+export async function requestCompletion(
+  o: ChatRequestOptions,
+): Promise<ChatCompletion | ChatFailure> {
+  const doFetch = o.fetch ?? fetch;
+  const url = `${o.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  let last: ChatFailure = { kind: "unavailable", status: null, message: "no attempt made" };
+  for (let attempt = 0; attempt <= o.maxRetries; attempt++) {
+    if (o.signal.aborted) return { kind: "cancelled", status: null, message: "cancelled" };
+    let wait = o.backoffMs * 2 ** attempt;
+    const timeout = AbortSignal.timeout(o.attemptTimeoutMs);
+    try {
+      const res = await doFetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(o.apiKey !== null ? { authorization: `Bearer ${o.apiKey}` } : {}),
+        },
+        body: JSON.stringify(o.body),
+        signal: AbortSignal.any([o.signal, timeout]),
+      });
+      const text = await res.text();
+      if (text.length > MAX_ANSWER_BYTES) {
+        return { kind: "protocol", status: res.status, message: "the answer is too large" };
+      }
+      if (res.ok) return parseCompletion(text);
+      const message = `HTTP ${res.status}: ${errorText(text)}`;
+      if (res.status === 401 || res.status === 403) {
+        return { kind: "auth", status: res.status, message };
+      }
+      if (!RETRY_STATUSES.has(res.status)) return { kind: "refused", status: res.status, message };
+      last = { kind: "unavailable", status: res.status, message };
+      const after = Number(res.headers.get("retry-after"));
+      if (Number.isFinite(after) && after > 0) wait = Math.min(after * 1000, 10_000);
+    } catch (error) {
+      if (o.signal.aborted) return { kind: "cancelled", status: null, message: "cancelled" };
+      const why = timeout.aborted
+        ? `no answer within ${Math.round(o.attemptTimeoutMs / 1000)} s`
+        : error instanceof Error
+        ? error.message
+        : String(error);
+      last = { kind: "unavailable", status: null, message: why };
+    }
+    if (attempt < o.maxRetries) {
+      o.onRetry(attempt + 1, last.status, last.message);
+      await sleep(wait, o.signal);
+    }
+  }
+  return { ...last, message: `${last.message} (after ${o.maxRetries + 1} attempts)` };
+}

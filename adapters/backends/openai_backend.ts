@@ -1,0 +1,297 @@
+/**
+ * The native backend: vouch's own small coding loop over an OpenAI-compatible
+ * Chat Completions endpoint (hosted providers, llama.cpp, vLLM, Ollama), so a
+ * user can point vouch at any model without installing an agent CLI.
+ *
+ * The model only ever asks; vouch acts. Each tool call is judged by the
+ * kernel before it happens (`judgeToolAccess`), commands run in the agent's
+ * sandbox, turns and tokens are bounded, transient HTTP failures are retried
+ * with backoff and an authentication failure stops at once. What the model
+ * says it did is a claim like any other: the real diff is re-derived and
+ * verified by the driver.
+ *
+ * @module
+ */
+import {
+  type CompiledToolAccessRules,
+  compileToolAccessRules,
+} from "../../kernel/scope/judge_tool_access.ts";
+import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
+import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
+import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
+import {
+  type ChatCompletion,
+  type ChatFailure,
+  type ChatMessage,
+  isChatFailure,
+  requestCompletion,
+} from "./_chat_client.ts";
+import { NATIVE_TOOLS, runNativeTool } from "./_native_tools.ts";
+import { composePrompt } from "./prompt.ts";
+import { cancelledBeforeStart, failure, guardRun, noClaims } from "./result.ts";
+import { safeEmit } from "./subprocess.ts";
+import { captureTextTranscript, maskSecrets } from "./transcript.ts";
+import type {
+  AgentBackend,
+  AgentTask,
+  BackendContext,
+  BackendEvent,
+  BackendFailure,
+  BackendResult,
+} from "./types.ts";
+import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
+
+/** Settings of {@linkcode openaiBackend}. */
+export interface OpenAiBackendConfig {
+  /** The model name sent with every request. */
+  readonly model: string;
+  /** The API root, e.g. `http://127.0.0.1:8080/v1` (requests go to `<baseUrl>/chat/completions`). */
+  readonly baseUrl: string;
+  /** The bearer credential (read by the caller from a named variable), or null for none. */
+  readonly apiKey: string | null;
+  /** Where `run_command` runs (the agent sandbox). @default no sandbox */
+  readonly sandbox?: SandboxProfile;
+  /** Policy that judges file access. @default defaultPolicy() */
+  readonly policy?: PolicySnapshot;
+  /** Model turns per round before the loop stops. @default 30 */
+  readonly maxTurns?: number;
+  /** Retries of one request on 429/5xx/network errors. @default 3 */
+  readonly maxRetries?: number;
+  /** First retry backoff, ms (doubled each retry). @default 500 */
+  readonly backoffMs?: number;
+  /** Tokens (input + output) one round may spend; past it the round stops. @default unlimited */
+  readonly maxTokens?: number;
+  /** Time limit of one request, ms. @default 300000 */
+  readonly requestTimeoutMs?: number;
+  /** Time limit of one `run_command`, ms. @default 120000 */
+  readonly commandTimeoutMs?: number;
+  /** Injected for tests. */
+  readonly fetch?: typeof fetch;
+}
+
+const SYSTEM_PROMPT = [
+  "You are a coding agent working in a git repository through tools.",
+  "Use list_files and read_file to look, write_file to change files, run_command to run tests.",
+  "Paths are relative to the repository root. Make the smallest change that reaches the goal;",
+  "never edit tests that define done. When you are finished, answer without calling a tool,",
+  "with one paragraph saying what you changed.",
+].join(" ");
+
+/**
+ * A backend that drives an OpenAI-compatible model with vouch's own tools.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { openaiBackend } from "./openai_backend.ts";
+ * const b = openaiBackend({ model: "m", baseUrl: "http://127.0.0.1:9/v1", apiKey: null });
+ * equal(b.id, "openai");
+ * equal(b.capabilities().subprocess, false);
+ * ```
+ */
+export function openaiBackend(config: OpenAiBackendConfig): AgentBackend {
+  const id = "openai";
+  return {
+    id,
+    capabilities: () => ({
+      streaming: true,
+      editsWorktree: true,
+      reportsUsage: true,
+      subprocess: false,
+    }),
+    run: (task, ctx) => guardRun(id, () => runLoop(id, config, task, ctx)),
+  };
+}
+
+interface LoopState {
+  readonly messages: ChatMessage[];
+  readonly commands: string[];
+  readonly risks: string[];
+  readonly lines: string[];
+  usage: { input: number; output: number; cached: number; reasoning: number };
+  protocolIssues: number;
+}
+
+function failureOf(id: string, f: ChatFailure): BackendFailure {
+  switch (f.kind) {
+    case "auth":
+      return failure("config", `${id}: the endpoint refused the credentials (${f.message})`);
+    case "refused":
+      return failure("config", `${id}: the endpoint refused the request (${f.message})`);
+    case "protocol":
+      return failure("protocol", `${id}: ${f.message}`);
+    case "cancelled":
+      return failure("cancelled", `${id} was cancelled`);
+    case "unavailable":
+      return failure("execution", `${id}: the endpoint did not answer (${f.message})`);
+  }
+}
+
+async function runLoop(
+  id: string,
+  config: OpenAiBackendConfig,
+  task: AgentTask,
+  ctx: BackendContext,
+): Promise<BackendResult> {
+  const cancelled = cancelledBeforeStart(id, ctx);
+  if (cancelled !== null) return cancelled;
+  const deadline = AbortSignal.timeout(Math.max(1, task.maxSeconds * 1000));
+  const signal = AbortSignal.any([ctx.signal, deadline]);
+  const rules = compileToolAccessRules({
+    allow: task.allowedRoots.filter((g) => g !== "**"),
+    protect: task.forbiddenPaths,
+    policy: config.policy ?? defaultPolicy(),
+  });
+  const st: LoopState = {
+    messages: [
+      { role: "system", content: SYSTEM_PROMPT },
+      { role: "user", content: composePrompt(task) },
+    ],
+    commands: [],
+    risks: [],
+    lines: [],
+    usage: { input: 0, output: 0, cached: 0, reasoning: 0 },
+    protocolIssues: 0,
+  };
+  const emit = (event: BackendEvent) => {
+    st.lines.push(JSON.stringify(event));
+    safeEmit(ctx, event);
+  };
+  emit({ kind: "started", backend: id });
+  const ended = await converse(id, config, task, signal, rules, st, emit);
+  const status = ctx.signal.aborted ? "cancelled" : deadline.aborted ? "timed_out" : ended.status;
+  const transcript = await captureTextTranscript({
+    backend: id,
+    taskId: task.taskId,
+    attempt: task.attempt,
+    text: st.lines.join("\n") + "\n",
+    ...(ctx.transcriptDir !== undefined ? { dir: ctx.transcriptDir } : {}),
+  });
+  const usage = {
+    inputTokens: st.usage.input,
+    cachedInputTokens: st.usage.cached,
+    outputTokens: st.usage.output,
+    reasoningOutputTokens: st.usage.reasoning,
+  };
+  const base = {
+    ...noClaims(id),
+    commandsRun: boundList(st.commands),
+    risks: boundList(st.risks),
+    usage,
+    transcript,
+    protocolIssues: st.protocolIssues,
+  };
+  if (status === "cancelled") {
+    return { ...base, status, failure: failure("cancelled", `${id} was cancelled`) };
+  }
+  if (status === "timed_out") {
+    return {
+      ...base,
+      status,
+      failure: failure("timeout", `${id} did not finish within ${task.maxSeconds}s`),
+    };
+  }
+  if (ended.failure !== undefined) return { ...base, status: "error", failure: ended.failure };
+  return {
+    ...base,
+    status: "ok",
+    summary: maskSecrets(boundText(ended.summary, MAX_SUMMARY_CHARS)).text,
+    selfClaimedDone: true,
+  };
+}
+
+type Ending =
+  | { readonly status: "ok"; readonly summary: string; readonly failure?: undefined }
+  | { readonly status: "error"; readonly summary: string; readonly failure: BackendFailure };
+
+async function converse(
+  id: string,
+  config: OpenAiBackendConfig,
+  task: AgentTask,
+  signal: AbortSignal,
+  rules: CompiledToolAccessRules,
+  st: LoopState,
+  emit: (event: BackendEvent) => void,
+): Promise<Ending> {
+  const maxTurns = config.maxTurns ?? 30;
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    const reply: ChatCompletion | ChatFailure = await requestCompletion({
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      body: {
+        model: config.model,
+        messages: st.messages,
+        tools: NATIVE_TOOLS,
+        tool_choice: "auto",
+      },
+      signal,
+      maxRetries: config.maxRetries ?? 3,
+      backoffMs: config.backoffMs ?? 500,
+      attemptTimeoutMs: config.requestTimeoutMs ?? 300_000,
+      onRetry: (attempt, httpStatus, message) =>
+        emit({
+          kind: "retry",
+          attempt,
+          maxAttempts: config.maxRetries ?? 3,
+          httpStatus,
+          message: boundText(message, 500),
+        }),
+      ...(config.fetch !== undefined ? { fetch: config.fetch } : {}),
+    });
+    if (isChatFailure(reply)) {
+      if (reply.kind === "protocol") st.protocolIssues++;
+      emit({ kind: "error", message: boundText(reply.message, 500), fatal: true });
+      return { status: "error", summary: "", failure: failureOf(id, reply) };
+    }
+    st.usage.input += reply.usage.inputTokens;
+    st.usage.output += reply.usage.outputTokens;
+    st.usage.cached += reply.usage.cachedInputTokens;
+    st.usage.reasoning += reply.usage.reasoningOutputTokens;
+    emit({
+      kind: "usage",
+      usage: { inputTokens: st.usage.input, outputTokens: st.usage.output },
+    });
+    if (reply.content !== "") emit({ kind: "message", text: boundText(reply.content, 2000) });
+    st.messages.push({
+      role: "assistant",
+      content: reply.content === "" ? null : reply.content,
+      ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
+    });
+    if (reply.toolCalls.length === 0) return { status: "ok", summary: reply.content };
+    for (const call of reply.toolCalls) {
+      if (signal.aborted) return { status: "ok", summary: "" };
+      const result = await runNativeTool(call.function.name, call.function.arguments, {
+        worktree: task.worktree,
+        rules,
+        sandbox: config.sandbox ?? NO_SANDBOX,
+        signal,
+        emit,
+        commandTimeoutMs: config.commandTimeoutMs ?? 120_000,
+      });
+      emit({ kind: "tool", name: boundText(call.function.name, 100), isError: result.isError });
+      if (result.command !== undefined) st.commands.push(result.command);
+      if (result.refused) st.risks.push(`refused ${call.function.name}: ${result.content}`);
+      else if (result.isError && result.command === undefined) st.protocolIssues++;
+      st.messages.push({ role: "tool", tool_call_id: call.id, content: result.content });
+    }
+    const spent = st.usage.input + st.usage.output;
+    if (config.maxTokens !== undefined && spent >= config.maxTokens) {
+      return {
+        status: "error",
+        summary: "",
+        failure: failure(
+          "limit_exceeded",
+          `${id} spent ${spent} tokens (budget ${config.maxTokens})`,
+        ),
+      };
+    }
+  }
+  return {
+    status: "error",
+    summary: "",
+    failure: failure(
+      "limit_exceeded",
+      `${id}: the model was still calling tools after ${maxTurns} turns`,
+    ),
+  };
+}

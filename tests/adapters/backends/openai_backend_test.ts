@@ -1,0 +1,273 @@
+// The native backend against a scripted Chat Completions server on 127.0.0.1:
+// an honest fix, refused accesses, malformed tool calls, a model that never
+// stops, 401/429/500, a body that is not JSON, the token budget.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openaiBackend } from "../../../adapters/backends/openai_backend.ts";
+import type { AgentTask, BackendEvent } from "../../../adapters/backends/types.ts";
+import {
+  CHAT_API_KEY,
+  type ChatServerOptions,
+  type ChatStep,
+  startChatServer,
+} from "../../fixtures/chat_server.ts";
+
+function worktree(): string {
+  const dir = mkdtempSync(join(tmpdir(), "vouch-openai-"));
+  mkdirSync(join(dir, "src"));
+  mkdirSync(join(dir, "test"));
+  writeFileSync(join(dir, "src/add.js"), "export const add = (a, b) => a - b;\n");
+  writeFileSync(join(dir, "test/add.test.js"), "assert(add(2, 3) === 5);\n");
+  return dir;
+}
+
+function task(dir: string): AgentTask {
+  return {
+    taskId: "t-openai",
+    attempt: 0,
+    goal: "make add add",
+    worktree: dir,
+    allowedRoots: ["**"],
+    forbiddenPaths: ["test/**", ".github/**"],
+    maxSeconds: 60,
+    maxOutputMb: 10,
+  };
+}
+
+async function play(
+  script: ChatStep[],
+  extra: { maxTurns?: number; maxTokens?: number; apiKey?: string } = {},
+  serverOptions: ChatServerOptions = {},
+) {
+  const server = await startChatServer(script, serverOptions);
+  const dir = worktree();
+  const events: BackendEvent[] = [];
+  try {
+    const backend = openaiBackend({
+      model: "scripted-model",
+      baseUrl: server.baseUrl,
+      apiKey: extra.apiKey ?? CHAT_API_KEY,
+      backoffMs: 10,
+      ...(extra.maxTurns !== undefined ? { maxTurns: extra.maxTurns } : {}),
+      ...(extra.maxTokens !== undefined ? { maxTokens: extra.maxTokens } : {}),
+    });
+    const result = await backend.run(task(dir), {
+      signal: new AbortController().signal,
+      emit: (e) => events.push(e),
+    });
+    const files = new Map<string, string | null>();
+    for (const p of ["src/add.js", "test/add.test.js"]) {
+      files.set(p, existsSync(join(dir, p)) ? readFileSync(join(dir, p), "utf8") : null);
+    }
+    return { result, events, requests: server.requests, file: (p: string) => files.get(p) ?? null };
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The text of the tool answers the model received, in order (from the last request). */
+function toolAnswers(
+  requests: readonly { body: { messages?: readonly { role: string; content: unknown }[] } }[],
+) {
+  const last = requests.at(-1)?.body.messages ?? [];
+  return last.filter((m) => m.role === "tool").map((m) => String(m.content));
+}
+
+Deno.test("openai backend: an honest fix reads, writes and runs through vouch's tools", async () => {
+  const script: ChatStep[] = [
+    { calls: [{ name: "list_files", args: { path: "" } }] },
+    { calls: [{ name: "read_file", args: { path: "src/add.js" } }] },
+    {
+      text: "Fixing it.",
+      calls: [{
+        name: "write_file",
+        args: { path: "src/add.js", content: "export const add = (a, b) => a + b;\n" },
+      }],
+    },
+    { calls: [{ name: "run_command", args: { command: "cat src/add.js; exit 3" } }] },
+    { say: "add() now adds." },
+  ];
+  let seenFile: string | null = null;
+  const run = await play(script).then((r) => {
+    seenFile = r.file("src/add.js");
+    return r;
+  });
+  assert.equal(run.result.status, "ok");
+  assert.equal(run.result.selfClaimedDone, true);
+  assert.equal(run.result.summary, "add() now adds.");
+  assert.equal(seenFile, "export const add = (a, b) => a + b;\n");
+  assert.deepEqual(run.result.commandsRun, ["cat src/add.js; exit 3"]);
+  assert.equal(run.result.usage.inputTokens, 500);
+  assert.equal(run.result.usage.outputTokens, 100);
+  assert.equal(run.requests.length, 5);
+  // Every request names the model, offers the four tools and carries the key.
+  for (const r of run.requests) {
+    assert.equal(r.body.model, "scripted-model");
+    assert.equal(r.body.tools?.length, 4);
+    assert.equal(r.authorization, `Bearer ${CHAT_API_KEY}`);
+  }
+  const answers = toolAnswers(run.requests);
+  assert.equal(answers[0], "src/\ntest/");
+  assert.equal(answers[1], "export const add = (a, b) => a - b;\n");
+  assert.match(answers[3]!, /^exit code 3\nexport const add = \(a, b\) => a \+ b;/);
+  assert.ok(run.events.some((e) => e.kind === "file_change" && e.path === "src/add.js"));
+  assert.ok(run.events.some((e) => e.kind === "command" && e.exitCode === 3));
+  assert.equal(run.result.transcript?.bytes !== undefined && run.result.transcript.bytes > 0, true);
+});
+
+Deno.test("openai backend: the kernel refuses escaping, protected, secret and linked-out accesses", async () => {
+  const outside = mkdtempSync(join(tmpdir(), "vouch-openai-outside-"));
+  writeFileSync(join(outside, "data.txt"), "private\n");
+  const script: ChatStep[] = [
+    { calls: [{ name: "write_file", args: { path: "../escape.txt", content: "x" } }] },
+    { calls: [{ name: "write_file", args: { path: join(outside, "abs.txt"), content: "x" } }] },
+    { calls: [{ name: "write_file", args: { path: "test/add.test.js", content: "pass" } }] },
+    { calls: [{ name: "read_file", args: { path: ".git/config" } }] },
+    { calls: [{ name: "write_file", args: { path: ".env", content: "K=1" } }] },
+    { calls: [{ name: "run_command", args: { command: `ln -s ${outside} out` } }] },
+    { calls: [{ name: "read_file", args: { path: "out/data.txt" } }] },
+    { calls: [{ name: "write_file", args: { path: "out/planted.txt", content: "x" } }] },
+    { calls: [{ name: "read_file", args: { path: "test/add.test.js" } }] },
+    { say: "tried" },
+  ];
+  try {
+    let protectedText: string | null = null;
+    const run = await play(script).then((r) => {
+      protectedText = r.file("test/add.test.js");
+      return r;
+    });
+    const answers = toolAnswers(run.requests);
+    assert.match(answers[0]!, /^refused \(path_rejected\)/);
+    assert.match(answers[1]!, /^refused \(path_rejected\)/);
+    assert.match(answers[2]!, /^refused \(protected_path\)/);
+    assert.match(answers[3]!, /^refused \(path_rejected\)/);
+    assert.match(answers[4]!, /^refused \(policy_denied\)/);
+    assert.match(answers[6]!, /^refused \(path_rejected\): out\/data.txt leads outside/);
+    assert.match(answers[7]!, /^refused \(path_rejected\)/);
+    // Reading a protected test is fine; changing it is not.
+    assert.equal(answers[8], "assert(add(2, 3) === 5);\n");
+    assert.equal(protectedText, "assert(add(2, 3) === 5);\n");
+    assert.equal(existsSync(join(outside, "abs.txt")), false);
+    assert.equal(existsSync(join(outside, "planted.txt")), false);
+    assert.equal(run.result.risks.filter((r) => r.startsWith("refused")).length, 7);
+  } finally {
+    rmSync(outside, { recursive: true, force: true });
+  }
+});
+
+Deno.test("openai backend: malformed tool calls are answered as errors and the loop goes on", async () => {
+  const run = await play([
+    { calls: [{ name: "write_file", args: "{not json" }] },
+    { calls: [{ name: "delete_everything", args: {} }] },
+    { calls: [{ name: "read_file", args: { file: "src/add.js" } }] },
+    { calls: [{ name: "read_file", args: { path: 7 } }] },
+    { say: "gave up" },
+  ]);
+  assert.equal(run.result.status, "ok");
+  assert.equal(run.result.protocolIssues, 4);
+  const answers = toolAnswers(run.requests);
+  assert.match(answers[0]!, /not JSON/);
+  assert.match(answers[1]!, /unknown tool "delete_everything"/);
+  assert.match(answers[2]!, /bad arguments for read_file/);
+  assert.match(answers[3]!, /bad arguments for read_file/);
+});
+
+Deno.test("openai backend: a model that never stops calling tools is bounded by maxTurns", async () => {
+  const run = await play(
+    [{ calls: [{ name: "list_files", args: {} }] }],
+    { maxTurns: 4 },
+    { whenSpent: "repeat" },
+  );
+  assert.equal(run.result.status, "error");
+  assert.equal(run.result.failure?.code, "limit_exceeded");
+  assert.match(run.result.failure?.message ?? "", /still calling tools after 4 turns/);
+  assert.equal(run.requests.length, 4);
+});
+
+Deno.test("openai backend: 401 stops at once, with the cause", async () => {
+  const run = await play([{ say: "never" }], { apiKey: "wrong" });
+  assert.equal(run.result.status, "error");
+  assert.equal(run.result.failure?.code, "config");
+  assert.equal(run.result.failure?.retryable, false);
+  assert.match(
+    run.result.failure?.message ?? "",
+    /refused the credentials \(HTTP 401: scripted 401\)/,
+  );
+  assert.equal(run.requests.length, 1);
+});
+
+Deno.test("openai backend: 429 and 500 are retried with backoff; a persistent 500 fails with the cause", async () => {
+  const ok = await play([{ status: 429, retryAfter: 0 }, { status: 500 }, { say: "fine" }]);
+  assert.equal(ok.result.status, "ok");
+  assert.equal(ok.requests.length, 3);
+  const retries = ok.events.filter((e) => e.kind === "retry");
+  assert.deepEqual(retries.map((e) => e.kind === "retry" ? e.httpStatus : null), [429, 500]);
+
+  const down = await play([{ status: 500 }], {}, { whenSpent: "repeat" });
+  assert.equal(down.result.status, "error");
+  assert.equal(down.result.failure?.code, "execution");
+  assert.match(down.result.failure?.message ?? "", /HTTP 500: scripted 500 \(after 4 attempts\)/);
+  assert.equal(down.requests.length, 4);
+});
+
+Deno.test("openai backend: an answer that is not a chat completion is a protocol failure", async () => {
+  for (const raw of ["not json at all", '{"choices": []}', '{"choices": [{"message": 5}]}']) {
+    const run = await play([{ raw }]);
+    assert.equal(run.result.status, "error", raw);
+    assert.equal(run.result.failure?.code, "protocol", raw);
+  }
+});
+
+Deno.test("openai backend: the token budget stops the round", async () => {
+  const run = await play(
+    [{ calls: [{ name: "list_files", args: {} }] }],
+    { maxTokens: 250 },
+    { whenSpent: "repeat" },
+  );
+  assert.equal(run.result.status, "error");
+  assert.equal(run.result.failure?.code, "limit_exceeded");
+  assert.match(run.result.failure?.message ?? "", /spent 360 tokens \(budget 250\)/);
+  assert.equal(run.requests.length, 3);
+});
+
+Deno.test("openai backend: a slow model past the round's time limit ends timed_out", async () => {
+  const server = await startChatServer([{ delayMs: 5000, then: { say: "late" } }]);
+  const dir = worktree();
+  try {
+    const backend = openaiBackend({ model: "m", baseUrl: server.baseUrl, apiKey: CHAT_API_KEY });
+    const started = Date.now();
+    const result = await backend.run({ ...task(dir), maxSeconds: 1 }, {
+      signal: new AbortController().signal,
+      emit: () => {},
+    });
+    assert.equal(result.status, "timed_out");
+    assert.ok(Date.now() - started < 4000);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("openai backend: symlinks made before the call cannot be written through", async () => {
+  const outside = mkdtempSync(join(tmpdir(), "vouch-openai-outside-"));
+  const server = await startChatServer([
+    { calls: [{ name: "write_file", args: { path: "src/link.js", content: "pwned" } }] },
+    { say: "done" },
+  ]);
+  const dir = worktree();
+  symlinkSync(join(outside, "target.js"), join(dir, "src/link.js"));
+  try {
+    const backend = openaiBackend({ model: "m", baseUrl: server.baseUrl, apiKey: CHAT_API_KEY });
+    await backend.run(task(dir), { signal: new AbortController().signal, emit: () => {} });
+    assert.equal(existsSync(join(outside, "target.js")), false);
+    assert.match(toolAnswers(server.requests)[0]!, /^refused \(path_rejected\)/);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  }
+});

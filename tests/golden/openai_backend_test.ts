@@ -1,0 +1,137 @@
+// `vouch run --backend openai:MODEL --base-url URL` end to end: the real CLI
+// (as `deno task vouch` runs it, with --deny-net widened to the model's one
+// address), real git, the default sandbox, and a scripted Chat Completions
+// server on 127.0.0.1. An honest fix is VERIFIED, a test-editing cheat is
+// refused at the tool level and the run REJECTED, a 401 ends backend_failed
+// with its cause, and the cost budget stops the task (exit 3).
+import assert from "node:assert/strict";
+import {
+  createRepo,
+  denoProjectFiles,
+  denoTestCommand,
+  type FixtureRepo,
+} from "./fixture_repos.ts";
+import { assertLog, runVouch } from "./cli_harness.ts";
+import { CHAT_API_KEY, type ChatStep, startChatServer } from "../fixtures/chat_server.ts";
+
+const KEY_VAR = "VOUCH_TEST_CHAT_KEY";
+
+async function scenario(
+  script: ChatStep[],
+  flags: string[] = [],
+  key = CHAT_API_KEY,
+) {
+  const server = await startChatServer(script, { whenSpent: "repeat" });
+  const repo: FixtureRepo = await createRepo(denoProjectFiles(), denoTestCommand());
+  const state = await Deno.makeTempDir({ prefix: "vouch-openai-state-" });
+  try {
+    const run = await runVouch(
+      repo,
+      [
+        "run",
+        "--backend",
+        "openai:scripted-model",
+        "--base-url",
+        server.baseUrl,
+        "--api-key-env",
+        KEY_VAR,
+        "--goal",
+        "make the tests pass",
+        "--verify",
+        denoTestCommand(),
+        "--max-rounds",
+        "1",
+        "--json",
+        ...flags,
+      ],
+      state,
+      "deno",
+      { [KEY_VAR]: key },
+    );
+    return { run, repo, state, requests: server.requests };
+  } finally {
+    await server.close();
+  }
+}
+
+async function cleanup(s: { repo: FixtureRepo; state: string }) {
+  await s.repo.cleanup();
+  await Deno.remove(s.state, { recursive: true }).catch(() => {});
+}
+
+const explain = (s: { run: { stdout: string; stderr: string } }) =>
+  `stdout: ${s.run.stdout}\nstderr: ${s.run.stderr}`;
+
+Deno.test("golden openai: an honest fix through vouch's own tools is VERIFIED", async () => {
+  const s = await scenario([
+    { calls: [{ name: "read_file", args: { path: "math.ts" } }] },
+    {
+      calls: [{
+        name: "write_file",
+        args: {
+          path: "math.ts",
+          content: "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+        },
+      }],
+    },
+    { say: "add() adds now." },
+  ]);
+  try {
+    assert.equal(s.run.code, 0, explain(s));
+    assert.equal(s.run.json?.["state"], "verified", explain(s));
+    await assertLog(s.repo, "verified", s.state);
+    // The key reached the server and nothing vouch wrote.
+    assert.equal(s.requests[0]?.authorization, `Bearer ${CHAT_API_KEY}`);
+    assert.ok(!s.run.stdout.includes(CHAT_API_KEY) && !s.run.stderr.includes(CHAT_API_KEY));
+  } finally {
+    await cleanup(s);
+  }
+});
+
+Deno.test("golden openai: a test-editing cheat is refused at the tool and the run REJECTED", async () => {
+  const s = await scenario(
+    [
+      {
+        calls: [{
+          name: "write_file",
+          args: { path: "math_test.ts", content: "Deno.test('ok', () => {});\n" },
+        }],
+      },
+      { say: "tests pass now" },
+    ],
+    ["--forbid", "math_test.ts"],
+  );
+  try {
+    assert.equal(s.run.code, 1, explain(s));
+    assert.equal(s.run.json?.["state"], "rejected", explain(s));
+    const answers = (s.requests.at(-1)?.body.messages ?? []).filter((m) => m.role === "tool");
+    assert.match(String(answers[0]?.content), /^refused \(protected_path\)/);
+    // The user's test is untouched.
+    const test = await Deno.readTextFile(`${s.repo.dir}/math_test.ts`);
+    assert.equal(test, denoProjectFiles()["math_test.ts"]);
+  } finally {
+    await cleanup(s);
+  }
+});
+
+Deno.test("golden openai: a 401 ends backend_failed (exit 4) with its cause on screen", async () => {
+  const s = await scenario([{ say: "never" }], [], "wrong-key");
+  try {
+    assert.equal(s.run.code, 4, explain(s));
+    assert.equal(s.run.json?.["state"], "backend_failed", explain(s));
+    assert.match(JSON.stringify(s.run.json), /HTTP 401/, explain(s));
+    assert.equal(s.requests.length, 1, "no retry after an authentication failure");
+  } finally {
+    await cleanup(s);
+  }
+});
+
+Deno.test("golden openai: the cost budget (tokens) stops the task with exit 3", async () => {
+  const s = await scenario([{ calls: [{ name: "list_files", args: {} }] }], ["--max-cost", "300"]);
+  try {
+    assert.equal(s.run.code, 3, explain(s));
+    assert.equal(s.run.json?.["state"], "budget_exhausted", explain(s));
+  } finally {
+    await cleanup(s);
+  }
+});
