@@ -23,4 +23,5 @@ export * from "./codex_backend.ts";
 export * from "./claude_backend.ts";
 export * from "./command_backend.ts";
 export * from "./fn_backend.ts";
+export * from "./openai_backend.ts";
 export * from "./probe.ts";
