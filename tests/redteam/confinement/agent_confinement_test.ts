@@ -205,3 +205,40 @@ for (const requirement of ["auto", "none"] as const) {
     },
   });
 }
+
+Deno.test("agent: without a working bwrap the confined backend refuses (never runs unconfined)", async () => {
+  const { confinedBackend } = await import("../../../adapters/driver/confined_backend.ts");
+  const { commandBackend } = await import("../../../adapters/backends/command_backend.ts");
+  const { probeSandbox } = await import("../../../adapters/host/sandbox_probe.ts");
+  const broken = await probeSandbox({ bwrapPath: "/nonexistent/bwrap" });
+  const a = await arena();
+  try {
+    const program = join(a.scratch, "agent.sh");
+    await Deno.writeTextFile(program, "#!/bin/sh\necho ran > RAN\n");
+    await Deno.chmod(program, 0o755);
+    for (const requirement of ["auto", "bwrap"] as const) {
+      const backend = confinedBackend(
+        (sandbox) => commandBackend({ argv: [program], sandbox }),
+        requirement,
+        { probe: broken },
+      );
+      const r = await backend.run({
+        taskId: "rt",
+        attempt: 1,
+        goal: "g",
+        worktree: a.wt.path,
+        allowedRoots: [],
+        forbiddenPaths: [],
+        maxSeconds: 10,
+        maxOutputMb: 1,
+      }, { signal: new AbortController().signal, emit: () => {} });
+      assert.equal(r.status, "error");
+      assert.equal(r.failure?.code, "config");
+      assert.equal(r.failure?.retryable, false);
+      assert.match(r.failure!.message, /apt-get install bubblewrap/);
+      assert.equal(await exists(join(a.wt.path, "RAN")), false, "the agent ran unconfined");
+    }
+  } finally {
+    await a.cleanup();
+  }
+});
