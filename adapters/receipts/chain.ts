@@ -46,6 +46,11 @@ export class ReceiptRecorder {
   readonly #key: MacKey;
   #prev: string;
 
+  /** Where the MAC key lives (never its bytes): sandboxes keep this directory out of reach. */
+  get keyPath(): string {
+    return this.#key.path;
+  }
+
   private constructor(log: AnchoredLog, key: MacKey, prev: string) {
     this.#log = log;
     this.#key = key;

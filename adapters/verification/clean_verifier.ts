@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { dirname } from "node:path";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import type {
   BaselineCapture,
@@ -221,6 +222,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   // What the contract and the caller declare the checks' sandbox must also show, and its limits.
   const declaredReadOnly = [...(opts.sandboxReadOnly ?? []), ...(contract.sandbox?.readOnly ?? [])];
   const limits = withDefaultLimits(contract.sandbox?.limits, DEFAULT_CHECK_LIMITS);
+  // The key store in use (whatever env chose it) is never visible, nor declarable.
+  const keyStoreDir = dirname(opts.receipts.keyPath);
   async function sandboxFor(tree: Worktree): Promise<SandboxProfile> {
     return opts.sandbox === "none"
       ? await selectSandbox("none", { worktree: tree.path, limits })
@@ -229,6 +232,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         probe: await getProbe(),
         declaredReadOnly,
         limits,
+        keyStoreDir,
       });
   }
   const declaredOf = (p: SandboxProfile) => p.kind === "bwrap" ? p.declaredReadOnly ?? [] : [];

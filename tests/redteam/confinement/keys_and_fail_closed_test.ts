@@ -156,3 +156,35 @@ Deno.test("fail closed: without a working bwrap, verify and run stop with exit 5
     await s.cleanup();
   }
 });
+
+Deno.test({
+  name:
+    "keys: a declared --sandbox-ro dir holding the key file is refused; nothing runs with the key in view",
+  ignore: skipReason !== null,
+  fn: async () => {
+    const s = await setup();
+    try {
+      // The key file lives inside the directory the user asks to share.
+      const r = await vouch(
+        s.repo,
+        [
+          "verify",
+          "--patch",
+          "../fix.patch",
+          "--verify",
+          steal(s.state),
+          "--sandbox-ro",
+          s.state,
+          "--json",
+        ],
+        s.env,
+      );
+      assert.notEqual(r.code, 0, r.stdout);
+      assert.match(r.stdout + r.stderr, /would expose/);
+      const key = JSON.parse(await Deno.readTextFile(`${s.state}/key`)).key as string;
+      assert.ok(!r.stdout.includes(key) && !r.stderr.includes(key));
+    } finally {
+      await s.cleanup();
+    }
+  },
+});
