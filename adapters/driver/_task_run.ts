@@ -13,6 +13,7 @@ import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
 import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
 import type { KernelState, TaskRecord } from "../../kernel/lifecycle/state.ts";
 import { initialKernelState, step } from "../../kernel/lifecycle/step.ts";
+import { ENTRY } from "../../kernel/lifecycle/transitions.ts";
 import { recordKernelStep } from "../log/kinds.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
 import type { CheckSummary } from "./outcome.ts";
@@ -110,6 +111,15 @@ export class TaskRun {
       // The user's Ctrl-C came before this result: the kernel hears the kill first (the
       // result of the effect it cancels is then stale).
       await this.kill("user");
+    }
+    const record = this.record;
+    if (
+      record !== null && event.kind !== "timer_tick" && event.kind !== "kill_requested" &&
+      ENTRY[record.status].resumeAs !== null && this.now() > record.deadlineAt
+    ) {
+      // The wall budget ran out before this result arrived: the kernel hears the time first
+      // (it pauses the task and cancels the effect; the result is then stale).
+      await this.feed({ kind: "timer_tick", taskId: this.o.taskId });
     }
     const seq = this.o.log.head.seq + 1;
     const full = {

@@ -132,6 +132,8 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
   const stateDir = `${info.top}/.vouch`;
   await ensureStateDir(stateDir);
   const taskId = opts.taskId ?? newTaskId();
+  // One deadline for the kernel's wall budget and for every command the verifier runs.
+  const deadline = Date.now() + opts.wallTimeMs;
   const key = await loadOrCreateMacKey({
     repoRoot: info.top,
     ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
@@ -159,7 +161,7 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
       // No check or setup command may outlive the task's wall-time budget.
-      deadline: Date.now() + opts.wallTimeMs,
+      deadline,
       // "Make the failing tests pass": a contract that already passes proves nothing.
       requireFailingBaseline: opts.requireFailingBaseline ?? intentTargetsTests(opts.goal),
     });
@@ -173,6 +175,7 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       maxRounds: opts.maxRounds,
       ...(opts.costUnits !== undefined ? { costUnits: opts.costUnits } : {}),
       wallTimeMs: opts.wallTimeMs,
+      deadline,
       log,
       key,
       signingKey,

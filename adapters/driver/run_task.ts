@@ -79,6 +79,11 @@ export interface RunTaskOptions {
   readonly maxRounds: number;
   /** Wall-time budget of the whole task, in milliseconds. */
   readonly wallTimeMs: number;
+  /**
+   * The run's absolute deadline (ms since epoch), when the caller already gave it to the
+   * verifier: the kernel's wall budget then ends exactly there. @default now + wallTimeMs
+   */
+  readonly deadline?: number;
   /** Backend output budget in bytes. @default 256 MiB */
   readonly outputBytes?: number;
   /** Backend cost budget in cost units (cents). @default 1e9 */
@@ -145,7 +150,9 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
       goal: opts.goal,
       baseRev: opts.base,
       budget: {
-        wallTimeMs: opts.wallTimeMs,
+        wallTimeMs: opts.deadline === undefined
+          ? opts.wallTimeMs
+          : Math.max(0, opts.deadline - run.now()),
         repairRounds: Math.max(0, opts.maxRounds - 1),
         outputBytes: opts.outputBytes ?? 256 * 1024 * 1024,
         costUnits: opts.costUnits ?? 1_000_000_000,
