@@ -82,7 +82,11 @@ export function checkDetail(input: CheckDetailInput): string | undefined {
   if (result?.spawnError) {
     parts.push(`cannot start: ${result.spawnError.message}`);
   } else if (result?.timedOut) {
-    parts.push(`timed out after ${Math.round(input.timeoutMs / 1000)} s`);
+    // The limit that applied: the check's own timeout, or less when the run's deadline was near.
+    const seconds = Math.min(input.timeoutMs, result.durationMs) / 1000;
+    parts.push(`timed out after ${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`);
+  } else if (result === undefined && judgement.reasons.some((r) => r.code === "timed_out")) {
+    parts.push("not started: the run's wall-time budget (--timeout) left no time");
   } else if (result !== undefined && cannotStart(result)) {
     const notFound = output(result).split("\n").find((l) => /not found|Permission denied/.test(l));
     parts.push(

@@ -359,8 +359,13 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       onCheck(check.name);
       const timeoutMs = clampTimeout(check.timeoutMs, opts.deadline);
       if (timeoutMs <= 0) {
-        // Fail closed: a check the deadline leaves no time for is a check that could not run.
-        observations.push(cannotRunObservation(check.name, "the run's deadline left no time"));
+        // Fail closed: a check the deadline leaves no time for fails as timed out (the wall
+        // budget ran out: the run ends budget_exhausted, not "could not run").
+        observations.push({
+          ...cannotRunObservation(check.name, "the run's deadline left no time"),
+          cannotRun: null,
+          timedOut: true,
+        });
         continue;
       }
       const startedAt = Date.now();
