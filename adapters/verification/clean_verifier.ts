@@ -382,9 +382,12 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       started.set(check.name, startedAt);
       // The runner's observation: test-output parsing and the SWE-bench-like guard included.
       const observed = observeCheck(check, result);
+      // Stopped at the run's deadline, the check timed out (the wall budget ran out: exit 3);
+      // stopped otherwise (Ctrl-C), it was cancelled and proves nothing.
+      const atDeadline = opts.deadline !== undefined && Date.now() >= opts.deadline - 50;
       observations.push(
         signal.aborted && observed.cannotRun === null
-          ? { ...observed, cannotRun: "cancelled" }
+          ? atDeadline ? { ...observed, timedOut: true } : { ...observed, cannotRun: "cancelled" }
           : observed,
       );
     }
