@@ -120,6 +120,15 @@ Deno.test({
       const bad = npx(fx.bad);
       assert.equal(bad.status, 1, bad.stderr + bad.stdout);
       assert.equal(JSON.parse(bad.stdout).verdict, "rejected");
+      const inspected = spawnSync("npx", [
+        "--no-install",
+        "vouch",
+        "inspect",
+        join(fx.repo, ".vouch/events.jsonl"),
+        "--json",
+      ], { cwd: project, env, encoding: "utf8" });
+      assert.equal(inspected.status, 0, inspected.stderr + inspected.stdout);
+      assert.equal(JSON.parse(inspected.stdout).audit, "verified");
 
       sh("node", [tsc, "-p", "tsconfig.json"]);
       const js = (patch: string) =>
