@@ -132,11 +132,14 @@ export async function runNativeTool(
   }
 }
 
-/** The kernel's verdict, then a real path that is really inside the tree (links resolved). */
-async function resolveInside(
+/**
+ * The kernel's verdict on `raw`, then a real path that is really inside the
+ * tree (links resolved); a refusal comes back as the model's answer.
+ */
+export async function resolveInside(
   raw: string,
   access: ToolAccess,
-  env: NativeToolEnv,
+  env: Pick<NativeToolEnv, "worktree" | "rules">,
 ): Promise<{ path: string; abs: string } | ToolAnswer> {
   const verdict = judgeToolAccess(raw, access, env.rules);
   if (!verdict.ok) return answer(`refused (${verdict.code}): ${verdict.detail}`, true, true);
@@ -159,7 +162,11 @@ async function resolveInside(
   return { path: verdict.path, abs: verdict.path === "" ? root : join(root, verdict.path) };
 }
 
-async function readTool(raw: string, env: NativeToolEnv): Promise<ToolAnswer> {
+/** Reads a tree file for an agent (judged, bounded). */
+export async function readTool(
+  raw: string,
+  env: Pick<NativeToolEnv, "worktree" | "rules">,
+): Promise<ToolAnswer> {
   const where = await resolveInside(raw, "read", env);
   if ("content" in where) return where;
   const text = new TextDecoder().decode(await readFile(where.abs));
@@ -181,7 +188,12 @@ async function listTool(raw: string, env: NativeToolEnv): Promise<ToolAnswer> {
   );
 }
 
-async function writeTool(raw: string, content: string, env: NativeToolEnv): Promise<ToolAnswer> {
+/** Writes a tree file for an agent (judged, never through a link). */
+export async function writeTool(
+  raw: string,
+  content: string,
+  env: Pick<NativeToolEnv, "worktree" | "rules" | "emit">,
+): Promise<ToolAnswer> {
   const where = await resolveInside(raw, "write", env);
   if ("content" in where) return where;
   try {

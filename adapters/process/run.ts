@@ -375,7 +375,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     child = spawn(launch[0]!, launch.slice(1), {
       cwd: spec.cwd,
       env,
-      stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      stdio: [spec.stdin || spec.openStdin ? "pipe" : "ignore", "pipe", "pipe"],
       detached: SETSID === null,
     });
     status = new Promise((resolve) =>
@@ -400,7 +400,10 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const stderr = child.stderr!;
   const outDone = drain(stdout, out, spec.onStdout);
   const errDone = drain(stderr, err);
-  if (spec.stdin) {
+  if (spec.openStdin) {
+    child.stdin!.on("error", () => {}); // a child that exits without reading
+    spec.openStdin(child.stdin!);
+  } else if (spec.stdin) {
     child.stdin!.on("error", () => {}); // a child that exits without reading
     child.stdin!.end(spec.stdin);
   }

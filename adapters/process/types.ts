@@ -36,6 +36,11 @@ export interface ProcessSpec {
    * that throws is ignored. The bounded capture is kept either way.
    */
   readonly onStdout?: (chunk: Uint8Array) => void;
+  /**
+   * Keeps the child's stdin open and hands it over (for protocols spoken over
+   * stdio, e.g. ACP); `stdin` is then ignored. The caller ends the stream.
+   */
+  readonly openStdin?: (stdin: import("node:stream").Writable) => void;
 }
 
 /** Why a process could not be started at all. */

@@ -43,7 +43,9 @@ Options:
   --verify CMD           shell command that defines done (exit 0 = pass); without it and
                          --contract, the repository's test command is detected
   --contract FILE        outcome contract (JSON) instead of --verify
-  --backend B            codex | claude | command:PATH | openai:MODEL (default codex)
+  --backend B            codex | claude | command:PATH | acp:COMMAND | openai:MODEL (default
+                         codex); acp: runs an Agent Client Protocol agent with vouch as its
+                         client (e.g. acp:claude-code-acp)
   --base-url URL         with openai:MODEL, the OpenAI-compatible API root (e.g.
                          http://127.0.0.1:8080/v1 for llama.cpp, vLLM or Ollama)
   --api-key-env NAME     with openai:MODEL, the variable holding the key (default OPENAI_API_KEY)

@@ -18,6 +18,8 @@ export type BackendChoice =
   | { readonly kind: "codex" }
   | { readonly kind: "claude" }
   | { readonly kind: "command"; readonly path: string }
+  /** An ACP agent: its command line (words split on spaces; no shell). */
+  | { readonly kind: "acp"; readonly argv: readonly string[] }
   | {
     readonly kind: "openai";
     readonly model: string;
@@ -146,11 +148,13 @@ export function parseRunArgs(argv: string[]): RunArgs {
   if (raw === "codex" || raw === "claude") backend = { kind: raw };
   else if (raw.startsWith("command:") && raw.length > "command:".length) {
     backend = { kind: "command", path: raw.slice("command:".length) };
+  } else if (raw.startsWith("acp:") && raw.slice(4).trim() !== "") {
+    backend = { kind: "acp", argv: raw.slice(4).trim().split(/\s+/) };
   } else if (raw.startsWith("openai:") && raw.length > "openai:".length) {
     backend = openaiChoice(raw.slice("openai:".length), values["base-url"], values["api-key-env"]);
   } else {
     throw new UsageError(
-      `Cannot use --backend "${raw}": expected codex, claude, command:PATH or openai:MODEL`,
+      `Cannot use --backend "${raw}": expected codex, claude, command:PATH, acp:COMMAND or openai:MODEL`,
     );
   }
   if (backend.kind !== "openai" && values["base-url"] !== undefined) {

@@ -18,6 +18,7 @@ import { CODEX_PROVIDER_ENV, codexBackend } from "../../adapters/backends/codex_
 import { CLAUDE_PROVIDER_ENV, claudeBackend } from "../../adapters/backends/claude_backend.ts";
 import { commandBackend } from "../../adapters/backends/command_backend.ts";
 import { openaiBackend } from "../../adapters/backends/openai_backend.ts";
+import { acpBackend } from "../../adapters/backends/acp_backend.ts";
 import {
   type AgentCliConfig,
   AgentCliConfigError,
@@ -88,7 +89,7 @@ function unique(names: readonly string[]): string[] {
  * ```
  */
 export function forwardedEnvNames(
-  backend: "codex" | "claude" | "command" | "openai",
+  backend: "codex" | "claude" | "command" | "openai" | "acp",
   config: AgentCliConfig,
   agentEnv: readonly string[],
 ): string[] {
@@ -99,6 +100,7 @@ export function forwardedEnvNames(
       return unique([...CLAUDE_PROVIDER_ENV, ...(config.claude.env ?? []), ...agentEnv]);
     case "command":
     case "openai":
+    case "acp":
       return unique(agentEnv);
   }
 }
@@ -188,6 +190,23 @@ export function backendFor(
         (sandbox) => commandBackend({ argv, sandbox, ...(passEnv.length > 0 ? { passEnv } : {}) }),
         args.sandbox,
         { readOnly: [dirname(program)], ...limits },
+      );
+    }
+    case "acp": {
+      // The agent runs in the agent sandbox (network shared for its model provider); what it
+      // asks of its client is decided by the kernel and served by vouch.
+      const [first, ...rest] = args.backend.argv;
+      const program = executableOnPath(first!);
+      const argv = [program, ...rest];
+      const passEnv = forwardedEnvNames("acp", config, args.agentEnv);
+      const readOnly = [
+        ...(program.includes("/") ? agentProgramDirs(resolve(program)) : []),
+        ...rest.filter((a) => a.startsWith("/")).map((a) => dirname(a)),
+      ];
+      return confinedBackend(
+        (sandbox) => acpBackend({ argv, sandbox, ...(passEnv.length > 0 ? { passEnv } : {}) }),
+        args.sandbox,
+        { readOnly, ...limits },
       );
     }
     case "openai": {

@@ -132,3 +132,87 @@ export function judgeToolAccess(
   }
   return { ok: true, path };
 }
+
+/** What an agent asks permission for (ACP's tool kinds). */
+export const PERMISSION_KINDS = [
+  "read",
+  "edit",
+  "delete",
+  "move",
+  "search",
+  "execute",
+  "think",
+  "fetch",
+  "switch_mode",
+  "other",
+] as const;
+
+/** The kernel's answer to a permission request. */
+export interface PermissionVerdict {
+  readonly allow: boolean;
+  /** Stable reason: `allowed`, a {@linkcode ToolAccessRefusal}, `network_tool` or `unknown_kind`. */
+  readonly reason: ToolAccessRefusal | "allowed" | "network_tool" | "unknown_kind";
+  readonly detail: string;
+}
+
+/**
+ * Answers an agent's permission request by what it would touch: reads and
+ * searches are judged as reads of every named path, edits, deletes and moves
+ * as writes; commands are allowed (they run in the agent's sandbox, and the
+ * diff they leave is judged like any other); fetching from the network and
+ * kinds the kernel does not know are refused (fail closed).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { compileToolAccessRules, judgePermission } from "./judge_tool_access.ts";
+ * import { defaultPolicy } from "../lifecycle/policy.ts";
+ * const rules = compileToolAccessRules({ protect: ["test/**"], policy: defaultPolicy() });
+ * equal(judgePermission("edit", ["src/a.js"], rules).allow, true);
+ * equal(judgePermission("edit", ["test/a.js"], rules).reason, "protected_path");
+ * equal(judgePermission("fetch", [], rules).allow, false);
+ * equal(judgePermission("teleport", [], rules).reason, "unknown_kind");
+ * ```
+ */
+export function judgePermission(
+  kind: string,
+  paths: readonly string[],
+  rules: CompiledToolAccessRules,
+): PermissionVerdict {
+  let access: ToolAccess | null;
+  switch (kind) {
+    case "read":
+    case "search":
+      access = "read";
+      break;
+    case "edit":
+    case "delete":
+    case "move":
+      access = "write";
+      break;
+    case "execute":
+    case "think":
+    case "switch_mode":
+      access = null;
+      break;
+    case "fetch":
+      return {
+        allow: false,
+        reason: "network_tool",
+        detail: "fetching from the network is refused",
+      };
+    default:
+      return {
+        allow: false,
+        reason: "unknown_kind",
+        detail: `unknown tool kind ${JSON.stringify(kind)}`,
+      };
+  }
+  if (access !== null) {
+    for (const path of paths) {
+      const v = judgeToolAccess(path, access, rules);
+      if (!v.ok) return { allow: false, reason: v.code, detail: v.detail };
+    }
+  }
+  return { allow: true, reason: "allowed", detail: `${kind} allowed` };
+}

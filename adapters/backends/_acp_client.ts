@@ -1,0 +1,237 @@
+/**
+ * vouch as an ACP *client*: what an agent asks of vouch over the protocol
+ * (read and write files, run terminals, grant permissions) and what vouch
+ * answers. Every file access and every permission is decided by the kernel
+ * (`judgeToolAccess`, `judgePermission`) before anything happens; terminals
+ * run through the process runner in the agent's sandbox with bounded output;
+ * every request and its answer is recorded for the transcript.
+ *
+ * @module
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+import { RequestError } from "@agentclientprotocol/sdk";
+import { isAbsolute, relative } from "node:path";
+import {
+  type CompiledToolAccessRules,
+  judgePermission,
+} from "../../kernel/scope/judge_tool_access.ts";
+import { runProcess } from "../process/run.ts";
+import type { SandboxProfile } from "../sandbox/profile.ts";
+import { readTool, writeTool } from "./_native_tools.ts";
+import type { BackendEvent } from "./types.ts";
+import { boundText } from "./types.ts";
+
+/** Permission requests answered per round before every further one is refused. */
+export const MAX_PERMISSION_REQUESTS = 200;
+/** Terminals one round may hold at once. */
+export const MAX_TERMINALS = 16;
+const DEFAULT_TERMINAL_BYTES = 64 * 1024;
+
+/** What the client needs from the backend. */
+export interface AcpClientEnv {
+  readonly worktree: string;
+  readonly rules: CompiledToolAccessRules;
+  readonly sandbox: SandboxProfile;
+  readonly signal: AbortSignal;
+  readonly emit: (event: BackendEvent) => void;
+  /** One transcript line per request and answer. */
+  readonly record: (entry: Record<string, unknown>) => void;
+  readonly terminalTimeoutMs: number;
+}
+
+interface Terminal {
+  output: string;
+  truncated: boolean;
+  readonly limit: number;
+  readonly abort: AbortController;
+  done: Promise<{ exitCode: number | null; signal: string | null }>;
+  exit: { exitCode: number | null; signal: string | null } | null;
+}
+
+/** Counters the backend reports. */
+export interface AcpClientStats {
+  permissionRequests: number;
+  refusals: string[];
+  commands: string[];
+  agentText: string;
+}
+
+/** The tree-relative form of a path the agent names (absolute inside the worktree, or relative). */
+function treePath(worktree: string, path: string): string {
+  if (!isAbsolute(path)) return path;
+  const rel = relative(worktree, path);
+  // Outside the tree: keep a form confinePath rejects.
+  return rel === "" ? "." : rel;
+}
+
+/** Builds the client half of the connection. */
+export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client {
+  const terminals = new Map<string, Terminal>();
+  let nextTerminal = 0;
+  const refuse = (what: string, detail: string): never => {
+    stats.refusals.push(`${what}: ${detail}`);
+    env.emit({ kind: "tool", name: what, isError: true });
+    env.record({ refused: what, detail });
+    throw RequestError.invalidParams(undefined, `refused by vouch: ${detail}`);
+  };
+  const terminal = (id: string): Terminal => {
+    const t = terminals.get(id);
+    if (t === undefined) throw RequestError.invalidParams(undefined, `no terminal ${id}`);
+    return t;
+  };
+  return {
+    requestPermission(params) {
+      stats.permissionRequests++;
+      const kind = params.toolCall.kind ?? "other";
+      const paths = (params.toolCall.locations ?? []).map((l) => treePath(env.worktree, l.path));
+      const verdict = stats.permissionRequests > MAX_PERMISSION_REQUESTS
+        ? { allow: false, reason: "too_many_requests", detail: "too many permission requests" }
+        : judgePermission(kind, paths, env.rules);
+      const wanted = verdict.allow
+        ? ["allow_once", "allow_always"]
+        : ["reject_once", "reject_always"];
+      const option = wanted.map((k) => params.options.find((o) => o.kind === k)).find((o) => o);
+      env.record({
+        permission: { kind, title: boundText(params.toolCall.title ?? "", 200), paths },
+        answer: verdict.allow ? "allow" : "deny",
+        reason: verdict.reason,
+      });
+      if (!verdict.allow) {
+        stats.refusals.push(`permission ${kind}: ${verdict.detail}`);
+        env.emit({ kind: "tool", name: `permission:${kind}`, isError: true });
+      }
+      return Promise.resolve({
+        outcome: option !== undefined
+          ? { outcome: "selected", optionId: option.optionId }
+          : { outcome: "cancelled" },
+      });
+    },
+
+    sessionUpdate(params) {
+      const u = params.update;
+      switch (u.sessionUpdate) {
+        case "agent_message_chunk":
+          if (u.content.type === "text" && stats.agentText.length < 64 * 1024) {
+            stats.agentText += u.content.text;
+          }
+          break;
+        case "tool_call":
+          env.emit({ kind: "tool", name: boundText(u.title, 200), isError: false });
+          break;
+        case "tool_call_update":
+          if (u.status === "failed") {
+            env.emit({
+              kind: "tool",
+              name: boundText(u.title ?? u.toolCallId, 200),
+              isError: true,
+            });
+          }
+          break;
+        default:
+          break;
+      }
+      env.record({ update: u.sessionUpdate });
+      return Promise.resolve();
+    },
+
+    async readTextFile(params) {
+      const rel = treePath(env.worktree, params.path);
+      const answer = await readTool(rel, env);
+      env.record({ read: rel, ok: !answer.isError });
+      if (answer.isError) return refuse("fs/read_text_file", answer.content);
+      let content = answer.content;
+      if (params.line != null || params.limit != null) {
+        const lines = content.split("\n");
+        const from = Math.max(0, (params.line ?? 1) - 1);
+        content = lines.slice(from, params.limit != null ? from + params.limit : undefined)
+          .join("\n");
+      }
+      return { content };
+    },
+
+    async writeTextFile(params) {
+      const rel = treePath(env.worktree, params.path);
+      const answer = await writeTool(rel, params.content, env);
+      env.record({ write: rel, ok: !answer.isError });
+      if (answer.isError) return refuse("fs/write_text_file", answer.content);
+      return {};
+    },
+
+    createTerminal(params) {
+      if (terminals.size >= MAX_TERMINALS) {
+        return refuse("terminal/create", `at most ${MAX_TERMINALS} terminals at once`);
+      }
+      const cwd = params.cwd != null ? treePath(env.worktree, params.cwd) : ".";
+      if (cwd.startsWith("..") || isAbsolute(cwd)) {
+        return refuse("terminal/create", `cwd ${params.cwd} is outside the worktree`);
+      }
+      const id = `term-${++nextTerminal}`;
+      const abort = new AbortController();
+      const limit = Math.min(params.outputByteLimit ?? DEFAULT_TERMINAL_BYTES, 1024 * 1024);
+      const argv = [params.command, ...(params.args ?? [])];
+      const command = argv.join(" ");
+      stats.commands.push(command);
+      const t: Terminal = {
+        output: "",
+        truncated: false,
+        limit,
+        abort,
+        exit: null,
+        done: Promise.resolve({ exitCode: null, signal: null }),
+      };
+      const decoder = new TextDecoder();
+      const take = (chunk: Uint8Array) => {
+        t.output += decoder.decode(chunk, { stream: true });
+        if (t.output.length > limit) {
+          t.output = t.output.slice(t.output.length - limit);
+          t.truncated = true;
+        }
+      };
+      t.done = runProcess({
+        argv: params.command.includes("/") || (params.args ?? []).length > 0
+          ? argv
+          : ["/bin/sh", "-c", params.command],
+        cwd: cwd === "." ? env.worktree : `${env.worktree}/${cwd}`,
+        sandbox: env.sandbox,
+        timeoutMs: env.terminalTimeoutMs,
+        signal: AbortSignal.any([env.signal, abort.signal]),
+        onStdout: take,
+        maxCaptureBytes: limit,
+      }).then((r) => {
+        if (r.stderr.head !== "") take(new TextEncoder().encode(r.stderr.head));
+        const exit = { exitCode: r.spawnError !== null ? 127 : r.exitCode, signal: r.signal };
+        t.exit = exit;
+        env.emit({ kind: "command", command, exitCode: exit.exitCode, status: "completed" });
+        return exit;
+      });
+      terminals.set(id, t);
+      env.record({ terminal: id, command: boundText(command, 500) });
+      return Promise.resolve({ terminalId: id });
+    },
+
+    terminalOutput(params) {
+      const t = terminal(params.terminalId);
+      return Promise.resolve({
+        output: t.output,
+        truncated: t.truncated,
+        ...(t.exit !== null ? { exitStatus: t.exit } : {}),
+      });
+    },
+
+    async waitForTerminalExit(params) {
+      return await terminal(params.terminalId).done;
+    },
+
+    killTerminal(params) {
+      terminal(params.terminalId).abort.abort();
+      return Promise.resolve({});
+    },
+
+    releaseTerminal(params) {
+      const t = terminals.get(params.terminalId);
+      t?.abort.abort();
+      terminals.delete(params.terminalId);
+      return Promise.resolve({});
+    },
+  };
+}

@@ -1,0 +1,284 @@
+/**
+ * Any agent that speaks the Agent Client Protocol (JSON-RPC over stdio:
+ * Claude Code, Codex, Gemini CLI and OpenCode through their ACP modes or
+ * adapters), with vouch as the client. The agent process runs confined like
+ * every backend; what it asks of its client (files, terminals, permissions)
+ * is decided by the kernel and served by vouch (`_acp_client.ts`). Its stop
+ * reason is a claim: the real diff is re-derived and verified by the driver.
+ *
+ * @module
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import nodeProcess from "node:process";
+import type { Writable } from "node:stream";
+import { compileToolAccessRules } from "../../kernel/scope/judge_tool_access.ts";
+import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
+import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
+import { runProcess } from "../process/run.ts";
+import type { ProcessResult } from "../process/types.ts";
+import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
+import { acpClient, type AcpClientStats } from "./_acp_client.ts";
+import { composePrompt } from "./prompt.ts";
+import { cancelledBeforeStart, failure, guardRun, noClaims } from "./result.ts";
+import { safeEmit } from "./subprocess.ts";
+import { captureTextTranscript, maskSecrets } from "./transcript.ts";
+import type {
+  AgentBackend,
+  AgentTask,
+  BackendContext,
+  BackendEvent,
+  BackendFailure,
+  BackendResult,
+  BackendStatus,
+} from "./types.ts";
+import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
+
+/** Settings of {@linkcode acpBackend}. */
+export interface AcpBackendConfig {
+  /** The agent's command line, e.g. `["claude-code-acp"]`. */
+  readonly argv: readonly string[];
+  /** Where the agent and its terminals run. @default no sandbox */
+  readonly sandbox?: SandboxProfile;
+  /** Variable names forwarded from vouch's environment (values never logged). */
+  readonly passEnv?: readonly string[];
+  /** Extra variables for the agent (e.g. a base URL). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The agent's HOME (for its own config). */
+  readonly home?: string;
+  /** Policy that judges file access and permissions. @default defaultPolicy() */
+  readonly policy?: PolicySnapshot;
+  /** Time `initialize` and `session/new` may take, ms. @default 60000 */
+  readonly startTimeoutMs?: number;
+  /** After `session/cancel`, how long the agent has to stop its turn, ms. @default 3000 */
+  readonly cancelGraceMs?: number;
+  /** Time limit of one terminal command, ms. @default 300000 */
+  readonly terminalTimeoutMs?: number;
+}
+
+/**
+ * A backend speaking ACP to the agent `config.argv`.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { acpBackend } from "./acp_backend.ts";
+ * const b = acpBackend({ argv: ["my-acp-agent"] });
+ * equal(b.id, "acp");
+ * equal(b.capabilities().subprocess, true);
+ * ```
+ */
+export function acpBackend(config: AcpBackendConfig): AgentBackend {
+  const id = "acp";
+  return {
+    id,
+    capabilities: () => ({
+      streaming: true,
+      editsWorktree: true,
+      reportsUsage: false,
+      subprocess: true,
+    }),
+    run: (task, ctx) => guardRun(id, () => runAcp(id, config, task, ctx)),
+  };
+}
+
+/** A promise that rejects when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(new Error("aborted"));
+    signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+  });
+}
+
+async function runAcp(
+  id: string,
+  config: AcpBackendConfig,
+  task: AgentTask,
+  ctx: BackendContext,
+): Promise<BackendResult> {
+  const cancelled = cancelledBeforeStart(id, ctx);
+  if (cancelled !== null) return cancelled;
+  const lines: string[] = [];
+  const record = (entry: Record<string, unknown>) => {
+    if (lines.length < 20_000) lines.push(JSON.stringify(entry));
+  };
+  const emit = (event: BackendEvent) => {
+    record({ event });
+    safeEmit(ctx, event);
+  };
+  const stats: AcpClientStats = {
+    permissionRequests: 0,
+    refusals: [],
+    commands: [],
+    agentText: "",
+  };
+  const kill = new AbortController(); // ends the agent process
+  const deadline = AbortSignal.timeout(Math.max(1, task.maxSeconds * 1000));
+  let opened!: (s: Writable) => void;
+  const stdinReady = new Promise<Writable>((resolve) => (opened = resolve));
+  let toSdk!: ReadableStreamDefaultController<Uint8Array>;
+  const fromAgent = new ReadableStream<Uint8Array>({ start: (c) => void (toSdk = c) });
+  const env: Record<string, string> = { ...(config.env ?? {}) };
+  for (const name of config.passEnv ?? []) {
+    const value = nodeProcess.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  const proc: Promise<ProcessResult> = runProcess({
+    argv: config.argv,
+    cwd: task.worktree,
+    sandbox: config.sandbox ?? NO_SANDBOX,
+    env,
+    ...(config.passEnv !== undefined ? { allowSecretEnv: config.passEnv } : {}),
+    ...(config.home !== undefined ? { home: config.home } : {}),
+    signal: kill.signal,
+    maxCaptureBytes: 256 * 1024,
+    openStdin: (s) => opened(s),
+    onStdout: (chunk) => {
+      try {
+        toSdk.enqueue(chunk);
+      } catch { /* the SDK stopped reading */ }
+    },
+  });
+  const exited = proc.then((r) => {
+    try {
+      toSdk.close();
+    } catch { /* already closed */ }
+    return r;
+  });
+  // Writes wait for the process to start (a spawn failure resolves `exited` instead).
+  const stdin = Promise.race([stdinReady, exited.then(() => null)]);
+  const toAgent = new WritableStream<Uint8Array>({
+    write: async (chunk) => {
+      const s = await stdin;
+      if (s === null || s.destroyed) return;
+      await new Promise<void>((resolve) => s.write(chunk, () => resolve()));
+    },
+    close: async () => void (await stdin)?.end(),
+  });
+  const rules = compileToolAccessRules({
+    allow: task.allowedRoots.filter((g) => g !== "**"),
+    protect: task.forbiddenPaths,
+    policy: config.policy ?? defaultPolicy(),
+  });
+  const stop = AbortSignal.any([ctx.signal, deadline]);
+  const conn = new acp.ClientSideConnection(
+    () =>
+      acpClient({
+        worktree: task.worktree,
+        rules,
+        sandbox: config.sandbox ?? NO_SANDBOX,
+        signal: AbortSignal.any([stop, kill.signal]),
+        emit,
+        record,
+        terminalTimeoutMs: config.terminalTimeoutMs ?? 300_000,
+      }, stats),
+    acp.ndJsonStream(toAgent, fromAgent),
+  );
+  const agentGone = exited.then((r) => {
+    throw new Error(`the agent exited (code ${r.exitCode}) before answering`);
+  });
+  agentGone.catch(() => {});
+  emit({ kind: "started", backend: id });
+
+  let status: BackendStatus = "ok";
+  let why: BackendFailure | undefined;
+  let stopReason: string | null = null;
+  try {
+    const starting = AbortSignal.any([stop, AbortSignal.timeout(config.startTimeoutMs ?? 60_000)]);
+    const init = await Promise.race([
+      conn.initialize({
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+      }),
+      agentGone,
+      aborted(starting),
+    ]);
+    record({ initialized: { protocolVersion: init.protocolVersion } });
+    const session = await Promise.race([
+      conn.newSession({ cwd: task.worktree, mcpServers: [] }),
+      agentGone,
+      aborted(starting),
+    ]);
+    const prompt = conn.prompt({
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: composePrompt(task) }],
+    });
+    prompt.catch(() => {});
+    const turn = await Promise.race([
+      prompt.then((r) => ({ r })),
+      agentGone,
+      aborted(stop).catch(() => null),
+    ]);
+    if (turn === null) {
+      // Timeout or Ctrl-C: ask the agent to stop its turn, then end it.
+      await conn.cancel({ sessionId: session.sessionId }).catch(() => {});
+      await Promise.race([
+        prompt.catch(() => {}),
+        new Promise((r) => setTimeout(r, config.cancelGraceMs ?? 3000)),
+      ]);
+      status = ctx.signal.aborted ? "cancelled" : "timed_out";
+    } else {
+      stopReason = turn.r.stopReason;
+      record({ stopReason });
+      switch (turn.r.stopReason) {
+        case "end_turn":
+          break;
+        case "cancelled":
+          status = "cancelled";
+          break;
+        case "refusal":
+          status = "error";
+          why = failure("execution", `${id}: the agent refused the task`);
+          break;
+        default:
+          status = "error";
+          why = failure("limit_exceeded", `${id}: the agent stopped: ${turn.r.stopReason}`);
+      }
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    status = stop.aborted ? (ctx.signal.aborted ? "cancelled" : "timed_out") : "error";
+    if (status === "error") {
+      why = failure("protocol", `${id}: ${boundText(maskSecrets(message).text, 500)}`);
+    }
+  } finally {
+    try {
+      await toAgent.close();
+    } catch { /* closed */ }
+    // The agent has a second to leave on its own once its stdin closes.
+    const timer = setTimeout(() => kill.abort(), 1000);
+    await exited.catch(() => {});
+    clearTimeout(timer);
+  }
+  const result = await exited;
+  const stderr = result.stderr.head.trim().split("\n").at(-1) ?? "";
+  if (result.spawnError !== null && status !== "cancelled") {
+    status = "error";
+    why = failure("config", `${id}: ${result.spawnError.message}`);
+  } else if (status === "error" && why?.code === "protocol" && stderr !== "") {
+    why = { ...why, message: `${why.message} (agent stderr: ${boundText(stderr, 300)})` };
+  }
+  if (status === "timed_out") {
+    why = failure("timeout", `${id} did not finish within ${task.maxSeconds}s`);
+  }
+  if (status === "cancelled") why = failure("cancelled", `${id} was cancelled`);
+  const transcript = await captureTextTranscript({
+    backend: id,
+    taskId: task.taskId,
+    attempt: task.attempt,
+    text: lines.join("\n") + "\n",
+    ...(ctx.transcriptDir !== undefined ? { dir: ctx.transcriptDir } : {}),
+  });
+  const summary = maskSecrets(boundText(stats.agentText.trim(), MAX_SUMMARY_CHARS)).text;
+  if (summary !== "") safeEmit(ctx, { kind: "message", text: boundText(summary, 2000) });
+  return {
+    ...noClaims(id),
+    status,
+    summary,
+    selfClaimedDone: status === "ok" && stopReason === "end_turn",
+    commandsRun: boundList(stats.commands),
+    risks: boundList(stats.refusals.map((r) => `refused ${r}`)),
+    transcript,
+    exitCode: result.exitCode,
+    ...(why !== undefined ? { failure: why } : {}),
+  };
+}

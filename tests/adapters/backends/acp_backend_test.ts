@@ -1,0 +1,190 @@
+// The ACP backend against a self-written agent (tests/fixtures/acp_agent.mjs)
+// speaking raw JSON-RPC over stdio: an honest turn served through vouch's fs
+// and terminal methods, writes outside the worktree and into protected tests
+// refused at the protocol level, a storm of permission requests, malformed
+// JSON-RPC and unknown methods, a turn that never ends, an agent that dies.
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { acpBackend } from "../../../adapters/backends/acp_backend.ts";
+import type { AgentTask, BackendEvent, BackendResult } from "../../../adapters/backends/types.ts";
+import { NODE } from "../../golden/cli_harness.ts";
+
+const AGENT = fileURLToPath(new URL("../../fixtures/acp_agent.mjs", import.meta.url));
+
+interface Played {
+  readonly result: BackendResult;
+  readonly events: BackendEvent[];
+  readonly report: { what: string; value: Record<string, unknown> | number | boolean }[];
+  readonly files: Map<string, string | null>;
+  readonly ms: number;
+}
+
+async function play(mode: string, extra: { maxSeconds?: number; outside?: string } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "vouch-acp-"));
+  mkdirSync(join(dir, "src"));
+  mkdirSync(join(dir, "test"));
+  writeFileSync(join(dir, "src/add.js"), "export const add = (a, b) => a - b;\n");
+  writeFileSync(join(dir, "test/add.test.js"), "assert(add(2, 3) === 5);\n");
+  const reportFile = join(mkdtempSync(join(tmpdir(), "vouch-acp-report-")), "report.jsonl");
+  const events: BackendEvent[] = [];
+  const task: AgentTask = {
+    taskId: "t-acp",
+    attempt: 0,
+    goal: "make add add",
+    worktree: dir,
+    allowedRoots: ["**"],
+    forbiddenPaths: ["test/**"],
+    maxSeconds: extra.maxSeconds ?? 30,
+    maxOutputMb: 10,
+  };
+  const started = Date.now();
+  try {
+    const result = await acpBackend({
+      argv: [NODE!, AGENT],
+      env: {
+        VOUCH_ACP_MODE: mode,
+        VOUCH_ACP_REPORT: reportFile,
+        ...(extra.outside !== undefined ? { VOUCH_ACP_OUTSIDE: extra.outside } : {}),
+      },
+      cancelGraceMs: 500,
+    }).run(task, { signal: new AbortController().signal, emit: (e) => events.push(e) });
+    const report = existsSync(reportFile)
+      ? readFileSync(reportFile, "utf8").trim().split("\n").filter((l) => l !== "").map((l) =>
+        JSON.parse(l)
+      )
+      : [];
+    const files = new Map<string, string | null>();
+    for (const p of ["src/add.js", "test/add.test.js"]) {
+      files.set(p, existsSync(join(dir, p)) ? readFileSync(join(dir, p), "utf8") : null);
+    }
+    return { result, events, report, files, ms: Date.now() - started } as Played;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(join(reportFile, ".."), { recursive: true, force: true });
+  }
+}
+
+const entry = (p: Played, what: string) => p.report.find((r) => r.what === what)?.value;
+
+Deno.test({
+  name: "acp backend: an honest turn reads, asks, writes and runs a terminal through vouch",
+  ignore: NODE === null,
+  fn: async () => {
+    const p = await play("honest");
+    assert.equal(p.result.status, "ok", JSON.stringify(p.result.failure));
+    assert.equal(p.result.selfClaimedDone, true);
+    assert.equal(p.result.summary, "Looking. Fixed add.");
+    assert.equal(p.files.get("src/add.js"), "export const add = (a, b) => a + b;\n");
+    const read = entry(p, "read") as { result: { content: string } };
+    assert.equal(read.result.content, "export const add = (a, b) => a - b;\n");
+    const perm = entry(p, "permission") as { result: { outcome: { optionId: string } } };
+    assert.equal(perm.result.outcome.optionId, "yes");
+    const exit = entry(p, "exit") as { result: { exitCode: number } };
+    assert.equal(exit.result.exitCode, 0);
+    const output = entry(p, "output") as { result: { output: string } };
+    assert.equal(output.result.output, "export const add = (a, b) => a + b;\n");
+    assert.deepEqual(p.result.commandsRun, ["cat src/add.js"]);
+    assert.ok(p.events.some((e) => e.kind === "file_change" && e.path === "src/add.js"));
+    assert.ok(p.events.some((e) => e.kind === "tool" && e.name === "Read src/add.js"));
+    assert.ok((p.result.transcript?.bytes ?? 0) > 0);
+  },
+});
+
+Deno.test({
+  name:
+    "acp backend: writes outside the worktree or into protected tests are refused at the protocol level",
+  ignore: NODE === null,
+  fn: async () => {
+    const outsideDir = mkdtempSync(join(tmpdir(), "vouch-acp-outside-"));
+    const outside = join(outsideDir, "planted.txt");
+    try {
+      const p = await play("outside", { outside });
+      assert.equal(p.result.status, "ok");
+      assert.equal(existsSync(outside), false);
+      for (const what of ["outside_write", "dotdot_write", "test_write"]) {
+        const r = entry(p, what) as { error?: { message: string } };
+        assert.ok(r.error !== undefined, `${what} must be a JSON-RPC error`);
+        assert.match(r.error.message + JSON.stringify(r.error), /refused by vouch/);
+      }
+      const perm = entry(p, "test_permission") as { result: { outcome: { optionId: string } } };
+      assert.equal(perm.result.outcome.optionId, "no");
+      const fetchPerm = entry(p, "fetch_permission") as {
+        result: { outcome: { optionId: string } };
+      };
+      assert.equal(fetchPerm.result.outcome.optionId, "no");
+      assert.equal(p.files.get("test/add.test.js"), "assert(add(2, 3) === 5);\n");
+      assert.equal(p.result.risks.length, 5, JSON.stringify(p.result.risks));
+    } finally {
+      rmSync(outsideDir, { recursive: true, force: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "acp backend: a storm of permission requests is answered, then refused past the bound",
+  ignore: NODE === null,
+  fn: async () => {
+    const p = await play("storm");
+    assert.equal(p.result.status, "ok");
+    assert.equal(entry(p, "allowed"), 200);
+    assert.equal(p.result.risks.length, 200);
+  },
+});
+
+Deno.test({
+  name: "acp backend: malformed JSON-RPC and unknown methods do not derail the turn",
+  ignore: NODE === null,
+  fn: async () => {
+    const p = await play("malformed");
+    assert.equal(p.result.status, "ok", JSON.stringify(p.result.failure));
+    const unknown = entry(p, "unknown") as { error?: { code: number } };
+    assert.equal(unknown.error?.code, -32601);
+    assert.equal(p.files.get("src/add.js"), "export const add = (a, b) => a + b;\n");
+  },
+});
+
+Deno.test({
+  name: "acp backend: a turn that never ends is cancelled at the time limit (session/cancel)",
+  ignore: NODE === null,
+  fn: async () => {
+    const p = await play("hang", { maxSeconds: 2 });
+    assert.equal(p.result.status, "timed_out");
+    assert.equal(p.result.failure?.code, "timeout");
+    assert.equal(entry(p, "cancel"), true, "the agent was sent session/cancel");
+    assert.ok(p.ms < 8000, `took ${p.ms} ms`);
+  },
+});
+
+Deno.test({
+  name: "acp backend: an agent that dies mid-turn is a failed round with the cause",
+  ignore: NODE === null,
+  fn: async () => {
+    const p = await play("die");
+    assert.equal(p.result.status, "error");
+    assert.equal(p.result.failure?.code, "protocol");
+    assert.match(p.result.failure?.message ?? "", /exited \(code 3\)/);
+  },
+});
+
+Deno.test("acp backend: a missing agent program is a configuration failure", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "vouch-acp-"));
+  try {
+    const r = await acpBackend({ argv: ["/nonexistent/acp-agent"] }).run({
+      taskId: "t",
+      attempt: 0,
+      goal: "g",
+      worktree: dir,
+      allowedRoots: ["**"],
+      forbiddenPaths: [],
+      maxSeconds: 10,
+      maxOutputMb: 1,
+    }, { signal: new AbortController().signal, emit: () => {} });
+    assert.equal(r.status, "error");
+    assert.equal(r.failure?.code, "config");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
