@@ -140,10 +140,11 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
       env.record({ read: rel, ok: !answer.isError });
       if (answer.isError) return refuse("fs/read_text_file", answer.content);
       let content = answer.content;
-      if (params.line != null || params.limit != null) {
-        const lines = content.split("\n");
-        const from = Math.max(0, (params.line ?? 1) - 1);
-        content = lines.slice(from, params.limit != null ? from + params.limit : undefined)
+      const line = params.line ?? null;
+      const limit = params.limit ?? null;
+      if (line !== null || limit !== null) {
+        const from = Math.max(0, (line ?? 1) - 1);
+        content = content.split("\n").slice(from, limit !== null ? from + limit : undefined)
           .join("\n");
       }
       return { content };
@@ -161,7 +162,7 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
       if (terminals.size >= MAX_TERMINALS) {
         return refuse("terminal/create", `at most ${MAX_TERMINALS} terminals at once`);
       }
-      const cwd = params.cwd != null ? treePath(env.worktree, params.cwd) : ".";
+      const cwd = (params.cwd ?? null) !== null ? treePath(env.worktree, params.cwd!) : ".";
       if (cwd.startsWith("..") || isAbsolute(cwd)) {
         return refuse("terminal/create", `cwd ${params.cwd} is outside the worktree`);
       }
