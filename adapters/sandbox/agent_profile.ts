@@ -111,6 +111,7 @@ export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
     ...(options.keyStoreDir !== undefined ? { keyStoreDir: options.keyStoreDir } : {}),
     ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}),
     extraWritable: [scratch, ...(options.stateDirs ?? [])],
+    extraReadOnly: options.readOnly ?? [],
     limits: options.limits ?? DEFAULT_AGENT_LIMITS,
   });
   // git in the worktree reads the real objects, writes new ones privately, uses a private index.
@@ -130,7 +131,6 @@ export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
   }
   return {
     ...base,
-    readOnly: [...base.readOnly, ...(options.readOnly ?? [])],
     shareNetwork: true,
     home: home ?? "/tmp/vouch-home",
     homeSource: homeCopy,

@@ -22,6 +22,12 @@ export interface BwrapProfileOptions {
   readonly extraWritable?: readonly string[];
   /** Paths the user declared the checks need (`--sandbox-ro`, contract `sandbox.readOnly`). */
   readonly declaredReadOnly?: readonly string[];
+  /**
+   * Further read-only paths vouch itself needs (an agent program's dir): HOME or an ancestor of
+   * it is never mounted this way (the program file alone is, see {@linkcode withPrograms}), and
+   * vouch's keys and state inside them are masked. Not recorded as declared.
+   */
+  readonly extraReadOnly?: readonly string[];
   /** The bwrap executable (default `bwrap` looked up on `PATH`). */
   readonly bwrapPath?: string;
   /** `PATH` toolchains are resolved from (default the host's). */
@@ -175,7 +181,18 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
   });
   const root: RootMount[] = [...systemRoot(), ...tools.mounts];
   const writable = [worktree, ...(options.extraWritable ?? []).map((p) => realpathSync(p))];
-  const readOnly = [...worktreeGitPaths(worktree), ...declared];
+  const extra: string[] = [];
+  for (const p of options.extraReadOnly ?? []) {
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      continue;
+    }
+    if (real === "/" || (home !== undefined && within(home, real))) continue;
+    extra.push(real);
+  }
+  const readOnly = [...worktreeGitPaths(worktree), ...declared, ...extra];
   // A forbidden path that a mounted directory contains is masked on top.
   const mounted = [
     ...root.filter((m) => m.kind === "ro").map((m) => m.path),
@@ -199,6 +216,7 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     hiddenDirs,
     hiddenFiles,
     home: BWRAP_HOME,
+    ...(home !== undefined ? { userHome: home } : {}),
     env: tools.env,
     declaredReadOnly: declared,
     limits: options.limits ?? DEFAULT_CHECK_LIMITS,
@@ -226,25 +244,29 @@ export function withPrograms(profile: BwrapSandbox, programs: readonly string[])
     ...profile.writable,
   ];
   const masked = [...profile.hiddenDirs, ...profile.hiddenFiles];
-  let home: string | undefined;
+  let home: string | undefined = profile.userHome;
   try {
-    home = process.env["HOME"];
+    home ??= process.env["HOME"];
   } catch {
     home = undefined;
   }
   const extra: string[] = [];
   for (const program of programs) {
     if (!isAbsolute(program)) continue;
-    let dir: string;
+    let real: string;
     try {
-      dir = dirname(realpathSync(program));
+      real = realpathSync(program);
     } catch {
       continue;
     }
-    if (visible.some((v) => within(dir, v)) || extra.includes(dir)) continue;
-    if (dir === "/" || (home !== undefined && within(home, dir))) continue;
-    if (masked.some((m) => within(m, dir))) continue;
-    extra.push(dir);
+    const dir = dirname(real);
+    if (visible.some((v) => within(real, v)) || extra.includes(dir) || extra.includes(real)) {
+      continue;
+    }
+    // A program directly in HOME (or beside vouch's keys): the file alone, never its directory.
+    const exposes = dir === "/" || (home !== undefined && within(home, dir)) ||
+      masked.some((m) => within(m, dir));
+    extra.push(exposes ? real : dir);
   }
   return extra.length === 0 ? profile : { ...profile, readOnly: [...profile.readOnly, ...extra] };
 }

@@ -57,6 +57,8 @@ export interface BwrapSandbox {
   readonly home?: string;
   /** A host directory bound read-write as HOME (an agent's per-run state copy). */
   readonly homeSource?: string;
+  /** The user's real HOME on the host: never mounted, nor any ancestor of it. */
+  readonly userHome?: string;
   /** Environment the sandbox itself sets (e.g. `RUSTUP_HOME` for a toolchain under HOME). */
   readonly env?: Readonly<Record<string, string>>;
   /** Paths the user declared with `--sandbox-ro` / the contract (recorded in receipts). */

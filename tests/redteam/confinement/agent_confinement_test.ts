@@ -242,3 +242,50 @@ Deno.test("agent: without a working bwrap the confined backend refuses (never ru
     await a.cleanup();
   }
 });
+
+Deno.test({
+  name: "agent: a command: program kept directly in HOME runs, yet HOME itself stays hidden",
+  ignore,
+  fn: async () => {
+    const { confinedBackend } = await import("../../../adapters/driver/confined_backend.ts");
+    const { commandBackend } = await import("../../../adapters/backends/command_backend.ts");
+    const { probe } = await import("./_harness.ts");
+    const a = await arena();
+    const home = await Deno.realPath(
+      await Deno.makeTempDir({ dir: "/var/tmp", prefix: "vouch-rt-home-" }),
+    );
+    try {
+      await Deno.mkdir(join(home, ".ssh"));
+      await Deno.writeTextFile(join(home, ".ssh/id_ed25519"), "PLANTED-SSH");
+      const program = join(home, "agent.sh");
+      await Deno.writeTextFile(
+        program,
+        `#!/bin/sh\necho ran > ran.out\ncat ${home}/.ssh/id_ed25519 > ssh.out 2>&1\n` +
+          `echo '{"summary":"done","done":true}'\n`,
+      );
+      await Deno.chmod(program, 0o755);
+      const backend = confinedBackend(
+        (sandbox) => commandBackend({ argv: [program], sandbox }),
+        "auto",
+        { readOnly: [home], probe, home },
+      );
+      const r = await backend.run({
+        taskId: "rt",
+        attempt: 1,
+        goal: "g",
+        worktree: a.wt.path,
+        allowedRoots: [],
+        forbiddenPaths: [],
+        maxSeconds: 30,
+        maxOutputMb: 1,
+      }, { signal: new AbortController().signal, emit: () => {} });
+      assert.equal(r.status, "ok", r.failure?.message);
+      assert.equal(await Deno.readTextFile(join(a.wt.path, "ran.out")), "ran\n");
+      const ssh = await Deno.readTextFile(join(a.wt.path, "ssh.out"));
+      assert.ok(!ssh.includes("PLANTED"), ssh);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+      await a.cleanup();
+    }
+  },
+});
