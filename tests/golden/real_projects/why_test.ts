@@ -4,6 +4,7 @@
  * (`why:`), and a check that cannot start is "could not run" (exit 5).
  */
 import assert from "node:assert/strict";
+import { dirname } from "node:path";
 import {
   createProject,
   HAVE_BWRAP,
@@ -133,7 +134,8 @@ Deno.test("why: a dependency named by absolute path under /tmp is hidden by the 
   }
   await withProject(async (project) => {
     // A shared helper outside the repository, required by absolute path (not the program itself).
-    const shared = `${project.state}/shared`;
+    // Next to the checkout, not under the run's state dir (HOME, key file: never mountable).
+    const shared = `${dirname(project.dir)}/shared`;
     const lib = `${shared}/check.js`;
     await Deno.mkdir(shared, { recursive: true });
     await Deno.writeTextFile(lib, "module.exports = true;\n");
