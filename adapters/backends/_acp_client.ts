@@ -67,7 +67,19 @@ function treePath(worktree: string, path: string): string {
 /** Builds the client half of the connection. */
 export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client {
   const terminals = new Map<string, Terminal>();
+  // What the agent announced of each tool call (a permission request may name only its id).
+  const announced = new Map<string, { kind?: string; paths: string[] }>();
   let nextTerminal = 0;
+  const remember = (id: string, kind?: string, locations?: readonly { path: string }[]) => {
+    if (announced.size > 10_000) announced.clear();
+    const before = announced.get(id) ?? { paths: [] };
+    announced.set(id, {
+      ...(kind !== undefined ? { kind } : before.kind !== undefined ? { kind: before.kind } : {}),
+      paths: locations !== undefined
+        ? locations.map((l) => treePath(env.worktree, l.path))
+        : before.paths,
+    });
+  };
   const refuse = (what: string, detail: string): never => {
     stats.refusals.push(`${what}: ${detail}`);
     env.emit({ kind: "tool", name: what, isError: true });
@@ -82,8 +94,11 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
   return {
     requestPermission(params) {
       stats.permissionRequests++;
-      const kind = params.toolCall.kind ?? "other";
-      const paths = (params.toolCall.locations ?? []).map((l) => treePath(env.worktree, l.path));
+      const known = announced.get(params.toolCall.toolCallId);
+      const kind = params.toolCall.kind ?? known?.kind ?? "other";
+      const paths = (params.toolCall.locations ?? null) !== null
+        ? params.toolCall.locations!.map((l) => treePath(env.worktree, l.path))
+        : known?.paths ?? [];
       const verdict = stats.permissionRequests > MAX_PERMISSION_REQUESTS
         ? { allow: false, reason: "too_many_requests", detail: "too many permission requests" }
         : judgePermission(kind, paths, env.rules);
@@ -116,9 +131,11 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
           }
           break;
         case "tool_call":
+          remember(u.toolCallId, u.kind ?? undefined, u.locations ?? undefined);
           env.emit({ kind: "tool", name: boundText(u.title, 200), isError: false });
           break;
         case "tool_call_update":
+          remember(u.toolCallId, u.kind ?? undefined, u.locations ?? undefined);
           if (u.status === "failed") {
             env.emit({
               kind: "tool",

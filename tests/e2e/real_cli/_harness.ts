@@ -142,7 +142,8 @@ function filesContaining(dir: string, needle: string): string[] {
 
 /** Options of {@linkcode runRealCli}. */
 export interface ScenarioOptions {
-  readonly backend: "codex" | "claude";
+  /** `codex`, `claude`, or another `--backend` value (e.g. `acp:claude-code-acp`). */
+  readonly backend: string;
   readonly script: readonly ScriptEntry[];
   /** Extra `vouch run` flags. */
   readonly flags?: readonly string[];
