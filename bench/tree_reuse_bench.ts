@@ -1,0 +1,164 @@
+/**
+ * What a run costs as the repository grows (issue 15): generated repositories
+ * of 1k, 10k and 30k files (`VOUCH_BENCH_SIZES=1000,10000,30000,100000` to
+ * choose), each with a one-line change. Per size, in one run:
+ * - bare: `git worktree add` + `git worktree remove` (the baseline of the group);
+ * - bare verify: worktree add + `git apply --index` + the test + remove;
+ * - `vouch verify` of the one-line patch (the CLI, as users run it);
+ * - `vouch run --max-rounds 1` with a `command:` agent that fixes it at once;
+ * - `vouch run --max-rounds 3` with a `command:` agent that fails twice.
+ * Deno prints each entry's time and its ratio to the bare worktree add.
+ * Targets on 30k files: run (1 round) <= 2.5x bare add; each further round
+ * <= 0.3x of it; verify <= 1.3x bare verify. The CLIs run with `--sandbox none`
+ * unless `VOUCH_BENCH_SANDBOX=auto`.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import process from "node:process";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const SIZES = (process.env.VOUCH_BENCH_SIZES ?? "1000,10000,30000").split(",").map(Number);
+const SANDBOX = process.env.VOUCH_BENCH_SANDBOX ?? "none";
+const VOUCH_FLAGS = [
+  "run",
+  "--no-prompt",
+  "--deny-net",
+  "--deny-ffi",
+  "--allow-sys=hostname",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  `${ROOT}cli/main.ts`,
+];
+const TEST = "grep -qx fixed src/target.txt";
+const scratch = mkdtempSync(join(tmpdir(), "vouch-bench-reuse-"));
+globalThis.addEventListener("unload", () => rmSync(scratch, { recursive: true, force: true }));
+
+function sh(cwd: string, command: string, env: Record<string, string> = {}): void {
+  const r = spawnSync("sh", ["-c", command], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  if (r.status !== 0) {
+    throw new Error(`bench command failed (${r.status}): ${command}\n${r.stderr}`);
+  }
+}
+
+function vouch(cwd: string, args: string[], expectCode: number): void {
+  const r = spawnSync(Deno.execPath(), [...VOUCH_FLAGS, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== expectCode) {
+    throw new Error(
+      `vouch ${args[0]} exited ${r.status}, wanted ${expectCode}\n${r.stdout}\n${r.stderr}`,
+    );
+  }
+}
+
+/** A repository of `files` files (~8 KB each, 100 per directory) with a failing target. */
+function generate(files: number): { repo: string; patch: string; state: string; agents: string } {
+  const dir = join(scratch, `r${files}`);
+  const repo = join(dir, "repo");
+  mkdirSync(join(repo, "src"), { recursive: true });
+  const body = "export const line = 'some generated source text of a realistic width';\n".repeat(
+    110,
+  );
+  for (let i = 0; i < files - 3; i++) {
+    const sub = join(repo, "pkg", `d${Math.floor(i / 100)}`);
+    if (i % 100 === 0) mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `f${i}.ts`), `// ${i}\n${body}`);
+  }
+  writeFileSync(join(repo, "src", "target.txt"), "broken\n");
+  writeFileSync(join(repo, ".gitignore"), ".count\n");
+  writeFileSync(join(repo, "README.md"), "generated\n");
+  const g = (...a: string[]) => execFileSync("git", a, { cwd: repo, stdio: "pipe" });
+  g("init", "-q", "-b", "main");
+  g("add", "-A");
+  g("-c", "user.email=b@x", "-c", "user.name=b", "commit", "-qm", "base");
+  writeFileSync(join(repo, "src", "target.txt"), "fixed\n");
+  const patch = join(dir, "fix.patch");
+  writeFileSync(patch, g("diff", "--binary", "--full-index"));
+  g("checkout", "--", "src/target.txt");
+  const agents = join(dir, "agents");
+  mkdirSync(agents);
+  // Counts its rounds in an ignored file of its (kept) worktree; fixes it in round `fixAt`.
+  for (const fixAt of [1, 3]) {
+    const p = join(agents, `fix_at_${fixAt}.sh`);
+    writeFileSync(
+      p,
+      `#!/bin/sh\nn=$(cat .count 2>/dev/null || echo 0); n=$((n+1)); echo $n > .count\n` +
+        `if [ $n -ge ${fixAt} ]; then echo fixed > src/target.txt; ` +
+        `else echo wrong$n > src/target.txt; fi\n`,
+      { mode: 0o755 },
+    );
+  }
+  const state = join(dir, "state");
+  mkdirSync(state);
+  return { repo, patch, state, agents };
+}
+
+for (const size of SIZES) {
+  const r = generate(size);
+  const group = `${size} files`;
+  const wtRoot = join(r.state, "worktrees");
+  let n = 0;
+  const common = ["--sandbox", SANDBOX, "--worktree-root", wtRoot, "--verify", TEST];
+  const env = { VOUCH_KEY_FILE: join(r.state, "key") };
+  Object.assign(process.env, env);
+  Deno.bench(
+    { group, name: "bare: git worktree add + remove", baseline: true, n: 3, warmup: 1 },
+    () => {
+      const wt = join(r.state, `bare-${n++}`);
+      sh(
+        r.repo,
+        `git worktree add -q --detach '${wt}' HEAD && git worktree remove --force '${wt}'`,
+      );
+    },
+  );
+  Deno.bench(
+    { group, name: "bare: worktree add + git apply + test + remove", n: 3, warmup: 1 },
+    () => {
+      const wt = join(r.state, `bare-${n++}`);
+      sh(r.repo, `git worktree add -q --detach '${wt}' HEAD`);
+      sh(wt, `git apply --index '${r.patch}' && ${TEST}`);
+      sh(r.repo, `git worktree remove --force '${wt}'`);
+    },
+  );
+  Deno.bench({ group, name: "vouch verify (one-line patch)", n: 2, warmup: 0 }, () => {
+    vouch(r.repo, ["verify", "--patch", r.patch, ...common], 0);
+  });
+  Deno.bench({ group, name: "vouch run --max-rounds 1", n: 1, warmup: 0 }, () => {
+    sh(r.repo, "rm -rf .vouch");
+    vouch(r.repo, [
+      "run",
+      "--backend",
+      `command:${r.agents}/fix_at_1.sh`,
+      "--goal",
+      "fix the target",
+      "--max-rounds",
+      "1",
+      ...common,
+    ], 0);
+  });
+  Deno.bench({ group, name: "vouch run --max-rounds 3 (fails twice)", n: 1, warmup: 0 }, () => {
+    sh(r.repo, "rm -rf .vouch");
+    vouch(r.repo, [
+      "run",
+      "--backend",
+      `command:${r.agents}/fix_at_3.sh`,
+      "--goal",
+      "fix the target",
+      "--max-rounds",
+      "3",
+      ...common,
+    ], 0);
+  });
+}
