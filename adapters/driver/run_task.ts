@@ -163,7 +163,6 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
       ...(opts.baseline === false ? { baseline: false } : {}),
     });
     await interpret(run);
-    await opts.verifier.settle();
     const outcome = outcomeOf(run);
     await opts.log.append({
       task: opts.taskId,

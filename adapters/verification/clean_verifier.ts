@@ -200,6 +200,26 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     const p: Promise<void> = removeWorktree(tree).catch(() => {}).finally(() => removals.delete(p));
     removals.add(p);
   };
+  // ONE clean tree per task: the baseline runs in it, and before each verification it is
+  // reset to the base (stat data first; proven clean by git) instead of checked out again.
+  let held: CleanTree | null = null;
+  async function cleanTree(patch: Uint8Array, signal: AbortSignal): Promise<CleanTree> {
+    const reuse = held;
+    held = null;
+    const clean = await createCleanTree({
+      repo: opts.repo,
+      taskId: opts.taskId,
+      attempt: ++attempt,
+      base: opts.base,
+      patch,
+      ...(patch.length > 0 ? { isProtected } : {}),
+      ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
+      ...(reuse !== null ? { reuse } : {}),
+      signal,
+    });
+    held = clean;
+    return clean;
+  }
 
   // The user's installed dependency directories, found once (git ls-files, ignored dirs).
   let installed: Promise<string[]> | null = null;
@@ -473,23 +493,16 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   return {
     contractDigest,
     async settle() {
+      // The task is over: its clean tree goes too.
+      if (held !== null) removeLater(held.worktree);
+      held = null;
       while (removals.size > 0) await Promise.all([...removals]);
     },
     async baseline(signal, onCheck) {
       const networkRefusal = setupNetworkRefusal();
       if (networkRefusal !== null) return networkRefusal;
-      let tree: Worktree | null = null;
       try {
-        const clean = await createCleanTree({
-          repo: opts.repo,
-          taskId: opts.taskId,
-          attempt: ++attempt,
-          base: opts.base,
-          patch: new Uint8Array(),
-          ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
-          signal,
-        });
-        tree = clean.worktree;
+        const tree = (await cleanTree(new Uint8Array(), signal)).worktree;
         await provideDependencies(tree, []);
         const sandbox = await sandboxFor(tree);
         const setup = contract.setup !== undefined
@@ -572,102 +585,86 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
           error instanceof WorktreeError ? error.code : "baseline_failed",
           error instanceof Error ? error.message : String(error),
         );
-      } finally {
-        if (tree !== null) removeLater(tree);
       }
     },
     async verify(round, patch, signal, onCheck) {
       const networkRefusal = setupNetworkRefusal();
       if (networkRefusal !== null) return networkRefusal;
-      let tree: Worktree | null = null;
+      let clean;
       try {
-        let clean;
-        try {
-          clean = await createCleanTree({
-            repo: opts.repo,
-            taskId: opts.taskId,
-            attempt: ++attempt,
-            base: opts.base,
-            patch,
-            isProtected,
-            ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
-            signal,
-          });
-        } catch (error) {
-          if (error instanceof WorktreeError) return refused(error.code, error.message);
-          throw error;
-        }
-        tree = clean.worktree;
-        const appliedRefusal = judgeApplied(patch, clean.applied);
-        if (appliedRefusal !== null) return appliedRefusal;
-        try {
-          await provideDependencies(tree, clean.changed);
-        } catch (error) {
-          if (error instanceof WorktreeError) {
-            return refused("dependency_change_needs_setup", error.message);
-          }
-          if (error instanceof DependencyCopyError) return refused(error.code, error.message);
-          throw error;
-        }
-        const sandbox = await sandboxFor(tree);
-        const setup = contract.setup !== undefined
-          ? await runSetupIn(tree, "round", sandbox, signal, onCheck)
-          : null;
-        if (setup !== null && !setup.report.ok) return setupFailed(setup, "round");
-        const run = await runChecks(tree, "round", signal, onCheck, sandbox);
-        const judgement = judgeContract(contract, run.observations, captures);
-        const receipts = await sealChecks("round", run, judgement.checks);
-        const gating = judgement.checks.filter((j) =>
-          !(contract.checks.find((c) => c.name === j.name)?.baseline ?? false)
-        );
-        const summaries = gating.map((j) =>
-          summarize(j, run.results.get(j.name), {
-            contract,
-            captures,
-            tree: tree!.path,
-            sandboxed: sandbox.kind === "bwrap",
-          })
-        );
-        const unstartable = gating.map((j) => j.name).filter((n) => {
-          const r = run.results.get(n);
-          return r !== undefined && cannotStart(r);
-        });
-        const checkEvidence: PatchCheckEvidence[] = gating.map((j) => {
-          const receipt = receipts.get(j.name);
-          return {
-            id: j.name,
-            outcome: toKernelOutcome(j, receipt).outcome,
-            receipt: receipt === undefined ? "sha256:" + "0".repeat(64) : receiptDigest(receipt),
-          };
-        });
-        return {
-          ran: true,
-          checks: gating.map((j) => toKernelOutcome(j, receipts.get(j.name))),
-          summaries,
-          passed: judgement.verdict === "passed",
-          refusals: [],
-          diagnostics: [],
-          sandbox: sandboxLabel(run.sandbox),
-          checkEvidence,
-          receipts: [...(setup?.receipts ?? []), ...receipts.values()],
-          setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
-          ...(unstartable.length > 0 ? { cannotStart: unstartable } : {}),
-          evidence: {
-            phase: "round",
-            round,
-            base: opts.base,
-            sandbox: sandboxLabel(run.sandbox),
-            ...(setup !== null ? { setup: setupEvidence(setup) } : {}),
-            restoredProtected: clean.restored,
-            changed: clean.changed,
-            verdict: judgement.verdict,
-            checks: judgement.checks,
-            summaries,
-          },
-        };
-      } finally {
-        if (tree !== null) removeLater(tree);
+        clean = await cleanTree(patch, signal);
+      } catch (error) {
+        if (error instanceof WorktreeError) return refused(error.code, error.message);
+        throw error;
       }
+      const tree = clean.worktree;
+      const appliedRefusal = judgeApplied(patch, clean.applied);
+      if (appliedRefusal !== null) return appliedRefusal;
+      try {
+        await provideDependencies(tree, clean.changed);
+      } catch (error) {
+        if (error instanceof WorktreeError) {
+          return refused("dependency_change_needs_setup", error.message);
+        }
+        if (error instanceof DependencyCopyError) return refused(error.code, error.message);
+        throw error;
+      }
+      const sandbox = await sandboxFor(tree);
+      const setup = contract.setup !== undefined
+        ? await runSetupIn(tree, "round", sandbox, signal, onCheck)
+        : null;
+      if (setup !== null && !setup.report.ok) return setupFailed(setup, "round");
+      const run = await runChecks(tree, "round", signal, onCheck, sandbox);
+      const judgement = judgeContract(contract, run.observations, captures);
+      const receipts = await sealChecks("round", run, judgement.checks);
+      const gating = judgement.checks.filter((j) =>
+        !(contract.checks.find((c) => c.name === j.name)?.baseline ?? false)
+      );
+      const summaries = gating.map((j) =>
+        summarize(j, run.results.get(j.name), {
+          contract,
+          captures,
+          tree: tree.path,
+          sandboxed: sandbox.kind === "bwrap",
+        })
+      );
+      const unstartable = gating.map((j) => j.name).filter((n) => {
+        const r = run.results.get(n);
+        return r !== undefined && cannotStart(r);
+      });
+      const checkEvidence: PatchCheckEvidence[] = gating.map((j) => {
+        const receipt = receipts.get(j.name);
+        return {
+          id: j.name,
+          outcome: toKernelOutcome(j, receipt).outcome,
+          receipt: receipt === undefined ? "sha256:" + "0".repeat(64) : receiptDigest(receipt),
+        };
+      });
+      return {
+        ran: true,
+        checks: gating.map((j) => toKernelOutcome(j, receipts.get(j.name))),
+        summaries,
+        passed: judgement.verdict === "passed",
+        refusals: [],
+        diagnostics: [],
+        sandbox: sandboxLabel(run.sandbox),
+        checkEvidence,
+        receipts: [...(setup?.receipts ?? []), ...receipts.values()],
+        setupReceipts: (setup?.receipts ?? []).map(receiptDigest),
+        ...(unstartable.length > 0 ? { cannotStart: unstartable } : {}),
+        evidence: {
+          phase: "round",
+          round,
+          base: opts.base,
+          sandbox: sandboxLabel(run.sandbox),
+          ...(setup !== null ? { setup: setupEvidence(setup) } : {}),
+          restoredProtected: clean.restored,
+          changed: clean.changed,
+          verdict: judgement.verdict,
+          checks: judgement.checks,
+          summaries,
+        },
+      };
     },
   };
 }

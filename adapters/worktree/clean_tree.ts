@@ -15,6 +15,7 @@ import { runGit } from "../git/hardened_git.ts";
 import { WorktreeError } from "./errors.ts";
 import { worktreeGitArgs } from "./extract_diff.ts";
 import { createWorktree, removeWorktree, type Worktree } from "./worktree.ts";
+import { markTree, resetTree, type TreeMark } from "./reset_tree.ts";
 
 /** Options of {@linkcode createCleanTree}. */
 export interface CleanTreeOptions {
@@ -31,6 +32,13 @@ export interface CleanTreeOptions {
   /** Worktree root (default: the vouch default). */
   readonly root?: string;
   readonly signal?: AbortSignal;
+  /**
+   * A clean tree of the same task and base used before (by the baseline or an
+   * earlier round): it is reset to the base ({@linkcode resetTree}) and used
+   * again instead of a new checkout. When the reset fails it is removed and a
+   * fresh tree is checked out.
+   */
+  readonly reuse?: CleanTree;
 }
 
 /** A clean tree ready for verification. Remove it with `removeWorktree(tree.worktree)`. */
@@ -45,6 +53,10 @@ export interface CleanTree {
   readonly applied: readonly RawDiffEntry[] | null;
   /** Protected paths that were reset to their base content (or removed when absent in base). */
   readonly restored: readonly string[];
+  /** Stat signatures of the base checkout, taken before the patch was applied (for reuse). */
+  readonly mark: TreeMark;
+  /** Whether this is a reset tree (`reuse`) rather than a fresh checkout. */
+  readonly reused: boolean;
 }
 
 /** The exact argv tail of the apply step (for documentation and tests). */
@@ -88,7 +100,19 @@ export const APPLY_FLAGS: readonly string[] = APPLY_ARGS.index;
  * ```
  */
 export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree> {
-  const wt = await createWorktree({
+  let reused: Worktree | null = null;
+  if (opts.reuse !== undefined) {
+    const previous = opts.reuse.worktree;
+    const sameBase = opts.base === undefined || opts.base === previous.base;
+    if (sameBase) {
+      reused = await resetTree(previous, opts.reuse.mark, opts.signal).then(
+        () => previous,
+        () => null,
+      );
+    }
+    if (reused === null) await removeWorktree(previous);
+  }
+  const wt = reused ?? await createWorktree({
     repo: opts.repo,
     taskId: opts.taskId,
     attempt: opts.attempt,
@@ -98,6 +122,8 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
   });
   try {
     const sig = opts.signal ? { signal: opts.signal } : {};
+    // At the base, untouched (fresh, or just proven clean): what a later reset compares against.
+    const mark = await markTree(wt, opts.signal);
     const g = (args: string[]) =>
       gitChecked([...worktreeGitArgs(wt), ...args], { cwd: wt.path, timeoutMs: 120_000, ...sig });
     let changed: string[] = [];
@@ -138,7 +164,7 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
         restored.push(path);
       }
     }
-    return { worktree: wt, changed, applied, restored };
+    return { worktree: wt, changed, applied, restored, mark, reused: reused !== null };
   } catch (error) {
     await removeWorktree(wt);
     if (error instanceof WorktreeError) throw error;

@@ -14,6 +14,7 @@ export type WorktreeErrorCode =
   | "patch_too_large"
   | "extract_failed"
   | "apply_failed"
+  | "reset_failed"
   | "not_owned";
 
 /**

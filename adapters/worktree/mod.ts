@@ -13,4 +13,5 @@ export * from "./location.ts";
 export * from "./worktree.ts";
 export * from "./extract_diff.ts";
 export * from "./clean_tree.ts";
+export * from "./reset_tree.ts";
 export * from "./gc.ts";
