@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir as osTmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import process from "node:process";
-import type { Readable } from "node:stream";
+import { spawnChild, type SpawnedChild } from "./_spawn.ts";
 import { BoundedCapture, DEFAULT_MAX_CAPTURE_BYTES } from "./capture.ts";
 import { envDenyReason, sanitizePath } from "./env.ts";
 import {
@@ -147,28 +146,6 @@ function findSetsid(): string | null {
  * the fallback when `setsid` is absent.
  */
 const SETSID = findSetsid();
-
-function drain(
-  stream: Readable,
-  capture: BoundedCapture,
-  onChunk?: (chunk: Uint8Array) => void,
-): Promise<void> {
-  return new Promise((resolve) => {
-    stream.on("data", (chunk: Uint8Array) => {
-      capture.push(chunk);
-      if (onChunk !== undefined) {
-        try {
-          onChunk(chunk);
-        } catch {
-          // a broken live sink never changes the capture
-        }
-      }
-    });
-    // Destroyed after the drain bound, or ended: keep what was read.
-    stream.on("close", () => resolve());
-    stream.on("error", () => resolve());
-  });
-}
 
 function emptyResult(
   argv: readonly string[],
@@ -368,22 +345,28 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
 
   const out = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
   const err = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
-  let child: ChildProcess;
-  let status: Promise<{ code: number; signal: NodeJS.Signals | null }>;
+  let child: SpawnedChild;
   try {
     // `env` replaces the whole environment (nothing of vouch's own leaks in).
-    child = spawn(launch[0]!, launch.slice(1), {
+    child = await spawnChild({
+      program: launch[0]!,
+      args: launch.slice(1),
       cwd: spec.cwd,
       env,
-      stdio: [spec.stdin || spec.openStdin ? "pipe" : "ignore", "pipe", "pipe"],
       detached: SETSID === null,
-    });
-    status = new Promise((resolve) =>
-      child.once("exit", (code, signal) => resolve({ code: code ?? 0, signal }))
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.once("spawn", () => resolve());
-      child.once("error", reject);
+      stdin: spec.stdin ?? undefined,
+      openStdin: spec.openStdin,
+      onStdout: (chunk) => {
+        out.push(chunk);
+        if (spec.onStdout !== undefined) {
+          try {
+            spec.onStdout(chunk);
+          } catch {
+            // a broken live sink never changes the capture
+          }
+        }
+      },
+      onStderr: (chunk) => err.push(chunk),
     });
   } catch (error) {
     if (privateDir) removeQuietly(privateDir);
@@ -394,19 +377,10 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       message: `Cannot run: ${message}`,
     }, started);
   }
-  child.on("error", () => {}); // e.g. a kill racing the exit: the status says what happened
-  const pid = child.pid!;
-  const stdout = child.stdout!;
-  const stderr = child.stderr!;
-  const outDone = drain(stdout, out, spec.onStdout);
-  const errDone = drain(stderr, err);
-  if (spec.openStdin) {
-    child.stdin!.on("error", () => {}); // a child that exits without reading
-    spec.openStdin(child.stdin!);
-  } else if (spec.stdin) {
-    child.stdin!.on("error", () => {}); // a child that exits without reading
-    child.stdin!.end(spec.stdin);
-  }
+  const pid = child.pid;
+  const status = child.status;
+  const outDone = child.outDone;
+  const errDone = child.errDone;
 
   let timedOut = false;
   let cancelled = false;
@@ -470,8 +444,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   ]);
   clearTimeout(drainTimer);
   if (drained === "late") {
-    stdout.destroy();
-    stderr.destroy();
+    await child.cancelStreams();
     await Promise.all([outDone, errDone]);
   }
   if (privateDir) removeQuietly(privateDir);
