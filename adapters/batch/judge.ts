@@ -24,6 +24,7 @@ import { gitChecked } from "../git/git_checked.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
+import { type CleanTreePool } from "../worktree/tree_pool.ts";
 import { newTaskId } from "../driver/run_in_repo.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
@@ -45,6 +46,11 @@ export interface JudgeOptions {
   readonly worktreeRoot?: string;
   /** Key locations (tests). */
   readonly keyEnv?: KeyEnv;
+  /**
+   * Clean trees reused across the candidates (and the shared baseline) of a
+   * base commit instead of one checkout each; `localExecutor` makes one per batch.
+   */
+  readonly treePool?: CleanTreePool;
 }
 
 /** A task made ready once: resolved base, spec commit, contract and shared baseline. */
@@ -71,6 +77,7 @@ function verifyOptions(opts: JudgeOptions) {
     sandbox: opts.sandbox ?? "auto",
     ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
     ...(opts.keyEnv !== undefined ? { keyEnv: opts.keyEnv } : {}),
+    ...(opts.treePool !== undefined ? { treePool: opts.treePool } : {}),
   } as const;
 }
 
@@ -186,6 +193,7 @@ async function judgeBase(
       receipts: ReceiptRecorder.resume(log, key, log.openReport.lastReceipt),
       sandbox: opts.sandbox ?? "auto",
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+      ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
     });
     const b = await verifier.baseline(new AbortController().signal, () => {});
     await verifier.settle();

@@ -11,6 +11,7 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { sha256Hex } from "../digest/sha256.ts";
 import { resolveCommit } from "../git/repo_info.ts";
+import { createCleanTreePool } from "../worktree/tree_pool.ts";
 import { type BatchTask, readPredictions, readTasks } from "./input.ts";
 import {
   candidateKey,
@@ -93,8 +94,11 @@ function record(c: PlannedCandidate, v: KeyVerdict): CandidateRecord {
  * await runBatch({ tasks, predictions, outDir, executor: localExecutor({ outDir }, 2) });
  * ```
  */
-export function localExecutor(opts: JudgeOptions, concurrency: number): Executor {
+export function localExecutor(given: JudgeOptions, concurrency: number): Executor {
   const prepared = new Map<string, Promise<PreparedTask>>();
+  // One pool of clean trees per batch: candidates of a base reset a used tree, no new checkout.
+  const pool = given.treePool ?? createCleanTreePool(Math.max(1, concurrency));
+  const opts: JudgeOptions = { ...given, treePool: pool };
   const prepare = (task: BatchTask) => {
     let p = prepared.get(task.id);
     if (p === undefined) prepared.set(task.id, p = prepareTask(task, opts));
@@ -109,9 +113,13 @@ export function localExecutor(opts: JudgeOptions, concurrency: number): Executor
         await onVerdict(item, verdict);
       }
     };
-    await Promise.all(
-      Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, lane),
-    );
+    try {
+      await Promise.all(
+        Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, lane),
+      );
+    } finally {
+      if (given.treePool === undefined) await pool.drain();
+    }
   };
 }
 

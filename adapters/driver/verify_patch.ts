@@ -23,6 +23,7 @@ import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
+import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { CheckSummary, RunFinalState, RunOutcome } from "./outcome.ts";
 import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
@@ -43,6 +44,8 @@ export interface VerifyPatchOptions {
   readonly sandboxReadOnly?: readonly string[];
   readonly keyEnv?: KeyEnv;
   readonly worktreeRoot?: string;
+  /** Clean trees shared across verifications of the same base (`vouch batch`); see `CleanTreePool`. */
+  readonly treePool?: CleanTreePool;
   readonly onCheck?: (phase: string, name: string) => void;
   /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
   readonly allowSetupNetwork?: boolean;
@@ -126,6 +129,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       sandbox: opts.sandbox ?? "auto",
       ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+      ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
     });
     // Test lists need the base's statuses (failToPass must fail there, passToPass pass).

@@ -43,6 +43,7 @@ import {
 import { sandboxLabel, type SandboxProfile, withSetupNetwork } from "../sandbox/profile.ts";
 import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
 import { type CleanTree, createCleanTree } from "../worktree/clean_tree.ts";
+import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import { judgeAppliedPatch } from "../../kernel/scope/judge_applied.ts";
 import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
@@ -88,6 +89,12 @@ export interface CleanVerifierOptions {
   readonly allowSetupNetwork?: boolean;
   /** The run's deadline (ms since epoch): every command's timeout is clamped to what it leaves. */
   readonly deadline?: number;
+  /**
+   * Clean trees shared with other verifiers of the same repository and base
+   * (`vouch batch`): the first tree is taken from it (and reset) when it has
+   * one, and given back at `settle()` instead of removed.
+   */
+  readonly pool?: CleanTreePool;
 }
 
 /** Refusal codes of the setup step (in {@linkcode VerificationRun.refusals}). */
@@ -204,7 +211,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   // reset to the base (stat data first; proven clean by git) instead of checked out again.
   let held: CleanTree | null = null;
   async function cleanTree(patch: Uint8Array, signal: AbortSignal): Promise<CleanTree> {
-    const reuse = held;
+    const reuse = held ?? opts.pool?.take(opts.repo, opts.base) ?? null;
     held = null;
     const clean = await createCleanTree({
       repo: opts.repo,
@@ -494,7 +501,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     contractDigest,
     async settle() {
       // The task is over: its clean tree goes too.
-      if (held !== null) removeLater(held.worktree);
+      if (held !== null) opts.pool ? opts.pool.give(held) : removeLater(held.worktree);
       held = null;
       while (removals.size > 0) await Promise.all([...removals]);
     },

@@ -14,4 +14,5 @@ export * from "./worktree.ts";
 export * from "./extract_diff.ts";
 export * from "./clean_tree.ts";
 export * from "./reset_tree.ts";
+export * from "./tree_pool.ts";
 export * from "./gc.ts";

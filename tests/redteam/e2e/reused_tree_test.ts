@@ -10,6 +10,7 @@ import { EventLog } from "../../../adapters/log/store.ts";
 import { importMacKey } from "../../../adapters/keys/mac_key.ts";
 import { ReceiptRecorder } from "../../../adapters/receipts/chain.ts";
 import type { OutcomeContract } from "../../../kernel/contract/types.ts";
+import { createCleanTreePool } from "../../../adapters/worktree/tree_pool.ts";
 
 const key = await importMacKey(new Uint8Array(32).fill(9), "test");
 
@@ -110,3 +111,54 @@ for (const sandbox of ["auto", "none"] as const) {
     }
   });
 }
+
+Deno.test("pooled clean trees (vouch batch): the next candidate's verifier sees no leftover of the last", async () => {
+  const repo = await createRepo(
+    {
+      "README.md": "# x\n",
+      "tool.sh": "#!/bin/sh\necho tool\n",
+      "guard.txt": "STRICT\n",
+      ".gitignore": "dist/\n",
+      "src/a.ts": "export const a = 1;\n",
+    },
+    "true",
+    { prefix: "vouch-pool-rt-" },
+  );
+  const root = await Deno.makeTempDir({ prefix: "vouch-pool-rt-wt-" });
+  const log = await EventLog.open(`${root}/events.jsonl`);
+  const pool = createCleanTreePool();
+  try {
+    await git(repo.dir, "update-index", "--chmod=-x", "tool.sh");
+    const base = (await git(repo.dir, "rev-parse", "HEAD")).trim();
+    const top = (await git(repo.dir, "rev-parse", "--show-toplevel")).trim();
+    const signal = () => AbortSignal.timeout(120_000);
+    const all = ["artefact", "guard", "mode", "untracked"];
+    for (const candidate of [1, 2, 3]) {
+      const verifier = createCleanVerifier({
+        repo: top,
+        base,
+        taskId: `cand-${candidate}`,
+        contract: CONTRACT,
+        receipts: ReceiptRecorder.resume(log, key, log.openReport.lastReceipt),
+        sandbox: "auto",
+        worktreeRoot: `${root}/trees`,
+        pool,
+      });
+      const run = await verifier.verify(1, ADD_NOTE(`candidate ${candidate}`), signal(), () => {});
+      equal(run.ran, true, run.why);
+      deepEqual(run.summaries.filter((s) => !s.passed).map((s) => s.name).sort(), all);
+      await verifier.settle();
+      equal(pool.size, 1);
+    }
+    // The first candidate's tree served all three.
+    const [repoDir] = readdirSync(`${root}/trees`);
+    deepEqual(readdirSync(`${root}/trees/${repoDir}`), ["cand-1-1-verify"]);
+    await pool.drain();
+    deepEqual(readdirSync(`${root}/trees`).flatMap((d) => readdirSync(`${root}/trees/${d}`)), []);
+  } finally {
+    await pool.drain();
+    await log.close();
+    await repo.cleanup();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});
