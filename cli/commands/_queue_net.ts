@@ -13,6 +13,22 @@ import { UsageError } from "../command.ts";
 const CHILD_MARK = "VOUCH_QUEUE_CHILD";
 
 /**
+ * The queue module (BullMQ), loaded only for `--queue`. Where the `bullmq`
+ * package is missing (an npm install without it), says so as a usage error.
+ */
+export async function loadQueue(): Promise<typeof import("../../adapters/batch/queue.ts")> {
+  try {
+    return await import("../../adapters/batch/queue.ts");
+  } catch (error) {
+    throw new UsageError(
+      `Cannot use --queue: the queue client (npm package bullmq) cannot be loaded: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  }
+}
+
+/**
  * `null` when this process may reach the queue (go on), else the exit code of
  * the child that ran the command with the queue's network permission.
  */
@@ -24,6 +40,8 @@ export async function withQueueNet(
     ? `[${address.host}]:${address.port}`
     : `${address.host}:${address.port}`;
   // Node has no permission model: the process may reach the queue as it is.
+  if ((globalThis as { Deno?: unknown }).Deno === undefined) return null;
+  // Under Node there is no permission system to widen: go on in this process.
   if ((globalThis as { Deno?: unknown }).Deno === undefined) return null;
   if (Deno.permissions.querySync({ name: "net", host }).state === "granted") return null;
   if (Deno.env.get(CHILD_MARK) === "1" || !Deno.mainModule.startsWith("file:")) {

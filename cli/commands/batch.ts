@@ -22,7 +22,7 @@ import {
   writeReports,
 } from "../../adapters/batch/mod.ts";
 import type { Executor } from "../../adapters/batch/run.ts";
-import { withQueueNet } from "./_queue_net.ts";
+import { loadQueue, withQueueNet } from "./_queue_net.ts";
 
 const HELP = `vouch batch: grade many candidate patches (SWE-bench predictions) in clean trees
 
@@ -176,7 +176,7 @@ export const batchCommand: CliCommand = {
     }
     let executor: Executor | undefined;
     if (values.queue !== undefined) {
-      const queue = await import("../../adapters/batch/queue.ts");
+      const queue = await loadQueue();
       let address;
       try {
         address = queue.parseQueueUrl(values.queue);

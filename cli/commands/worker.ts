@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { candidateLine } from "../../adapters/batch/progress.ts";
-import { withQueueNet } from "./_queue_net.ts";
+import { loadQueue, withQueueNet } from "./_queue_net.ts";
 
 const HELP = `vouch worker: judge the candidates a \`vouch batch --queue\` enqueued
 
@@ -71,7 +71,7 @@ export const workerCommand: CliCommand = {
     if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
       throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
     }
-    const queue = await import("../../adapters/batch/queue.ts");
+    const queue = await loadQueue();
     let address;
     try {
       address = queue.parseQueueUrl(values.queue);
