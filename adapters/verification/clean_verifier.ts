@@ -17,7 +17,6 @@
  *
  * @module
  */
-import { dirname } from "node:path";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import type {
   BaselineCapture,
@@ -249,8 +248,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   // What the contract and the caller declare the checks' sandbox must also show, and its limits.
   const declaredReadOnly = [...(opts.sandboxReadOnly ?? []), ...(contract.sandbox?.readOnly ?? [])];
   const limits = withDefaultLimits(contract.sandbox?.limits, DEFAULT_CHECK_LIMITS);
-  // The key store in use (whatever env chose it) is never visible, nor declarable.
-  const keyStoreDir = dirname(opts.receipts.keyPath);
+  // The key file in use (whatever env chose it) is never visible, nor inside a declared path.
+  const keyStoreDir = opts.receipts.keyPath;
   async function sandboxFor(tree: Worktree): Promise<SandboxProfile> {
     return opts.sandbox === "none"
       ? await selectSandbox("none", { worktree: tree.path, limits })
