@@ -4,7 +4,7 @@
  * facade), emitted by TypeScript from npm (`tsc`, relative `.ts` imports
  * rewritten to `.js`), a `package.json` whose `exports` are deno.json's
  * (facade `.` and every sub-path, each with `types` and `import`), a `bin` for
- * `vouch` (`cli/node_bin.ts`), and the runtime dependencies (zod, canonicalize,
+ * `vouch` (`cli/node_bin.ts`), and the runtime dependencies (zod, canonicalize, the ACP SDK,
  * hash-wasm) as real npm dependencies pinned to the versions in deno.lock.
  * With `--pack` it also runs `npm pack`, printing the tarball's path.
  *
@@ -42,7 +42,12 @@ const BUILD = NPM_BUILD_DIR;
 const SOURCES = ["mod.ts", "kernel", "adapters", "cli", "wasm"];
 const EXCLUDED_DIRS = new Set(["assembly"]);
 /** npm packages the library imports at run time (everything else is dev-only). */
-export const RUNTIME_DEPENDENCIES: readonly string[] = ["zod", "canonicalize", "hash-wasm"];
+export const RUNTIME_DEPENDENCIES: readonly string[] = [
+  "zod",
+  "canonicalize",
+  "hash-wasm",
+  "@agentclientprotocol/sdk",
+];
 const BUILD_TOOLS = {
   typescript: "5.9.3",
   "@types/node": "20.19.1",

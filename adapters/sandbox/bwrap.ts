@@ -280,6 +280,10 @@ export function leadingProgram(shell: string): string | null {
 /** The private home directory children see inside bwrap (on the private `/tmp`). */
 export const BWRAP_HOME = "/tmp/vouch-home";
 
+function underTmp(path: string): boolean {
+  return path === "/tmp" || path.startsWith("/tmp/");
+}
+
 function rootArgs(root: readonly RootMount[]): string[] {
   const out: string[] = [];
   for (const m of root) {
@@ -321,6 +325,7 @@ export function bwrapArgv(
 ): string[] {
   const tmpBytes = String((profile.limits ?? DEFAULT_CHECK_LIMITS).tmpMb * 1024 * 1024);
   const home = profile.home ?? BWRAP_HOME;
+  const root = profile.root ?? [];
   const out = [
     profile.bwrapPath,
     "--new-session",
@@ -334,7 +339,7 @@ export function bwrapArgv(
     // Without this a sandbox started as root keeps CAP_SYS_ADMIN and can remount.
     "--cap-drop",
     "ALL",
-    ...rootArgs(profile.root ?? []),
+    ...rootArgs(root.filter((m) => !underTmp(m.path))),
     "--dev",
     "/dev",
     "--proc",
@@ -343,6 +348,8 @@ export function bwrapArgv(
     tmpBytes,
     "--tmpfs",
     "/tmp",
+    // Root mounts inside /tmp (a toolchain or checkout living there) go over the private /tmp.
+    ...rootArgs(root.filter((m) => underTmp(m.path))),
   ];
   if (profile.homeSource !== undefined) out.push("--bind", profile.homeSource, home);
   else out.push("--dir", home);

@@ -289,3 +289,28 @@ Deno.test({
     }
   },
 });
+
+Deno.test("bwrapArgv: root mounts inside /tmp are mounted over the private /tmp, the rest before it", () => {
+  const argv = bwrapArgv(
+    {
+      kind: "bwrap",
+      bwrapPath: "/usr/bin/bwrap",
+      writable: ["/wt"],
+      readOnly: [],
+      hiddenDirs: [],
+      hiddenFiles: [],
+      root: [
+        { kind: "ro", path: "/usr" },
+        { kind: "ro", path: "/tmp/clone/tests/fixtures" },
+      ],
+    },
+    ["true"],
+    "/wt",
+    {},
+  );
+  const tmpfs = argv.findIndex((a, i) => a === "--tmpfs" && argv[i + 1] === "/tmp");
+  const usr = argv.indexOf("/usr");
+  const fixtures = argv.indexOf("/tmp/clone/tests/fixtures");
+  assert.ok(usr > 0 && usr < tmpfs, "system dirs first");
+  assert.ok(fixtures > tmpfs, "a toolchain under /tmp must not be hidden by the private /tmp");
+});
