@@ -47,7 +47,22 @@ export const RUNTIME_DEPENDENCIES: readonly string[] = [
   "canonicalize",
   "hash-wasm",
   "@agentclientprotocol/sdk",
+  "bullmq",
 ];
+/** The bare specifiers the library's sources import (each must be in RUNTIME_DEPENDENCIES). */
+export function runtimeImports(): string[] {
+  const found = new Set<string>();
+  for (const file of SOURCES.flatMap(listSources)) {
+    const text = readFileSync(join(ROOT, file), "utf8");
+    for (
+      const m of text.matchAll(/^\s*(?:import|export)[^"'\n]*?from\s*["']([^"'./][^"']*)["']/gm)
+    ) {
+      if (!m[1]!.startsWith("node:")) found.add(m[1]!);
+    }
+  }
+  return [...found].sort();
+}
+
 const BUILD_TOOLS = {
   typescript: "5.9.3",
   "@types/node": "20.19.1",

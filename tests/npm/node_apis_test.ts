@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { ROOT } from "../../tools/build_npm.ts";
+import { ROOT, RUNTIME_DEPENDENCIES, runtimeImports } from "../../tools/build_npm.ts";
 
 /** Files allowed to call Deno APIs, and why. */
 const DENO_ONLY: Record<string, string> = {
@@ -52,4 +52,13 @@ Deno.test("no Deno.* API outside the Deno-only allowlist (kernel, adapters, cli,
   );
   // the allowlist stays honest: every entry still needs it
   assert.deepEqual(Object.keys(DENO_ONLY).filter((f) => !found.includes(f)), []);
+});
+
+Deno.test("every npm package the library imports is a dependency of the npm package", () => {
+  const imports = runtimeImports();
+  assert.ok(imports.includes("zod"));
+  const missing = imports.filter((spec) =>
+    !RUNTIME_DEPENDENCIES.some((dep) => spec === dep || spec.startsWith(dep + "/"))
+  );
+  assert.deepEqual(missing, [], `add to RUNTIME_DEPENDENCIES in tools/build_npm.ts: ${missing}`);
 });
