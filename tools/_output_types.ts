@@ -9,6 +9,7 @@
 import type { AuditReport } from "../adapters/audit/mod.ts";
 import type { RunOutcome } from "../adapters/driver/outcome.ts";
 import type { AgentCliProbe } from "../adapters/backends/probe.ts";
+import type { AgentDecision } from "../adapters/backends/types.ts";
 import type { DoctorReport } from "../adapters/host/doctor.ts";
 import type { GcReport } from "../adapters/worktree/gc.ts";
 import type { VerifyPatchOutcome } from "../adapters/driver/verify_patch.ts";
@@ -97,6 +98,12 @@ export interface TranscriptBody {
   readonly bytes?: number;
   readonly truncated?: boolean;
   readonly masked?: number;
+}
+
+/** Body of a `backend.decisions` record. */
+export interface DecisionsBody {
+  readonly round: number;
+  readonly decisions: readonly AgentDecision[];
 }
 
 /** Body of a `log.recovered` record. */

@@ -142,6 +142,11 @@ const RECORD_BODY_TYPES: Record<string, { kind: string; type: string; title: str
     type: "TranscriptBody",
     title: "body of a backend.transcript record",
   },
+  "log-body-backend-decisions.schema.json": {
+    kind: "backend.decisions",
+    type: "DecisionsBody",
+    title: "body of a backend.decisions record (an agent's requests of vouch and the answers)",
+  },
   "log-body-log-recovered.schema.json": {
     kind: "log.recovered",
     type: "LogRecoveredBody",

@@ -17,9 +17,9 @@ import {
 } from "../../kernel/scope/judge_tool_access.ts";
 import { runProcess } from "../process/run.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
-import { readTool, writeTool } from "./_native_tools.ts";
-import type { BackendEvent } from "./types.ts";
-import { boundText } from "./types.ts";
+import { fsDecision, readTool, writeTool } from "./_native_tools.ts";
+import type { AgentDecision, BackendEvent } from "./types.ts";
+import { boundText, MAX_DECISIONS } from "./types.ts";
 
 /** Permission requests answered per round before every further one is refused. */
 export const MAX_PERMISSION_REQUESTS = 200;
@@ -37,6 +37,17 @@ export interface AcpClientEnv {
   /** One transcript line per request and answer. */
   readonly record: (entry: Record<string, unknown>) => void;
   readonly terminalTimeoutMs: number;
+  /** Asks a human about a request the policy sends to one; absent = refused (fail closed). */
+  readonly askHuman?: (question: PermissionQuestion) => Promise<boolean>;
+}
+
+/** What a human is asked about an agent's permission request. */
+export interface PermissionQuestion {
+  readonly kind: string;
+  readonly title: string;
+  readonly paths: readonly string[];
+  /** Why the policy asks. */
+  readonly detail: string;
 }
 
 interface Terminal {
@@ -51,6 +62,7 @@ interface Terminal {
 /** Counters the backend reports. */
 export interface AcpClientStats {
   permissionRequests: number;
+  decisions: AgentDecision[];
   refusals: string[];
   commands: string[];
   agentText: string;
@@ -80,6 +92,9 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
         : before.paths,
     });
   };
+  const decide = (d: AgentDecision) => {
+    if (stats.decisions.length < MAX_DECISIONS) stats.decisions.push(d);
+  };
   const refuse = (what: string, detail: string): never => {
     stats.refusals.push(`${what}: ${detail}`);
     env.emit({ kind: "tool", name: what, isError: true });
@@ -92,34 +107,49 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
     return t;
   };
   return {
-    requestPermission(params) {
+    async requestPermission(params) {
       stats.permissionRequests++;
       const known = announced.get(params.toolCall.toolCallId);
       const kind = params.toolCall.kind ?? known?.kind ?? "other";
       const paths = (params.toolCall.locations ?? null) !== null
         ? params.toolCall.locations!.map((l) => treePath(env.worktree, l.path))
         : known?.paths ?? [];
-      const verdict = stats.permissionRequests > MAX_PERMISSION_REQUESTS
-        ? { allow: false, reason: "too_many_requests", detail: "too many permission requests" }
+      const judged = stats.permissionRequests > MAX_PERMISSION_REQUESTS
+        ? { decision: "deny", reason: "too_many_requests", detail: "too many permission requests" }
         : judgePermission(kind, paths, env.rules);
-      const wanted = verdict.allow
-        ? ["allow_once", "allow_always"]
-        : ["reject_once", "reject_always"];
+      const title = boundText(params.toolCall.title ?? "", 200);
+      let allow = judged.decision === "allow";
+      let answeredBy = "kernel";
+      if (judged.decision === "ask") {
+        answeredBy = env.askHuman !== undefined ? "human" : "kernel (no human to ask)";
+        allow = env.askHuman !== undefined &&
+          await env.askHuman({ kind, title, paths, detail: judged.detail }).catch(() => false);
+      }
+      const wanted = allow ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
       const option = wanted.map((k) => params.options.find((o) => o.kind === k)).find((o) => o);
       env.record({
-        permission: { kind, title: boundText(params.toolCall.title ?? "", 200), paths },
-        answer: verdict.allow ? "allow" : "deny",
-        reason: verdict.reason,
+        permission: { kind, title, paths },
+        answer: allow ? "allow" : "deny",
+        reason: judged.reason,
+        by: answeredBy,
       });
-      if (!verdict.allow) {
-        stats.refusals.push(`permission ${kind}: ${verdict.detail}`);
+      decide({
+        effect: "permission",
+        kind,
+        paths,
+        answer: allow ? "allow" : "deny",
+        reason: allow ? "allowed" : judged.reason,
+        by: answeredBy,
+      });
+      if (!allow) {
+        stats.refusals.push(`permission ${kind}: ${judged.detail}`);
         env.emit({ kind: "tool", name: `permission:${kind}`, isError: true });
       }
-      return Promise.resolve({
+      return {
         outcome: option !== undefined
           ? { outcome: "selected", optionId: option.optionId }
           : { outcome: "cancelled" },
-      });
+      };
     },
 
     sessionUpdate(params) {
@@ -155,6 +185,7 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
       const rel = treePath(env.worktree, params.path);
       const answer = await readTool(rel, env);
       env.record({ read: rel, ok: !answer.isError });
+      decide(fsDecision("read", rel, answer.content, answer.isError));
       if (answer.isError) return refuse("fs/read_text_file", answer.content);
       let content = answer.content;
       const line = params.line ?? null;
@@ -171,6 +202,7 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
       const rel = treePath(env.worktree, params.path);
       const answer = await writeTool(rel, params.content, env);
       env.record({ write: rel, ok: !answer.isError });
+      decide(fsDecision("write", rel, answer.content, answer.isError));
       if (answer.isError) return refuse("fs/write_text_file", answer.content);
       return {};
     },
@@ -224,6 +256,14 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
       });
       terminals.set(id, t);
       env.record({ terminal: id, command: boundText(command, 500) });
+      decide({
+        effect: "terminal",
+        kind: boundText(command, 200),
+        paths: [],
+        answer: "allow",
+        reason: "allowed",
+        by: "kernel",
+      });
       return Promise.resolve({ terminalId: id });
     },
 

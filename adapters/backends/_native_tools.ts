@@ -19,7 +19,8 @@ import {
 } from "../../kernel/scope/judge_tool_access.ts";
 import { runProcess } from "../process/run.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
-import type { BackendEvent } from "./types.ts";
+import type { AgentDecision, BackendEvent } from "./types.ts";
+import { boundText } from "./types.ts";
 
 /** The tool definitions sent with every request (OpenAI function-calling form). */
 export const NATIVE_TOOLS = [
@@ -236,4 +237,22 @@ async function commandTool(command: string, env: NativeToolEnv): Promise<ToolAns
     ? `timed out after ${Math.round(env.commandTimeoutMs / 1000)} s`
     : `exit code ${result.exitCode}`;
   return { ...answer(`${head}\n${out}`, status !== "completed"), command };
+}
+
+/** The decision behind a file access (the refusal code from `refused (<code>): …`). */
+export function fsDecision(
+  effect: string,
+  path: string,
+  answer: string,
+  isError: boolean,
+): AgentDecision {
+  const code = /^refused \(([a-z_]+)\)/.exec(answer)?.[1];
+  return {
+    effect,
+    kind: effect,
+    paths: [boundText(path, 500)],
+    answer: code !== undefined ? "deny" : "allow",
+    reason: code ?? (isError ? "failed" : "allowed"),
+    by: "kernel",
+  };
 }

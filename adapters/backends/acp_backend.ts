@@ -17,7 +17,9 @@ import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
 import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
-import { acpClient, type AcpClientStats } from "./_acp_client.ts";
+import { acpClient, type AcpClientStats, type PermissionQuestion } from "./_acp_client.ts";
+
+export type { PermissionQuestion } from "./_acp_client.ts";
 import { composePrompt } from "./prompt.ts";
 import { cancelledBeforeStart, failure, guardRun, noClaims } from "./result.ts";
 import { safeEmit } from "./subprocess.ts";
@@ -53,6 +55,8 @@ export interface AcpBackendConfig {
   readonly cancelGraceMs?: number;
   /** Time limit of one terminal command, ms. @default 300000 */
   readonly terminalTimeoutMs?: number;
+  /** Asks a human about permissions the policy sends to one; absent = they are refused. */
+  readonly askHuman?: (question: PermissionQuestion) => Promise<boolean>;
 }
 
 /**
@@ -107,6 +111,7 @@ async function runAcp(
   };
   const stats: AcpClientStats = {
     permissionRequests: 0,
+    decisions: [],
     refusals: [],
     commands: [],
     agentText: "",
@@ -170,6 +175,7 @@ async function runAcp(
         emit,
         record,
         terminalTimeoutMs: config.terminalTimeoutMs ?? 300_000,
+        ...(config.askHuman !== undefined ? { askHuman: config.askHuman } : {}),
       }, stats),
     acp.ndJsonStream(toAgent, fromAgent),
   );
@@ -278,6 +284,7 @@ async function runAcp(
     commandsRun: boundList(stats.commands),
     risks: boundList(stats.refusals.map((r) => `refused ${r}`)),
     transcript,
+    decisions: stats.decisions,
     exitCode: result.exitCode,
     ...(why !== undefined ? { failure: why } : {}),
   };

@@ -26,20 +26,21 @@ import {
   isChatFailure,
   requestCompletion,
 } from "./_chat_client.ts";
-import { NATIVE_TOOLS, runNativeTool } from "./_native_tools.ts";
+import { fsDecision, NATIVE_TOOLS, runNativeTool } from "./_native_tools.ts";
 import { composePrompt } from "./prompt.ts";
 import { cancelledBeforeStart, failure, guardRun, noClaims } from "./result.ts";
 import { safeEmit } from "./subprocess.ts";
 import { captureTextTranscript, maskSecrets } from "./transcript.ts";
 import type {
   AgentBackend,
+  AgentDecision,
   AgentTask,
   BackendContext,
   BackendEvent,
   BackendFailure,
   BackendResult,
 } from "./types.ts";
-import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
+import { boundList, boundText, MAX_DECISIONS, MAX_SUMMARY_CHARS } from "./types.ts";
 
 /** Settings of {@linkcode openaiBackend}. */
 export interface OpenAiBackendConfig {
@@ -108,6 +109,7 @@ interface LoopState {
   readonly commands: string[];
   readonly risks: string[];
   readonly lines: string[];
+  readonly decisions: AgentDecision[];
   usage: { input: number; output: number; cached: number; reasoning: number };
   protocolIssues: number;
 }
@@ -150,6 +152,7 @@ async function runLoop(
     commands: [],
     risks: [],
     lines: [],
+    decisions: [],
     usage: { input: 0, output: 0, cached: 0, reasoning: 0 },
     protocolIssues: 0,
   };
@@ -179,6 +182,7 @@ async function runLoop(
     risks: boundList(st.risks),
     usage,
     transcript,
+    decisions: st.decisions,
     protocolIssues: st.protocolIssues,
   };
   if (status === "cancelled") {
@@ -269,6 +273,9 @@ async function converse(
         commandTimeoutMs: config.commandTimeoutMs ?? 120_000,
       });
       emit({ kind: "tool", name: boundText(call.function.name, 100), isError: result.isError });
+      if (st.decisions.length < MAX_DECISIONS) {
+        st.decisions.push(decisionOf(call.function.name, call.function.arguments, result));
+      }
       if (result.command !== undefined) st.commands.push(result.command);
       if (result.refused) st.risks.push(`refused ${call.function.name}: ${result.content}`);
       else if (result.isError && result.command === undefined) st.protocolIssues++;
@@ -294,4 +301,36 @@ async function converse(
       `${id}: the model was still calling tools after ${maxTurns} turns`,
     ),
   };
+}
+
+const TOOL_EFFECTS: Record<string, string> = {
+  read_file: "read",
+  list_files: "list",
+  write_file: "write",
+  run_command: "command",
+};
+
+/** The decision behind one tool call, for the log. */
+function decisionOf(
+  name: string,
+  rawArguments: string,
+  result: { content: string; isError: boolean; command?: string },
+): AgentDecision {
+  const effect = TOOL_EFFECTS[name];
+  if (effect === undefined || effect === "command") {
+    return {
+      effect: effect ?? "tool",
+      kind: boundText(result.command ?? name, 200),
+      paths: [],
+      answer: effect === undefined ? "deny" : "allow",
+      reason: effect === undefined ? "unknown_tool" : "allowed",
+      by: "kernel",
+    };
+  }
+  let path = "";
+  try {
+    const args = JSON.parse(rawArguments) as { path?: unknown };
+    if (typeof args.path === "string") path = args.path;
+  } catch { /* malformed: no path */ }
+  return { ...fsDecision(effect, path, result.content, result.isError), kind: name };
 }

@@ -128,9 +128,27 @@ export interface BackendFailure {
   readonly retryable: boolean;
 }
 
+/** One request an agent made of vouch, and the answer. */
+export interface AgentDecision {
+  /** `permission`, `read`, `write`, `list`, `terminal` or `command`. */
+  readonly effect: string;
+  /** The agent's tool kind or tool name. */
+  readonly kind: string;
+  /** Worktree-relative paths the request names. */
+  readonly paths: readonly string[];
+  readonly answer: "allow" | "deny";
+  /** Stable reason (`allowed`, a refusal code, `needs_approval`, …). */
+  readonly reason: string;
+  /** `kernel`, `human`, or `kernel (no human to ask)`. */
+  readonly by: string;
+}
+
+/** Most decisions one round records. */
+export const MAX_DECISIONS = 1000;
+
 /**
- * What a backend run returns. Every field except `status`, `backend` and
- * `transcript` is the backend's own claim.
+ * What a backend run returns. Every field except `status`, `backend`,
+ * `transcript` and `decisions` (vouch's own answers) is the backend's claim.
  */
 export interface BackendResult {
   /** The backend id. */
@@ -166,6 +184,12 @@ export interface BackendResult {
   readonly protocolIssues: number;
   /** Present when `status` is not `ok`. */
   readonly failure?: BackendFailure;
+  /**
+   * What the agent asked vouch to do for it and what vouch answered (ACP and
+   * native backends: permissions, file access, terminals, commands), in order.
+   * The driver records them in the event log (`backend.decisions`).
+   */
+  readonly decisions?: readonly AgentDecision[];
 }
 
 /** What the driver hands to `run` besides the task. */

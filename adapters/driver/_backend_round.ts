@@ -135,6 +135,14 @@ export async function runBackendRound(run: TaskRun, action: RunBackendAction): P
       },
     });
   }
+  if (result.decisions !== undefined && result.decisions.length > 0) {
+    // Every request the agent made of vouch and vouch's answer, in the hash chain.
+    await o.log.append({
+      task: o.taskId,
+      kind: LOG_KINDS.decisions,
+      body: { round: round.round, decisions: result.decisions },
+    });
+  }
   await writeJson(run, `round-${round.round}/backend_result.json`, {
     ...result,
     patchText: result.patchText === undefined ? undefined : `${result.patchText.length} bytes`,

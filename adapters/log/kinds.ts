@@ -19,6 +19,8 @@ export const LOG_KINDS = {
   verifiedPatchMinted: "verified_patch.minted",
   /** body: `{ round, stream, text }`, a bounded excerpt of backend output (shown redacted). */
   transcript: "backend.transcript",
+  /** What an agent asked vouch to do for it (ACP, native backends) and the answers. */
+  decisions: "backend.decisions",
   /** body: `{ droppedBytes, tornFile, afterSeq }`, written after a torn tail was cut. */
   logRecovered: "log.recovered",
 } as const;

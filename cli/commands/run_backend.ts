@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { statSync } from "node:fs";
+import { statSync, writeSync } from "node:fs";
 import process from "node:process";
 import { dirname, resolve } from "node:path";
 import { UsageError } from "../command.ts";
@@ -18,7 +18,8 @@ import { CODEX_PROVIDER_ENV, codexBackend } from "../../adapters/backends/codex_
 import { CLAUDE_PROVIDER_ENV, claudeBackend } from "../../adapters/backends/claude_backend.ts";
 import { commandBackend } from "../../adapters/backends/command_backend.ts";
 import { openaiBackend } from "../../adapters/backends/openai_backend.ts";
-import { acpBackend } from "../../adapters/backends/acp_backend.ts";
+import { acpBackend, type PermissionQuestion } from "../../adapters/backends/acp_backend.ts";
+import { isatty } from "node:tty";
 import {
   type AgentCliConfig,
   AgentCliConfigError,
@@ -204,7 +205,14 @@ export function backendFor(
         ...rest.filter((a) => a.startsWith("/")).map((a) => dirname(a)),
       ];
       return confinedBackend(
-        (sandbox) => acpBackend({ argv, sandbox, ...(passEnv.length > 0 ? { passEnv } : {}) }),
+        (sandbox) =>
+          acpBackend({
+            argv,
+            sandbox,
+            ...(passEnv.length > 0 ? { passEnv } : {}),
+            // On a terminal the policy's "ask a human" classes are asked; elsewhere refused.
+            ...(isatty(0) && !args.json ? { askHuman: askPermissionOnTerminal } : {}),
+          }),
         args.sandbox,
         { readOnly, ...limits },
       );
@@ -227,4 +235,22 @@ export function backendFor(
       );
     }
   }
+}
+
+/** Asks on the terminal whether an ACP agent may do what the policy sends to a human. */
+async function askPermissionOnTerminal(q: PermissionQuestion): Promise<boolean> {
+  const text = [
+    "",
+    `The agent asks to ${q.kind}: ${q.title || q.paths.join(", ")}`,
+    `  why you are asked: ${q.detail}`,
+    "Type yes to allow: ",
+  ].join("\n");
+  writeSync(2, new TextEncoder().encode(text));
+  const line = await new Promise<string>((resolve) => {
+    process.stdin.once("data", (chunk) => resolve(String(chunk)));
+    process.stdin.once("end", () => resolve(""));
+  });
+  process.stdin.pause();
+  const answer = line.slice(0, 64).trim().toLowerCase();
+  return answer === "yes" || answer === "y";
 }

@@ -149,18 +149,28 @@ export const PERMISSION_KINDS = [
 
 /** The kernel's answer to a permission request. */
 export interface PermissionVerdict {
-  readonly allow: boolean;
-  /** Stable reason: `allowed`, a {@linkcode ToolAccessRefusal}, `network_tool` or `unknown_kind`. */
-  readonly reason: ToolAccessRefusal | "allowed" | "network_tool" | "unknown_kind";
+  /** `ask`: the policy wants a human for this (a sensitive class that requires approval). */
+  readonly decision: "allow" | "deny" | "ask";
+  /**
+   * Stable reason: `allowed`, a {@linkcode ToolAccessRefusal}, `needs_approval`,
+   * `network_tool` or `unknown_kind`.
+   */
+  readonly reason:
+    | ToolAccessRefusal
+    | "allowed"
+    | "needs_approval"
+    | "network_tool"
+    | "unknown_kind";
   readonly detail: string;
 }
 
 /**
  * Answers an agent's permission request by what it would touch: reads and
  * searches are judged as reads of every named path, edits, deletes and moves
- * as writes; commands are allowed (they run in the agent's sandbox, and the
- * diff they leave is judged like any other); fetching from the network and
- * kinds the kernel does not know are refused (fail closed).
+ * as writes (a write the policy sends to a human, e.g. a lockfile or a CI
+ * workflow, is `ask`); commands are allowed (they run in the agent's sandbox,
+ * and the diff they leave is judged like any other); fetching from the
+ * network and kinds the kernel does not know are refused (fail closed).
  *
  * @example
  * ```ts
@@ -168,9 +178,10 @@ export interface PermissionVerdict {
  * import { compileToolAccessRules, judgePermission } from "./judge_tool_access.ts";
  * import { defaultPolicy } from "../lifecycle/policy.ts";
  * const rules = compileToolAccessRules({ protect: ["test/**"], policy: defaultPolicy() });
- * equal(judgePermission("edit", ["src/a.js"], rules).allow, true);
+ * equal(judgePermission("edit", ["src/a.js"], rules).decision, "allow");
  * equal(judgePermission("edit", ["test/a.js"], rules).reason, "protected_path");
- * equal(judgePermission("fetch", [], rules).allow, false);
+ * equal(judgePermission("edit", ["package-lock.json"], rules).decision, "ask");
+ * equal(judgePermission("fetch", [], rules).decision, "deny");
  * equal(judgePermission("teleport", [], rules).reason, "unknown_kind");
  * ```
  */
@@ -197,22 +208,30 @@ export function judgePermission(
       break;
     case "fetch":
       return {
-        allow: false,
+        decision: "deny",
         reason: "network_tool",
         detail: "fetching from the network is refused",
       };
     default:
       return {
-        allow: false,
+        decision: "deny",
         reason: "unknown_kind",
         detail: `unknown tool kind ${JSON.stringify(kind)}`,
       };
   }
+  let ask: string | null = null;
   if (access !== null) {
     for (const path of paths) {
       const v = judgeToolAccess(path, access, rules);
-      if (!v.ok) return { allow: false, reason: v.code, detail: v.detail };
+      if (!v.ok) return { decision: "deny", reason: v.code, detail: v.detail };
+      if (access === "write" && ask === null) {
+        const cls = classifyPath(v.path).find((c) =>
+          rules.policy.sensitive[c] === "require_approval"
+        );
+        if (cls !== undefined) ask = `${v.path} is ${cls}; the policy asks a human`;
+      }
     }
   }
-  return { allow: true, reason: "allowed", detail: `${kind} allowed` };
+  if (ask !== null) return { decision: "ask", reason: "needs_approval", detail: ask };
+  return { decision: "allow", reason: "allowed", detail: `${kind} allowed` };
 }

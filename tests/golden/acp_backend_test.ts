@@ -55,6 +55,19 @@ async function scenario(mode: string, extraEnv: Record<string, string> = {}) {
   return { run, repo, state };
 }
 
+/** The agent's requests and vouch's answers, as the hash-chained log records them. */
+async function decisions(repo: FixtureRepo) {
+  const lines = (await Deno.readTextFile(`${repo.dir}/.vouch/events.jsonl`)).trim().split("\n");
+  return lines.map((l) => JSON.parse(l)).filter((r) => r.kind === "backend.decisions")
+    .flatMap((r) => r.body.decisions) as {
+      effect: string;
+      paths: string[];
+      answer: string;
+      reason: string;
+      by: string;
+    }[];
+}
+
 const explain = (s: { run: { stdout: string; stderr: string } }) =>
   `stdout: ${s.run.stdout}\nstderr: ${s.run.stderr}`;
 
@@ -69,6 +82,16 @@ Deno.test({
       await assertLog(s.repo, "verified", s.state);
       const rounds = s.run.json?.["rounds"] as { filesChanged: string[] }[];
       assert.deepEqual(rounds.at(-1)?.filesChanged, ["src/add.js"]);
+      const d = await decisions(s.repo);
+      assert.deepEqual(
+        d.map((x) => [x.effect, x.paths.join(","), x.answer]),
+        [
+          ["read", "src/add.js", "allow"],
+          ["permission", "src/add.js", "allow"],
+          ["write", "src/add.js", "allow"],
+          ["terminal", "", "allow"],
+        ],
+      );
     } finally {
       await s.repo.cleanup();
       await Deno.remove(s.state, { recursive: true }).catch(() => {});
@@ -87,6 +110,14 @@ Deno.test({
       assert.equal(s.run.code, 1, explain(s));
       assert.equal(s.run.json?.["state"], "rejected", explain(s));
       assert.equal(existsSync(outside), false);
+      const refused = (await decisions(s.repo)).filter((x) => x.answer === "deny");
+      assert.deepEqual(refused.map((x) => [x.effect, x.reason, x.by]), [
+        ["write", "path_rejected", "kernel"],
+        ["write", "path_rejected", "kernel"],
+        ["permission", "protected_path", "kernel"],
+        ["write", "protected_path", "kernel"],
+        ["permission", "network_tool", "kernel"],
+      ]);
       assert.equal(
         await Deno.readTextFile(`${s.repo.dir}/test/add.test.js`),
         files["test/add.test.js"],

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { acpBackend } from "../../../adapters/backends/acp_backend.ts";
+import { acpBackend, type PermissionQuestion } from "../../../adapters/backends/acp_backend.ts";
 import type { AgentTask, BackendEvent, BackendResult } from "../../../adapters/backends/types.ts";
 import { NODE } from "../../golden/cli_harness.ts";
 
@@ -22,7 +22,14 @@ interface Played {
   readonly ms: number;
 }
 
-async function play(mode: string, extra: { maxSeconds?: number; outside?: string } = {}) {
+async function play(
+  mode: string,
+  extra: {
+    maxSeconds?: number;
+    outside?: string;
+    askHuman?: (q: PermissionQuestion) => Promise<boolean>;
+  } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "vouch-acp-"));
   mkdirSync(join(dir, "src"));
   mkdirSync(join(dir, "test"));
@@ -50,6 +57,7 @@ async function play(mode: string, extra: { maxSeconds?: number; outside?: string
         ...(extra.outside !== undefined ? { VOUCH_ACP_OUTSIDE: extra.outside } : {}),
       },
       cancelGraceMs: 500,
+      ...(extra.askHuman !== undefined ? { askHuman: extra.askHuman } : {}),
     }).run(task, { signal: new AbortController().signal, emit: (e) => events.push(e) });
     const report = existsSync(reportFile)
       ? readFileSync(reportFile, "utf8").trim().split("\n").filter((l) => l !== "").map((l) =>
@@ -187,4 +195,25 @@ Deno.test("acp backend: a missing agent program is a configuration failure", asy
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+Deno.test({
+  name: "acp backend: a write the policy sends to a human is asked, and refused with no human",
+  ignore: NODE === null,
+  fn: async () => {
+    const optionOf = (p: Played) =>
+      (entry(p, "lockfile_permission") as { result: { outcome: { optionId: string } } })
+        .result.outcome.optionId;
+    const alone = await play("sensitive");
+    assert.equal(optionOf(alone), "no");
+    const asked: PermissionQuestion[] = [];
+    const yes = await play("sensitive", {
+      askHuman: (q) => (asked.push(q), Promise.resolve(true)),
+    });
+    assert.equal(optionOf(yes), "yes");
+    assert.deepEqual(asked.map((q) => [q.kind, q.paths]), [["edit", ["package-lock.json"]]]);
+    assert.match(asked[0]!.detail, /lockfile; the policy asks a human/);
+    const no = await play("sensitive", { askHuman: () => Promise.resolve(false) });
+    assert.equal(optionOf(no), "no");
+  },
 });
