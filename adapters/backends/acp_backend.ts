@@ -9,7 +9,6 @@
  * @module
  */
 import * as acp from "@agentclientprotocol/sdk";
-import nodeProcess from "node:process";
 import type { Writable } from "node:stream";
 import { compileToolAccessRules } from "../../kernel/scope/judge_tool_access.ts";
 import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
@@ -22,7 +21,7 @@ import { acpClient, type AcpClientStats, type PermissionQuestion } from "./_acp_
 export type { PermissionQuestion } from "./_acp_client.ts";
 import { composePrompt } from "./prompt.ts";
 import { cancelledBeforeStart, failure, guardRun, noClaims } from "./result.ts";
-import { safeEmit } from "./subprocess.ts";
+import { passedEnvValues, safeEmit } from "./subprocess.ts";
 import { captureTextTranscript, maskSecrets } from "./transcript.ts";
 import type {
   AgentBackend,
@@ -122,11 +121,7 @@ async function runAcp(
   const stdinReady = new Promise<Writable>((resolve) => (opened = resolve));
   let toSdk!: ReadableStreamDefaultController<Uint8Array>;
   const fromAgent = new ReadableStream<Uint8Array>({ start: (c) => void (toSdk = c) });
-  const env: Record<string, string> = { ...(config.env ?? {}) };
-  for (const name of config.passEnv ?? []) {
-    const value = nodeProcess.env[name];
-    if (value !== undefined) env[name] = value;
-  }
+  const env = { ...(config.env ?? {}), ...passedEnvValues(config.passEnv ?? []) };
   const proc: Promise<ProcessResult> = runProcess({
     argv: config.argv,
     cwd: task.worktree,

@@ -59,6 +59,19 @@ export interface AgentProcessRun {
 }
 
 /**
+ * The values of the named variables in vouch's own environment (unset ones
+ * left out): what a backend forwards to its agent by name.
+ */
+export function passedEnvValues(names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = nodeProcess.env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/**
  * Runs the agent process with the task's time budget, the context's abort
  * signal and bounded capture, then captures the transcript.
  *
@@ -77,11 +90,11 @@ export async function runAgentProcess(
   extraEnv: Readonly<Record<string, string>> = {},
   hooks: AgentProcessHooks = {},
 ): Promise<AgentProcessRun> {
-  const env: Record<string, string> = { ...(config.env ?? {}), ...extraEnv };
-  for (const name of config.passEnv ?? []) {
-    const value = nodeProcess.env[name];
-    if (value !== undefined) env[name] = value;
-  }
+  const env: Record<string, string> = {
+    ...(config.env ?? {}),
+    ...extraEnv,
+    ...passedEnvValues(config.passEnv ?? []),
+  };
   const maxOutputBytes = Math.max(1024, Math.floor(task.maxOutputMb * 1024 * 1024));
   let process: ProcessResult;
   try {

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { writeSync } from "node:fs";
 import process from "node:process";
 import { isatty } from "node:tty";
 import { type CliCommand, type CliIo, UsageError } from "../command.ts";
@@ -19,6 +18,7 @@ import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
 import { withQueueNet } from "./_queue_net.ts";
+import { askYes } from "../terminal_prompt.ts";
 import { renderSummary } from "../render.ts";
 import type { RunOutcome } from "../../adapters/driver/outcome.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
@@ -146,14 +146,7 @@ async function askOnTerminal(q: ApprovalQuestion): Promise<boolean> {
     `  because: ${q.reasons.join(", ")}`,
     "Type yes to approve: ",
   ].join("\n");
-  writeSync(2, new TextEncoder().encode(text));
-  const line = await new Promise<string>((resolve) => {
-    process.stdin.once("data", (chunk) => resolve(String(chunk)));
-    process.stdin.once("end", () => resolve(""));
-  });
-  process.stdin.pause();
-  const answer = line.slice(0, 64).trim().toLowerCase();
-  return answer === "yes" || answer === "y";
+  return await askYes(text);
 }
 
 /** Runs `vouch run` with parsed flags; exported for the demo and tests. */

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { statSync, writeSync } from "node:fs";
+import { statSync } from "node:fs";
+import { askYes } from "../terminal_prompt.ts";
 import process from "node:process";
 import { dirname, resolve } from "node:path";
 import { UsageError } from "../command.ts";
@@ -238,19 +239,12 @@ export function backendFor(
 }
 
 /** Asks on the terminal whether an ACP agent may do what the policy sends to a human. */
-async function askPermissionOnTerminal(q: PermissionQuestion): Promise<boolean> {
+function askPermissionOnTerminal(q: PermissionQuestion): Promise<boolean> {
   const text = [
     "",
     `The agent asks to ${q.kind}: ${q.title || q.paths.join(", ")}`,
     `  why you are asked: ${q.detail}`,
     "Type yes to allow: ",
   ].join("\n");
-  writeSync(2, new TextEncoder().encode(text));
-  const line = await new Promise<string>((resolve) => {
-    process.stdin.once("data", (chunk) => resolve(String(chunk)));
-    process.stdin.once("end", () => resolve(""));
-  });
-  process.stdin.pause();
-  const answer = line.slice(0, 64).trim().toLowerCase();
-  return answer === "yes" || answer === "y";
+  return askYes(text);
 }
