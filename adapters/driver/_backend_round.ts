@@ -110,13 +110,13 @@ export async function runBackendRound(run: TaskRun, action: RunBackendAction): P
   run.running = null;
   const result = first.result;
   round.backend = result;
-  if (result.patchText !== undefined && result.patchText.length > 0 && run.worktree !== null) {
+  if (result.patchText !== undefined && result.patchText.length > 0) {
     // A patch handed over as text (the `fn` backend, `vouch verify`) is the round's patch as
-    // stated. It is also applied into the worktree by git itself (no --unsafe-paths) so the
-    // worktree shows what it does; a patch git refuses is refused again, with git's error, by
-    // the clean verification.
+    // stated. With a worktree it is also applied there by git itself (no --unsafe-paths) so
+    // the worktree shows what it does; a patch git refuses is refused again, with git's error,
+    // by the clean verification.
     round.handed = result.patchText;
-    await applyPatchText(run.worktree, result.patchText);
+    if (run.worktree !== null) await applyPatchText(run.worktree, result.patchText);
   }
   if (result.transcript !== null) {
     await o.log.append({

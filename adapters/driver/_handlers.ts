@@ -5,6 +5,9 @@
  *
  * @module
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
 import { sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
 import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
@@ -14,7 +17,7 @@ import { integrate } from "../verified_patch/capabilities.ts";
 import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { violationDetail } from "../verification/check_detail.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
-import { extractDiff } from "../worktree/extract_diff.ts";
+import { extractDiff, readHandedPatch } from "../worktree/extract_diff.ts";
 import { createWorktree, removeWorktree } from "../worktree/worktree.ts";
 import { writeJson, writeRoundPatch, writeVerified } from "./_artefacts.ts";
 import { runBackendRound } from "./_backend_round.ts";
@@ -55,6 +58,17 @@ async function cancellable<T>(
 const createWorktreeHandler: Handler<"create_worktree"> = async (run, action) => {
   const o = run.o;
   run.progress("worktree");
+  if (o.workspace === "none") {
+    // Nothing edits files: an empty private directory instead of a checkout.
+    run.scratch = await mkdtemp(join(tmpdir(), "vouch-workspace-"));
+    await run.feed({
+      kind: "worktree_ready",
+      taskId: o.taskId,
+      effectId: action.effectId,
+      path: run.scratch,
+    });
+    return;
+  }
   try {
     run.worktree = await createWorktree({
       repo: o.repo,
@@ -164,13 +178,15 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
   const o = run.o;
   const round = run.currentRound();
   run.progress("validate", "extracting the real diff");
-  if (run.worktree === null || round === null) {
+  if ((run.worktree === null && o.workspace !== "none") || round === null) {
     await effectFailed(run, action.effectId, "no_worktree", "the worktree is gone");
     return;
   }
   let diff;
   try {
-    diff = await extractDiff(run.worktree);
+    diff = run.worktree === null
+      ? await readHanded(run, round.handed ?? new Uint8Array())
+      : await extractDiff(run.worktree);
   } catch (error) {
     round.reasons.push("extract_failed");
     await effectFailed(run, action.effectId, "extract_failed", message(error));
@@ -200,6 +216,14 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
     filesChanged: changed + run.outside.length,
   });
 };
+
+/** git's reading of a handed-over patch, with no checkout (`workspace: "none"`). */
+async function readHanded(run: TaskRun, patch: Uint8Array) {
+  const o = run.o;
+  if (o.gitDir === undefined) throw new Error("workspace none needs the repository's git dir");
+  const r = await readHandedPatch({ repo: o.repo, gitDir: o.gitDir, base: o.base, patch });
+  return { bytes: patch, digest: sha256Hex(patch), changed: r.changed };
+}
 
 const checkScope: Handler<"check_scope"> = async (run, action) => {
   const o = run.o;
@@ -359,6 +383,10 @@ const cleanup: Handler<"cleanup"> = async (run, action) => {
   if (run.worktree !== null) {
     await removeWorktree(run.worktree).catch(() => {});
     run.worktree = null;
+  }
+  if (run.scratch !== null) {
+    await rm(run.scratch, { recursive: true, force: true }).catch(() => {});
+    run.scratch = null;
   }
   await run.feed({ kind: "cleanup_done", taskId: run.o.taskId, effectId: action.effectId });
 };

@@ -62,6 +62,8 @@ export class TaskRun {
   record: TaskRecord | null = null;
   readonly queue: KernelAction[] = [];
   worktree: Worktree | null = null;
+  /** The empty private directory a backend gets with `workspace: "none"` (no checkout). */
+  scratch: string | null = null;
   readonly rounds: RoundState[] = [];
   baseline: VerificationRun | null = null;
   verified: VerifiedPatch | null = null;

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import type { AgentBackend, BackendEvent } from "../backends/types.ts";
 import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { sha256Hex } from "../digest/sha256.ts";
@@ -124,6 +124,17 @@ export interface RunTaskOptions {
    * runs (`vouch verify`'s patch "backend"). @default true
    */
   readonly watchOutside?: boolean;
+  /**
+   * Where the backend works. `worktree`: a checkout of the base (every agent).
+   * `none`: no backend process edits files (`vouch verify`'s supplied patch):
+   * nothing is checked out, the backend gets an empty private directory, and
+   * the patch it hands over is judged as stated, its changed paths as git
+   * applies it to a temporary index of the base (`readHandedPatch`); the clean
+   * verification applies and judges it again. @default "worktree"
+   */
+  readonly workspace?: "worktree" | "none";
+  /** The repository's git (common) directory; required with `workspace: "none"`. */
+  readonly gitDir?: string;
 }
 
 /**
@@ -177,6 +188,9 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
     await opts.verifier.settle().catch(() => {});
     opts.signal?.removeEventListener("abort", onAbort);
     if (run.worktree !== null) await removeWorktree(run.worktree).catch(() => {});
+    if (run.scratch !== null) {
+      await rm(run.scratch, { recursive: true, force: true }).catch(() => {});
+    }
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * `vouch verify`: the same kernel and the same clean verification `vouch run`
  * uses, for a patch that came from anywhere (CI, a colleague, another tool).
- * The supplied patch is the "backend" of a one-round task: the kernel has a
- * worktree created, the patch applied there by `git apply` (the `fn`
- * backend's hand-over), the real diff re-extracted and judged (scope,
- * protected paths, sensitive classes), the contract run in a fresh tree of the
- * base (after the baseline when the contract needs one), and the
+ * The supplied patch is the "backend" of a one-round task (the `fn` backend's
+ * hand-over, with `workspace: "none"`: nothing is checked out for it). The
+ * patch is judged as stated (scope, protected paths, sensitive classes), its
+ * changed paths as git applies it to a temporary index of the base; the
+ * contract runs in one clean tree of the base (after the baseline when the
+ * contract needs one), where `git apply --index` applies it again and git's
+ * own result is judged too; and the
  * `VerifiedPatch` minted only when the kernel says `verified`. Its log replays
  * like a run's, and `vouch inspect` shows its states and durations.
  *
@@ -116,6 +118,11 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   });
   const log = await EventLog.open(`${stateDir}/events.jsonl`);
   const patchDigest = sha256Hex(opts.patch);
+  // Test lists need the base's statuses (failToPass must fail there, passToPass pass).
+  const needsCaptures = opts.contract.checks.some((c) =>
+    c.baseline || c.differential !== null || c.testLists !== undefined
+  );
+  const baseline = opts.baseline ?? needsCaptures;
   try {
     const allow = opts.allow ?? [];
     const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
@@ -131,11 +138,9 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
+      // One round: the tree is used by the baseline (when there is one) and the verification.
+      maxTreeUses: baseline ? 2 : 1,
     });
-    // Test lists need the base's statuses (failToPass must fail there, passToPass pass).
-    const needsCaptures = opts.contract.checks.some((c) =>
-      c.baseline || c.differential !== null || c.testLists !== undefined
-    );
     const artefactsDir = `${stateDir}/runs/${task}`;
     const run = await runTask({
       repo: info.top,
@@ -151,8 +156,11 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       key,
       artefactsDir,
       taskId: task,
-      baseline: opts.baseline ?? needsCaptures,
+      baseline,
       watchOutside: false,
+      // The patch is text: no agent worktree is checked out, only the clean tree.
+      workspace: "none",
+      gitDir: info.commonDir,
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       onProgress: (p) => {
         if (p.check !== null && (p.phase === "baseline" || p.phase === "verify")) {

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { realpath } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import type {
   BaselineCapture,
@@ -59,6 +60,9 @@ import { maskSecrets } from "../backends/transcript.ts";
 import { cannotStart, checkDetail } from "./check_detail.ts";
 import { DEFAULT_CHECK_LIMITS, withDefaultLimits } from "../sandbox/limits.ts";
 
+/** A full commit id (SHA-1 or SHA-256): what the verifier's `base` must be. */
+const FULL_COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 /** Options of {@link createCleanVerifier}. */
 export interface CleanVerifierOptions {
   /** The user's repository (top level). */
@@ -94,6 +98,13 @@ export interface CleanVerifierOptions {
    * one, and given back at `settle()` instead of removed.
    */
   readonly pool?: CleanTreePool;
+  /**
+   * How many times this task uses a clean tree at most (the baseline and each
+   * round): the last use needs no stat mark for a later reset, so a one-round
+   * `vouch verify` never pays for one. Trees given back to a `pool` are always
+   * marked. @default Infinity
+   */
+  readonly maxTreeUses?: number;
 }
 
 /** Refusal codes of the setup step (in {@linkcode VerificationRun.refusals}). */
@@ -206,18 +217,26 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     const p: Promise<void> = removeWorktree(tree).catch(() => {}).finally(() => removals.delete(p));
     removals.add(p);
   };
+  let top: Promise<string> | null = null;
+  const realTop = () => top ??= realpath(opts.repo);
   // ONE clean tree per task: the baseline runs in it, and before each verification it is
   // reset to the base (stat data first; proven clean by git) instead of checked out again.
   let held: CleanTree | null = null;
   async function cleanTree(patch: Uint8Array, signal: AbortSignal): Promise<CleanTree> {
     const reuse = held ?? opts.pool?.take(opts.repo, opts.base) ?? null;
     held = null;
+    const use = ++attempt;
     const clean = await createCleanTree({
       repo: opts.repo,
       taskId: opts.taskId,
-      attempt: ++attempt,
+      attempt: use,
       base: opts.base,
       patch,
+      // The last use of a tree nobody resets again needs no mark.
+      mark: opts.pool !== undefined || use < (opts.maxTreeUses ?? Infinity),
+      ...(FULL_COMMIT.test(opts.base)
+        ? { resolved: { top: await realTop(), base: opts.base } }
+        : {}),
       ...(patch.length > 0 ? { isProtected } : {}),
       ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
       ...(reuse !== null ? { reuse } : {}),
@@ -230,6 +249,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   // The user's installed dependency directories, found once (git ls-files, ignored dirs).
   let installed: Promise<string[]> | null = null;
   const getInstalled = () => installed ??= findDependencyDirs(opts.repo).catch(() => []);
+  // Looked up while the first tree is checked out (without setup they are always needed).
+  if (contract.setup === undefined) void getInstalled();
 
   /**
    * Gives the clean tree private, writable copies of the base checkout's

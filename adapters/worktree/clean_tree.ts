@@ -39,6 +39,17 @@ export interface CleanTreeOptions {
    * fresh tree is checked out.
    */
   readonly reuse?: CleanTree;
+  /**
+   * Record the base checkout's stat signatures ({@linkcode markTree}) so the
+   * tree can be reset and used again. Off for a tree used once (it is removed,
+   * never reset): the mark is then null. @default true
+   */
+  readonly mark?: boolean;
+  /**
+   * The repository's top level and the base's full commit id, already resolved
+   * by the caller: the checkout skips resolving them again.
+   */
+  readonly resolved?: { readonly top: string; readonly base: string };
 }
 
 /** A clean tree ready for verification. Remove it with `removeWorktree(tree.worktree)`. */
@@ -53,8 +64,11 @@ export interface CleanTree {
   readonly applied: readonly RawDiffEntry[] | null;
   /** Protected paths that were reset to their base content (or removed when absent in base). */
   readonly restored: readonly string[];
-  /** Stat signatures of the base checkout, taken before the patch was applied (for reuse). */
-  readonly mark: TreeMark;
+  /**
+   * Stat signatures of the base checkout, taken before the patch was applied
+   * (for reuse); null when the tree was made to be used once (`mark: false`).
+   */
+  readonly mark: TreeMark | null;
   /** Whether this is a reset tree (`reuse`) rather than a fresh checkout. */
   readonly reused: boolean;
 }
@@ -104,8 +118,9 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
   if (opts.reuse !== undefined) {
     const previous = opts.reuse.worktree;
     const sameBase = opts.base === undefined || opts.base === previous.base;
-    if (sameBase) {
-      reused = await resetTree(previous, opts.reuse.mark, opts.signal).then(
+    const mark = opts.reuse.mark;
+    if (sameBase && mark !== null) {
+      reused = await resetTree(previous, mark, opts.signal).then(
         () => previous,
         () => null,
       );
@@ -119,11 +134,12 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
     purpose: "verify",
     ...(opts.base !== undefined ? { base: opts.base } : {}),
     ...(opts.root !== undefined ? { root: opts.root } : {}),
+    ...(opts.resolved !== undefined ? { resolved: opts.resolved } : {}),
   });
   try {
     const sig = opts.signal ? { signal: opts.signal } : {};
     // At the base, untouched (fresh, or just proven clean): what a later reset compares against.
-    const mark = await markTree(wt, opts.signal);
+    const mark = opts.mark === false ? null : await markTree(wt, opts.signal);
     const g = (args: string[]) =>
       gitChecked([...worktreeGitArgs(wt), ...args], { cwd: wt.path, timeoutMs: 120_000, ...sig });
     let changed: string[] = [];

@@ -65,6 +65,12 @@ export interface CreateWorktreeOptions {
   readonly root?: string;
   /** Default `work`. */
   readonly purpose?: WorktreePurpose;
+  /**
+   * The repository's top level (real path) and the base's full commit id,
+   * already resolved by the caller (the clean verifier knows both): they are
+   * used as given instead of being asked of git again.
+   */
+  readonly resolved?: { readonly top: string; readonly base: string };
 }
 
 /** Reads this process's start time from /proc (Linux), or null. */
@@ -136,7 +142,7 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
   if (!Number.isSafeInteger(opts.attempt) || opts.attempt < 1) {
     throw new WorktreeError("bad_task_id", `Cannot create worktree: bad attempt ${opts.attempt}`);
   }
-  const repo = await repoTop(opts.repo);
+  const repo = opts.resolved?.top ?? await repoTop(opts.repo);
   const purpose = opts.purpose ?? "work";
   const rootInput = resolve(opts.root ?? defaultWorktreeRoot());
   await mkdir(rootInput, { recursive: true, mode: 0o700 });
@@ -149,7 +155,7 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
       `Cannot create worktree: root ${root} must be outside the repository ${repo}`,
     );
   }
-  const base = await resolveCommit(repo, opts.base ?? "HEAD");
+  const base = opts.resolved?.base ?? await resolveCommit(repo, opts.base ?? "HEAD");
   const repoDir = join(root, repoKey(repo));
   await mkdir(repoDir, { recursive: true, mode: 0o700 });
   const container = join(

@@ -97,3 +97,36 @@ Deno.test("verifyPatchInRepo: a patch that does not fix is rejected by the kerne
     assert.equal(report.evidence.events, 1);
   });
 });
+
+Deno.test("verifyPatchInRepo: nothing but the clean tree is checked out (the patch is read without a worktree)", async () => {
+  const repo = await createDenoRepo();
+  const state = await Deno.makeTempDir();
+  const keyEnv = { VOUCH_KEY_FILE: `${state}/key`, XDG_STATE_HOME: `${state}/state` };
+  try {
+    // The check counts the repository's worktrees while it runs: the user's checkout and the
+    // clean tree it runs in, and no agent worktree beside them.
+    const count = `test "$(git worktree list --porcelain | grep -c '^worktree ')" = 2`;
+    const outcome = await verifyPatchInRepo({
+      dir: repo.dir,
+      patch: await fixPatch(repo.dir, "a - b", "a + b"),
+      contract: contractFromCommand(`${count} && ${repo.verify}`, 60_000),
+      sandbox: "none",
+      keyEnv,
+      worktreeRoot: `${state}/wt`,
+    });
+    assert.equal(outcome.verdict, "verified", JSON.stringify(outcome.details));
+    assert.deepEqual(outcome.violations, []);
+    // git's reading of the handed patch (a temporary index, no checkout) named the changed path.
+    const records = (await Deno.readTextFile(outcome.logPath)).trim().split("\n")
+      .map((l) => JSON.parse(l));
+    const run = records.find((r) => r.kind === "run.outcome" && r.task === outcome.task);
+    assert.deepEqual(run.body.rounds[0].filesChanged, ["math.ts"]);
+    assert.equal(
+      (await git(repo.dir, "worktree", "list", "--porcelain")).match(/^worktree /gm)?.length,
+      1,
+    );
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(state, { recursive: true });
+  }
+});

@@ -223,6 +223,45 @@ Deno.test("createCleanTree: a patch git refuses (escaping path) fails with apply
   }
 });
 
+Deno.test("createCleanTree: a tree made for one use (mark: false) is never reset: reusing it checks out afresh", async () => {
+  const { repo, root, cleanup } = await setup();
+  try {
+    const once = await createCleanTree({
+      repo: repo.dir,
+      taskId: "once",
+      attempt: 1,
+      root,
+      patch: new Uint8Array(),
+      mark: false,
+    });
+    assert.equal(once.mark, null);
+    // A leftover the unmarked tree cannot prove it is rid of.
+    await Deno.writeTextFile(join(once.worktree.path, "src/a.txt"), "tampered\n");
+    const next = await createCleanTree({
+      repo: repo.dir,
+      taskId: "once",
+      attempt: 2,
+      root,
+      patch: new Uint8Array(),
+      reuse: once,
+    });
+    try {
+      assert.equal(next.reused, false);
+      assert.notEqual(next.worktree.path, once.worktree.path);
+      assert.equal(await exists(once.worktree.container), false);
+      assert.equal(
+        await Deno.readTextFile(join(next.worktree.path, "src/a.txt")),
+        "one\ntwo\nthree\n",
+      );
+      assert.ok(next.mark !== null);
+    } finally {
+      await removeWorktree(next.worktree);
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 Deno.test("gcWorktrees: removes leftovers of dead owners, keeps live ones, skips unmarked dirs", async () => {
   const { repo, root, cleanup } = await setup();
   try {
