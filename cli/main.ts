@@ -5,6 +5,7 @@
  * @module
  */
 import { writeSync } from "node:fs";
+import { settleDeferredRemovals } from "../adapters/worktree/deferred_removal.ts";
 import process from "node:process";
 import { isatty } from "node:tty";
 import { type CliIo, EXIT, EXIT_CODES, renderExitCodes } from "./command.ts";
@@ -106,6 +107,9 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     const failure = describeFailure(name, error, io.debug === true);
     io.err(failure.text);
     return failure.exitCode;
+  } finally {
+    // The verdict is out: the trees of the task go now (`treeRemoval: "after_return"`).
+    await settleDeferredRemovals();
   }
 }
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
@@ -18,7 +18,8 @@ import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { violationDetail } from "../verification/check_detail.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
 import { extractDiff, readHandedPatch } from "../worktree/extract_diff.ts";
-import { createWorktree, removeWorktree } from "../worktree/worktree.ts";
+import { deferRemoval } from "../worktree/deferred_removal.ts";
+import { createWorktree } from "../worktree/worktree.ts";
 import { writeJson, writeRoundPatch, writeVerified } from "./_artefacts.ts";
 import { runBackendRound } from "./_backend_round.ts";
 import type { TaskRun } from "./_task_run.ts";
@@ -380,14 +381,11 @@ const integrateHandler: Handler<"integrate"> = async (run, action) => {
 const cleanup: Handler<"cleanup"> = async (run, action) => {
   run.progress("cleanup");
   run.running?.controller.abort();
-  if (run.worktree !== null) {
-    await removeWorktree(run.worktree).catch(() => {});
-    run.worktree = null;
-  }
-  if (run.scratch !== null) {
-    await rm(run.scratch, { recursive: true, force: true }).catch(() => {});
-    run.scratch = null;
-  }
+  // Nothing runs in the worktree any more; its files go now, or after the verdict is
+  // reported (`treeRemoval: "after_return"`).
+  const removal = run.releaseTrees();
+  if (run.o.treeRemoval === "after_return") deferRemoval(removal);
+  else await removal;
   await run.feed({ kind: "cleanup_done", taskId: run.o.taskId, effectId: action.effectId });
 };
 

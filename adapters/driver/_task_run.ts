@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { rm } from "node:fs/promises";
 import type { BackendResult } from "../backends/types.ts";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
 import type { KernelEvent } from "../../kernel/lifecycle/events.ts";
@@ -18,7 +19,7 @@ import { recordKernelStep } from "../log/kinds.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
 import type { CheckSummary } from "./outcome.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
-import type { Worktree } from "../worktree/worktree.ts";
+import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
 import type { RunTaskOptions } from "./run_task.ts";
 
 /** What the driver learned in one backend round (for the summary and the next prompt). */
@@ -90,6 +91,22 @@ export class TaskRun {
     // Without an integration request nothing may land: the verified patch is the result.
     this.policy = opts.integrate === undefined ? { ...base, profile: "readonly" } : base;
     this.state = initialKernelState(this.policy);
+  }
+
+  /**
+   * Removes the backend's worktree (or empty workspace) once nothing runs in
+   * it; never throws. With `treeRemoval: "after_return"` the caller does not
+   * wait: it finishes after the verdict is reported.
+   */
+  releaseTrees(): Promise<void> {
+    const wt = this.worktree;
+    const scratch = this.scratch;
+    this.worktree = null;
+    this.scratch = null;
+    return Promise.all([
+      wt === null ? null : removeWorktree(wt).catch(() => {}),
+      scratch === null ? null : rm(scratch, { recursive: true, force: true }).catch(() => {}),
+    ]).then(() => {});
   }
 
   /** Reports live progress. */

@@ -45,6 +45,12 @@ export interface RunInRepoOptions {
   readonly base?: string;
   /** Wall-time budget, ms. */
   readonly wallTimeMs: number;
+  /**
+   * When the task's trees are removed: before this resolves, or after
+   * (`after_return`: the verdict is reported first; the CLI waits with
+   * `settleDeferredRemovals()` before it exits). @default "before_return"
+   */
+  readonly treeRemoval?: "before_return" | "after_return";
   readonly backendTimeoutMs?: number;
   readonly sandbox?: SandboxRequirement;
   /** Paths outside the tree the checks need, read-only in their sandbox (`--sandbox-ro`). */
@@ -186,6 +192,7 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       ...(opts.onProgress !== undefined ? { onProgress: opts.onProgress } : {}),
       ...(opts.onBackendEvent !== undefined ? { onBackendEvent: opts.onBackendEvent } : {}),
       ...(opts.backendTimeoutMs !== undefined ? { backendTimeoutMs: opts.backendTimeoutMs } : {}),
+      ...(opts.treeRemoval !== undefined ? { treeRemoval: opts.treeRemoval } : {}),
       ...(opts.integrate !== undefined
         ? { integrate: { ...opts.integrate, ops: opts.integrate.ops ?? gitIntegrationOps() } }
         : {}),

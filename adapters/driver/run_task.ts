@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import type { AgentBackend, BackendEvent } from "../backends/types.ts";
 import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { sha256Hex } from "../digest/sha256.ts";
@@ -28,7 +28,7 @@ import { isTerminalStatus } from "../../kernel/lifecycle/codes.ts";
 import { KERNEL_LIFECYCLE_VERSION } from "../../kernel/lifecycle/version.ts";
 import type { IntegrationOps } from "../verified_patch/capabilities.ts";
 import type { Verifier } from "../verification/verifier.ts";
-import { removeWorktree } from "../worktree/worktree.ts";
+import { deferRemoval } from "../worktree/deferred_removal.ts";
 import { writeOutcome } from "./_artefacts.ts";
 import { outcomeOf } from "./_final.ts";
 import { HANDLERS } from "./_handlers.ts";
@@ -135,6 +135,13 @@ export interface RunTaskOptions {
   readonly workspace?: "worktree" | "none";
   /** The repository's git (common) directory; required with `workspace: "none"`. */
   readonly gitDir?: string;
+  /**
+   * When the task's trees go. `before_return`: removed before `runTask`
+   * resolves. `after_return`: removal starts once nothing runs in them and
+   * finishes after the outcome is returned, so the verdict is reported first
+   * (the CLI); wait with `settleDeferredRemovals()`. @default "before_return"
+   */
+  readonly treeRemoval?: "before_return" | "after_return";
 }
 
 /**
@@ -185,12 +192,13 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
     run.progress("done", outcome.state);
     return outcome;
   } finally {
-    await opts.verifier.settle().catch(() => {});
     opts.signal?.removeEventListener("abort", onAbort);
-    if (run.worktree !== null) await removeWorktree(run.worktree).catch(() => {});
-    if (run.scratch !== null) {
-      await rm(run.scratch, { recursive: true, force: true }).catch(() => {});
-    }
+    const removal = Promise.all([
+      opts.verifier.settle().catch(() => {}),
+      run.releaseTrees(),
+    ]);
+    if (opts.treeRemoval === "after_return") deferRemoval(removal);
+    else await removal;
   }
 }
 

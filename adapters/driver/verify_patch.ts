@@ -65,6 +65,12 @@ export interface VerifyPatchOptions {
   readonly stateDir?: string;
   /** Wall-time budget of the whole verification, in milliseconds. @default 6 hours */
   readonly wallTimeMs?: number;
+  /**
+   * When the task's trees are removed: before this resolves, or after
+   * (`after_return`: the verdict is reported first; the CLI waits with
+   * `settleDeferredRemovals()` before it exits). @default "before_return"
+   */
+  readonly treeRemoval?: "before_return" | "after_return";
 }
 
 /** The result of `vouch verify`. */
@@ -161,6 +167,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       // The patch is text: no agent worktree is checked out, only the clean tree.
       workspace: "none",
       gitDir: info.commonDir,
+      ...(opts.treeRemoval !== undefined ? { treeRemoval: opts.treeRemoval } : {}),
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       onProgress: (p) => {
         if (p.check !== null && (p.phase === "baseline" || p.phase === "verify")) {

@@ -16,3 +16,4 @@ export * from "./clean_tree.ts";
 export * from "./reset_tree.ts";
 export * from "./tree_pool.ts";
 export * from "./gc.ts";
+export * from "./deferred_removal.ts";

@@ -191,6 +191,8 @@ export async function executeRun(
       }
       : {}),
     ...(signal !== undefined ? { signal } : {}),
+    // The verdict first; `runCli` waits for the trees' removal before it returns.
+    treeRemoval: "after_return",
     onNote: (text) => io.err(`${text}\n`),
     onProgress: sink.onProgress,
     onBackendEvent: sink.onBackendEvent,

@@ -139,6 +139,8 @@ export const verifyCommand: CliCommand = {
         ? { worktreeRoot: resolve(values["worktree-root"]) }
         : {}),
       ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
+      // The verdict first; `runCli` waits for the trees' removal before it returns.
+      treeRemoval: "after_return",
       onCheck: (phase, name) => {
         if (!values.json) io.err(`${phase}: check "${name}"\n`);
       },

@@ -1,0 +1,48 @@
+/**
+ * Tree removal that never blocks a verdict: a task hands its trees' removal
+ * over here once nothing runs in them, the verdict is reported, and whoever
+ * owns the process (the CLI's `main`, an embedder before it deletes the
+ * repository) waits for {@linkcode settleDeferredRemovals}. A removal that
+ * never finishes (the process is killed) leaves a container with a dead
+ * owner, which `vouch gc` removes.
+ *
+ * It owns only the bookkeeping of pending removals; it never decides what to
+ * remove and never swallows a removal silently past `settle`.
+ *
+ * @module
+ */
+
+const pending = new Set<Promise<void>>();
+
+/**
+ * Lets `removal` finish after the caller has reported; errors are dropped
+ * (removal is idempotent and `vouch gc` is the backstop).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { deferRemoval, settleDeferredRemovals } from "./deferred_removal.ts";
+ * let done = false;
+ * deferRemoval(new Promise<void>((resolve) => setTimeout(() => { done = true; resolve(); }, 5)));
+ * deferRemoval(Promise.reject(new Error("already gone")));
+ * await settleDeferredRemovals();
+ * equal(done, true);
+ * ```
+ */
+export function deferRemoval(removal: Promise<unknown>): void {
+  const p: Promise<void> = removal.then(() => {}, () => {}).finally(() => pending.delete(p));
+  pending.add(p);
+}
+
+/**
+ * Waits until every deferred removal (including ones deferred meanwhile) is done.
+ *
+ * @example
+ * ```ts
+ * import { settleDeferredRemovals } from "./deferred_removal.ts";
+ * await settleDeferredRemovals(); // nothing pending: resolves at once
+ * ```
+ */
+export async function settleDeferredRemovals(): Promise<void> {
+  while (pending.size > 0) await Promise.all([...pending]);
+}
