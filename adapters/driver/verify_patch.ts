@@ -23,7 +23,7 @@ import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
-import type { SandboxRequirement } from "../host/sandbox_probe.ts";
+import type { SandboxProbe, SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
@@ -48,6 +48,8 @@ export interface VerifyPatchOptions {
   readonly worktreeRoot?: string;
   /** Clean trees shared across verifications of the same base (`vouch batch`); see `CleanTreePool`. */
   readonly treePool?: CleanTreePool;
+  /** A sandbox probe shared across verifications (`vouch batch`); see `CleanVerifierOptions`. */
+  readonly sandboxProbe?: Promise<SandboxProbe>;
   readonly onCheck?: (phase: string, name: string) => void;
   /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
   readonly allowSetupNetwork?: boolean;
@@ -143,6 +145,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
+      ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
       // One round: the tree is used by the baseline (when there is one) and the verification.
       maxTreeUses: baseline ? 2 : 1,

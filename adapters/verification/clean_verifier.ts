@@ -105,6 +105,11 @@ export interface CleanVerifierOptions {
    * marked. @default Infinity
    */
   readonly maxTreeUses?: number;
+  /**
+   * One sandbox probe shared by many verifiers (`vouch batch` probes once per
+   * batch, not once per candidate). @default a probe of this verifier's own
+   */
+  readonly sandboxProbe?: Promise<SandboxProbe>;
 }
 
 /** Refusal codes of the setup step (in {@linkcode VerificationRun.refusals}). */
@@ -208,7 +213,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   let captures: readonly BaselineCapture[] = [];
   let attempt = 0;
   // One probe per verifier (a real bwrap run), started early, reused by every check run.
-  let probe: Promise<SandboxProbe> | null = null;
+  let probe: Promise<SandboxProbe> | null = opts.sandboxProbe ?? null;
   const getProbe = () => probe ??= probeSandbox();
   if (opts.sandbox !== "none") void getProbe().catch(() => {});
   // Verification trees are removed in the background; `settle()` waits for them.

@@ -289,3 +289,26 @@ Deno.test("clean verifier: a deadline already passed leaves no time: setup and c
     await noSetup.settle();
   });
 });
+
+Deno.test("clean verifier: a shared sandbox probe is used as given (no probe of its own); unavailable fails closed", async () => {
+  await withRepo(async (env) => {
+    const shared = {
+      bwrap: { available: false, path: null, version: null, reason: "the shared probe says no" },
+      none: { available: true, path: null, version: null, reason: null },
+    };
+    const verifier = createCleanVerifier({
+      repo: env.repo,
+      base: env.base,
+      taskId: "t-probe",
+      contract: contract(undefined),
+      receipts: env.receipts,
+      sandbox: "bwrap",
+      worktreeRoot: env.root,
+      sandboxProbe: Promise.resolve(shared),
+    });
+    const run = await verifier.baseline(signal(), () => {});
+    await verifier.settle();
+    assert.equal(run.passed, false);
+    assert.match(JSON.stringify(run.evidence), /the shared probe says no/);
+  });
+});
