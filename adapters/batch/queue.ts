@@ -3,8 +3,10 @@
  * into jobs (job id = resume key, so a key is judged once however often it is
  * enqueued) and waits for their verdicts; `runQueueWorker` judges jobs with the
  * same `prepareTask`/`judgeCandidate` as a local batch, `concurrency` at a
- * time. A worker that dies mid-job loses its lock; BullMQ's stalled-job check
- * hands the job to another worker, and only one completion is ever recorded.
+ * time, with its own pool of clean trees per base (a used tree is reset, not
+ * checked out again). A worker that dies mid-job loses its lock; BullMQ's
+ * stalled-job check hands the job to another worker, and only one completion
+ * is ever recorded.
  *
  * The network is reached only here, only at the one `redis://HOST:PORT` given.
  *
@@ -12,9 +14,12 @@
  */
 import { Job, Queue, Worker } from "bullmq";
 import { VouchError } from "../../kernel/errors/mod.ts";
+import { createCleanTreePool } from "../worktree/tree_pool.ts";
 import { type BatchTask, resolveTask } from "./input.ts";
-import { judgeCandidate, type JudgeOptions, type PreparedTask, prepareTask } from "./judge.ts";
-import type { Executor, WorkItem } from "./run.ts";
+import { judgeCandidate } from "./judge.ts";
+import type { JudgeOptions } from "./options.ts";
+import { type PreparedTask, prepareTask } from "./prepare.ts";
+import type { Executor, WorkItem } from "./local_executor.ts";
 import { type KeyVerdict, keyVerdictSchema } from "./schema.ts";
 import { z } from "zod";
 
@@ -166,8 +171,11 @@ export interface WorkerOptions extends JudgeOptions, QueueTiming {
  * await runQueueWorker(parseQueueUrl("redis://127.0.0.1:6379"), { outDir: "out", concurrency: 2, signal });
  * ```
  */
-export async function runQueueWorker(address: QueueAddress, opts: WorkerOptions): Promise<void> {
+export async function runQueueWorker(address: QueueAddress, given: WorkerOptions): Promise<void> {
   const prepared = new Map<string, Promise<PreparedTask>>();
+  // As a local batch: clean trees reused per base across this worker's jobs, drained at the end.
+  const pool = given.treePool ?? createCleanTreePool(Math.max(1, given.concurrency ?? 1));
+  const opts: WorkerOptions = { ...given, treePool: pool };
   const lockMs = opts.lockMs ?? 30_000;
   const worker = new Worker(
     address.name,
@@ -202,5 +210,6 @@ export async function runQueueWorker(address: QueueAddress, opts: WorkerOptions)
     });
   } finally {
     await worker.close();
+    if (given.treePool === undefined) await pool.drain();
   }
 }

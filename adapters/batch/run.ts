@@ -11,38 +11,15 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { sha256Hex } from "../digest/sha256.ts";
 import { resolveCommit } from "../git/repo_info.ts";
-import { createCleanTreePool } from "../worktree/tree_pool.ts";
 import { type BatchTask, readPredictions, readTasks } from "./input.ts";
-import {
-  candidateKey,
-  judgeCandidate,
-  type JudgeOptions,
-  type PreparedTask,
-  prepareTask,
-} from "./judge.ts";
+import { candidateKey } from "./key.ts";
+import { type Executor, localExecutor, type WorkItem } from "./local_executor.ts";
+import type { JudgeOptions } from "./options.ts";
 import { inShard, planCandidates, type PlannedCandidate, type Shard } from "./plan.ts";
 import { buildReport } from "./report.ts";
 import { reportJunit, reportMarkdown } from "./render.ts";
 import type { BatchReport, CandidateRecord, CandidateStatus, KeyVerdict } from "./schema.ts";
 import { VerdictStore } from "./store.ts";
-
-/** One verification to run: a resume key and every prediction that shares it. */
-export interface WorkItem {
-  /** The resume key. */
-  readonly key: string;
-  /** The task. */
-  readonly task: BatchTask;
-  /** The patch text. */
-  readonly patch: string;
-  /** The predictions with this key. */
-  readonly candidates: readonly PlannedCandidate[];
-}
-
-/** Runs work items and reports each verdict once (local pool, queue, ...). */
-export type Executor = (
-  items: readonly WorkItem[],
-  onVerdict: (item: WorkItem, verdict: KeyVerdict) => Promise<void>,
-) => Promise<void>;
 
 /** Progress of a batch. */
 export type BatchEvent =
@@ -83,44 +60,6 @@ export interface BatchResult {
 
 function record(c: PlannedCandidate, v: KeyVerdict): CandidateRecord {
   return { id: c.id, instance_id: c.instance_id, model_name_or_path: c.model_name_or_path, ...v };
-}
-
-/**
- * A local executor: `concurrency` verifications at a time, each task prepared
- * once (its spec commit and shared baseline).
- *
- * @example
- * ```ts ignore
- * await runBatch({ tasks, predictions, outDir, executor: localExecutor({ outDir }, 2) });
- * ```
- */
-export function localExecutor(given: JudgeOptions, concurrency: number): Executor {
-  const prepared = new Map<string, Promise<PreparedTask>>();
-  // One pool of clean trees per batch: candidates of a base reset a used tree, no new checkout.
-  const pool = given.treePool ?? createCleanTreePool(Math.max(1, concurrency));
-  const opts: JudgeOptions = { ...given, treePool: pool };
-  const prepare = (task: BatchTask) => {
-    let p = prepared.get(task.id);
-    if (p === undefined) prepared.set(task.id, p = prepareTask(task, opts));
-    return p;
-  };
-  return async (items, onVerdict) => {
-    let next = 0;
-    const lane = async () => {
-      while (next < items.length) {
-        const item = items[next++]!;
-        const verdict = await judgeCandidate(await prepare(item.task), item.patch, opts);
-        await onVerdict(item, verdict);
-      }
-    };
-    try {
-      await Promise.all(
-        Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, lane),
-      );
-    } finally {
-      if (given.treePool === undefined) await pool.drain();
-    }
-  };
 }
 
 /** The verdict of a prediction whose instance has no task. */

@@ -39,8 +39,6 @@ export async function withQueueNet(
   const host = address.host.includes(":")
     ? `[${address.host}]:${address.port}`
     : `${address.host}:${address.port}`;
-  // Node has no permission model: the process may reach the queue as it is.
-  if ((globalThis as { Deno?: unknown }).Deno === undefined) return null;
   // Under Node there is no permission system to widen: go on in this process.
   if ((globalThis as { Deno?: unknown }).Deno === undefined) return null;
   if (Deno.permissions.querySync({ name: "net", host }).state === "granted") return null;

@@ -21,8 +21,9 @@ import {
   runBatch,
   writeReports,
 } from "../../adapters/batch/mod.ts";
-import type { Executor } from "../../adapters/batch/run.ts";
-import { loadQueue, withQueueNet } from "./_queue_net.ts";
+import type { Executor } from "../../adapters/batch/local_executor.ts";
+import { withQueueNet } from "./_queue_net.ts";
+import { concurrencyFlag, parseFlags, queueFlag, sandboxFlag } from "./_flags.ts";
 
 const HELP = `vouch batch: grade many candidate patches (SWE-bench predictions) in clean trees
 
@@ -138,51 +139,29 @@ export const batchCommand: CliCommand = {
   exits: { 0: "every candidate judged" },
   async run(argv, io) {
     if (argv[0] === "merge") return await merge(argv.slice(1), io);
-    const { values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        tasks: { type: "string" },
-        predictions: { type: "string" },
-        out: { type: "string", default: ".vouch/batch" },
-        concurrency: { type: "string" },
-        shard: { type: "string" },
-        queue: { type: "string" },
-        sandbox: { type: "string", default: "auto" },
-        fresh: { type: "boolean", default: false },
-        json: { type: "boolean", default: false },
-      },
+    const values = parseFlags(argv, {
+      tasks: { type: "string" },
+      predictions: { type: "string" },
+      out: { type: "string", default: ".vouch/batch" },
+      concurrency: { type: "string" },
+      shard: { type: "string" },
+      queue: { type: "string" },
+      sandbox: { type: "string", default: "auto" },
+      fresh: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
     });
-    if (positionals.length > 0) {
-      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
-    }
     if (values.tasks === undefined || values.predictions === undefined) {
       throw new UsageError("Cannot run a batch: --tasks FILE and --predictions FILE are required");
     }
-    const sandbox = values.sandbox;
-    if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
-      throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
-    }
-    const concurrency = values.concurrency === undefined
-      ? availableParallelism()
-      : Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024) {
-      throw new UsageError("Cannot use --concurrency: expected a whole number from 1 to 1024");
-    }
+    const sandbox = sandboxFlag(values.sandbox);
+    const concurrency = concurrencyFlag(values.concurrency, availableParallelism());
     const shard = values.shard === undefined ? null : parseShard(values.shard);
     if (values.shard !== undefined && shard === null) {
       throw new UsageError(`Cannot use --shard "${values.shard}": expected I/N with 1 <= I <= N`);
     }
     let executor: Executor | undefined;
     if (values.queue !== undefined) {
-      const queue = await loadQueue();
-      let address;
-      try {
-        address = queue.parseQueueUrl(values.queue);
-      } catch (error) {
-        throw new UsageError((error as Error).message);
-      }
+      const { queue, address } = await queueFlag(values.queue);
       const child = await withQueueNet(address, ["batch", ...argv]);
       if (child !== null) return child;
       executor = queue.enqueueExecutor(address);

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { type CliCommand, EXIT } from "../command.ts";
+import { parseFlags } from "./_flags.ts";
 import { gcWorktrees } from "../../adapters/worktree/gc.ts";
 import { defaultWorktreeRoot, legacyWorktreeRoots } from "../../adapters/worktree/location.ts";
 import { jsonDocument } from "../json_document.ts";
@@ -31,19 +31,11 @@ export const gcCommand: CliCommand = {
   help: HELP,
   exits: { 0: "done" },
   async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        json: { type: "boolean", default: false },
-        "dry-run": { type: "boolean", default: false },
-        root: { type: "string" },
-      },
+    const values = parseFlags(argv, {
+      json: { type: "boolean", default: false },
+      "dry-run": { type: "boolean", default: false },
+      root: { type: "string" },
     });
-    if (positionals.length > 0) {
-      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
-    }
     // Without --root: the default root and the roots earlier versions used by default.
     const roots = values.root !== undefined
       ? [values.root]

@@ -6,10 +6,10 @@
  */
 import process from "node:process";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { candidateLine } from "../../adapters/batch/progress.ts";
-import { loadQueue, withQueueNet } from "./_queue_net.ts";
+import { withQueueNet } from "./_queue_net.ts";
+import { concurrencyFlag, parseFlags, queueFlag, sandboxFlag } from "./_flags.ts";
 
 const HELP = `vouch worker: judge the candidates a \`vouch batch --queue\` enqueued
 
@@ -41,43 +41,23 @@ export const workerCommand: CliCommand = {
   help: HELP,
   exits: { 0: "stopped by SIGINT/SIGTERM" },
   async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        queue: { type: "string" },
-        concurrency: { type: "string", default: "1" },
-        out: { type: "string", default: ".vouch/batch" },
-        sandbox: { type: "string", default: "auto" },
-        "lock-ms": { type: "string", default: "30000" },
-      },
+    const values = parseFlags(argv, {
+      queue: { type: "string" },
+      concurrency: { type: "string", default: "1" },
+      out: { type: "string", default: ".vouch/batch" },
+      sandbox: { type: "string", default: "auto" },
+      "lock-ms": { type: "string", default: "30000" },
     });
-    if (positionals.length > 0) {
-      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
-    }
     if (values.queue === undefined) {
       throw new UsageError("Cannot work: --queue redis://HOST:PORT is required");
     }
-    const concurrency = Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024) {
-      throw new UsageError("Cannot use --concurrency: expected a whole number from 1 to 1024");
-    }
+    const concurrency = concurrencyFlag(values.concurrency, 1);
     const lockMs = Number(values["lock-ms"]);
     if (!Number.isInteger(lockMs) || lockMs < 1000) {
       throw new UsageError("Cannot use --lock-ms: at least 1000");
     }
-    const sandbox = values.sandbox;
-    if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
-      throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
-    }
-    const queue = await loadQueue();
-    let address;
-    try {
-      address = queue.parseQueueUrl(values.queue);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
+    const sandbox = sandboxFlag(values.sandbox);
+    const { queue, address } = await queueFlag(values.queue);
     const child = await withQueueNet(address, ["worker", ...argv]);
     if (child !== null) return child;
     const stop = new AbortController();
