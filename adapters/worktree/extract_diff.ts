@@ -2,6 +2,10 @@
  * Diff extraction that trusts the worktree, never the worker: everything in
  * the worktree is staged into a temporary index (`GIT_INDEX_FILE`, starting
  * from the base tree) and diffed against the base commit with hardened flags.
+ * For a `work` worktree the temporary index starts as a copy of the index as
+ * checked out (kept in the vouch-owned container, out of the worker's reach),
+ * so `git add -A` re-reads only files whose stat data (size, inode, mtime,
+ * ctime) moved instead of hashing the whole repository every round.
  * git is pointed at the worktree's real git directory explicitly, so a `.git`
  * file the worker rewrote cannot redirect it.
  *
@@ -14,7 +18,7 @@ import { sha256Hex } from "../digest/sha256.ts";
 import { applyPatch } from "../git/apply_patch.ts";
 import { gitChecked, splitNul } from "../git/git_checked.ts";
 import { WorktreeError } from "./errors.ts";
-import type { Worktree } from "./worktree.ts";
+import { baseIndexPath, keepIndexCopy, type Worktree } from "./worktree.ts";
 
 /** The flags of the authoritative diff (after `diff --cached`). */
 export const EXTRACT_DIFF_FLAGS: readonly string[] = [
@@ -106,7 +110,13 @@ export async function extractDiff(
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
     try {
-      await g(["read-tree", wt.base]);
+      if (wt.purpose === "work" && await exists(baseIndexPath(wt.container))) {
+        // The index as checked out (stat data included): only files whose stat data moved
+        // are read again; the worker never had access to this copy.
+        await keepIndexCopy(baseIndexPath(wt.container), env.GIT_INDEX_FILE);
+      } else {
+        await g(["read-tree", wt.base]);
+      }
       await g(["add", "-A", "--", "."]);
       const patchFile = join(tmp, "patch");
       await g(["diff", "--cached", ...EXTRACT_DIFF_FLAGS, `--output=${patchFile}`, wt.base, "--"]);
@@ -243,6 +253,10 @@ export async function readHandedPatch(opts: ReadHandedPatchOptions): Promise<Han
   } finally {
     await rm(tmp, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await stat(path).then(() => true, () => false);
 }
 
 /** Pairs of `--name-status -z` output. */

@@ -4,7 +4,18 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import { chmod, mkdir, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import process from "node:process";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { gitChecked } from "../git/git_checked.ts";
@@ -189,6 +200,9 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
       cwd: repo,
     });
     const gitDir = await readGitDirFile(path);
+    // The checkout's own index (stat data of every file) kept where the worker cannot reach:
+    // extraction starts from it and re-reads only files whose stat data moved.
+    if (purpose === "work") await keepIndexCopy(join(gitDir, "index"), baseIndexPath(container));
     return {
       repo,
       path,
@@ -207,6 +221,21 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
       { cause: error },
     );
   }
+}
+
+/**
+ * Where a `work` worktree's index as checked out is kept (beside the tree, in
+ * the vouch-owned container the worker never sees).
+ */
+export function baseIndexPath(container: string): string {
+  return join(container, "base.index");
+}
+
+/** Copies an index file keeping its mtime (git's racy-entry check compares against it). */
+export async function keepIndexCopy(from: string, to: string): Promise<void> {
+  await copyFile(from, to);
+  const info = await stat(from);
+  await utimes(to, info.atime, info.mtime);
 }
 
 /** Reads the absolute private git dir of a fresh linked worktree from its `.git` file. */

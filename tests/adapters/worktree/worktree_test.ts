@@ -262,6 +262,30 @@ Deno.test("createCleanTree: a tree made for one use (mark: false) is never reset
   }
 });
 
+Deno.test("extractDiff: starts from the index as checked out, yet a same-size rewrite with its mtime restored is seen", async () => {
+  const { repo, root, cleanup } = await setup();
+  try {
+    const wt = await createWorktree({ repo: repo.dir, taskId: "stat", attempt: 1, root });
+    try {
+      const file = join(wt.path, "src/b.txt");
+      const before = await Deno.stat(file);
+      // Same size, same inode, mtime put back: only ctime (which nobody can set) moved.
+      const f = await Deno.open(file, { write: true });
+      await f.write(new TextEncoder().encode("BEE\n"));
+      f.close();
+      await Deno.utime(file, before.atime!, before.mtime!);
+      // Extraction starts from the index as checked out, kept in the container (not the tree).
+      assert.ok(await exists(join(wt.container, "base.index")));
+      const diff = await extractDiff(wt);
+      assert.deepEqual(diff.changed, [{ status: "M", path: "src/b.txt" }]);
+    } finally {
+      await removeWorktree(wt);
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 Deno.test("gcWorktrees: removes leftovers of dead owners, keeps live ones, skips unmarked dirs", async () => {
   const { repo, root, cleanup } = await setup();
   try {
