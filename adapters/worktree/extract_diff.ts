@@ -128,16 +128,7 @@ export async function extractDiff(
         );
       }
       const bytes = new Uint8Array(await readFile(patchFile));
-      const names = await g([
-        "diff",
-        "--cached",
-        "--name-status",
-        "-z",
-        "--no-renames",
-        "--no-ext-diff",
-        wt.base,
-        "--",
-      ]);
+      const names = await g(nameStatusArgs(wt.base));
       return {
         bytes,
         digest: sha256Hex(bytes),
@@ -232,16 +223,7 @@ export async function readHandedPatch(opts: ReadHandedPatchOptions): Promise<Han
       if (!(await applyPatch(tree, opts.patch, "cached")).ok) {
         return { applies: false, changed: [] };
       }
-      const names = await g([
-        "diff",
-        "--cached",
-        "--name-status",
-        "-z",
-        "--no-renames",
-        "--no-ext-diff",
-        opts.base,
-        "--",
-      ]);
+      const names = await g(nameStatusArgs(opts.base));
       return { applies: true, changed: changedPaths(names.stdout.head) };
     } catch (error) {
       throw new WorktreeError(
@@ -257,6 +239,11 @@ export async function readHandedPatch(opts: ReadHandedPatchOptions): Promise<Han
 
 async function exists(path: string): Promise<boolean> {
   return await stat(path).then(() => true, () => false);
+}
+
+/** The changed-path listing of a temporary index against the base. */
+function nameStatusArgs(base: string): string[] {
+  return ["diff", "--cached", "--name-status", "-z", "--no-renames", "--no-ext-diff", base, "--"];
 }
 
 /** Pairs of `--name-status -z` output. */
