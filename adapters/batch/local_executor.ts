@@ -9,10 +9,9 @@
  *
  * @module
  */
-import { createCleanTreePool } from "../worktree/tree_pool.ts";
 import type { BatchTask } from "./input.ts";
 import { judgeCandidate } from "./judge.ts";
-import type { JudgeOptions } from "./options.ts";
+import { batchResources, type JudgeOptions } from "./options.ts";
 import { type PreparedTask, prepareTask } from "./prepare.ts";
 import type { KeyVerdict } from "./schema.ts";
 import type { PlannedCandidate } from "./plan.ts";
@@ -137,9 +136,10 @@ export function runSlots<T, P, I extends { readonly task: T }>(
  */
 export function localExecutor(given: JudgeOptions, concurrency: number): Executor {
   return async (items, onVerdict) => {
-    // One pool of clean trees per batch: candidates of a base reset a used tree, no new checkout.
-    const pool = given.treePool ?? createCleanTreePool(Math.max(1, concurrency));
-    const opts: JudgeOptions = { ...given, treePool: pool };
+    // One pool of clean trees per batch (candidates of a base reset a used tree, no new
+    // checkout), the dependency snapshots and one sandbox probe.
+    const shared = batchResources(given, concurrency);
+    const opts = shared.opts;
     try {
       await runSlots<BatchTask, PreparedTask, WorkItem>(items, concurrency, {
         taskKey: (task) => task.digest,
@@ -150,7 +150,7 @@ export function localExecutor(given: JudgeOptions, concurrency: number): Executo
         },
       });
     } finally {
-      if (given.treePool === undefined) await pool.drain();
+      await shared.close();
     }
   };
 }

@@ -5,8 +5,9 @@
  * @module
  */
 import type { KeyEnv } from "../keys/paths.ts";
-import type { SandboxRequirement } from "../host/sandbox_probe.ts";
-import type { CleanTreePool } from "../worktree/tree_pool.ts";
+import { probeSandbox, type SandboxProbe, type SandboxRequirement } from "../host/sandbox_probe.ts";
+import { createDependencySnapshots } from "../deps/shared.ts";
+import { type CleanTreePool, createCleanTreePool } from "../worktree/tree_pool.ts";
 
 /** How candidates are judged. */
 export interface JudgeOptions {
@@ -23,6 +24,15 @@ export interface JudgeOptions {
    * base commit instead of one checkout each; `localExecutor` makes one per batch.
    */
   readonly treePool?: CleanTreePool;
+  /** One sandbox probe for the whole batch (the executors make one). */
+  readonly sandboxProbe?: Promise<SandboxProbe>;
+  /**
+   * How candidates' clean trees get the user's installed dependency
+   * directories: `shared` snapshots each once per batch and binds it read-only
+   * into every tree (bwrap; `--sandbox none` copies anyway), `copy` gives each
+   * tree a private copy. @default "shared"
+   */
+  readonly dependencies?: "shared" | "copy";
 }
 
 /**
@@ -40,12 +50,48 @@ export function verificationOptions(opts: JudgeOptions): {
   readonly worktreeRoot?: string;
   readonly keyEnv?: KeyEnv;
   readonly treePool?: CleanTreePool;
+  readonly sandboxProbe?: Promise<SandboxProbe>;
 } {
   return {
     sandbox: opts.sandbox ?? "auto",
     ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
     ...(opts.keyEnv !== undefined ? { keyEnv: opts.keyEnv } : {}),
     ...(opts.treePool !== undefined ? { treePool: opts.treePool } : {}),
+    ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
+  };
+}
+
+/**
+ * What one batch (or one queue worker) shares across its verifications: a
+ * pool of clean trees per base (with the dependency snapshots, unless
+ * `dependencies: "copy"`) and one sandbox probe. `close()` removes what was
+ * made here (a pool the caller gave is the caller's).
+ *
+ * @example
+ * ```ts
+ * import { equal, ok } from "node:assert/strict";
+ * import { batchResources } from "./options.ts";
+ * const shared = batchResources({ outDir: "out", sandbox: "none" }, 2);
+ * ok(shared.opts.treePool?.dependencies !== undefined);
+ * equal(shared.opts.sandboxProbe, undefined);
+ * await shared.close();
+ * ```
+ */
+export function batchResources(
+  given: JudgeOptions,
+  concurrency: number,
+): { readonly opts: JudgeOptions; close(): Promise<void> } {
+  const dependencies = (given.dependencies ?? "shared") === "shared"
+    ? { dependencies: createDependencySnapshots() }
+    : {};
+  const pool = given.treePool ?? createCleanTreePool(Math.max(1, concurrency), dependencies);
+  const probe = given.sandboxProbe ??
+    ((given.sandbox ?? "auto") === "none" ? undefined : probeSandbox());
+  return {
+    opts: { ...given, treePool: pool, ...(probe !== undefined ? { sandboxProbe: probe } : {}) },
+    async close() {
+      if (given.treePool === undefined) await pool.drain();
+    },
   };
 }
 

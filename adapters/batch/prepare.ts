@@ -153,6 +153,7 @@ async function judgeBase(
       sandbox: opts.sandbox ?? "auto",
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
+      ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
     });
     const b = await verifier.baseline(new AbortController().signal, () => {});
     await verifier.settle();

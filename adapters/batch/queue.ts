@@ -14,10 +14,9 @@
  */
 import { Job, Queue, Worker } from "bullmq";
 import { VouchError } from "../../kernel/errors/mod.ts";
-import { createCleanTreePool } from "../worktree/tree_pool.ts";
 import { type BatchTask, resolveTask } from "./input.ts";
 import { judgeCandidate } from "./judge.ts";
-import type { JudgeOptions } from "./options.ts";
+import { batchResources, type JudgeOptions } from "./options.ts";
 import { type PreparedTask, prepareTask } from "./prepare.ts";
 import type { Executor, WorkItem } from "./local_executor.ts";
 import { type KeyVerdict, keyVerdictSchema } from "./schema.ts";
@@ -173,9 +172,10 @@ export interface WorkerOptions extends JudgeOptions, QueueTiming {
  */
 export async function runQueueWorker(address: QueueAddress, given: WorkerOptions): Promise<void> {
   const prepared = new Map<string, Promise<PreparedTask>>();
-  // As a local batch: clean trees reused per base across this worker's jobs, drained at the end.
-  const pool = given.treePool ?? createCleanTreePool(Math.max(1, given.concurrency ?? 1));
-  const opts: WorkerOptions = { ...given, treePool: pool };
+  // As a local batch: clean trees reused per base across this worker's jobs (drained at the
+  // end), the dependency snapshots and one sandbox probe.
+  const shared = batchResources(given, given.concurrency ?? 1);
+  const opts: WorkerOptions = { ...given, ...shared.opts };
   const lockMs = opts.lockMs ?? 30_000;
   const worker = new Worker(
     address.name,
@@ -210,6 +210,6 @@ export async function runQueueWorker(address: QueueAddress, given: WorkerOptions
     });
   } finally {
     await worker.close();
-    if (given.treePool === undefined) await pool.drain();
+    await shared.close();
   }
 }

@@ -10,4 +10,5 @@
  */
 export * from "./dependency_plan.ts";
 export * from "./provide.ts";
+export * from "./shared.ts";
 export * from "./outside_paths.ts";

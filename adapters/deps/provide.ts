@@ -13,6 +13,7 @@ import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import type { DependencyPlan } from "./dependency_plan.ts";
+import type { DependencySnapshots, DependencyView } from "./shared.ts";
 import type { CheckRun } from "../../kernel/contract/types.ts";
 import { clampTimeout } from "../contract/evaluate.ts";
 
@@ -20,7 +21,9 @@ import { clampTimeout } from "../contract/evaluate.ts";
 export interface ProvidedDependencies {
   /** Relative paths provided as private copies (`<tree>/<rel>` is a copy of `<repo>/<rel>`). */
   readonly copied: readonly string[];
-  /** Absolute sources in the user's checkout (symlinks resolved), in `copied` order. */
+  /** Read-only views of shared snapshots (only with `shared`): the sandbox must bind them. */
+  readonly views: readonly DependencyView[];
+  /** Absolute sources in the user's checkout (symlinks resolved), in `copied` (or `views`) order. */
   readonly sources: readonly string[];
   /** Relative paths skipped because the clean tree already had something there or no parent dir. */
   readonly skipped: readonly string[];
@@ -96,6 +99,11 @@ export async function copyDirectory(source: string, dest: string): Promise<void>
  * that is a symlink in the user's checkout (`node_modules -> ../shared/nm`) is
  * copied from its target. Never overwrites an existing path in the clean tree.
  *
+ * With `shared` (a batch under bwrap), nothing is copied into the tree: each
+ * directory is snapshotted once per batch and returned as a read-only
+ * {@linkcode DependencyView} (an empty mount point is made at `<tree>/<rel>`);
+ * the caller's sandbox profile must bind the views (`withDependencyViews`).
+ *
  * @example
  * ```ts ignore
  * import { provideDependencyDirs } from "./provide.ts";
@@ -106,10 +114,14 @@ export async function provideDependencyDirs(
   plan: DependencyPlan,
   repo: string,
   tree: string,
+  shared?: DependencySnapshots,
 ): Promise<ProvidedDependencies> {
   const started = performance.now();
-  if (plan.mode !== "copy") return { copied: [], sources: [], skipped: [], durationMs: 0 };
+  if (plan.mode !== "copy") {
+    return { copied: [], views: [], sources: [], skipped: [], durationMs: 0 };
+  }
   const copied: string[] = [];
+  const views: DependencyView[] = [];
   const sources: string[] = [];
   const skipped: string[] = [];
   for (const rel of plan.dirs) {
@@ -126,11 +138,29 @@ export async function provideDependencyDirs(
       skipped.push(rel);
       continue;
     }
+    if (shared !== undefined) {
+      const snapshot = await shared.snapshot(source!);
+      await mkdir(at);
+      const cache = await lstat(join(snapshot, ".cache")).catch(() => null);
+      views.push({
+        source: snapshot,
+        path: at,
+        scratch: cache?.isDirectory() ? join(at, ".cache") : null,
+      });
+      sources.push(source!);
+      continue;
+    }
     await copyDirectory(source!, at);
     copied.push(rel);
     sources.push(source!);
   }
-  return { copied, sources, skipped, durationMs: Math.round(performance.now() - started) };
+  return {
+    copied,
+    views,
+    sources,
+    skipped,
+    durationMs: Math.round(performance.now() - started),
+  };
 }
 
 /** One setup command: a shell string (`sh -c`), or an argv / shell run like a check's. */

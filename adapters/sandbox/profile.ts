@@ -47,6 +47,12 @@ export interface BwrapSandbox {
   readonly writable: readonly string[];
   /** Paths bound read-only at the same path after the writable ones (`.git`, deps, `--sandbox-ro`). */
   readonly readOnly: readonly string[];
+  /**
+   * Directories bound read-only at ANOTHER path (`source` seen at `path`), in
+   * the same parent-first order as the binds above: a batch's shared dependency
+   * snapshots at `<tree>/node_modules`.
+   */
+  readonly views?: readonly { readonly source: string; readonly path: string }[];
   /** Directories replaced by an empty tmpfs after all binds. */
   readonly hiddenDirs: readonly string[];
   /** Files masked with `/dev/null` after all binds. */

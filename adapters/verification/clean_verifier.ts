@@ -59,6 +59,8 @@ import {
 import { maskSecrets } from "../backends/transcript.ts";
 import { cannotStart, checkDetail } from "./check_detail.ts";
 import { DEFAULT_CHECK_LIMITS, withDefaultLimits } from "../sandbox/limits.ts";
+import { withDependencyViews } from "../sandbox/bwrap.ts";
+import type { DependencyView } from "../deps/shared.ts";
 
 /** A full commit id (SHA-1 or SHA-256): what the verifier's `base` must be. */
 const FULL_COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -253,7 +255,13 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
 
   // The user's installed dependency directories, found once (git ls-files, ignored dirs).
   let installed: Promise<string[]> | null = null;
-  const getInstalled = () => installed ??= findDependencyDirs(opts.repo).catch(() => []);
+  // Shared read-only snapshots (a batch) only where bwrap makes them read-only; else copies.
+  const shared = opts.sandbox !== "none" ? opts.pool?.dependencies : undefined;
+  const getInstalled = () =>
+    installed ??= opts.pool?.dependencies?.installed(opts.repo) ??
+      findDependencyDirs(opts.repo).catch(() => []);
+  // The read-only dependency views of the tree in use (bound by its sandbox profile).
+  let views: readonly DependencyView[] = [];
   // Looked up while the first tree is checked out (without setup they are always needed).
   if (contract.setup === undefined) void getInstalled();
 
@@ -267,8 +275,9 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     // With setup, nothing is copied: setup installs into the clean tree itself.
     const hasSetup = contract.setup !== undefined;
     const plan = planDependencies(changed, hasSetup ? [] : await getInstalled(), { hasSetup });
+    views = [];
     if (plan.mode === "refuse") throw new WorktreeError("apply_failed", plan.reason);
-    await provideDependencyDirs(plan, opts.repo, tree.path);
+    views = (await provideDependencyDirs(plan, opts.repo, tree.path, shared)).views;
   }
 
   // What the contract and the caller declare the checks' sandbox must also show, and its limits.
@@ -279,14 +288,18 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   async function sandboxFor(tree: Worktree): Promise<SandboxProfile> {
     return opts.sandbox === "none"
       ? await selectSandbox("none", { worktree: tree.path, limits })
-      : await selectSandbox(opts.sandbox, {
-        worktree: tree.path,
-        probe: await getProbe(),
-        declaredReadOnly,
-        limits,
-        keyStoreDir,
-      });
+      : withViews(
+        await selectSandbox(opts.sandbox, {
+          worktree: tree.path,
+          probe: await getProbe(),
+          declaredReadOnly,
+          limits,
+          keyStoreDir,
+        }),
+      );
   }
+  // The tree's shared dependency views (a batch), bound read-only over their mount points.
+  const withViews = (p: SandboxProfile) => p.kind === "bwrap" ? withDependencyViews(p, views) : p;
   const declaredOf = (p: SandboxProfile) => p.kind === "bwrap" ? p.declaredReadOnly ?? [] : [];
 
   /** The refusal when the contract's setup wants the network and the policy does not allow it. */

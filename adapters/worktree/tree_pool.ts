@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { DependencySnapshots } from "../deps/shared.ts";
 import type { CleanTree } from "./clean_tree.ts";
 import { removeWorktree } from "./worktree.ts";
 
@@ -19,8 +20,19 @@ export interface CleanTreePool {
   give(tree: CleanTree): void;
   /** Trees kept right now. */
   readonly size: number;
-  /** Removes every kept tree; later `give`s remove theirs at once. */
+  /**
+   * Dependency snapshots shared read-only by the trees of this pool (a batch
+   * under bwrap): set, verifiers bind views of them instead of copying.
+   */
+  readonly dependencies?: DependencySnapshots;
+  /** Removes every kept tree (and the dependency snapshots); later `give`s remove theirs at once. */
   drain(): Promise<void>;
+}
+
+/** Options of {@linkcode createCleanTreePool}. */
+export interface CleanTreePoolOptions {
+  /** Dependency snapshots the pool's trees share (removed on drain). */
+  readonly dependencies?: DependencySnapshots;
 }
 
 /**
@@ -54,7 +66,10 @@ export interface CleanTreePool {
  * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
-export function createCleanTreePool(max = 8): CleanTreePool {
+export function createCleanTreePool(
+  max = 8,
+  options: CleanTreePoolOptions = {},
+): CleanTreePool {
   const idle = new Map<string, CleanTree[]>();
   const removals = new Set<Promise<void>>();
   let drained = false;
@@ -66,6 +81,7 @@ export function createCleanTreePool(max = 8): CleanTreePool {
     removals.add(p);
   };
   return {
+    ...(options.dependencies !== undefined ? { dependencies: options.dependencies } : {}),
     take(repo, base) {
       return idle.get(keyOf(repo, base))?.pop() ?? null;
     },
@@ -89,6 +105,7 @@ export function createCleanTreePool(max = 8): CleanTreePool {
       for (const list of idle.values()) for (const tree of list.splice(0)) remove(tree);
       idle.clear();
       while (removals.size > 0) await Promise.all([...removals]);
+      await options.dependencies?.remove();
     },
   };
 }
