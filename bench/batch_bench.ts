@@ -12,10 +12,18 @@
  *   local batch (skipped with a reason without redis-server);
  *
  * and prints candidates per minute, the ratio to the ideal (target: at least
- * 0.85 at concurrency = cores) and peak memory (the batch process; each
- * fleet worker). Slow (minutes): not part of `deno task test`.
+ * 0.85 at concurrency = cores) and memory: the batch process's peak RSS at
+ * half the candidates and at the end (bounded: it does not grow with the
+ * number judged), per verification slot, and each fleet worker's peak.
+ * Slow (minutes): not part of `deno task test`.
  *
  *   deno bench --no-prompt -A bench/batch_bench.ts
+ *
+ * For a quick check, or to compare dependency handling:
+ * `VOUCH_BENCH_PER_TASK=3` (candidates per task, first kinds of the list),
+ * `VOUCH_BENCH_NODE_MODULES=3000` (files in an installed node_modules of each
+ * Node repository), `VOUCH_BENCH_DEPS=copy` (private copies instead of the
+ * shared read-only snapshot).
  */
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -36,8 +44,17 @@ const KINDS: Kind[] = [
   "empty",
   "broken",
 ];
+const PER_TASK = Number(Deno.env.get("VOUCH_BENCH_PER_TASK") ?? KINDS.length);
+const NODE_MODULES = Number(Deno.env.get("VOUCH_BENCH_NODE_MODULES") ?? 0);
+const DEPS = Deno.env.get("VOUCH_BENCH_DEPS") === "copy" ? "copy" : "shared";
 const dir = await Deno.makeTempDir({ prefix: "vouch-batch-bench-" });
-const cohort = await makeCohort(dir, { node: 3, deno: 3, kinds: KINDS, sleepMs: 300 });
+const cohort = await makeCohort(dir, {
+  node: 3,
+  deno: 3,
+  kinds: KINDS.slice(0, PER_TASK),
+  sleepMs: 300,
+  nodeModulesFiles: NODE_MODULES,
+});
 const predictions: { instance_id: string; model_patch: string }[] = JSON.parse(
   await Deno.readTextFile(cohort.predictionsFile),
 );
@@ -63,13 +80,20 @@ async function sh(cwd: string, command: string, stdin?: string): Promise<boolean
   return (await child.status).success;
 }
 
-/** Peak resident set of this process while `fn` runs, in MiB (sampled every 50 ms). */
-async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; rssMb: number }> {
+/**
+ * Peak resident set of this process while `fn` runs, in MiB (sampled every 50
+ * ms), overall and until `half()` was first called (half the candidates judged).
+ */
+async function withPeakRss<T>(
+  fn: (half: () => void) => Promise<T>,
+): Promise<{ value: T; rssMb: number; halfMb: number }> {
   let peak = Deno.memoryUsage().rss;
+  let atHalf: number | null = null;
   const timer = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 50);
   try {
-    const value = await fn();
-    return { value, rssMb: Math.round(peak / 2 ** 20) };
+    const value = await fn(() => (atHalf ??= Math.max(peak, Deno.memoryUsage().rss)));
+    const mb = (b: number) => Math.round(b / 2 ** 20);
+    return { value, rssMb: mb(peak), halfMb: mb(atHalf ?? peak) };
   } finally {
     clearInterval(timer);
   }
@@ -87,7 +111,10 @@ globalThis.addEventListener("unload", () => {
 
 function summary(): void {
   const ideal = bareTestMs / CORES;
-  console.log(`\nbatch bench: ${N} candidates, ${CORES} cores`);
+  console.log(
+    `\nbatch bench: ${N} candidates, ${CORES} cores, dependencies ${DEPS}` +
+      (NODE_MODULES > 0 ? ` (node_modules of ${NODE_MODULES} files per Node repo)` : ""),
+  );
   console.log(
     `  ideal (bare test time ${(bareTestMs / 1000).toFixed(1)} s / ${CORES}): ${
       perMinute(ideal)
@@ -139,7 +166,7 @@ for (const concurrency of [1, CORES]) {
     warmup: 0,
     async fn() {
       const t0 = performance.now();
-      const { value, rssMb } = await withPeakRss(() =>
+      const { value, rssMb, halfMb } = await withPeakRss((half) =>
         runBatch({
           tasks: cohort.tasksFile,
           predictions: cohort.predictionsFile,
@@ -148,13 +175,18 @@ for (const concurrency of [1, CORES]) {
           concurrency,
           keyEnv: env,
           worktreeRoot: join(dir, "worktrees"),
+          dependencies: DEPS,
+          onEvent: (e) => {
+            if (e.kind === "judged" && e.done * 2 >= e.total) half();
+          },
         })
       );
       const r = value.report;
       results[`vouch batch c=${concurrency}`] = {
         ms: performance.now() - t0,
         rssMb,
-        extra: ` (resolved ${r.resolved_instances}, unresolved ${r.unresolved_instances}, ` +
+        extra: ` (half-way ${halfMb} MiB, ${Math.round(rssMb / concurrency)} MiB per slot; ` +
+          `resolved ${r.resolved_instances}, unresolved ${r.unresolved_instances}, ` +
           `error ${r.error_instances}, empty ${r.empty_patch_instances})`,
       };
     },
@@ -235,7 +267,9 @@ Deno.bench({
       });
       results["fleet, 2 workers x 1"] = {
         ms: performance.now() - t0,
-        extra: `, worker peak RSS ${peaks.map((k) => Math.round(k / 1024)).join(" / ")} MiB`,
+        extra: `, peak RSS per worker ${
+          peaks.map((k, i) => `w${i + 1} ${Math.round(k / 1024)} MiB`).join(", ")
+        }`,
       };
     } finally {
       clearInterval(timer);

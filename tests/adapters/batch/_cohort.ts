@@ -35,6 +35,8 @@ export interface CohortOptions {
   readonly kinds: readonly Kind[];
   /** Milliseconds a passToPass test sleeps (suite time). @default 0 */
   readonly sleepMs?: number;
+  /** Files in an installed (ignored) `node_modules` of each Node repository. @default 0 */
+  readonly nodeModulesFiles?: number;
 }
 
 /** What {@linkcode makeCohort} wrote. */
@@ -128,7 +130,18 @@ export async function makeCohort(dir: string, opts: CohortOptions): Promise<Coho
     await Deno.mkdir(repo, { recursive: true });
     await git(repo, "init", "-q", "-b", "main");
     const p = project(flavor, opts.sleepMs ?? 0);
-    await writeFiles(repo, { ...p.files, [p.src]: p.srcText("a - b", "a * b") });
+    const deps = flavor === "node" ? opts.nodeModulesFiles ?? 0 : 0;
+    await writeFiles(repo, {
+      ...p.files,
+      [p.src]: p.srcText("a - b", "a * b"),
+      ...(deps > 0 ? { ".gitignore": "node_modules\n" } : {}),
+    });
+    for (let f = 0; f < deps; f++) {
+      // Packages of 20 files each, as an installed dependency tree has.
+      const dir = join(repo, "node_modules", `pkg-${Math.floor(f / 20)}`);
+      if (f % 20 === 0) await Deno.mkdir(dir, { recursive: true });
+      await Deno.writeTextFile(join(dir, `f${f % 20}.js`), `module.exports = ${f};\n`.repeat(40));
+    }
     await git(repo, "add", "-A");
     await git(repo, "commit", "-q", "-m", "calc with a bug in add");
     const base = (await git(repo, "rev-parse", "HEAD")).trim();
