@@ -39,8 +39,17 @@ export function deferRemoval(removal: Promise<unknown>): void {
  *
  * @example
  * ```ts
- * import { settleDeferredRemovals } from "./deferred_removal.ts";
- * await settleDeferredRemovals(); // nothing pending: resolves at once
+ * import { equal } from "node:assert/strict";
+ * import { deferRemoval, settleDeferredRemovals } from "./deferred_removal.ts";
+ * const order: string[] = [];
+ * deferRemoval(new Promise<void>((resolve) => setTimeout(() => {
+ *   // deferred while another removal was pending: settle waits for it too
+ *   deferRemoval(Promise.resolve().then(() => void order.push("second")));
+ *   order.push("first");
+ *   resolve();
+ * }, 5)));
+ * await settleDeferredRemovals();
+ * equal(order.join(","), "first,second");
  * ```
  */
 export async function settleDeferredRemovals(): Promise<void> {
