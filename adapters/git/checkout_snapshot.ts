@@ -45,13 +45,39 @@ function digest(data: string | Uint8Array): string {
   return "sha256:" + createHash("sha256").update(data).digest("hex");
 }
 
+/**
+ * Content digests already taken, by absolute path, with the stat data they were
+ * taken at: a dirty file whose stat data did not move is not read again (two
+ * snapshots per round read each dirty file once, not twice).
+ */
+const digestCache = new Map<string, { stat: string; digest: string }>();
+const MAX_CACHED_DIGESTS = 10_000;
+/**
+ * Stat data is trusted only for files whose last change is this much older than
+ * the read: node:fs may report the change time in whole seconds (Deno does), so
+ * a rewrite later in that same second could otherwise keep every stamp.
+ */
+const SETTLED_MS = 2_500;
+
 async function fileDigest(path: string): Promise<string> {
   try {
-    const st = await lstat(path);
+    const started = Date.now();
+    const st = await lstat(path, { bigint: true });
     if (st.isSymbolicLink()) return digest("symlink:" + await readlink(path));
     if (st.isDirectory()) return "dir";
-    if (st.size > MAX_HASH_BYTES) return `large:${st.size}:${st.mtime.getTime()}`;
-    return digest(await readFile(path));
+    if (st.size > MAX_HASH_BYTES) return `large:${st.size}:${st.mtimeMs}`;
+    const stat = `${st.ino}:${st.size}:${st.mode}:${st.mtimeNs}:${st.ctimeNs}`;
+    const cached = digestCache.get(path);
+    if (cached !== undefined && cached.stat === stat) return cached.digest;
+    const d = digest(await readFile(path));
+    const changedMs = Number(st.ctimeNs > st.mtimeNs ? st.ctimeNs : st.mtimeNs) / 1e6;
+    if (changedMs + SETTLED_MS < started) {
+      if (digestCache.size >= MAX_CACHED_DIGESTS) digestCache.clear();
+      digestCache.set(path, { stat, digest: d });
+    } else {
+      digestCache.delete(path);
+    }
+    return d;
   } catch {
     return "missing";
   }

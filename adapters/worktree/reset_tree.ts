@@ -1,36 +1,63 @@
 /**
  * Resetting a used clean tree back to a fresh checkout of its base, so one
- * tree serves a task's baseline and every verification round. What changed is
- * found from stat data, never by reading the whole repository:
- * {@linkcode markTree} records, for every tracked path and directory, the inode,
- * size, mode and the nanosecond change time (GNU `stat`) (`ctime`: no user-space call can
- * set it back, unlike `mtime`). {@linkcode resetTree} deletes every tracked
- * path whose stat data moved (so a same-size, same-mtime rewrite cannot hide
- * behind git's own stat cache), puts directory modes back, removes every
- * untracked and ignored file (`git clean -ffdx`: build outputs, caches,
- * dependency copies, planted `.gitattributes`), lets `git reset --hard`
- * rewrite what is missing or differs from the base, and finally proves the
- * result clean with `git status --ignored`. Any failure throws: the caller
- * then discards the tree and checks out a fresh one.
+ * tree serves a task's baseline and every verification round, at a cost that
+ * follows what changed, not the size of the repository.
+ *
+ * {@linkcode markTree} records, at a clean state, the stat signature of every
+ * tracked path (type, inode, size, mode and the nanosecond change time, which
+ * no user-space call can set back, unlike `mtime`), each tracked directory's
+ * mode, the tree's index file and the small files of its private git dir
+ * (`HEAD`, `commondir`, ...), all kept in vouch's memory where nothing run in
+ * the tree can reach them. {@linkcode resetTree} then needs ONE stat walk of
+ * the tree (a single `find` process, no content read): it removes every
+ * entry that is not tracked (build outputs, ignored files, caches, dependency
+ * copies, planted `.gitattributes`, nested repositories), deletes every
+ * tracked path whose signature moved (so a same-size, mtime-restored rewrite
+ * cannot hide behind git's stat cache), puts directory modes back, writes
+ * the recorded index and git-dir files back, has git check out only the
+ * deleted paths from that index, and proves the result: git finds nothing
+ * changed, untracked or ignored at any path the reset touched, the index is
+ * the base tree, and every other path still has the signature it had when it
+ * was proven clean. The new mark is the old one with the rewritten paths
+ * stat-ed again: nothing else is looked at twice. Any failure throws: the
+ * caller then discards the tree and checks out a fresh one.
+ *
+ * A mark is only handed over once the clock has moved past the newest change
+ * time it records by more than a timestamp tick, so a later write can never
+ * land on the same change time (the racy-git problem, solved by waiting at
+ * most {@linkcode RACY_MARGIN_MS} instead of trusting it).
  *
  * @module
  */
-import { spawn } from "node:child_process";
-import { chmodSync, lstatSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { Buffer } from "node:buffer";
-import process from "node:process";
 import { dirname, join } from "node:path";
 import { gitChecked, splitNul } from "../git/git_checked.ts";
+import { sigMode, walkTree } from "./_tree_walk.ts";
 import { WorktreeError } from "./errors.ts";
 import { worktreeGitArgs } from "./extract_diff.ts";
 import type { Worktree } from "./worktree.ts";
 
 /** Stat signatures of a tree's tracked paths and their directories, taken at a clean state. */
 export interface TreeMark {
-  /** Tracked path (relative) -> `ino:ctimeNs:size:mode` (absent: path was missing). */
+  /** Tracked path (relative) -> its stat signature (`type ino ctime size mode`; `missing`: absent). */
   readonly files: ReadonlyMap<string, string>;
-  /** Directory (relative, `""` the top) -> its mode bits. */
+  /** Directory (relative, `""` the top) -> its mode bits (-1: not a directory then). */
   readonly dirs: ReadonlyMap<string, number>;
+  /** The tree's index file at the mark (written back by a reset). */
+  readonly index: Uint8Array;
+  /** Top-level regular files of the tree's private git dir (other than `index`) -> bytes. */
+  readonly gitDirFiles: ReadonlyMap<string, Uint8Array>;
+  /** Top-level directories of the private git dir (`logs`), kept as they are. */
+  readonly gitDirDirs: ReadonlySet<string>;
 }
 
 /** What {@linkcode resetTree} had to undo. */
@@ -39,47 +66,59 @@ export interface ResetReport {
   readonly rewritten: readonly string[];
   /** Directories whose mode was put back. */
   readonly dirModes: readonly string[];
+  /** Untracked and ignored entries removed (a directory stands for what was below it). */
+  readonly removed: readonly string[];
+  /** The mark of the reset tree (what the next reset compares against). */
+  readonly mark: TreeMark;
 }
 
 /**
- * `path -> ino:ctime:size:mode(hex)` of each existing path (missing ones absent),
- * by one `stat` per few thousand paths. GNU stat prints the change time in
- * nanoseconds (`%.9Z`), which Deno's node:fs does not (whole seconds only).
+ * How far past the newest recorded change time the clock must be before a
+ * mark is used: more than one filesystem timestamp tick (1-10 ms on Linux).
  */
-function statBatch(cwd: string, paths: readonly string[]): Promise<Map<string, string>> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn("xargs", ["-0", "-r", "stat", "--printf=%i:%.9Z:%s:%f:%n\\0", "--"], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
-      stdio: ["pipe", "pipe", "ignore"],
-    });
-    const chunks: Buffer[] = [];
-    child.stdout.on("data", (c: Buffer) => chunks.push(c));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      // 123: some path did not exist (absent from the map, so it counts as changed).
-      if (code !== 0 && code !== 123) return reject(new Error(`stat exited ${code}`));
-      const out = new Map<string, string>();
-      for (const record of Buffer.concat(chunks).toString("utf8").split("\0")) {
-        const m = /^(\d+:[\d.]+:\d+:[0-9a-f]+):(.*)$/s.exec(record);
-        if (m !== null) out.set(m[2]!, m[1]!);
-      }
-      resolvePromise(out);
-    });
-    child.stdin.on("error", () => {});
-    child.stdin.end(paths.map((p) => `./${p}`).join("\0"));
-  });
-}
+export const RACY_MARGIN_MS = 20;
 
-const modeBits = (sig: string | undefined): number | null =>
-  sig === undefined ? null : parseInt(sig.split(":")[3]!, 16);
+/** Touched paths the proof names one by one (more: it checks the whole tree). */
+const MAX_PATHSPECS = 2000;
 
-function git(wt: Worktree, args: string[], signal?: AbortSignal) {
+/** Marks {@linkcode resetTree} produced, handed to the next {@linkcode markTree} of that tree. */
+const proven = new WeakMap<Worktree, TreeMark>();
+
+function git(wt: Worktree, args: string[], signal?: AbortSignal, stdin?: Uint8Array) {
   return gitChecked([...worktreeGitArgs(wt), ...args], {
     cwd: wt.path,
     timeoutMs: 300_000,
     ...(signal !== undefined ? { signal } : {}),
+    ...(stdin !== undefined ? { stdin } : {}),
   });
+}
+
+/** Waits until the clock is {@linkcode RACY_MARGIN_MS} past `newestMs`. */
+async function settle(newestMs: number): Promise<void> {
+  const wait = newestMs + RACY_MARGIN_MS - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, Math.ceil(wait)));
+}
+
+/** The private git dir's top-level files and directories. */
+function readGitDir(gitDir: string): { files: Map<string, Uint8Array>; dirs: Set<string> } {
+  const files = new Map<string, Uint8Array>();
+  const dirs = new Set<string>();
+  for (const name of readdirSync(gitDir)) {
+    if (name === "index") continue;
+    const s = lstatSync(join(gitDir, name));
+    if (s.isDirectory()) dirs.add(name);
+    else if (s.isFile()) files.set(name, new Uint8Array(readFileSync(join(gitDir, name))));
+  }
+  return { files, dirs };
+}
+
+/** Writes `bytes` to `path` as a new file (a symlink or directory there is replaced, never followed). */
+function replaceFile(path: string, bytes: Uint8Array | string): void {
+  const tmp = `${path}.vouch-reset`;
+  rmSync(tmp, { recursive: true, force: true });
+  writeFileSync(tmp, bytes, { flag: "wx" });
+  rmSync(path, { recursive: true, force: true });
+  renameSync(tmp, path);
 }
 
 /**
@@ -110,23 +149,33 @@ function git(wt: Worktree, args: string[], signal?: AbortSignal) {
  * ```
  */
 export async function markTree(wt: Worktree, signal?: AbortSignal): Promise<TreeMark> {
-  const paths = splitNul((await git(wt, ["ls-files", "-z"], signal)).stdout.head);
+  const handed = proven.get(wt);
+  if (handed !== undefined) {
+    // resetTree just proved this tree and stat-ed what it rewrote: nothing ran in it since.
+    proven.delete(wt);
+    return handed;
+  }
+  const [walk, listed] = await Promise.all([
+    walkTree(wt.path, { skipTop: [".git"] }),
+    git(wt, ["ls-files", "-z"], signal),
+  ]);
+  if (!walk.complete) throw new Error("the tree cannot be read completely");
+  const paths = splitNul(listed.stdout.head);
+  const files = new Map<string, string>();
   const dirSet = new Set<string>([""]);
   for (const path of paths) {
+    files.set(path, walk.entries.get(path) ?? "missing");
     for (let d = dirname(path); d !== "." && !dirSet.has(d); d = dirname(d)) dirSet.add(d);
-  }
-  const stats = await statBatch(wt.path, [...paths, ...[...dirSet].map((d) => d || ".")]);
-  const files = new Map<string, string>();
-  for (const path of paths) {
-    const sig = stats.get(`./${path}`);
-    if (sig !== undefined) files.set(path, sig);
   }
   const dirs = new Map<string, number>();
   for (const d of dirSet) {
-    const bits = modeBits(stats.get(`./${d || "."}`));
-    dirs.set(d, bits === null || (bits & 0o170000) !== 0o040000 ? -1 : bits & 0o7777);
+    const e = walk.entries.get(d);
+    dirs.set(d, e?.[0] === "d" ? sigMode(e) : -1);
   }
-  return { files, dirs };
+  const gitDir = readGitDir(wt.gitDir);
+  const index = new Uint8Array(readFileSync(join(wt.gitDir, "index")));
+  await settle(walk.newestCtimeMs);
+  return { files, dirs, index, gitDirFiles: gitDir.files, gitDirDirs: gitDir.dirs };
 }
 
 /**
@@ -167,47 +216,102 @@ export async function resetTree(
   signal?: AbortSignal,
 ): Promise<ResetReport> {
   try {
-    // The `.git` file checks see exactly as a fresh checkout wrote it.
-    rmSync(join(wt.path, ".git"), { recursive: true, force: true });
-    writeFileSync(join(wt.path, ".git"), `gitdir: ${wt.gitDir}\n`);
-    const dirModes: string[] = [];
-    // Parents first: a directory replaced by a symlink is removed before anything below it
-    // is looked at, so nothing outside the tree is ever followed.
-    const dirs = [...mark.dirs].sort(([a], [b]) => a.length - b.length);
-    for (const [rel, mode] of dirs) {
-      const abs = join(wt.path, rel);
-      let now: number | null = null;
+    // The `.git` file checks see exactly as a fresh checkout wrote it; the private git dir
+    // (HEAD, index, ...) as it was at the mark, whatever ran in the tree since.
+    replaceFile(join(wt.path, ".git"), `gitdir: ${wt.gitDir}\n`);
+    for (const name of readdirSync(wt.gitDir)) {
+      if (name === "index" || mark.gitDirFiles.has(name)) continue;
+      // A kept directory (`logs`) stays unless it is not one any more (a symlink out).
+      if (mark.gitDirDirs.has(name) && lstatSync(join(wt.gitDir, name)).isDirectory()) continue;
+      rmSync(join(wt.gitDir, name), { recursive: true, force: true });
+    }
+    for (const [name, bytes] of mark.gitDirFiles) {
+      let same = false;
       try {
-        const s = lstatSync(abs);
-        now = s.isDirectory() ? Number(s.mode) & 0o7777 : null;
-      } catch { /* gone: git recreates it */ }
-      if (now === null) {
-        if (rel !== "") rmSync(abs, { recursive: true, force: true });
-      } else if (mode >= 0 && now !== mode) {
-        chmodSync(abs, mode);
-        dirModes.push(rel);
-      }
+        same = lstatSync(join(wt.gitDir, name)).isFile() &&
+          Buffer.compare(readFileSync(join(wt.gitDir, name)), bytes) === 0;
+      } catch { /* gone */ }
+      if (!same) replaceFile(join(wt.gitDir, name), bytes);
     }
+    replaceFile(join(wt.gitDir, "index"), mark.index);
+
+    // One stat walk (never following a symlink): what is not tracked goes, what moved goes.
+    const walk = await walkTree(wt.path, { skipTop: [".git"] });
+    if (!walk.complete) throw new Error("the tree cannot be read completely");
+    const removed: string[] = [];
     const rewritten: string[] = [];
-    const now = await statBatch(wt.path, [...mark.files.keys()]);
-    for (const [path, sig] of mark.files) {
-      if (now.get(`./${path}`) === sig) continue;
+    const dirModes: string[] = [];
+    let under: string | null = null; // a removed directory: its walk entries are skipped
+    for (const [path, entry] of walk.entries) {
+      const type = entry[0];
+      if (under !== null && path.startsWith(under)) continue;
+      under = null;
+      const dirMode = mark.dirs.get(path);
+      const sig = mark.files.get(path);
+      if (dirMode !== undefined && dirMode >= 0 && type === "d") {
+        if (sigMode(entry) !== dirMode) {
+          chmodSync(join(wt.path, path), dirMode);
+          dirModes.push(path);
+        }
+        continue;
+      }
+      if (sig !== undefined && sig === entry) continue;
+      if (path === "") throw new Error("the top of the tree is not a directory");
       rmSync(join(wt.path, path), { recursive: true, force: true });
-      rewritten.push(path);
+      if (type === "d") under = `${path}/`;
+      if (sig === undefined || sig === "missing") removed.push(path);
     }
-    await git(wt, ["clean", "-ffdxq"], signal);
-    await git(wt, ["reset", "-q", "--hard", "--no-recurse-submodules", wt.base], signal);
-    await git(wt, ["clean", "-ffdxq"], signal);
-    const status = await git(
-      wt,
-      ["status", "--porcelain=v1", "-z", "--ignored", "--untracked-files=all"],
-      signal,
-    );
-    if (status.stdout.head.length > 0) {
-      throw new Error(`left after reset: ${status.stdout.head.slice(0, 200)}`);
+    for (const [path, sig] of mark.files) {
+      if (sig !== "missing" && walk.entries.get(path) !== sig) rewritten.push(path);
     }
-    return { rewritten: rewritten.sort(), dirModes };
+    rewritten.sort();
+    if (rewritten.length > 0) {
+      // Only what was deleted is written again, from the recorded index (the base's blobs).
+      const list = new TextEncoder().encode(rewritten.join("\0") + "\0");
+      await git(wt, ["checkout-index", "-f", "-u", "-z", "--stdin"], signal, list);
+    }
+    // The proof: every path the reset touched is clean to git (nothing modified, untracked or
+    // ignored there), the index is the base tree, and the rest kept its proven signature.
+    const touched = [...new Set([...rewritten, ...removed, ...dirModes.filter((d) => d !== "")])];
+    const [status, indexDiff, restat] = await Promise.all([
+      touched.length === 0 ? null : git(wt, [
+        "--literal-pathspecs",
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--ignored",
+        "--untracked-files=all",
+        "--no-renames",
+        // Past a few thousand paths one look at the whole tree is cheaper than the list.
+        ...(touched.length > MAX_PATHSPECS ? [] : ["--", ...touched]),
+      ], signal),
+      git(
+        wt,
+        ["diff-index", "--cached", "--name-only", "-z", "--no-renames", wt.base, "--"],
+        signal,
+      ),
+      walkTree(wt.path, { paths: rewritten }),
+    ]);
+    const left = (status?.stdout.head ?? "") + indexDiff.stdout.head;
+    if (left.length > 0) throw new Error(`left after reset: ${left.slice(0, 200)}`);
+    const files = new Map(mark.files);
+    for (const path of rewritten) {
+      const now = restat.entries.get(path);
+      if (now === undefined) throw new Error(`not restored: ${path}`);
+      files.set(path, now);
+    }
+    const next: TreeMark = {
+      ...mark,
+      files,
+      index: rewritten.length > 0
+        ? new Uint8Array(readFileSync(join(wt.gitDir, "index")))
+        : mark.index,
+    };
+    await settle(restat.newestCtimeMs);
+    proven.set(wt, next);
+    return { rewritten, dirModes, removed: removed.sort(), mark: next };
   } catch (error) {
+    proven.delete(wt);
     if (error instanceof WorktreeError) throw error;
     throw new WorktreeError(
       "reset_failed",

@@ -32,6 +32,64 @@ Deno.test("snapshotTrees: creations, changes, deletions and symlinks are seen; s
   }
 });
 
+Deno.test("snapshotTrees: one walk of many roots; glob characters are literal; a missing root says so", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // Names find would read as patterns if they were not escaped.
+    await Deno.mkdir(`${dir}/a[1]*/s?ip`, { recursive: true });
+    await Deno.mkdir(`${dir}/a1x/s?ip`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/a[1]*/s?ip/own.txt`, "x");
+    await Deno.writeTextFile(`${dir}/a1x/s?ip/watched.txt`, "x");
+    await Deno.writeTextFile(`${dir}/file with spaces`, "x");
+    await Deno.symlink("target with spaces", `${dir}/a1x/link`);
+    const trees = [
+      { root: `${dir}/a[1]*`, skip: ["s?ip"] },
+      { root: `${dir}/a1x`, skip: [] },
+      { root: `${dir}/file with spaces`, skip: [] },
+      { root: `${dir}/not-there`, skip: [] },
+    ];
+    const before = await snapshotTrees(trees);
+    assert.equal(before.entries.get(`${dir}/not-there`), "missing");
+    assert.equal(before.entries.get(`${dir}/a1x/link`), "l:target with spaces");
+    assert.equal(before.entries.has(`${dir}/a[1]*/s?ip`), false);
+    assert.ok(before.entries.has(`${dir}/a1x/s?ip/watched.txt`));
+    await Deno.writeTextFile(`${dir}/a[1]*/s?ip/own.txt`, "skipped, never seen");
+    await Deno.writeTextFile(`${dir}/a1x/s?ip/watched.txt`, "seen");
+    await Deno.writeTextFile(`${dir}/file with spaces`, "seen too");
+    await Deno.remove(`${dir}/a1x/link`);
+    await Deno.symlink("elsewhere", `${dir}/a1x/link`);
+    await Deno.mkdir(`${dir}/not-there`);
+    assert.deepEqual(diffStatSnapshots(before, await snapshotTrees(trees)), [
+      `${dir}/a1x/link`,
+      `${dir}/a1x/s?ip/watched.txt`,
+      `${dir}/file with spaces`,
+      `${dir}/not-there`,
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("snapshotOutside: a dirty file read once is read again when its stat data moves, stealth rewrites included", async () => {
+  const repo = await createRepo({ "a.txt": "tracked\n" }, "true");
+  try {
+    const dir = repo.dir;
+    await Deno.writeTextFile(`${dir}/a.txt`, "user edit 1\n");
+    await Deno.writeTextFile(`${dir}/notes.txt`, "draft one\n");
+    // Settled: changed well before the snapshots, so their digests are kept with their stat data.
+    await new Promise((r) => setTimeout(r, 2_700));
+    const scope = { checkout: dir, trees: [] };
+    const s0 = await snapshotOutside(scope);
+    assert.deepEqual(diffOutsideSnapshots(s0, await snapshotOutside(scope)), []);
+    await stealthRewrite(`${dir}/a.txt`, "user edit 2\n");
+    await stealthRewrite(`${dir}/notes.txt`, "draft two\n");
+    const changed = diffOutsideSnapshots(s0, await snapshotOutside(scope));
+    assert.deepEqual(changed.filter((c) => !c.includes("#")), [`${dir}/a.txt`, `${dir}/notes.txt`]);
+  } finally {
+    await repo.cleanup();
+  }
+});
+
 /** Rewrites `path` with same-size content, then puts its mtime back with `touch -r`. */
 async function stealthRewrite(path: string, content: string): Promise<void> {
   const ref = await Deno.makeTempFile();

@@ -22,7 +22,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCleanTree } from "../../../adapters/worktree/clean_tree.ts";
-import { markTree, resetTree } from "../../../adapters/worktree/reset_tree.ts";
+import { markTree, RACY_MARGIN_MS, resetTree } from "../../../adapters/worktree/reset_tree.ts";
 import { createWorktree, removeWorktree, type Worktree } from "../../../adapters/worktree/mod.ts";
 
 function sh(cwd: string, ...args: string[]): string {
@@ -247,6 +247,116 @@ Deno.test("a tree that cannot be reset is replaced by a fresh checkout", async (
     ]);
   } finally {
     await removeWorktree(next.worktree);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+Deno.test("the private git dir is reset too: HEAD, index, planted config and locks", async () => {
+  const { scratch, repo, root } = fixture();
+  writeFileSync(join(repo, "later.txt"), "a later commit\n");
+  sh(repo, "add", "-A");
+  sh(repo, "-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "later");
+  const base = sh(repo, "rev-parse", "HEAD~1").trim();
+  const used = await createWorktree({
+    repo,
+    taskId: "t",
+    attempt: 1,
+    purpose: "verify",
+    root,
+    base,
+  });
+  const fresh = await createWorktree({
+    repo,
+    taskId: "t",
+    attempt: 2,
+    purpose: "verify",
+    root,
+    base,
+  });
+  const git = (...a: string[]) =>
+    sh(used.path, `--git-dir=${used.gitDir}`, `--work-tree=${used.path}`, ...a);
+  try {
+    const mark = await markTree(used);
+    // What a check could do to the tree's own git state: move HEAD (files follow), stage
+    // things, plant per-worktree config, sparse-checkout rules and a stale lock.
+    git("checkout", "-q", "--detach", sh(repo, "rev-parse", "HEAD").trim());
+    git("update-index", "--chmod=+x", "src/a.ts");
+    writeFileSync(join(used.gitDir, "config.worktree"), "[core]\n\tsparseCheckout = true\n");
+    mkdirSync(join(used.gitDir, "info"), { recursive: true });
+    writeFileSync(join(used.gitDir, "info", "sparse-checkout"), "src/\n");
+    writeFileSync(join(used.gitDir, "index.lock"), "");
+    notEqual(git("rev-parse", "HEAD").trim(), base);
+
+    await resetTree(used, mark);
+    equal(git("rev-parse", "HEAD").trim(), base);
+    deepEqual(readdirSync(used.gitDir).sort(), readdirSync(fresh.gitDir).sort());
+    deepEqual(manifest(used.path), manifest(fresh.path));
+    deepEqual(treeHashes(used), treeHashes(fresh));
+    equal(existsSync(join(used.path, "later.txt")), false);
+  } finally {
+    await removeWorktree(used);
+    await removeWorktree(fresh);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a tracked file turned directory, a nested repository and a hard link are undone", async () => {
+  const { scratch, repo, root } = fixture();
+  const used = await createWorktree({ repo, taskId: "t", attempt: 1, purpose: "verify", root });
+  const fresh = await createWorktree({ repo, taskId: "t", attempt: 2, purpose: "verify", root });
+  try {
+    const mark = await markTree(used);
+    const p = (rel: string) => join(used.path, rel);
+    rmSync(p("src/a.ts"));
+    mkdirSync(p("src/a.ts/inner"), { recursive: true });
+    writeFileSync(p("src/a.ts/inner/x"), "x");
+    execFileSync("git", ["init", "-q", p("vendor/nested")]);
+    writeFileSync(p("vendor/nested/file"), "nested");
+    execFileSync("ln", [p("run.sh"), p("src/deep/hardlink.sh")]);
+    const report = await resetTree(used, mark);
+    deepEqual(manifest(used.path), manifest(fresh.path));
+    deepEqual(treeHashes(used), treeHashes(fresh));
+    ok(report.rewritten.includes("src/a.ts"), report.rewritten.join(","));
+    // The hard link bumped run.sh's link count (and change time): it is rewritten, not trusted.
+    ok(report.rewritten.includes("run.sh"), report.rewritten.join(","));
+    deepEqual(report.removed, ["src/deep/hardlink.sh", "vendor"]);
+  } finally {
+    await removeWorktree(used);
+    await removeWorktree(fresh);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a reset looks again only at what it rewrote, and a rewrite right after a mark is still seen", async () => {
+  const { scratch, repo, root } = fixture();
+  const wt = await createWorktree({ repo, taskId: "t", attempt: 1, purpose: "verify", root });
+  const file = join(wt.path, "src/deep/b.ts");
+  const ctimeMs = () =>
+    Number(execFileSync("stat", ["-c", "%.9Z", file], { encoding: "utf8" }).trim()) * 1000;
+  try {
+    let mark = await markTree(wt);
+    writeFileSync(file, "export const b = 3;\n");
+    const first = await resetTree(wt, mark);
+    deepEqual(first.rewritten, ["src/deep/b.ts"]);
+    // The next mark is the reset's own (handed over once, no second walk of the tree) ...
+    mark = await markTree(wt);
+    equal(mark, first.mark);
+    // ... and it is only handed over once the clock is past the rewritten file's change time
+    // by more than a timestamp tick: an in-place, same-size rewrite with mtime put back, made
+    // at once, still gets a change time of its own.
+    ok(Date.now() - ctimeMs() >= RACY_MARGIN_MS, `${Date.now() - ctimeMs()} ms`);
+    const before = statSync(file);
+    writeFileSync(file, "export const b = 4;\n", { flag: "r+" });
+    utimesSync(file, before.atime, before.mtime);
+    equal(statSync(file).ino, before.ino);
+    const second = await resetTree(wt, mark);
+    deepEqual(second.rewritten, ["src/deep/b.ts"]);
+    equal(readFileSync(file, "utf8"), "export const b = 2;\n");
+    // Nothing changed: nothing is rewritten, removed or re-moded.
+    const third = await resetTree(wt, second.mark);
+    deepEqual([third.rewritten, third.removed, third.dirModes], [[], [], []]);
+  } finally {
+    await removeWorktree(wt);
     rmSync(scratch, { recursive: true, force: true });
   }
 });
