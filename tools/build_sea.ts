@@ -24,7 +24,8 @@ const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
  * Makes a CommonJS bundle SEA-ready: esbuild turns `import.meta` into `{}` in
  * CommonJS, so module-level `new URL(..., import.meta.url)` would throw at
  * start; give it the executable's own file URL instead (those URLs name source
- * files used only by `vouch evaluate`'s child Deno, which a SEA cannot run).
+ * files used only by `vouch evaluate`'s restricted child, which a SEA cannot start: there
+ * `vouch evaluate` refuses with isolation_unavailable).
  */
 export function patchImportMeta(code: string): string {
   return code.replace(

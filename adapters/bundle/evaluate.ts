@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import type {
   BundleFacts,
@@ -49,12 +50,12 @@ async function loadVerifierDocument<T>(
 ): Promise<Loaded<T>> {
   let bytes: Uint8Array;
   try {
-    const info = await Deno.stat(path);
-    if (!info.isFile) return { ok: false, detail: `Cannot read ${what}: ${path} is not a file` };
+    const info = await stat(path);
+    if (!info.isFile()) return { ok: false, detail: `Cannot read ${what}: ${path} is not a file` };
     if (info.size > MAX_VERIFIER_DOCUMENT_BYTES) {
       return { ok: false, detail: `Cannot read ${what}: ${path} is larger than the cap` };
     }
-    bytes = await Deno.readFile(path);
+    bytes = new Uint8Array(await readFile(path));
   } catch (error) {
     return { ok: false, detail: `Cannot read ${what}: ${describe(error)}` };
   }
@@ -86,7 +87,7 @@ function isInside(root: string, path: string): boolean {
 
 async function realOrResolved(path: string): Promise<string> {
   try {
-    return await Deno.realPath(path);
+    return await realpath(path);
   } catch {
     return resolve(path);
   }
@@ -167,8 +168,8 @@ async function evaluateUnguarded(input: EvaluateBundleInput): Promise<Verificati
 
   let root: string;
   try {
-    root = await Deno.realPath(input.bundleDir);
-    if (!(await Deno.stat(root)).isDirectory) {
+    root = await realpath(input.bundleDir);
+    if (!(await stat(root)).isDirectory()) {
       return unjudgeableResult(
         "evaluator_error",
         `Cannot evaluate: ${input.bundleDir} is not a directory`,

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import type { BigIntStats } from "node:fs";
+import { lstat, open, opendir } from "node:fs/promises";
 import { join } from "node:path/posix";
 import type { FileFailureCode, FileObservation } from "../../kernel/bundle/facts.ts";
 import { StreamingSha256 } from "../digest/mod.ts";
@@ -27,6 +29,15 @@ function fail(code: FileFailureCode, detail: string): FileObservation {
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "ENOENT";
+}
+
+/** `lstat` with 64-bit device and inode numbers (no rounding in identity checks). */
+function lstatBig(path: string): Promise<BigIntStats> {
+  return lstat(path, { bigint: true });
 }
 
 /**
@@ -53,11 +64,11 @@ export async function readBundleFile(
   let current = root;
   for (let i = 0; i < parts.length - 1; i++) {
     current = join(current, parts[i]!);
-    let info: Deno.FileInfo;
+    let info: BigIntStats;
     try {
-      info = await Deno.lstat(current);
+      info = await lstatBig(current);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
+      if (isNotFound(error)) {
         return fail(
           "file_missing",
           `${relPath}: directory ${parts.slice(0, i + 1).join("/")} is missing`,
@@ -65,13 +76,13 @@ export async function readBundleFile(
       }
       return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
     }
-    if (info.isSymlink) {
+    if (info.isSymbolicLink()) {
       return fail(
         "file_symlink",
         `${relPath}: ${parts.slice(0, i + 1).join("/")} is a symbolic link`,
       );
     }
-    if (!info.isDirectory) {
+    if (!info.isDirectory()) {
       return fail(
         "file_not_regular",
         `${relPath}: ${parts.slice(0, i + 1).join("/")} is not a directory`,
@@ -79,35 +90,36 @@ export async function readBundleFile(
     }
   }
   const full = join(root, relPath);
-  let before: Deno.FileInfo;
+  let before: BigIntStats;
   try {
-    before = await Deno.lstat(full);
+    before = await lstatBig(full);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return fail("file_missing", `${relPath} is missing`);
+    if (isNotFound(error)) return fail("file_missing", `${relPath} is missing`);
     return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
   }
-  if (before.isSymlink) return fail("file_symlink", `${relPath} is a symbolic link`);
-  if (!before.isFile) {
+  if (before.isSymbolicLink()) return fail("file_symlink", `${relPath} is a symbolic link`);
+  if (!before.isFile()) {
     return fail("file_not_regular", `${relPath} is not a regular file`);
   }
-  if (before.nlink === null || before.nlink !== 1) {
-    return fail("file_hardlinked", `${relPath} has ${before.nlink ?? "unknown"} links, expected 1`);
+  if (before.nlink !== 1n) {
+    return fail("file_hardlinked", `${relPath} has ${before.nlink} links, expected 1`);
   }
-  if (before.size > options.maxBytes) {
-    return fail("file_oversize", `${relPath} has ${before.size} bytes, cap ${options.maxBytes}`);
+  const size = Number(before.size);
+  if (size > options.maxBytes) {
+    return fail("file_oversize", `${relPath} has ${size} bytes, cap ${options.maxBytes}`);
   }
 
-  let file: Deno.FsFile;
+  let file: Awaited<ReturnType<typeof open>>;
   try {
-    file = await Deno.open(full, { read: true });
+    file = await open(full, "r");
   } catch (error) {
     return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
   }
   try {
-    const opened = await file.stat();
+    const opened = await file.stat({ bigint: true });
     if (
-      !opened.isFile || opened.dev !== before.dev || opened.ino !== before.ino ||
-      opened.nlink !== 1
+      !opened.isFile() || opened.dev !== before.dev || opened.ino !== before.ino ||
+      opened.nlink !== 1n
     ) {
       return fail("file_changed", `${relPath} changed between lstat and open`);
     }
@@ -116,8 +128,8 @@ export async function readBundleFile(
     const buffer = new Uint8Array(CHUNK);
     let total = 0;
     while (true) {
-      const n = await file.read(buffer);
-      if (n === null) break;
+      const { bytesRead: n } = await file.read(buffer, 0, CHUNK, null);
+      if (n === 0) break;
       total += n;
       if (total > options.maxBytes) {
         return fail("file_oversize", `${relPath} exceeds the cap of ${options.maxBytes} bytes`);
@@ -126,8 +138,8 @@ export async function readBundleFile(
       hash.update(chunk);
       if (options.keepBytes === true) chunks.push(chunk.slice());
     }
-    if (total !== before.size) {
-      return fail("file_changed", `${relPath} was ${before.size} bytes at lstat, read ${total}`);
+    if (total !== size) {
+      return fail("file_changed", `${relPath} was ${size} bytes at lstat, read ${total}`);
     }
     // Narrow the swap window: the path must still name the same file, through real directories.
     if (!(await sameFileStill(root, parts, before))) {
@@ -145,25 +157,25 @@ export async function readBundleFile(
   } catch (error) {
     return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
   } finally {
-    file.close();
+    await file.close().catch(() => {});
   }
 }
 
 async function sameFileStill(
   root: string,
   parts: readonly string[],
-  before: Deno.FileInfo,
+  before: BigIntStats,
 ): Promise<boolean> {
   try {
     let current = root;
     for (let i = 0; i < parts.length - 1; i++) {
       current = join(current, parts[i]!);
-      const info = await Deno.lstat(current);
-      if (info.isSymlink || !info.isDirectory) return false;
+      const info = await lstatBig(current);
+      if (info.isSymbolicLink() || !info.isDirectory()) return false;
     }
-    const after = await Deno.lstat(join(root, ...parts));
-    return after.isFile && after.dev === before.dev && after.ino === before.ino &&
-      after.nlink === 1 && after.size === before.size;
+    const after = await lstatBig(join(root, ...parts));
+    return after.isFile() && after.dev === before.dev && after.ino === before.ino &&
+      after.nlink === 1n && after.size === before.size;
   } catch {
     return false;
   }
@@ -202,10 +214,12 @@ export async function listBundleEntries(
   let seen = 0;
   const walk = async (dir: string, prefix: string, depth: number): Promise<string | null> => {
     if (depth > maxDepth) return `directory nesting deeper than ${maxDepth}`;
-    for await (const entry of Deno.readDir(dir)) {
+    // Streamed (opendir), so a huge directory stops at the cap instead of being read whole.
+    for await (const entry of await opendir(dir)) {
       if (++seen > maxEntries) return `more than ${maxEntries} entries`;
       const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
-      if (entry.isDirectory && !entry.isSymlink) {
+      // Dirent types come from lstat semantics: a symlink to a directory is not a directory.
+      if (entry.isDirectory()) {
         const problem = await walk(join(dir, entry.name), rel, depth + 1);
         if (problem !== null) return problem;
       } else {

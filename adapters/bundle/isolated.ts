@@ -1,24 +1,37 @@
 /**
- * Runs a bundle evaluation in a child `deno run` whose permissions allow
- * reading only the bundle directory, the WorkUnit and the plan: no write, net,
- * run, env, ffi or sys. Deno's permission system is the outer sandbox, so even
- * a parser bug in the evaluator could do nothing but read those files and
- * print. The parent re-validates the child's stdout with the zod schema.
+ * Runs a bundle evaluation in a child process of the same runtime whose
+ * permissions allow reading only the bundle directory, the WorkUnit and the
+ * plan (and, under Node, the child's own code): no write, run or env (and
+ * under Deno no net, ffi or sys either; Node's permission model has no
+ * network switch). Deno's permission system or Node's permission model is the
+ * outer sandbox, so even a parser bug in the evaluator could do little but
+ * read those files and print. The parent re-validates the child's stdout with
+ * the zod schema. How each runtime starts its child is `isolation_runtime.ts`.
  *
  * @module
  */
 import { resolve } from "node:path";
 import { unjudgeableResult } from "../../kernel/bundle/judge.ts";
+import { VouchError } from "../../kernel/errors/mod.ts";
 import type { VerificationResult } from "../../kernel/bundle/types.ts";
+import { spawnChild } from "../process/_spawn.ts";
 import type { EvaluateBundleInput } from "./evaluate.ts";
+import {
+  type ChildCommand,
+  currentIsolation,
+  EVALUATE_CHILD_ENTRY,
+  type IsolationRuntime,
+  pathForms,
+} from "./isolation_runtime.ts";
 import { VerificationResultSchema } from "./schemas.ts";
 import { tryParseStrictJson } from "./strict_json.ts";
 
-/** The child entry module (prints one VerificationResult as JSON). */
-export const EVALUATE_CHILD_ENTRY: URL = new URL("./evaluate_child.ts", import.meta.url);
-
-/** The repository's deno.json, giving the child its import map (`zod`, ...). */
-export const EVALUATE_CHILD_CONFIG: URL = new URL("../../deno.json", import.meta.url);
+export {
+  childPermissionFlags,
+  EVALUATE_CHILD_CONFIG,
+  EVALUATE_CHILD_ENTRY,
+  nodePermissionFlags,
+} from "./isolation_runtime.ts";
 
 /** Options for {@linkcode evaluateBundleIsolated}. */
 export interface IsolatedEvaluationOptions {
@@ -28,124 +41,71 @@ export interface IsolatedEvaluationOptions {
   maxOutputBytes?: number;
   /** The child entry module (tests substitute misbehaving children). @default EVALUATE_CHILD_ENTRY */
   childEntry?: URL;
+  /** How the child is started. @default the runtime this process runs on (Deno or Node) */
+  runtime?: IsolationRuntime;
 }
 
 /**
- * The permission flags for a child that may read only `readPaths`.
- * Throws `RangeError` for a path containing a comma (Deno's list separator).
+ * The command that runs `entry` with read access to exactly the three inputs
+ * (and any symlink-resolved forms of them), on `runtime`.
  *
  * @example
  * ```ts
- * import { childPermissionFlags } from "./isolated.ts";
- * const flags = childPermissionFlags(["/tmp/b"]);
- * if (!flags.includes("--allow-read=/tmp/b") || !flags.includes("--deny-net")) {
- *   throw new Error("unexpected");
- * }
- * ```
- */
-export function childPermissionFlags(readPaths: readonly string[]): string[] {
-  for (const p of readPaths) {
-    if (p.includes(",")) throw new RangeError(`Cannot grant read access: ${p} contains a comma`);
-    if (p === "") throw new RangeError("Cannot grant read access: empty path");
-  }
-  return [
-    "--no-prompt",
-    `--allow-read=${readPaths.join(",")}`,
-    "--deny-write",
-    "--deny-net",
-    "--deny-run",
-    "--deny-env",
-    "--deny-ffi",
-    "--deny-sys",
-  ];
-}
-
-async function pathForms(path: string): Promise<string[]> {
-  const absolute = resolve(path);
-  try {
-    const real = await Deno.realPath(path);
-    return real === absolute ? [absolute] : [absolute, real];
-  } catch {
-    return [absolute];
-  }
-}
-
-/**
- * The full `deno` argument vector for running `entry` with read access to
- * exactly the three inputs (and any symlink-resolved forms of them).
- *
- * @example
- * ```ts
- * import { childArgs } from "./isolated.ts";
- * const args = await childArgs(
+ * import { childCommand } from "./isolated.ts";
+ * import { denoIsolation } from "./isolation_runtime.ts";
+ * const cmd = childCommand(
  *   { bundleDir: "/tmp", workUnitPath: "/tmp/w.json", planPath: "/tmp/p.json" },
  *   new URL("file:///x/child.ts"),
  *   [],
+ *   denoIsolation,
  * );
- * if (args[0] !== "run" || !args.includes("/x/child.ts")) throw new Error("unexpected");
+ * if (cmd.args[0] !== "run" || !cmd.args.includes("/x/child.ts")) throw new Error("unexpected");
  * ```
  */
-export async function childArgs(
+export function childCommand(
   input: EvaluateBundleInput,
   entry: URL,
   entryArgs: readonly string[],
-): Promise<string[]> {
+  runtime: IsolationRuntime,
+): ChildCommand {
   const reads = [
-    ...await pathForms(input.bundleDir),
-    ...await pathForms(input.workUnitPath),
-    ...await pathForms(input.planPath),
+    ...pathForms(input.bundleDir),
+    ...pathForms(input.workUnitPath),
+    ...pathForms(input.planPath),
   ];
-  return [
-    "run",
-    "--quiet",
-    "--cached-only",
-    "--config",
-    decodeURIComponent(EVALUATE_CHILD_CONFIG.pathname),
-    ...childPermissionFlags([...new Set(reads)]),
-    decodeURIComponent(entry.pathname),
-    ...entryArgs,
-  ];
+  return runtime.command(entry, [...new Set(reads)], entryArgs);
 }
 
-function childEnv(): Record<string, string> {
-  const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of ["DENO_DIR", "HOME", "XDG_CACHE_HOME"]) {
-    try {
-      const value = Deno.env.get(name);
-      if (value !== undefined) env[name] = value;
-    } catch {
-      // No env permission: the child falls back to Deno's defaults.
-    }
-  }
-  return env;
-}
-
-async function readCapped(
-  stream: ReadableStream<Uint8Array>,
-  max: number,
-): Promise<Uint8Array | null> {
+/** Collects a child's output up to `max` bytes; past it, `bytes()` is null. */
+function cappedSink(max: number) {
   const chunks: Uint8Array[] = [];
   let total = 0;
-  let over = false;
-  for await (const chunk of stream) {
-    total += chunk.length;
-    if (total > max) over = true;
-    if (!over) chunks.push(chunk);
-  }
-  if (over) return null;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
+  return {
+    push(chunk: Uint8Array): void {
+      total += chunk.length;
+      if (total <= max) chunks.push(chunk.slice());
+    },
+    bytes(): Uint8Array | null {
+      if (total > max) return null;
+      const out = new Uint8Array(total);
+      let offset = 0;
+      for (const c of chunks) {
+        out.set(c, offset);
+        offset += c.length;
+      }
+      return out;
+    },
+  };
 }
 
 /**
- * Evaluates a bundle in a permission-restricted child process. Never throws:
- * a child that cannot start, crashes, times out or prints anything but one
- * valid VerificationResult yields `insufficient_evidence` / `evaluator_error`.
+ * Evaluates a bundle in a permission-restricted child process of the same
+ * runtime (Deno or Node). A child that cannot start, crashes, times out or
+ * prints anything but one valid VerificationResult yields
+ * `insufficient_evidence` / `evaluator_error`. Throws only
+ * {@link VouchError} `isolation_unavailable`, when this runtime cannot isolate
+ * the child at all (a Node without the permission model, a single executable):
+ * the bundle is then not evaluated, never evaluated unisolated.
  *
  * @example
  * ```ts
@@ -166,53 +126,61 @@ export async function evaluateBundleIsolated(
   options: IsolatedEvaluationOptions = {},
 ): Promise<VerificationResult> {
   const entry = options.childEntry ?? EVALUATE_CHILD_ENTRY;
-  if (entry.protocol !== "file:" || EVALUATE_CHILD_CONFIG.protocol !== "file:") {
+  if (entry.protocol !== "file:") {
     return unjudgeableResult(
       "evaluator_error",
       `Cannot isolate the evaluation: the evaluator is not on a local file system (${entry.protocol})`,
     );
   }
-  let args: string[];
+  const runtime = options.runtime ?? currentIsolation();
+  let command: ChildCommand;
   try {
-    args = await childArgs(input, entry, [
+    command = childCommand(input, entry, [
       "--bundle",
       resolve(input.bundleDir),
       "--work-unit",
       resolve(input.workUnitPath),
       "--plan",
       resolve(input.planPath),
-    ]);
+    ], runtime);
   } catch (error) {
+    if (error instanceof VouchError) throw error;
     return unjudgeableResult("evaluator_error", `Cannot isolate the evaluation: ${String(error)}`);
   }
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 60_000);
+  const stdout = cappedSink(options.maxOutputBytes ?? 16 * 1024 * 1024);
+  const stderr = cappedSink(64 * 1024);
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args,
-      clearEnv: true,
-      env: childEnv(),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: controller.signal,
-    }).spawn();
-    const [stdout, stderr, status] = await Promise.all([
-      readCapped(child.stdout, options.maxOutputBytes ?? 16 * 1024 * 1024),
-      readCapped(child.stderr, 64 * 1024),
-      child.status,
-    ]);
-    const errText = stderr === null ? "" : new TextDecoder().decode(stderr).slice(0, 2000);
-    if (controller.signal.aborted) {
+    const child = await spawnChild({
+      program: command.program,
+      args: command.args,
+      cwd: resolve("/"),
+      env: command.env,
+      detached: false,
+      stdin: undefined,
+      openStdin: undefined,
+      onStdout: (chunk) => stdout.push(chunk),
+      onStderr: (chunk) => stderr.push(chunk),
+    });
+    timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, options.timeoutMs ?? 60_000);
+    const [status] = await Promise.all([child.status, child.outDone, child.errDone]);
+    const out = stdout.bytes();
+    const err = stderr.bytes();
+    const errText = err === null ? "" : new TextDecoder().decode(err).slice(0, 2000);
+    if (timedOut) {
       return unjudgeableResult("evaluator_error", "Cannot evaluate: the isolated child timed out");
     }
-    if (!status.success || stdout === null) {
+    if (status.code !== 0 || status.signal !== null || out === null) {
       return unjudgeableResult(
         "evaluator_error",
         `Cannot evaluate: the isolated child failed (exit ${status.code}): ${errText.trim()}`,
       );
     }
-    const json = tryParseStrictJson(stdout);
+    const json = tryParseStrictJson(out);
     if (!json.ok) {
       return unjudgeableResult(
         "evaluator_error",

@@ -16,8 +16,12 @@ Usage:
 The bundle directory holds result-manifest.json (the worker's claim) and the
 files it declares. The WorkUnit (path authority, required validators) and the
 EvaluatorPlan (v0.1 exact-JSON or v0.2 unified_diff) are verifier-owned and
-must live outside the bundle. The evaluation runs in a child deno process that
-may only read those three paths.
+must live outside the bundle. The evaluation runs in a child process of the
+same runtime that may only read those three paths (and its own code): under
+Deno with Deno's permission flags, under Node 20+ with Node's permission model
+(--permission, or --experimental-permission on Node 20). Where no such child
+can be started (a Node without the permission model, the single executable),
+vouch refuses (isolation_unavailable) rather than evaluate unisolated.
 
 Options:
   --bundle DIR       the candidate root

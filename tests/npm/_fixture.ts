@@ -6,7 +6,7 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildNpm, packNpm } from "../../tools/build_npm.ts";
@@ -49,4 +49,21 @@ let tarball: string | null = null;
 export function npmTarball(): string {
   tarball ??= (buildNpm(), packNpm());
   return tarball;
+}
+
+/**
+ * Installs the built tarball into a fresh Node project at `project` (created),
+ * from npm's cache or registry, and returns `project`.
+ */
+export function installTarball(project: string): string {
+  mkdirSync(project, { recursive: true });
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" }),
+  );
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", npmTarball()], {
+    cwd: project,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return project;
 }

@@ -12,10 +12,6 @@ import { ROOT, RUNTIME_DEPENDENCIES, runtimeImports } from "../../tools/build_np
 
 /** Files allowed to call Deno APIs, and why. */
 const DENO_ONLY: Record<string, string> = {
-  "adapters/bundle/evaluate.ts": "vouch evaluate judges a bundle in a child Deno (permissions)",
-  "adapters/bundle/evaluate_child.ts": "runs inside that read-only child Deno",
-  "adapters/bundle/files.ts": "reads bundle files inside that child Deno",
-  "adapters/bundle/isolated.ts": "spawns the child Deno with --allow-read only",
   "cli/commands/_queue_net.ts": "re-runs under Deno with --allow-net=HOST (no-op under Node)",
 };
 

@@ -4,7 +4,9 @@
  * links to everything in the system's bin directories except deno, node, npm,
  * npx and corepack. It verifies a fix (in the
  * bwrap sandbox when available), rejects a break, and its `inspect` verifies
- * the log it wrote.
+ * the log it wrote. `vouch evaluate` cannot start a permission-restricted child
+ * of a single executable: it refuses in one line (isolation_unavailable) and
+ * never evaluates unisolated.
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -12,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs
 import { join } from "node:path";
 import { ROOT } from "../../tools/build_npm.ts";
 import { buildSea } from "../../tools/build_sea.ts";
+import { BUNDLE_FIXTURES, materializeFixture } from "../redteam/bundles/fixtures.ts";
 import { fixtureRepo } from "./_fixture.ts";
 
 const hasNpm = spawnSync("npm", ["--version"]).status === 0;
@@ -25,7 +28,7 @@ function which(name: string): string | null {
 Deno.test({
   name: "sea: dist/vouch verifies on a repo with no deno and no node on PATH",
   ignore: !hasNpm,
-  fn: () => {
+  fn: async () => {
     const exe = buildSea();
     const fx = fixtureRepo();
     const cleanup: string[] = [fx.root];
@@ -83,6 +86,24 @@ Deno.test({
       assert.equal(inspected.status, 0, inspected.stderr + inspected.stdout);
       assert.equal(JSON.parse(inspected.stdout).audit, "verified");
       assert.match(execFileSync(exe, ["--version"], { env, encoding: "utf8" }), /^vouch \d/);
+      const good = BUNDLE_FIXTURES.find((f) => f.name === "good")!;
+      const b = await materializeFixture(good, join(fx.root, "bundle-fx"));
+      const evaluated = vouch(
+        "evaluate",
+        "--bundle",
+        b.bundleDir,
+        "--work-unit",
+        b.workUnitPath,
+        "--plan",
+        b.planPath,
+        "--json",
+      );
+      assert.equal(evaluated.status, 5, evaluated.stderr + evaluated.stdout);
+      assert.equal(evaluated.stdout, "");
+      assert.match(
+        evaluated.stderr,
+        /^vouch evaluate: Cannot evaluate in isolation: .*\(isolation_unavailable\)\n$/,
+      );
     } finally {
       for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
     }

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import {
-  childArgs,
+  childCommand,
   childPermissionFlags,
   evaluateBundleIsolated,
 } from "../../../adapters/bundle/isolated.ts";
+import { denoIsolation } from "../../../adapters/bundle/isolation_runtime.ts";
 import { BUNDLE_FIXTURES, materializeFixture } from "../../redteam/bundles/fixtures.ts";
 
 function fixture(name: string) {
@@ -43,8 +44,9 @@ Deno.test("childPermissionFlags() grants read on the given paths only and denies
 Deno.test("the isolated child cannot read, write, connect, run or see env outside its inputs", async () => {
   await withFixture("good", async (paths) => {
     const probe = new URL("./probe_child.ts", import.meta.url);
-    const args = await childArgs(paths, probe, [paths.planPath]);
-    const out = await new Deno.Command(Deno.execPath(), {
+    const { program, args } = childCommand(paths, probe, [paths.planPath], denoIsolation);
+    assert.equal(program, Deno.execPath());
+    const out = await new Deno.Command(program, {
       args,
       clearEnv: true,
       env: { HOME: Deno.env.get("HOME") ?? "/root" },
