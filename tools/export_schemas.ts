@@ -19,7 +19,7 @@ import { ToolReceiptSchema } from "../adapters/receipts/receipt.ts";
 import { VerifiedPatchJsonSchema } from "../adapters/verified_patch/verified_patch.ts";
 import { strictContractSchema } from "./_contract_rules.ts";
 import { typeSchemas } from "./_ts_schemas.ts";
-import { batchJsonSchemas } from "../adapters/batch/schema.ts";
+import { batchJsonSchemas, batchReportSchema, keyVerdictSchema } from "../adapters/batch/schema.ts";
 
 /** The schemas directory at the repository root. */
 export const SCHEMAS_DIR: URL = new URL("../schemas/", import.meta.url);
@@ -84,6 +84,16 @@ export function exportedSchemas(): { file: string; schema: Record<string, unknow
     ...Object.entries(OUTPUT_TYPES).map(([file, o]) => fromType(file, o.type, o.title)),
     ...Object.entries(RECORD_BODY_TYPES).map(([file, o]) => fromType(file, o.type, o.title)),
     { file: "event-log-record.schema.json", schema: eventLogRecordSchema() },
+    fromZod(
+      "batch-output.schema.json",
+      versioned(batchReportSchema.shape),
+      "vouch batch --json and vouch batch merge --json (the report, schemaVersion first)",
+    ),
+    fromZod(
+      "worker-output.schema.json",
+      versioned(keyVerdictSchema.shape),
+      "vouch worker --json: one JSON line per judged job (JSON Lines)",
+    ),
     ...Object.entries(batchJsonSchemas()).map(([file, schema]) => ({
       file,
       schema: {
@@ -93,6 +103,19 @@ export function exportedSchemas(): { file: string; schema: Record<string, unknow
       },
     })),
   ];
+}
+
+/**
+ * A `--json` document whose result has a zod schema: `schemaVersion` (see
+ * `cli/json_document.ts`) and the result's keys, nothing else.
+ */
+function versioned(shape: z.ZodRawShape): z.ZodType {
+  return z.strictObject({
+    schemaVersion: z.literal(1).describe(
+      "Version of this document's schema; bumped only on a breaking change.",
+    ),
+    ...shape,
+  });
 }
 
 const ID_BASE = "https://vouch.dev/schemas/";

@@ -9,6 +9,7 @@ import { availableParallelism } from "node:os";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
+import { jsonDocument } from "../json_document.ts";
 import {
   type BatchEvent,
   BatchInputError,
@@ -49,7 +50,8 @@ Options:
                        \`vouch worker\`s to judge them (network: that address only)
   --sandbox MODE       auto | bwrap | none (default auto)
   --fresh              judge again what DIR already holds
-  --json               print the report on stdout
+  --json               print the report on stdout, with "schemaVersion": 1 first
+                       (schemas/batch-output.schema.json; merge: the same)
 
 Examples:
   vouch batch --tasks tasks.jsonl --predictions preds.json --out eval
@@ -87,7 +89,7 @@ async function merge(argv: string[], io: CliIo): Promise<number> {
     throw error;
   }
   const files = await writeReports(values.out, merged);
-  if (values.json) io.out(JSON.stringify(merged) + "\n");
+  if (values.json) io.out(JSON.stringify(jsonDocument(merged)) + "\n");
   else {io.out(
       `merged ${reports.length} shards: ${
         summary(merged)
@@ -178,7 +180,7 @@ export const batchCommand: CliCommand = {
         onEvent: progress(io, values.json),
         ...(executor !== undefined ? { executor } : {}),
       });
-      if (values.json) io.out(JSON.stringify(report) + "\n");
+      if (values.json) io.out(JSON.stringify(jsonDocument(report)) + "\n");
       else {io.out(
           `${summary(report)}\nreports: ${files.json}, ${files.markdown}, ${files.junit}\n`,
         );}

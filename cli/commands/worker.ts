@@ -7,6 +7,7 @@
 import process from "node:process";
 import { resolve } from "node:path";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { jsonDocument } from "../json_document.ts";
 import { candidateLine } from "../../adapters/batch/progress.ts";
 import { withQueueNet } from "./_queue_net.ts";
 import { concurrencyFlag, parseFlags, queueFlag, sandboxFlag } from "./_flags.ts";
@@ -15,6 +16,7 @@ const HELP = `vouch worker: judge the candidates a \`vouch batch --queue\` enque
 
 Usage:
   vouch worker --queue redis://HOST:PORT[/NAME] [--concurrency N] [--out DIR] [--sandbox MODE]
+               [--json]
 
 Takes jobs from the BullMQ queue on Redis, judges each through the same
 verification as \`vouch verify\` (artefacts under DIR/candidates/<key>/), and
@@ -29,6 +31,8 @@ Options:
   --out DIR          artefact directory (default .vouch/batch)
   --sandbox MODE     auto | bwrap | none (default auto)
   --lock-ms MS       job lock; a dead worker's job is retried after about this long (default 30000)
+  --json             print each verdict as one JSON line on stdout ("schemaVersion": 1 first;
+                     schemas/worker-output.schema.json); progress stays on stderr
 
 Examples:
   vouch worker --queue redis://127.0.0.1:6379 --concurrency 2
@@ -47,6 +51,7 @@ export const workerCommand: CliCommand = {
       out: { type: "string", default: ".vouch/batch" },
       sandbox: { type: "string", default: "auto" },
       "lock-ms": { type: "string", default: "30000" },
+      json: { type: "boolean", default: false },
     });
     if (values.queue === undefined) {
       throw new UsageError("Cannot work: --queue redis://HOST:PORT is required");
@@ -75,7 +80,10 @@ export const workerCommand: CliCommand = {
         signal: stop.signal,
         onJob: (e) => {
           if (e.kind === "start") io.err(`start ${e.key}\n`);
-          else if (e.verdict) io.err(candidateLine({ id: e.key, ...e.verdict }, ++n, n) + "\n");
+          else if (e.verdict) {
+            io.err(candidateLine({ id: e.key, ...e.verdict }, ++n, n) + "\n");
+            if (values.json) io.out(JSON.stringify(jsonDocument(e.verdict)) + "\n");
+          }
         },
       });
       return EXIT.ok;

@@ -139,7 +139,10 @@ Deno.test({
       const status = await batch.child.status;
       await batch.pump;
       assert.equal(status.code, 0, batch.lines.join("\n"));
-      const fleet: BatchReport = JSON.parse(await batch.stdout);
+      const { schemaVersion, ...fleet }: BatchReport & { schemaVersion: number } = JSON.parse(
+        await batch.stdout,
+      );
+      assert.equal(schemaVersion, 1);
       // Exactly one verdict per candidate, and the same as the local run's.
       assert.equal(new Set(fleet.candidates.map((c) => c.id)).size, fleet.candidates.length);
       assert.deepEqual(fleet.candidates.map((c) => c.id), [...cohort.expected.keys()].sort());
