@@ -1,13 +1,15 @@
 /**
  * What a run costs as the repository grows (issue 15): generated repositories
- * of 1k, 10k and 30k files (`VOUCH_BENCH_SIZES=1000,10000,30000,100000` to
- * choose), each with a one-line change. Per size, in one run:
+ * of 1k, 10k, 30k and 100k files (`VOUCH_BENCH_SIZES=30000` or any list to
+ * choose; 100k files are ~800 MB and take ~30 s to generate), each with a
+ * one-line change. Per size, in one run:
  * - bare: `git worktree add` + `git worktree remove` (the baseline of the group);
  * - bare verify: worktree add + `git apply --index` + the test + remove;
  * - `vouch verify` of the one-line patch (the CLI, as users run it);
  * - `vouch run --max-rounds 1` with a `command:` agent that fixes it at once;
  * - `vouch run --max-rounds 3` with a `command:` agent that fails twice.
- * Deno prints each entry's time and its ratio to the bare worktree add.
+ * Deno prints each entry's time and its ratio to the bare worktree add; each
+ * further round is (run with 3 rounds - run with 1 round) / 2.
  * Targets on 30k files: run (1 round) <= 2.5x bare add; each further round
  * <= 0.3x of it; verify <= 1.3x bare verify. The CLIs run with `--sandbox none`
  * unless `VOUCH_BENCH_SANDBOX=auto`.
@@ -20,7 +22,10 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const SIZES = (process.env.VOUCH_BENCH_SIZES ?? "1000,10000,30000").split(",").map(Number);
+const SIZES = (process.env.VOUCH_BENCH_SIZES ?? "1000,10000,30000,100000").split(",").map(Number);
+for (const size of SIZES) {
+  if (!Number.isInteger(size) || size < 4) throw new Error(`VOUCH_BENCH_SIZES: bad size ${size}`);
+}
 const SANDBOX = process.env.VOUCH_BENCH_SANDBOX ?? "none";
 const VOUCH_FLAGS = [
   "run",

@@ -84,9 +84,16 @@ const MAX_PATHSPECS = 2000;
 /** Marks {@linkcode resetTree} produced, handed to the next {@linkcode markTree} of that tree. */
 const proven = new WeakMap<Worktree, TreeMark>();
 
-function git(wt: Worktree, args: string[], signal?: AbortSignal, stdin?: Uint8Array) {
+function git(
+  wt: Worktree,
+  args: string[],
+  signal?: AbortSignal,
+  stdin?: Uint8Array,
+  maxCaptureBytes?: number,
+) {
   return gitChecked([...worktreeGitArgs(wt), ...args], {
     cwd: wt.path,
+    ...(maxCaptureBytes !== undefined ? { maxCaptureBytes } : {}),
     timeoutMs: 300_000,
     ...(signal !== undefined ? { signal } : {}),
     ...(stdin !== undefined ? { stdin } : {}),
@@ -155,11 +162,15 @@ export async function markTree(wt: Worktree, signal?: AbortSignal): Promise<Tree
     proven.delete(wt);
     return handed;
   }
+  const index = new Uint8Array(readFileSync(join(wt.gitDir, "index")));
   const [walk, listed] = await Promise.all([
     walkTree(wt.path, { skipTop: [".git"] }),
-    git(wt, ["ls-files", "-z"], signal),
+    // Every path is in the index file (prefix-compressed at most in index v4): eight times its
+    // size holds the whole listing (the head half of the capture).
+    git(wt, ["ls-files", "-z"], signal, undefined, 8 * index.length + 1_048_576),
   ]);
   if (!walk.complete) throw new Error("the tree cannot be read completely");
+  if (listed.stdout.truncated) throw new Error("the path listing was cut short");
   const paths = splitNul(listed.stdout.head);
   const files = new Map<string, string>();
   const dirSet = new Set<string>([""]);
@@ -173,7 +184,6 @@ export async function markTree(wt: Worktree, signal?: AbortSignal): Promise<Tree
     dirs.set(d, e?.[0] === "d" ? sigMode(e) : -1);
   }
   const gitDir = readGitDir(wt.gitDir);
-  const index = new Uint8Array(readFileSync(join(wt.gitDir, "index")));
   await settle(walk.newestCtimeMs);
   return { files, dirs, index, gitDirFiles: gitDir.files, gitDirDirs: gitDir.dirs };
 }
