@@ -8,6 +8,8 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { changedPaths } from "../../kernel/diff/changed_paths.ts";
+import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
 import { sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
 import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
@@ -17,7 +19,7 @@ import { integrate } from "../verified_patch/capabilities.ts";
 import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { violationDetail } from "../verification/check_detail.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
-import { extractDiff, readHandedPatch } from "../worktree/extract_diff.ts";
+import { extractDiff } from "../worktree/extract_diff.ts";
 import { deferRemoval } from "../worktree/deferred_removal.ts";
 import { createWorktree } from "../worktree/worktree.ts";
 import { writeJson, writeRoundPatch, writeVerified } from "./_artefacts.ts";
@@ -186,7 +188,7 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
   let diff;
   try {
     diff = run.worktree === null
-      ? await readHanded(run, round.handed ?? new Uint8Array())
+      ? readHanded(round.handed ?? new Uint8Array())
       : await extractDiff(run.worktree);
   } catch (error) {
     round.reasons.push("extract_failed");
@@ -218,12 +220,18 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
   });
 };
 
-/** git's reading of a handed-over patch, with no checkout (`workspace: "none"`). */
-async function readHanded(run: TaskRun, patch: Uint8Array) {
-  const o = run.o;
-  if (o.gitDir === undefined) throw new Error("workspace none needs the repository's git dir");
-  const r = await readHandedPatch({ repo: o.repo, gitDir: o.gitDir, base: o.base, patch });
-  return { bytes: patch, digest: sha256Hex(patch), changed: r.changed };
+/**
+ * The paths a handed-over patch changes, with no checkout (`workspace: "none"`):
+ * as the strict parser reads it. The clean tree applies it with git and refuses
+ * any path git changes that the patch does not name (`judgeAppliedPatch`).
+ */
+function readHanded(patch: Uint8Array) {
+  const parsed = tryParseGitDiff(patch);
+  return {
+    bytes: patch,
+    digest: sha256Hex(patch),
+    changed: parsed.ok ? changedPaths(parsed.diff) : [],
+  };
 }
 
 const checkScope: Handler<"check_scope"> = async (run, action) => {

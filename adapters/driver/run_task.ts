@@ -128,9 +128,10 @@ export interface RunTaskOptions {
    * Where the backend works. `worktree`: a checkout of the base (every agent).
    * `none`: no backend process edits files (`vouch verify`'s supplied patch):
    * nothing is checked out, the backend gets an empty private directory, and
-   * the patch it hands over is judged as stated, its changed paths as git
-   * applies it to a temporary index of the base (`readHandedPatch`); the clean
-   * verification applies and judges it again. @default "worktree"
+   * the patch it hands over is judged as stated, its changed paths as the
+   * strict parser reads them (`changedPaths`); the clean verification applies
+   * it with git and refuses any path git changes that the patch does not name
+   * (`judgeAppliedPatch`). @default "worktree"
    */
   readonly workspace?: "worktree" | "none";
   /** The repository's git (common) directory; required with `workspace: "none"`. */

@@ -3,12 +3,12 @@
  * uses, for a patch that came from anywhere (CI, a colleague, another tool).
  * The supplied patch is the "backend" of a one-round task (the `fn` backend's
  * hand-over, with `workspace: "none"`: nothing is checked out for it). The
- * patch is judged as stated (scope, protected paths, sensitive classes), its
- * changed paths as git applies it to a temporary index of the base; the
- * contract runs in one clean tree of the base (after the baseline when the
- * contract needs one), where `git apply --index` applies it again and git's
- * own result is judged too; and the
- * `VerifiedPatch` minted only when the kernel says `verified`. Its log replays
+ * patch is judged as stated by the strict parser (scope, protected paths,
+ * sensitive classes); the contract runs in one clean tree of the base (after
+ * the baseline when the contract needs one), where `git apply --index`
+ * applies it and git's own result is judged too (every path git changed must
+ * be one the patch names, with the modes it states); and the `VerifiedPatch`
+ * is minted only when the kernel says `verified`. Its log replays
  * like a run's, and `vouch inspect` shows its states and durations.
  *
  * @module

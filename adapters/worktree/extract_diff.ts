@@ -15,7 +15,6 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "../digest/sha256.ts";
-import { applyPatch } from "../git/apply_patch.ts";
 import { gitChecked, splitNul } from "../git/git_checked.ts";
 import { WorktreeError } from "./errors.ts";
 import { baseIndexPath, keepIndexCopy, type Worktree } from "./worktree.ts";
@@ -133,102 +132,13 @@ export async function extractDiff(
         bytes,
         digest: sha256Hex(bytes),
         base: wt.base,
-        changed: changedPaths(names.stdout.head),
+        changed: nameStatusPairs(names.stdout.head),
       };
     } catch (error) {
       if (error instanceof WorktreeError) throw error;
       throw new WorktreeError(
         "extract_failed",
         `Cannot extract diff: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    }
-  } finally {
-    await rm(tmp, { recursive: true, force: true }).catch(() => {});
-  }
-}
-
-/** Options of {@linkcode readHandedPatch}. */
-export interface ReadHandedPatchOptions {
-  /** Top level of the user's repository (the git calls' working directory). */
-  readonly repo: string;
-  /** The repository's git directory (its common dir), addressed explicitly. */
-  readonly gitDir: string;
-  /** Full commit id of the base. */
-  readonly base: string;
-  /** The patch bytes as handed over. */
-  readonly patch: Uint8Array;
-  readonly signal?: AbortSignal;
-}
-
-/** git's reading of a handed-over patch against the base. */
-export interface HandedPatchReading {
-  /** Whether `git apply --cached` accepted the patch on the base. */
-  readonly applies: boolean;
-  /** Paths the patch changes as git applied them (empty when it does not apply). */
-  readonly changed: readonly ChangedPath[];
-}
-
-/**
- * Reads a patch handed over as text (`vouch verify`, an `fn` worker's
- * `patchText`) the way git applies it, without any checkout: the base tree
- * goes into a temporary index (`GIT_INDEX_FILE`), `git apply --cached` applies
- * the patch there, and `git diff --cached --name-status` lists what changed.
- * Nothing in the user's checkout or its index is touched. A patch git refuses
- * changes nothing here; the clean verification refuses it again with git's error.
- *
- * @example
- * ```ts
- * import { deepEqual, equal } from "node:assert/strict";
- * import { execFileSync } from "node:child_process";
- * import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
- * import { tmpdir } from "node:os";
- * import { join } from "node:path";
- * import { readHandedPatch } from "./extract_diff.ts";
- * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
- * execFileSync("git", ["init", "-q", scratch]);
- * writeFileSync(join(scratch, "a.txt"), "a\n");
- * execFileSync("git", ["add", "."], { cwd: scratch });
- * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: scratch });
- * const base = execFileSync("git", ["rev-parse", "HEAD"], { cwd: scratch }).toString().trim();
- * const patch = new TextEncoder().encode(
- *   "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
- * );
- * const gitDir = join(scratch, ".git");
- * const r = await readHandedPatch({ repo: scratch, gitDir, base, patch });
- * deepEqual(r, { applies: true, changed: [{ status: "M", path: "a.txt" }] });
- * equal(readFileSync(join(scratch, "a.txt"), "utf8"), "a\n"); // the checkout is untouched
- * const stale = new TextEncoder().encode(
- *   "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+b\n",
- * );
- * deepEqual(await readHandedPatch({ repo: scratch, gitDir, base, patch: stale }), {
- *   applies: false,
- *   changed: [],
- * });
- * rmSync(scratch, { recursive: true, force: true });
- * ```
- */
-export async function readHandedPatch(opts: ReadHandedPatchOptions): Promise<HandedPatchReading> {
-  if (opts.patch.length === 0) return { applies: true, changed: [] };
-  const tmp = await mkdtemp(join(tmpdir(), "vouch-handed-"));
-  try {
-    const env = { GIT_INDEX_FILE: join(tmp, "index") };
-    const gitArgs = [`--git-dir=${opts.gitDir}`, "--no-replace-objects"];
-    const sig = opts.signal ? { signal: opts.signal } : {};
-    const g = (args: string[]) =>
-      gitChecked([...gitArgs, ...args], { cwd: opts.repo, env, timeoutMs: 120_000, ...sig });
-    try {
-      await g(["read-tree", opts.base]);
-      const tree = { cwd: opts.repo, gitArgs, env, ...sig };
-      if (!(await applyPatch(tree, opts.patch, "cached")).ok) {
-        return { applies: false, changed: [] };
-      }
-      const names = await g(nameStatusArgs(opts.base));
-      return { applies: true, changed: changedPaths(names.stdout.head) };
-    } catch (error) {
-      throw new WorktreeError(
-        "extract_failed",
-        `Cannot read the patch: ${error instanceof Error ? error.message : String(error)}`,
         { cause: error },
       );
     }
@@ -247,7 +157,7 @@ function nameStatusArgs(base: string): string[] {
 }
 
 /** Pairs of `--name-status -z` output. */
-function changedPaths(out: string): ChangedPath[] {
+function nameStatusPairs(out: string): ChangedPath[] {
   const parts = splitNul(out);
   const changed: ChangedPath[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {

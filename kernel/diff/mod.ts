@@ -11,3 +11,4 @@ export * from "./error.ts";
 export * from "./scan.ts";
 export * from "./parse.ts";
 export * from "./raw.ts";
+export * from "./changed_paths.ts";
