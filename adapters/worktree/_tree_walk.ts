@@ -39,8 +39,10 @@ export interface Walk {
   readonly entries: Map<string, EntrySig>;
   /** Whether `find` reported no error (an unreadable directory, a vanished path). */
   readonly complete: boolean;
-  /** The newest change time of a non-directory entry (ms; 0 when none). */
+  /** The newest change time of an entry, directories included (ms; 0 when none). */
   readonly newestCtimeMs: number;
+  /** The same as `find` printed it (`sec.fraction`, `"0"` when none): exact, for `-newerct`. */
+  readonly newestCtime: string;
 }
 
 /** Options of {@linkcode walkTree}. */
@@ -49,6 +51,12 @@ export interface WalkOptions {
   readonly paths?: readonly string[];
   /** Relative paths of the top level to skip (and everything below them), e.g. `.git`. */
   readonly skipTop?: readonly string[];
+  /**
+   * Only entries whose change time is later than this (`sec.fraction`, see
+   * {@linkcode Walk.newestCtime}): every entry is still stat-ed, but only what
+   * changed is printed and parsed.
+   */
+  readonly changedAfter?: string;
 }
 
 const FORMAT = "%p\\0%y %i %C@ %s %m\\0";
@@ -78,7 +86,7 @@ export async function walkTree(root: string, opts: WalkOptions = {}): Promise<Wa
   const args: string[] = [];
   if (opts.paths !== undefined) {
     if (opts.paths.length === 0) {
-      return { entries: new Map(), complete: true, newestCtimeMs: 0 };
+      return { entries: new Map(), complete: true, newestCtimeMs: 0, newestCtime: "0" };
     }
     // Each path a starting point of its own (`./` first: never read as an expression).
     args.push(...opts.paths.map((p) => `./${p}`), "-maxdepth", "0", "-printf", FORMAT);
@@ -87,6 +95,7 @@ export async function walkTree(root: string, opts: WalkOptions = {}): Promise<Wa
     for (const top of opts.skipTop ?? []) {
       args.push("-path", `./${escapeGlob(top)}`, "-prune", "-o");
     }
+    if (opts.changedAfter !== undefined) args.push("-newerct", `@${opts.changedAfter}`);
     args.push("-printf", FORMAT);
   }
   const chunks: Uint8Array[] = [];
@@ -107,17 +116,20 @@ export async function walkTree(root: string, opts: WalkOptions = {}): Promise<Wa
   const parts = new TextDecoder().decode(concat(chunks)).split("\0");
   const entries = new Map<string, EntrySig>();
   let newest = 0;
+  let newestCtime = "0";
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const raw = parts[i]!;
     const sig = parts[i + 1]!;
     entries.set(raw.length > 1 ? raw.slice(2) : "", sig);
-    if (sig.charCodeAt(0) !== 100 /* d */) {
-      const from = sig.indexOf(" ", 2) + 1;
-      const ctimeMs = Number(sig.slice(from, sig.indexOf(" ", from))) * 1000;
-      if (ctimeMs > newest) newest = ctimeMs;
+    const from = sig.indexOf(" ", 2) + 1;
+    const ctime = sig.slice(from, sig.indexOf(" ", from));
+    const ctimeMs = Number(ctime) * 1000;
+    if (ctimeMs > newest) {
+      newest = ctimeMs;
+      newestCtime = ctime;
     }
   }
-  return { entries, complete: code === 0, newestCtimeMs: newest };
+  return { entries, complete: code === 0, newestCtimeMs: newest, newestCtime };
 }
 
 function concat(chunks: readonly Uint8Array[]): Uint8Array {

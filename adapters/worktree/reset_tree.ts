@@ -6,21 +6,22 @@
  * {@linkcode markTree} records, at a clean state, the stat signature of every
  * tracked path (type, inode, size, mode and the nanosecond change time, which
  * no user-space call can set back, unlike `mtime`), each tracked directory's
- * mode, the tree's index file and the small files of its private git dir
- * (`HEAD`, `commondir`, ...), all kept in vouch's memory where nothing run in
- * the tree can reach them. {@linkcode resetTree} then needs ONE stat walk of
- * the tree (a single `find` process, no content read): it removes every
- * entry that is not tracked (build outputs, ignored files, caches, dependency
- * copies, planted `.gitattributes`, nested repositories), deletes every
- * tracked path whose signature moved (so a same-size, mtime-restored rewrite
- * cannot hide behind git's stat cache), puts directory modes back, writes
- * the recorded index and git-dir files back, has git check out only the
- * deleted paths from that index, and proves the result: git finds nothing
- * changed, untracked or ignored at any path the reset touched, the index is
- * the base tree, and every other path still has the signature it had when it
- * was proven clean. The new mark is the old one with the rewritten paths
- * stat-ed again: nothing else is looked at twice. Any failure throws: the
- * caller then discards the tree and checks out a fresh one.
+ * mode and inode, the tree's index file (proven to be the base tree) and the
+ * small files of its private git dir (`HEAD`, `commondir`, ...), all kept in
+ * vouch's memory where nothing run in the tree can reach them, and the time
+ * after which nothing in the tree has changed. {@linkcode resetTree} writes
+ * the git dir and the index back, then asks ONE `find` process for the
+ * entries whose change time is later than that (every entry is stat-ed, only
+ * what changed is printed): a rewritten or re-moded file, a new link, and
+ * every directory an entry was created in, removed from or renamed into.
+ * Each printed directory has its entries checked against the mark (a name
+ * not tracked, a tracked one missing, another inode in its place). What is
+ * not tracked is removed, what moved is deleted and written again from the
+ * index by `git checkout-index`, directory modes are put back, and the result
+ * is proven: git finds nothing changed, untracked or ignored at any path the
+ * reset touched. The next mark is the old one with the rewritten paths
+ * stat-ed again. Any failure throws: the caller then discards the tree and
+ * checks out a fresh one.
  *
  * A mark is only handed over once the clock has moved past the newest change
  * time it records by more than a timestamp tick, so a later write can never
@@ -58,6 +59,17 @@ export interface TreeMark {
   readonly gitDirFiles: ReadonlyMap<string, Uint8Array>;
   /** Top-level directories of the private git dir (`logs`), kept as they are. */
   readonly gitDirDirs: ReadonlySet<string>;
+  /** Tracked directory -> its inode (a directory renamed over it has another). */
+  readonly dirInodes: ReadonlyMap<string, bigint>;
+  /** Tracked directory (`""` the top) -> the paths of its tracked files and directories. */
+  readonly children: ReadonlyMap<string, readonly string[]>;
+  /**
+   * No entry of the tree changed after this time (`sec.fraction`, as `find`
+   * prints `%C@`), and the mark was handed over more than
+   * {@linkcode RACY_MARGIN_MS} after it: whatever changes later has a later
+   * change time, so a reset asks `find` only for entries changed after it.
+   */
+  readonly changedAfter: string;
 }
 
 /** What {@linkcode resetTree} had to undo. */
@@ -171,6 +183,14 @@ export async function markTree(wt: Worktree, signal?: AbortSignal): Promise<Tree
   ]);
   if (!walk.complete) throw new Error("the tree cannot be read completely");
   if (listed.stdout.truncated) throw new Error("the path listing was cut short");
+  // The index every reset writes back must be the base tree (checkout-index then only
+  // refreshes the stat data of what it writes).
+  const indexDiff = await git(
+    wt,
+    ["diff-index", "--cached", "--name-only", "-z", "--no-renames", wt.base, "--"],
+    signal,
+  );
+  if (indexDiff.stdout.head.length > 0) throw new Error("the index is not the base tree");
   const paths = splitNul(listed.stdout.head);
   const files = new Map<string, string>();
   const dirSet = new Set<string>([""]);
@@ -179,14 +199,125 @@ export async function markTree(wt: Worktree, signal?: AbortSignal): Promise<Tree
     for (let d = dirname(path); d !== "." && !dirSet.has(d); d = dirname(d)) dirSet.add(d);
   }
   const dirs = new Map<string, number>();
+  const dirInodes = new Map<string, bigint>();
+  const children = new Map<string, string[]>();
   for (const d of dirSet) {
     const e = walk.entries.get(d);
     dirs.set(d, e?.[0] === "d" ? sigMode(e) : -1);
+    if (e?.[0] === "d") dirInodes.set(d, sigIno(e));
+    children.set(d, []);
+  }
+  for (const path of [...dirSet, ...paths]) {
+    if (path === "") continue;
+    const parent = dirname(path);
+    children.get(parent === "." ? "" : parent)!.push(path);
   }
   const gitDir = readGitDir(wt.gitDir);
   await settle(walk.newestCtimeMs);
-  return { files, dirs, index, gitDirFiles: gitDir.files, gitDirDirs: gitDir.dirs };
+  return {
+    files,
+    dirs,
+    index,
+    gitDirFiles: gitDir.files,
+    gitDirDirs: gitDir.dirs,
+    dirInodes,
+    children,
+    changedAfter: walk.newestCtime,
+  };
 }
+
+/** What {@linkcode undoChanges} did. */
+interface Undone {
+  readonly removed: string[];
+  readonly rewritten: string[];
+  readonly dirModes: string[];
+  /** Tracked directories removed (git creates them again with other inodes). */
+  readonly dirsGone: string[];
+}
+
+/**
+ * Finds and undoes every change since the mark: `find` prints only the entries
+ * whose change time is after {@linkcode TreeMark.changedAfter} (a rewrite, a
+ * chmod, a new link, a new or removed entry in a directory: all of them move a
+ * change time), and each directory so printed has its entries checked against
+ * the mark (a name that is not tracked, a tracked one missing or another inode,
+ * as when an older file is renamed over it).
+ */
+async function undoChanges(wt: Worktree, mark: TreeMark): Promise<Undone> {
+  const walk = await walkTree(wt.path, { skipTop: [".git"], changedAfter: mark.changedAfter });
+  if (!walk.complete) throw new Error("the tree cannot be read completely");
+  const removed: string[] = [];
+  const rewritten = new Set<string>();
+  const dirModes: string[] = [];
+  const listed: string[] = []; // tracked directories whose entries are checked
+  const dirsGone: string[] = [];
+  const gone = (path: string) => {
+    // A tracked path deleted: it and every tracked file below it are written again.
+    const sig = mark.files.get(path);
+    if (sig !== undefined && sig !== "missing") rewritten.add(path);
+    if (mark.dirInodes.has(path)) dirsGone.push(path);
+    for (const child of mark.children.get(path) ?? []) gone(child);
+  };
+  const drop = (path: string) => {
+    rmSync(join(wt.path, path), { recursive: true, force: true });
+    if (mark.files.has(path) || mark.dirs.has(path)) gone(path);
+    else removed.push(path);
+  };
+  let under: string | null = null; // a removed directory: what find printed below it is gone
+  for (const [path, entry] of walk.entries) {
+    if (under !== null && path.startsWith(under)) continue;
+    under = null;
+    const dirMode = mark.dirs.get(path);
+    if (dirMode !== undefined && dirMode >= 0 && entry[0] === "d") {
+      if (sigMode(entry) !== dirMode) {
+        chmodSync(join(wt.path, path), dirMode);
+        dirModes.push(path);
+      }
+      listed.push(path);
+      continue;
+    }
+    if (mark.files.get(path) === entry) continue;
+    if (path === "") throw new Error("the top of the tree is not a directory");
+    drop(path);
+    if (entry[0] === "d") under = `${path}/`;
+  }
+  for (let i = 0; i < listed.length; i++) {
+    const dir = listed[i]!;
+    const expected = new Set(
+      (mark.children.get(dir) ?? []).map((p) => p.slice(p.lastIndexOf("/") + 1)),
+    );
+    let names: string[];
+    try {
+      names = readdirSync(join(wt.path, dir));
+    } catch {
+      continue; // removed above (with what was below it)
+    }
+    for (const name of names) {
+      const path = dir === "" ? name : `${dir}/${name}`;
+      if (dir === "" && name === ".git") continue;
+      if (!expected.has(name)) drop(path);
+    }
+    for (const path of mark.children.get(dir) ?? []) {
+      if (rewritten.has(path)) continue;
+      const want = mark.files.get(path);
+      let now: { ino: bigint; dir: boolean } | null = null;
+      try {
+        const st = lstatSync(join(wt.path, path), { bigint: true });
+        now = { ino: st.ino, dir: st.isDirectory() };
+      } catch { /* missing */ }
+      if (now === null) gone(path);
+      else if (want !== undefined) {
+        if (want === "missing" || sigIno(want) !== now.ino) drop(path);
+      } else if (!now.dir) drop(path);
+      // Another directory put in its place: what is in it is checked too.
+      else if (mark.dirInodes.get(path) !== now.ino) listed.push(path);
+    }
+  }
+  return { removed, rewritten: [...rewritten].sort(), dirModes, dirsGone };
+}
+
+/** The inode a signature records. */
+const sigIno = (sig: string): bigint => BigInt(sig.slice(2, sig.indexOf(" ", 2)));
 
 /**
  * Brings a used tree back to exactly its base commit (index and files), the
@@ -245,45 +376,18 @@ export async function resetTree(
     }
     replaceFile(join(wt.gitDir, "index"), mark.index);
 
-    // One stat walk (never following a symlink): what is not tracked goes, what moved goes.
-    const walk = await walkTree(wt.path, { skipTop: [".git"] });
-    if (!walk.complete) throw new Error("the tree cannot be read completely");
-    const removed: string[] = [];
-    const rewritten: string[] = [];
-    const dirModes: string[] = [];
-    let under: string | null = null; // a removed directory: its walk entries are skipped
-    for (const [path, entry] of walk.entries) {
-      const type = entry[0];
-      if (under !== null && path.startsWith(under)) continue;
-      under = null;
-      const dirMode = mark.dirs.get(path);
-      const sig = mark.files.get(path);
-      if (dirMode !== undefined && dirMode >= 0 && type === "d") {
-        if (sigMode(entry) !== dirMode) {
-          chmodSync(join(wt.path, path), dirMode);
-          dirModes.push(path);
-        }
-        continue;
-      }
-      if (sig !== undefined && sig === entry) continue;
-      if (path === "") throw new Error("the top of the tree is not a directory");
-      rmSync(join(wt.path, path), { recursive: true, force: true });
-      if (type === "d") under = `${path}/`;
-      if (sig === undefined || sig === "missing") removed.push(path);
-    }
-    for (const [path, sig] of mark.files) {
-      if (sig !== "missing" && walk.entries.get(path) !== sig) rewritten.push(path);
-    }
-    rewritten.sort();
+    const { removed, rewritten, dirModes, dirsGone } = await undoChanges(wt, mark);
     if (rewritten.length > 0) {
       // Only what was deleted is written again, from the recorded index (the base's blobs).
       const list = new TextEncoder().encode(rewritten.join("\0") + "\0");
       await git(wt, ["checkout-index", "-f", "-u", "-z", "--stdin"], signal, list);
     }
+    // After the last write into the tree: what changes from now on is later than this.
+    const wroteAt = removed.length + rewritten.length + dirModes.length > 0 ? Date.now() : null;
     // The proof: every path the reset touched is clean to git (nothing modified, untracked or
     // ignored there), the index is the base tree, and the rest kept its proven signature.
     const touched = [...new Set([...rewritten, ...removed, ...dirModes.filter((d) => d !== "")])];
-    const [status, indexDiff, restat] = await Promise.all([
+    const [status, restat] = await Promise.all([
       touched.length === 0 ? null : git(wt, [
         "--literal-pathspecs",
         "status",
@@ -295,15 +399,14 @@ export async function resetTree(
         // Past a few thousand paths one look at the whole tree is cheaper than the list.
         ...(touched.length > MAX_PATHSPECS ? [] : ["--", ...touched]),
       ], signal),
-      git(
-        wt,
-        ["diff-index", "--cached", "--name-only", "-z", "--no-renames", wt.base, "--"],
-        signal,
-      ),
       walkTree(wt.path, { paths: rewritten }),
     ]);
-    const left = (status?.stdout.head ?? "") + indexDiff.stdout.head;
+    const left = status?.stdout.head ?? "";
     if (left.length > 0) throw new Error(`left after reset: ${left.slice(0, 200)}`);
+    const dirInodes = new Map(mark.dirInodes);
+    for (const dir of dirsGone) {
+      dirInodes.set(dir, lstatSync(join(wt.path, dir), { bigint: true }).ino);
+    }
     const files = new Map(mark.files);
     for (const path of rewritten) {
       const now = restat.entries.get(path);
@@ -313,11 +416,13 @@ export async function resetTree(
     const next: TreeMark = {
       ...mark,
       files,
+      dirInodes,
       index: rewritten.length > 0
         ? new Uint8Array(readFileSync(join(wt.gitDir, "index")))
         : mark.index,
+      changedAfter: wroteAt === null ? mark.changedAfter : (wroteAt / 1000).toFixed(3),
     };
-    await settle(restat.newestCtimeMs);
+    await settle(wroteAt ?? 0);
     proven.set(wt, next);
     return { rewritten, dirModes, removed: removed.sort(), mark: next };
   } catch (error) {

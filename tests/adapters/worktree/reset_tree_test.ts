@@ -13,6 +13,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -357,6 +358,37 @@ Deno.test("a reset looks again only at what it rewrote, and a rewrite right afte
     deepEqual([third.rewritten, third.removed, third.dirModes], [[], [], []]);
   } finally {
     await removeWorktree(wt);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+Deno.test("deleted files, and files and directories made before the mark and renamed in, are undone", async () => {
+  const { scratch, repo, root } = fixture();
+  const used = await createWorktree({ repo, taskId: "t", attempt: 1, purpose: "verify", root });
+  const fresh = await createWorktree({ repo, taskId: "t", attempt: 2, purpose: "verify", root });
+  try {
+    // Made (and old) before the mark, outside the tree: their change times predate it.
+    const stash = join(scratch, "stash");
+    mkdirSync(join(stash, "deep"), { recursive: true });
+    writeFileSync(join(stash, "a.ts"), "export const a = 9;\n"); // same size as src/a.ts
+    writeFileSync(join(stash, "deep", "b.ts"), "export const b = 9;\n");
+    mkdirSync(join(stash, "cache"));
+    writeFileSync(join(stash, "cache", "hit"), "artefact");
+    const mark = await markTree(used);
+    const p = (rel: string) => join(used.path, rel);
+    renameSync(join(stash, "a.ts"), p("src/a.ts"));
+    rmSync(p("src/deep"), { recursive: true });
+    renameSync(join(stash, "deep"), p("src/deep"));
+    renameSync(join(stash, "cache"), p("src/cache"));
+    rmSync(p("run.sh")); // deleted, nothing in its place: only its directory shows it
+    const report = await resetTree(used, mark);
+    deepEqual(manifest(used.path), manifest(fresh.path));
+    deepEqual(treeHashes(used), treeHashes(fresh));
+    deepEqual(report.rewritten, ["run.sh", "src/a.ts", "src/deep/b.ts"]);
+    deepEqual(report.removed, ["src/cache"]);
+  } finally {
+    await removeWorktree(used);
+    await removeWorktree(fresh);
     rmSync(scratch, { recursive: true, force: true });
   }
 });
