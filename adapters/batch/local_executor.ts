@@ -11,7 +11,7 @@
  */
 import type { BatchTask } from "./input.ts";
 import { judgeCandidate } from "./judge.ts";
-import { batchResources, type JudgeOptions } from "./options.ts";
+import { batchResources, inFlight, type JudgeOptions } from "./options.ts";
 import { type PreparedTask, prepareTask } from "./prepare.ts";
 import type { KeyVerdict } from "./schema.ts";
 import type { PlannedCandidate } from "./plan.ts";
@@ -141,7 +141,9 @@ export function localExecutor(given: JudgeOptions, concurrency: number): Executo
     const shared = batchResources(given, concurrency);
     const opts = shared.opts;
     try {
-      await runSlots<BatchTask, PreparedTask, WorkItem>(items, concurrency, {
+      // `concurrency` checks at a time (the check slots), twice as many verifications in
+      // flight: the others reset their trees, apply and judge scope meanwhile.
+      await runSlots<BatchTask, PreparedTask, WorkItem>(items, inFlight(concurrency), {
         taskKey: (task) => task.digest,
         prepare: (task) => prepareTask(task, opts),
         judge: async (item, prepared) => {

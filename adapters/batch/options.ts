@@ -7,6 +7,7 @@
 import type { KeyEnv } from "../keys/paths.ts";
 import { probeSandbox, type SandboxProbe, type SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createDependencySnapshots } from "../deps/shared.ts";
+import { type CheckSlots, createCheckSlots } from "../verification/check_slots.ts";
 import { type CleanTreePool, createCleanTreePool } from "../worktree/tree_pool.ts";
 
 /** How candidates are judged. */
@@ -33,6 +34,12 @@ export interface JudgeOptions {
    * tree a private copy. @default "shared"
    */
   readonly dependencies?: "shared" | "copy";
+  /**
+   * At most this many candidates' (or baselines') commands run at once; the
+   * executors make `concurrency` slots and let as many more verifications
+   * prepare their trees meanwhile. @default no limit
+   */
+  readonly checkSlots?: CheckSlots;
 }
 
 /**
@@ -51,6 +58,7 @@ export function verificationOptions(opts: JudgeOptions): {
   readonly keyEnv?: KeyEnv;
   readonly treePool?: CleanTreePool;
   readonly sandboxProbe?: Promise<SandboxProbe>;
+  readonly checkSlots?: CheckSlots;
 } {
   return {
     sandbox: opts.sandbox ?? "auto",
@@ -58,6 +66,7 @@ export function verificationOptions(opts: JudgeOptions): {
     ...(opts.keyEnv !== undefined ? { keyEnv: opts.keyEnv } : {}),
     ...(opts.treePool !== undefined ? { treePool: opts.treePool } : {}),
     ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
+    ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
   };
 }
 
@@ -84,15 +93,39 @@ export function batchResources(
   const dependencies = (given.dependencies ?? "shared") === "shared"
     ? { dependencies: createDependencySnapshots() }
     : {};
-  const pool = given.treePool ?? createCleanTreePool(Math.max(1, concurrency), dependencies);
+  // Every verification in flight holds a tree: the ones running checks and as many preparing.
+  const pool = given.treePool ??
+    createCleanTreePool(Math.max(1, inFlight(concurrency)), dependencies);
   const probe = given.sandboxProbe ??
     ((given.sandbox ?? "auto") === "none" ? undefined : probeSandbox());
   return {
-    opts: { ...given, treePool: pool, ...(probe !== undefined ? { sandboxProbe: probe } : {}) },
+    opts: {
+      ...given,
+      treePool: pool,
+      checkSlots: given.checkSlots ?? createCheckSlots(concurrency),
+      ...(probe !== undefined ? { sandboxProbe: probe } : {}),
+    },
     async close() {
       if (given.treePool === undefined) await pool.drain();
     },
   };
+}
+
+/**
+ * How many verifications a batch keeps in flight for `concurrency` check
+ * slots: twice as many, so a slot never waits on git (reset, apply, scope) or
+ * on writing a verdict, only on a check.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { inFlight } from "./options.ts";
+ * equal(inFlight(2), 4);
+ * equal(inFlight(0), 2);
+ * ```
+ */
+export function inFlight(concurrency: number): number {
+  return 2 * Math.max(1, concurrency);
 }
 
 /**

@@ -154,6 +154,7 @@ async function judgeBase(
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
       ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
+      ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
     });
     const b = await verifier.baseline(new AbortController().signal, () => {});
     await verifier.settle();

@@ -16,7 +16,7 @@ import { Job, Queue, Worker } from "bullmq";
 import { VouchError } from "../../kernel/errors/mod.ts";
 import { type BatchTask, resolveTask } from "./input.ts";
 import { judgeCandidate } from "./judge.ts";
-import { batchResources, type JudgeOptions } from "./options.ts";
+import { batchResources, inFlight, type JudgeOptions } from "./options.ts";
 import { type PreparedTask, prepareTask } from "./prepare.ts";
 import type { Executor, WorkItem } from "./local_executor.ts";
 import { type KeyVerdict, keyVerdictSchema } from "./schema.ts";
@@ -191,7 +191,9 @@ export async function runQueueWorker(address: QueueAddress, given: WorkerOptions
     },
     {
       connection: connection(address),
-      concurrency: opts.concurrency ?? 1,
+      // `concurrency` check slots (batchResources), twice as many jobs in flight: the others
+      // prepare their trees meanwhile, as in a local batch.
+      concurrency: inFlight(opts.concurrency ?? 1),
       lockDuration: lockMs,
       stalledInterval: Math.max(500, Math.round(lockMs / 2)),
       maxStalledCount: 3,

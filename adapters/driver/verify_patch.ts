@@ -24,6 +24,7 @@ import type { KeyEnv } from "../keys/paths.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxProbe, SandboxRequirement } from "../host/sandbox_probe.ts";
+import type { CheckSlots } from "../verification/check_slots.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
@@ -50,6 +51,8 @@ export interface VerifyPatchOptions {
   readonly treePool?: CleanTreePool;
   /** A sandbox probe shared across verifications (`vouch batch`); see `CleanVerifierOptions`. */
   readonly sandboxProbe?: Promise<SandboxProbe>;
+  /** Check slots shared across verifications (`vouch batch`); see `CleanVerifierOptions`. */
+  readonly checkSlots?: CheckSlots;
   readonly onCheck?: (phase: string, name: string) => void;
   /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
   readonly allowSetupNetwork?: boolean;
@@ -146,6 +149,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
       ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
+      ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
       // One round: the tree is used by the baseline (when there is one) and the verification.
       maxTreeUses: baseline ? 2 : 1,

@@ -18,6 +18,7 @@
  * @module
  */
 import { realpath } from "node:fs/promises";
+import type { CheckSlots } from "./check_slots.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import type {
   BaselineCapture,
@@ -112,6 +113,11 @@ export interface CleanVerifierOptions {
    * batch, not once per candidate). @default a probe of this verifier's own
    */
   readonly sandboxProbe?: Promise<SandboxProbe>;
+  /**
+   * Slots shared with other verifiers (`vouch batch`): the setup and checks run
+   * only in a free slot; trees are prepared outside it. @default no limit
+   */
+  readonly checkSlots?: CheckSlots;
 }
 
 /** Refusal codes of the setup step (in {@linkcode VerificationRun.refusals}). */
@@ -518,6 +524,29 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     };
   }
 
+  /**
+   * The contract's commands (setup, then the checks) in one of the shared check
+   * slots when there are any; `run` is null when setup failed.
+   */
+  async function execute(
+    tree: Worktree,
+    phase: "baseline" | "round",
+    signal: AbortSignal,
+    onCheck: (name: string) => void,
+  ) {
+    const release = opts.checkSlots === undefined ? () => {} : await opts.checkSlots.acquire();
+    try {
+      const sandbox = await sandboxFor(tree);
+      const setup = contract.setup !== undefined
+        ? await runSetupIn(tree, phase, sandbox, signal, onCheck)
+        : null;
+      if (setup !== null && !setup.report.ok) return { sandbox, setup, run: null };
+      return { sandbox, setup, run: await runChecks(tree, phase, signal, onCheck, sandbox) };
+    } finally {
+      release();
+    }
+  }
+
   function refused(code: string, message: string, sandbox = "none"): VerificationRun {
     return {
       ran: false,
@@ -549,12 +578,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       try {
         const tree = (await cleanTree(new Uint8Array(), signal)).worktree;
         await provideDependencies(tree, []);
-        const sandbox = await sandboxFor(tree);
-        const setup = contract.setup !== undefined
-          ? await runSetupIn(tree, "baseline", sandbox, signal, onCheck)
-          : null;
-        if (setup !== null && !setup.report.ok) return setupFailed(setup, "baseline");
-        const run = await runChecks(tree, "baseline", signal, onCheck, sandbox);
+        const { sandbox, setup, run } = await execute(tree, "baseline", signal, onCheck);
+        if (run === null) return setupFailed(setup!, "baseline");
         const judgement = judgeBaseline(contract, run.observations, {
           requireFailingBaseline: opts.requireFailingBaseline ?? false,
           allowGatesNothing: !(opts.requireFailingBaseline ?? false),
@@ -654,12 +679,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         if (error instanceof DependencyCopyError) return refused(error.code, error.message);
         throw error;
       }
-      const sandbox = await sandboxFor(tree);
-      const setup = contract.setup !== undefined
-        ? await runSetupIn(tree, "round", sandbox, signal, onCheck)
-        : null;
-      if (setup !== null && !setup.report.ok) return setupFailed(setup, "round");
-      const run = await runChecks(tree, "round", signal, onCheck, sandbox);
+      const { sandbox, setup, run } = await execute(tree, "round", signal, onCheck);
+      if (run === null) return setupFailed(setup!, "round");
       const judgement = judgeContract(contract, run.observations, captures);
       const receipts = await sealChecks("round", run, judgement.checks);
       const gating = judgement.checks.filter((j) =>

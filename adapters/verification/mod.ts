@@ -21,3 +21,4 @@
 export * from "./outside_watch.ts";
 export * from "./clean_verifier.ts";
 export * from "./verifier.ts";
+export * from "./check_slots.ts";

@@ -44,7 +44,8 @@ Options:
   --predictions FILE   SWE-bench predictions: JSON array or JSONL of
                        {instance_id, model_name_or_path, model_patch}
   --out DIR            output directory (default .vouch/batch)
-  --concurrency N      verifications at a time (default: the number of cores)
+  --concurrency N      checks at a time (default: the number of cores); as many more
+                       candidates prepare their trees (reset, git apply, scope) meanwhile
   --shard I/N          judge only the I-th of N deterministic slices (CI matrices)
   --queue URL          enqueue the candidates as BullMQ jobs on Redis and wait for
                        \`vouch worker\`s to judge them (network: that address only)

@@ -27,7 +27,8 @@ verdict. Stops on SIGINT/SIGTERM. Network: the queue's address only.
 
 Options:
   --queue URL        redis://HOST:PORT[/NAME] (NAME default vouch-batch)
-  --concurrency N    jobs at a time (default 1)
+  --concurrency N    checks at a time (default 1); twice as many jobs are taken, the
+                     others prepare their trees meanwhile
   --out DIR          artefact directory (default .vouch/batch)
   --sandbox MODE     auto | bwrap | none (default auto)
   --lock-ms MS       job lock; a dead worker's job is retried after about this long (default 30000)

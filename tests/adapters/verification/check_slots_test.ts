@@ -1,0 +1,72 @@
+/**
+ * Check slots bound how many verifications run their commands at once, across
+ * verifiers (`vouch batch`): with one slot, two verifications started together
+ * never overlap in their checks (a check that fails when another holds the
+ * lock directory passes in both); with two slots they do overlap. Real git,
+ * real processes (unsandboxed, so both checks see the lock directory).
+ */
+import assert from "node:assert/strict";
+import { createRepo, git } from "../../golden/fixture_repos.ts";
+import { createCleanVerifier } from "../../../adapters/verification/clean_verifier.ts";
+import { createCheckSlots } from "../../../adapters/verification/check_slots.ts";
+import { EventLog } from "../../../adapters/log/store.ts";
+import { importMacKey } from "../../../adapters/keys/mac_key.ts";
+import { ReceiptRecorder } from "../../../adapters/receipts/chain.ts";
+import type { OutcomeContract } from "../../../kernel/contract/types.ts";
+
+const key = await importMacKey(new Uint8Array(32).fill(9), "test");
+
+/** A check that holds `lock` for 800 ms and fails if another check holds it. */
+function lockingContract(lock: string): OutcomeContract {
+  return {
+    description: "exclusive",
+    checks: [{
+      name: "exclusive",
+      run: { shell: `mkdir '${lock}' && sleep 0.8 && rmdir '${lock}'` },
+      expect: [{ kind: "exit-zero" }],
+      timeoutMs: 30_000,
+      baseline: false,
+      differential: null,
+      tests: null,
+    }],
+    protect: [],
+  };
+}
+
+async function twoAtOnce(slots: number): Promise<boolean[]> {
+  const repo = await createRepo({ "README.md": "# x\n" }, "true", { prefix: "vouch-slots-" });
+  const dir = await Deno.makeTempDir({ prefix: "vouch-slots-state-" });
+  const log = await EventLog.open(`${dir}/events.jsonl`);
+  try {
+    const base = (await git(repo.dir, "rev-parse", "HEAD")).trim();
+    const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
+    const shared = createCheckSlots(slots);
+    const verifiers = [1, 2].map((n) =>
+      createCleanVerifier({
+        repo: repo.dir,
+        base,
+        taskId: `t-slots-${n}`,
+        contract: lockingContract(`${dir}/lock`),
+        receipts,
+        sandbox: "none",
+        worktreeRoot: `${dir}/trees`,
+        checkSlots: shared,
+      })
+    );
+    const runs = await Promise.all(
+      verifiers.map((v) => v.verify(1, new Uint8Array(), AbortSignal.timeout(60_000), () => {})),
+    );
+    await Promise.all(verifiers.map((v) => v.settle()));
+    return runs.map((r) => r.passed);
+  } finally {
+    await log.close();
+    await repo.cleanup();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("check slots: one slot serializes two verifications' checks; two let them overlap", async () => {
+  assert.deepEqual(await twoAtOnce(1), [true, true]);
+  // The same two verifications unbounded: the checks overlap and one finds the lock taken.
+  assert.deepEqual((await twoAtOnce(2)).sort(), [false, true]);
+});
