@@ -96,6 +96,18 @@ const MAX_PATHSPECS = 2000;
 /** Marks {@linkcode resetTree} produced, handed to the next {@linkcode markTree} of that tree. */
 const proven = new WeakMap<Worktree, TreeMark>();
 
+/**
+ * Hands `mark` to the next {@linkcode markTree} of `wt`, but only to one called
+ * before the event loop turns (nothing can have run in the tree by then): a
+ * later call walks the tree itself.
+ */
+function handOver(wt: Worktree, mark: TreeMark): void {
+  proven.set(wt, mark);
+  setTimeout(() => {
+    if (proven.get(wt) === mark) proven.delete(wt);
+  }, 0);
+}
+
 function git(
   wt: Worktree,
   args: string[],
@@ -170,7 +182,8 @@ function replaceFile(path: string, bytes: Uint8Array | string): void {
 export async function markTree(wt: Worktree, signal?: AbortSignal): Promise<TreeMark> {
   const handed = proven.get(wt);
   if (handed !== undefined) {
-    // resetTree just proved this tree and stat-ed what it rewrote: nothing ran in it since.
+    // resetTree just proved this tree and stat-ed what it rewrote, in this turn of the event
+    // loop: nothing ran in it since.
     proven.delete(wt);
     return handed;
   }
@@ -423,7 +436,7 @@ export async function resetTree(
       changedAfter: wroteAt === null ? mark.changedAfter : (wroteAt / 1000).toFixed(3),
     };
     await settle(wroteAt ?? 0);
-    proven.set(wt, next);
+    handOver(wt, next);
     return { rewritten, dirModes, removed: removed.sort(), mark: next };
   } catch (error) {
     proven.delete(wt);

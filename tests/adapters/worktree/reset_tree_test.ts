@@ -392,3 +392,22 @@ Deno.test("deleted files, and files and directories made before the mark and ren
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+Deno.test("a reset's mark is handed only to a markTree in the same turn of the event loop", async () => {
+  const { scratch, repo, root } = fixture();
+  const wt = await createWorktree({ repo, taskId: "t", attempt: 1, purpose: "verify", root });
+  try {
+    const first = await resetTree(wt, await markTree(wt));
+    equal(await markTree(wt), first.mark);
+    const second = await resetTree(wt, first.mark);
+    await new Promise((r) => setTimeout(r, 10)); // anything could have run in the tree now
+    writeFileSync(join(wt.path, "late.txt"), "written after the reset");
+    const walked = await markTree(wt);
+    notEqual(walked, second.mark);
+    const third = await resetTree(wt, walked);
+    deepEqual(third.removed, ["late.txt"]);
+  } finally {
+    await removeWorktree(wt);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
