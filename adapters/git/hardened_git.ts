@@ -15,6 +15,11 @@ export const HARDENED_GIT_CONFIG: readonly string[] = [
   "core.pager=cat",
   "-c",
   "credential.helper=",
+  // No background `git gc --auto` / maintenance: nothing git starts may outlive the call.
+  "-c",
+  "gc.auto=0",
+  "-c",
+  "maintenance.auto=false",
 ];
 
 /** Environment set on every git invocation (system and global config ignored). */
@@ -79,6 +84,9 @@ export function runGit(args: readonly string[], opts: RunGitOptions): Promise<Pr
   return runProcess({
     timeoutMs: 60_000,
     maxCaptureBytes: 16 * 1024 * 1024,
+    // vouch's own tool, hardened (no hooks, fsmonitor, pager, helpers or auto gc): it needs no
+    // private HOME and leaves no daemon to sweep.
+    ownTool: true,
     ...rest,
     argv,
     env,

@@ -68,9 +68,10 @@ function utf8SuffixStart(bytes: Uint8Array): number {
 export class BoundedCapture {
   readonly #headCap: number;
   readonly #tailCap: number;
-  readonly #head: Uint8Array;
+  // Both grow on demand: a 16 MiB cap costs nothing for a 40-byte output.
+  #head: Uint8Array = new Uint8Array(0);
   #headLen = 0;
-  readonly #ring: Uint8Array;
+  #ring: Uint8Array = new Uint8Array(0);
   #ringPos = 0; // next write position
   #ringLen = 0;
   #total = 0;
@@ -81,8 +82,6 @@ export class BoundedCapture {
     const max = Math.max(2, Math.floor(maxBytes));
     this.#headCap = Math.floor(max / 2);
     this.#tailCap = max - this.#headCap;
-    this.#head = new Uint8Array(this.#headCap);
-    this.#ring = new Uint8Array(this.#tailCap);
   }
 
   /** Feeds a chunk. */
@@ -92,12 +91,21 @@ export class BoundedCapture {
     let rest = chunk;
     if (this.#headLen < this.#headCap) {
       const take = Math.min(this.#headCap - this.#headLen, rest.length);
+      if (this.#headLen + take > this.#head.length) {
+        // Double (at least to fit), never past the cap.
+        const size = Math.min(this.#headCap, Math.max(this.#headLen + take, 2 * this.#head.length));
+        const grown = new Uint8Array(size);
+        grown.set(this.#head.subarray(0, this.#headLen));
+        this.#head = grown;
+      }
       this.#head.set(rest.subarray(0, take), this.#headLen);
       this.#headLen += take;
       rest = rest.subarray(take);
     }
     if (rest.length === 0) return;
     const cap = this.#tailCap;
+    // The tail ring exists only once the output outgrows the head.
+    if (this.#ring.length === 0) this.#ring = new Uint8Array(cap);
     if (rest.length >= cap) {
       this.#ring.set(rest.subarray(rest.length - cap));
       this.#ringPos = 0;

@@ -280,6 +280,9 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   if (sandbox.kind === "bwrap") {
     home = sandbox.home ?? BWRAP_HOME;
     tmpdir = "/tmp";
+  } else if (spec.ownTool === true) {
+    home = spec.home ?? "/nonexistent";
+    tmpdir = osTmpdir();
   } else if (spec.home !== undefined) {
     home = spec.home;
     tmpdir = "";
@@ -290,7 +293,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const envProbe = childEnv(spec, home, tmpdir);
   const envNames = [
     ...Object.keys(envProbe),
-    ...(sandbox.kind === "none" ? [RUN_MARKER_ENV] : []),
+    ...(sandbox.kind === "none" && spec.ownTool !== true ? [RUN_MARKER_ENV] : []),
   ].sort();
 
   try {
@@ -311,8 +314,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
 
   // A marker in the environment of everything an unsandboxed child starts: the sweep finds
   // `setsid` daemons by it after the child exits.
-  const marker = sandbox.kind === "none" ? crypto.randomUUID() : null;
-  if (sandbox.kind === "none") {
+  const marker = sandbox.kind === "none" && spec.ownTool !== true ? crypto.randomUUID() : null;
+  if (sandbox.kind === "none" && spec.ownTool !== true) {
     if (spec.home === undefined) {
       privateDir = mkdtempSync(join(osTmpdir(), "vouch-proc-"));
       home = privateDir;

@@ -32,6 +32,13 @@ export interface ProcessSpec {
   /** Private HOME for an unsandboxed child (default: a fresh temp dir, removed afterwards). */
   readonly home?: string;
   /**
+   * vouch's own hardened tool (its git), never worker code: unsandboxed, it
+   * gets no private HOME or TMPDIR (HOME is `/nonexistent`, TMPDIR the
+   * system's) and no daemon sweep after it exits. Only for programs that
+   * cannot start anything that outlives them. @default false
+   */
+  readonly ownTool?: boolean;
+  /**
    * Receives every stdout chunk as it arrives (live stream parsing); a sink
    * that throws is ignored. The bounded capture is kept either way.
    */

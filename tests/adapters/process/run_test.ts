@@ -287,3 +287,20 @@ Deno.test("TMPDIR is private and never HOME (Codex refuses helpers under TMPDIR)
     await Deno.remove(given, { recursive: true });
   }
 });
+
+Deno.test("ownTool (vouch's git): no private HOME or TMPDIR is made and no sweep marker is set", async () => {
+  const { tmpdir } = await import("node:os");
+  const before = new Set([...Deno.readDirSync(tmpdir())].map((e) => e.name));
+  const show = 'printf "%s|%s|%s" "$HOME" "$TMPDIR" "${VOUCH_RUN_MARKER-unset}"';
+  const own = await runProcess({ shell: show, cwd: "/", ownTool: true });
+  assert.equal(own.stdout.head, `/nonexistent|${tmpdir()}|unset`);
+  const made = [...Deno.readDirSync(tmpdir())].map((e) => e.name)
+    .filter((n) => !before.has(n) && /^vouch-(proc|tmp)-/.test(n));
+  assert.deepEqual(made, []);
+  // Any other unsandboxed child still gets its private HOME, TMPDIR and marker.
+  const other = await runProcess({ shell: show, cwd: "/" });
+  const [home, tmp, marker] = other.stdout.head.split("|");
+  assert.match(home!, /vouch-proc-/);
+  assert.match(tmp!, /vouch-tmp-/);
+  assert.notEqual(marker, "unset");
+});
