@@ -13,12 +13,10 @@
  *
  * @module
  */
-import { readFile, realpath } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { fnBackend } from "../backends/fn_backend.ts";
 import { sha256Hex } from "../digest/sha256.ts";
-import { resolveCommit } from "../git/repo_info.ts";
-import { gitChecked, GitError } from "../git/git_checked.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { EventLog } from "../log/store.ts";
@@ -30,6 +28,7 @@ import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { CheckSummary, RunFinalState, RunOutcome } from "./outcome.ts";
 import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
+import { locateRepo } from "./_locate_repo.ts";
 import { ensureStateDir } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
 
@@ -236,28 +235,4 @@ async function readInspection(
   } catch {
     return { violations: [], sensitive: [] };
   }
-}
-
-/** The repository's top level, common git dir and resolved base, in two git calls. */
-async function locateRepo(
-  dir: string,
-  rev: string,
-): Promise<{ top: string; commonDir: string; base: string }> {
-  let top: string | undefined;
-  let commonDir: string | undefined;
-  try {
-    const abs = await realpath(dir);
-    const r = await gitChecked(
-      ["rev-parse", "--show-toplevel", "--path-format=absolute", "--git-common-dir"],
-      { cwd: abs },
-    );
-    [top, commonDir] = r.stdout.head.split("\n");
-  } catch {
-    top = undefined;
-  }
-  if (!top || !commonDir) {
-    throw new GitError("not_a_repo", `Cannot use ${dir}: not inside a git work tree`);
-  }
-  const realTop = await realpath(top);
-  return { top: realTop, commonDir, base: await resolveCommit(realTop, rev) };
 }
