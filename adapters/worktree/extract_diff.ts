@@ -32,6 +32,21 @@ export const EXTRACT_DIFF_FLAGS: readonly string[] = [
   "--ignore-submodules=none",
 ];
 
+/** Config that makes git's stat cache compare ctime, inode and size as well. */
+const STRICT_STAT = [
+  "-c",
+  "core.trustctime=true",
+  "-c",
+  "core.checkStat=default",
+  "-c",
+  "core.ignoreStat=false",
+];
+
+/** Where the previous extraction's staging index is kept (in the worktree's container). */
+function extractIndexPath(container: string): string {
+  return join(container, "extract.index");
+}
+
 /** One changed path as git lists it (`--name-status -z --no-renames`). */
 export interface ChangedPath {
   /** `A`, `M`, `D`, `T` (type change). */
@@ -109,14 +124,26 @@ export async function extractDiff(
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
     try {
-      if (wt.purpose === "work" && await exists(baseIndexPath(wt.container))) {
+      const previous = extractIndexPath(wt.container);
+      if (wt.purpose === "work" && await exists(previous)) {
+        // The previous extraction's own index (vouch's, kept with its mtime so git's racy-entry
+        // checks hold): `read-tree --reset` makes its entries the base tree again and keeps the stat
+        // data where the blob is the base's, so only files whose stat data moved are read. The
+        // checkout's index (base.index) cannot serve every round: its entries written in the
+        // index's last second are racily clean and read again at every extraction.
+        await keepIndexCopy(previous, env.GIT_INDEX_FILE);
+        await g(["read-tree", "--reset", wt.base]);
+      } else if (wt.purpose === "work" && await exists(baseIndexPath(wt.container))) {
         // The index as checked out (stat data included): only files whose stat data moved
         // are read again; the worker never had access to this copy.
         await keepIndexCopy(baseIndexPath(wt.container), env.GIT_INDEX_FILE);
       } else {
         await g(["read-tree", wt.base]);
       }
-      await g(["add", "-A", "--", "."]);
+      // git trusts stat data only where ctime, inode and size agree too, whatever the
+      // repository's config says.
+      await g([...STRICT_STAT, "add", "-A", "--", "."]);
+      if (wt.purpose === "work") await keepIndexCopy(env.GIT_INDEX_FILE, previous);
       const patchFile = join(tmp, "patch");
       await g(["diff", "--cached", ...EXTRACT_DIFF_FLAGS, `--output=${patchFile}`, wt.base, "--"]);
       const info = await stat(patchFile);
