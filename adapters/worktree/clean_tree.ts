@@ -15,7 +15,7 @@ import { runGit } from "../git/hardened_git.ts";
 import { WorktreeError } from "./errors.ts";
 import { worktreeGitArgs } from "./extract_diff.ts";
 import { createWorktree, removeWorktree, type Worktree } from "./worktree.ts";
-import { markTree, resetTree, type TreeMark } from "./reset_tree.ts";
+import { markTree, type ResetReport, resetTree, type TreeMark } from "./reset_tree.ts";
 
 /** Options of {@linkcode createCleanTree}. */
 export interface CleanTreeOptions {
@@ -115,15 +115,14 @@ export const APPLY_FLAGS: readonly string[] = APPLY_ARGS.index;
  */
 export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree> {
   let reused: Worktree | null = null;
+  let reset: ResetReport | null = null;
   if (opts.reuse !== undefined) {
     const previous = opts.reuse.worktree;
     const sameBase = opts.base === undefined || opts.base === previous.base;
     const mark = opts.reuse.mark;
     if (sameBase && mark !== null) {
-      reused = await resetTree(previous, mark, opts.signal).then(
-        () => previous,
-        () => null,
-      );
+      reset = await resetTree(previous, mark, opts.signal).catch(() => null);
+      if (reset !== null) reused = previous;
     }
     if (reused === null) await removeWorktree(previous);
   }
@@ -139,7 +138,8 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
   try {
     const sig = opts.signal ? { signal: opts.signal } : {};
     // At the base, untouched (fresh, or just proven clean): what a later reset compares against.
-    const mark = opts.mark === false ? null : await markTree(wt, opts.signal);
+    // A reset hands over the mark of the tree it proved clean (no second walk).
+    const mark = opts.mark === false ? null : reset?.mark ?? await markTree(wt, opts.signal);
     const g = (args: string[]) =>
       gitChecked([...worktreeGitArgs(wt), ...args], { cwd: wt.path, timeoutMs: 120_000, ...sig });
     let changed: string[] = [];
