@@ -19,8 +19,8 @@
  * not tracked is removed, what moved is deleted and written again from the
  * index by `git checkout-index`, directory modes are put back, and the result
  * is proven: git finds nothing changed, untracked or ignored at any path the
- * reset touched. The next mark is the old one with the rewritten paths
- * stat-ed again. Any failure throws: the caller then discards the tree and
+ * reset touched. The next mark ({@linkcode ResetReport.mark}) is the old one
+ * with the rewritten paths stat-ed again. Any failure throws: the caller then discards the tree and
  * checks out a fresh one.
  *
  * A mark is only handed over once the clock has moved past the newest change
@@ -92,21 +92,6 @@ export const RACY_MARGIN_MS = 20;
 
 /** Touched paths the proof names one by one (more: it checks the whole tree). */
 const MAX_PATHSPECS = 2000;
-
-/** Marks {@linkcode resetTree} produced, handed to the next {@linkcode markTree} of that tree. */
-const proven = new WeakMap<Worktree, TreeMark>();
-
-/**
- * Hands `mark` to the next {@linkcode markTree} of `wt`, but only to one called
- * before the event loop turns (nothing can have run in the tree by then): a
- * later call walks the tree itself.
- */
-function handOver(wt: Worktree, mark: TreeMark): void {
-  proven.set(wt, mark);
-  setTimeout(() => {
-    if (proven.get(wt) === mark) proven.delete(wt);
-  }, 0);
-}
 
 function git(
   wt: Worktree,
@@ -180,13 +165,6 @@ function replaceFile(path: string, bytes: Uint8Array | string): void {
  * ```
  */
 export async function markTree(wt: Worktree, signal?: AbortSignal): Promise<TreeMark> {
-  const handed = proven.get(wt);
-  if (handed !== undefined) {
-    // resetTree just proved this tree and stat-ed what it rewrote, in this turn of the event
-    // loop: nothing ran in it since.
-    proven.delete(wt);
-    return handed;
-  }
   const index = new Uint8Array(readFileSync(join(wt.gitDir, "index")));
   const [walk, listed] = await Promise.all([
     walkTree(wt.path, { skipTop: [".git"] }),
@@ -436,10 +414,8 @@ export async function resetTree(
       changedAfter: wroteAt === null ? mark.changedAfter : (wroteAt / 1000).toFixed(3),
     };
     await settle(wroteAt ?? 0);
-    handOver(wt, next);
     return { rewritten, dirModes, removed: removed.sort(), mark: next };
   } catch (error) {
-    proven.delete(wt);
     if (error instanceof WorktreeError) throw error;
     throw new WorktreeError(
       "reset_failed",
