@@ -61,10 +61,8 @@ export function changedPaths(diff: GitDiff): ChangedPathEntry[] {
       byPath.set(path, typeChanged ? "T" : "M");
     }
   }
-  const encoder = new TextEncoder();
-  return [...byPath].map(([path, status]) => ({ status, path, key: encoder.encode(path) }))
-    .sort((a, b) => compareBytes(a.key, b.key))
-    .map(({ status, path }) => ({ status, path }));
+  return [...byPath].map(([path, status]) => ({ status, path }))
+    .sort((a, b) => compareCodePoints(a.path, b.path));
 }
 
 /** The object type of a git mode (`100644` and `100755` are both files). */
@@ -72,8 +70,16 @@ function modeType(mode: string): string {
   return mode.slice(0, 2);
 }
 
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
+/** Code point order, which is the order of the strings' UTF-8 bytes (git's order). */
+function compareCodePoints(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(j)!;
+    if (x !== y) return x - y;
+    i += x > 0xffff ? 2 : 1;
+    j += y > 0xffff ? 2 : 1;
+  }
+  return (a.length - i) - (b.length - j);
 }
