@@ -20,7 +20,11 @@ Deno.test("changedPaths: sorted as git sorts, by UTF-8 bytes (not UTF-16 units)"
 
 Deno.test("changedPaths: any set of added paths comes out once each, in UTF-8 byte order (property)", () => {
   const segment = fc.string({ unit: "grapheme", minLength: 1, maxLength: 6 })
-    .filter((s) => /^[^\s/\\"\u0000-\u001f\u007f]+$/u.test(s) && s !== "." && s !== "..");
+    .filter((s) =>
+      s !== "." && s !== ".." &&
+      [...s].every((c) => c.codePointAt(0)! > 0x20 && c !== "\u007f" && !'/\\"'.includes(c)) &&
+      !/\s/u.test(s)
+    );
   fc.assert(
     fc.property(fc.uniqueArray(segment, { minLength: 1, maxLength: 8 }), (names) => {
       const paths = names.map((n) => `d/${n}`);
