@@ -134,8 +134,6 @@ export interface RunTaskOptions {
    * (`judgeAppliedPatch`). @default "worktree"
    */
   readonly workspace?: "worktree" | "none";
-  /** The repository's git (common) directory; required with `workspace: "none"`. */
-  readonly gitDir?: string;
   /**
    * When the task's trees go. `before_return`: removed before `runTask`
    * resolves. `after_return`: removal starts once nothing runs in them and

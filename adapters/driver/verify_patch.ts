@@ -172,7 +172,6 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       watchOutside: false,
       // The patch is text: no agent worktree is checked out, only the clean tree.
       workspace: "none",
-      gitDir: info.commonDir,
       ...(opts.treeRemoval !== undefined ? { treeRemoval: opts.treeRemoval } : {}),
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       onProgress: (p) => {
