@@ -55,13 +55,24 @@ const cohort = await makeCohort(dir, {
   sleepMs: 300,
   nodeModulesFiles: NODE_MODULES,
 });
-const predictions: { instance_id: string; model_patch: string }[] = JSON.parse(
-  await Deno.readTextFile(cohort.predictionsFile),
-);
+const predictions: { instance_id: string; model_name_or_path: string; model_patch: string }[] = JSON
+  .parse(
+    await Deno.readTextFile(cohort.predictionsFile),
+  );
 const N = predictions.length;
 const env = { XDG_STATE_HOME: join(dir, "state") };
 const results: Record<string, { ms: number; rssMb?: number; extra?: string }> = {};
 let bareTestMs = 0;
+// Each candidate's bare test time (`instance_id@model`), and the candidates vouch ran tests for.
+const bareMsById = new Map<string, number>();
+let testedIds: Set<string> | null = null;
+/** Reasons of candidates whose tests vouch ran (the rest it rejected before any test). */
+const TESTED_REASONS = new Set([
+  "verified",
+  "failed_tests",
+  "checks_failed",
+  "artefact_dependence",
+]);
 let calls = 0;
 
 async function sh(cwd: string, command: string, stdin?: string): Promise<boolean> {
@@ -111,6 +122,11 @@ globalThis.addEventListener("unload", () => {
 
 function summary(): void {
   const ideal = bareTestMs / CORES;
+  // vouch rejects scope creep, test edits and empty patches before any test runs; the bare loop
+  // tests them all. The same ideal over only the candidates vouch ran tests for is the fair one.
+  const tested = testedIds === null
+    ? null
+    : [...testedIds].reduce((sum, id) => sum + (bareMsById.get(id) ?? 0), 0) / CORES;
   console.log(
     `\nbatch bench: ${N} candidates, ${CORES} cores, dependencies ${DEPS}` +
       (NODE_MODULES > 0 ? ` (node_modules of ${NODE_MODULES} files per Node repo)` : ""),
@@ -120,11 +136,22 @@ function summary(): void {
       perMinute(ideal)
     }/min`,
   );
+  if (tested !== null) {
+    console.log(
+      `  ideal over the ${testedIds!.size} candidates vouch ran tests for (${
+        (tested * CORES / 1000).toFixed(1)
+      } s / ${CORES}): ${(tested / 1000).toFixed(1)} s`,
+    );
+  }
   for (const [name, r] of Object.entries(results)) {
     console.log(
       `  ${name}: ${(r.ms / 1000).toFixed(1)} s, ${perMinute(r.ms)}/min, ${
         (ideal / r.ms).toFixed(2)
-      } of ideal${r.rssMb !== undefined ? `, peak RSS ${r.rssMb} MiB` : ""}${r.extra ?? ""}`,
+      } of ideal${
+        tested !== null && name !== "bare loop"
+          ? `, ${(tested / r.ms).toFixed(2)} of the ideal over the candidates it ran tests for`
+          : ""
+      }${r.rssMb !== undefined ? `, peak RSS ${r.rssMb} MiB` : ""}${r.extra ?? ""}`,
     );
   }
 }
@@ -150,7 +177,9 @@ Deno.bench({
       if (applied) {
         const s = performance.now();
         await sh(wt, task.command);
-        bareTestMs += performance.now() - s;
+        const ms = performance.now() - s;
+        bareTestMs += ms;
+        bareMsById.set(`${p.instance_id}@${p.model_name_or_path}`, ms);
       }
       await sh(task.repo, `git worktree remove --force '${wt}'`);
     }
@@ -182,6 +211,9 @@ for (const concurrency of [1, CORES]) {
         })
       );
       const r = value.report;
+      testedIds = new Set(
+        r.candidates.filter((c) => TESTED_REASONS.has(c.reason)).map((c) => c.id),
+      );
       results[`vouch batch c=${concurrency}`] = {
         ms: performance.now() - t0,
         rssMb,
