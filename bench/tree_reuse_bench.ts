@@ -73,7 +73,7 @@ globalThis.addEventListener("unload", () => {
 function furtherRoundMs(log: string): number {
   const at = (kind: string) =>
     log.trim().split("\n").map((l) => JSON.parse(l))
-      .filter((r) => r.kind === "kernel.event" && r.body?.event?.kind === kind)
+      .filter((r) => r.kind === "kernel.event" && r.body?.kind === kind)
       .map((r) => r.ts as number);
   const started = at("backend_started");
   const verified = at("verification_result");
