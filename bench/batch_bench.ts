@@ -30,6 +30,7 @@ import { join } from "node:path";
 import { runBatch } from "../adapters/batch/mod.ts";
 import { enqueueExecutor, parseQueueUrl } from "../adapters/batch/queue.ts";
 import { type Kind, makeCohort } from "../tests/adapters/batch/_cohort.ts";
+import { redisServerPath, startRedis } from "../tests/adapters/batch/_redis.ts";
 import { VOUCH_TASK_FLAGS } from "../tests/golden/cli_harness.ts";
 
 const CORES = availableParallelism();
@@ -225,34 +226,19 @@ for (const concurrency of [1, CORES]) {
   });
 }
 
-function redisServer(): string | null {
-  for (const d of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      if (Deno.statSync(join(d, "redis-server")).isFile) return join(d, "redis-server");
-    } catch { /* not here */ }
-  }
-  return null;
-}
-
 Deno.bench({
   group: "batch",
   name: "fleet: 2 vouch workers on redis-server",
   n: 1,
   warmup: 0,
   async fn() {
-    const redis = redisServer();
+    const redis = redisServerPath();
     if (redis === null) {
       console.log("fleet bench skipped: redis-server is not installed");
       return;
     }
-    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const port = (l.addr as Deno.NetAddr).port;
-    l.close();
-    const server = new Deno.Command(redis, {
-      args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const server = startRedis(redis);
+    const port = server.port;
     await new Promise((r) => setTimeout(r, 300));
     const main = new URL("../cli/main.ts", import.meta.url).pathname;
     const config = new URL("../deno.json", import.meta.url).pathname;
@@ -269,7 +255,7 @@ Deno.bench({
           main,
           "worker",
           "--queue",
-          `redis://127.0.0.1:${port}`,
+          server.url,
           "--out",
           join(dir, `fleet-w${n}`),
         ],
@@ -295,7 +281,7 @@ Deno.bench({
         predictions: cohort.predictionsFile,
         outDir: join(dir, `out-fleet-${++calls}`),
         keyEnv: env,
-        executor: enqueueExecutor(parseQueueUrl(`redis://127.0.0.1:${port}`)),
+        executor: enqueueExecutor(parseQueueUrl(server.url)),
       });
       results["fleet, 2 workers x 1"] = {
         ms: performance.now() - t0,
@@ -309,8 +295,7 @@ Deno.bench({
         w.kill("SIGTERM");
         await w.status;
       }
-      server.kill("SIGTERM");
-      await server.status;
+      await server.stop();
     }
   },
 });

@@ -15,21 +15,13 @@ import { join } from "node:path";
 import { makeCohort } from "../adapters/batch/_cohort.ts";
 import { VOUCH_TASK_FLAGS } from "../golden/cli_harness.ts";
 import { assertValid, schemaErrors } from "./_ajv.ts";
+import { redisServerPath, startRedis } from "../adapters/batch/_redis.ts";
 
 const MAIN = new URL("../../cli/main.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 const VOUCH = ["run", ...VOUCH_TASK_FLAGS, "--config", CONFIG, MAIN];
 
-function redisServer(): string | null {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      if (Deno.statSync(join(dir, "redis-server")).isFile) return join(dir, "redis-server");
-    } catch { /* not here */ }
-  }
-  return null;
-}
-
-const redis = redisServer();
+const redis = redisServerPath();
 if (redis === null) {
   console.log("batch_outputs_test: redis-server is not installed; the worker --json test skips");
 }
@@ -96,17 +88,9 @@ Deno.test({
   ignore: redis === null,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "vouch-worker-schemas-" });
-    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const port = (l.addr as Deno.NetAddr).port;
-    l.close();
-    const server = new Deno.Command(redis!, {
-      args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const server = startRedis(redis!);
     const env = { ...Deno.env.toObject(), XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
-    const url = `redis://127.0.0.1:${port}`;
+    const url = server.url;
     const worker = new Deno.Command(Deno.execPath(), {
       args: [
         ...VOUCH,
@@ -164,8 +148,7 @@ Deno.test({
       await worker.status;
       await workerOut.catch(() => {});
       await workerErr.catch(() => {});
-      server.kill("SIGTERM");
-      await server.status;
+      await server.stop();
       await Deno.remove(dir, { recursive: true });
     }
   },

@@ -10,27 +10,12 @@ import { join } from "node:path";
 import { type BatchReport, runBatch } from "../../../adapters/batch/mod.ts";
 import { makeCohort } from "./_cohort.ts";
 import { VOUCH_TASK_FLAGS } from "../../golden/cli_harness.ts";
+import { redisServerPath, startRedis } from "./_redis.ts";
 
 const MAIN = new URL("../../../cli/main.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../../deno.json", import.meta.url).pathname;
 // The `deno task vouch` flags (with --deny-net), so the queue path's own permission is exercised.
 const VOUCH_FLAGS = ["run", ...VOUCH_TASK_FLAGS, "--config", CONFIG, MAIN];
-
-function redisServer(): string | null {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      if (Deno.statSync(join(dir, "redis-server")).isFile) return join(dir, "redis-server");
-    } catch { /* not here */ }
-  }
-  return null;
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 /** A spawned process whose stderr lines are collected. */
 function spawn(args: string[], env: Record<string, string>) {
@@ -63,7 +48,7 @@ async function until(what: string, ok: () => boolean, ms = 90_000): Promise<void
   }
 }
 
-const redis = redisServer();
+const redis = redisServerPath();
 if (redis === null) {
   console.log("fleet tests skipped: redis-server is not installed (apt-get install redis-server)");
 }
@@ -74,14 +59,9 @@ Deno.test({
   ignore: redis === null,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "vouch-fleet-" });
-    const port = freePort();
+    const server = startRedis(redis!);
+    const port = server.port;
     const env = { XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
-    const server = new Deno.Command(redis!, {
-      args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
     const workers: ReturnType<typeof spawn>[] = [];
     try {
       // Slow suites (about 1.5 s) so a worker can be killed while a job runs.
@@ -97,7 +77,7 @@ Deno.test({
         outDir: join(dir, "local"),
         keyEnv: env,
       })).report;
-      const url = `redis://127.0.0.1:${port}`;
+      const url = server.url;
       for (const n of [1, 2, 3]) {
         // Worker 1 runs with the CLI's --deny-net and re-runs itself with that one address.
         const flags = n === 1
@@ -161,8 +141,7 @@ Deno.test({
         await w.pump.catch(() => {});
         await w.stdout.catch(() => {});
       }
-      server.kill("SIGTERM");
-      await server.status;
+      await server.stop();
       await Deno.remove(dir, { recursive: true });
     }
   },

@@ -10,17 +10,9 @@ import { join } from "node:path";
 import { runBatch } from "../../../adapters/batch/mod.ts";
 import { enqueueExecutor, parseQueueUrl, runQueueWorker } from "../../../adapters/batch/queue.ts";
 import { makeCohort } from "./_cohort.ts";
+import { redisServerPath, startRedis } from "./_redis.ts";
 
-function redisServer(): string | null {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      if (Deno.statSync(join(dir, "redis-server")).isFile) return join(dir, "redis-server");
-    } catch { /* not here */ }
-  }
-  return null;
-}
-
-const redis = redisServer();
+const redis = redisServerPath();
 if (redis === null) console.log("queue pool test skipped: redis-server is not installed");
 
 /** Linked worktrees of `repo` (its own checkout excluded). */
@@ -34,15 +26,7 @@ Deno.test({
   ignore: redis === null,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "vouch-queue-pool-" });
-    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const port = (l.addr as Deno.NetAddr).port;
-    l.close();
-    const server = new Deno.Command(redis!, {
-      args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const server = startRedis(redis!);
     const stop = new AbortController();
     let worker: Promise<void> | null = null;
     try {
@@ -53,7 +37,7 @@ Deno.test({
       });
       const repo = cohort.tasks[0]!.repo;
       const keyEnv = { XDG_STATE_HOME: join(dir, "state") };
-      const address = { ...parseQueueUrl(`redis://127.0.0.1:${port}`), name: "pool-test" };
+      const address = { ...parseQueueUrl(server.url), name: "pool-test" };
       const done: string[] = [];
       // Every tree this worker checks out, seen while a job runs.
       const seen = new Set<string>();
@@ -89,8 +73,7 @@ Deno.test({
     } finally {
       stop.abort();
       await worker?.catch(() => {});
-      server.kill("SIGTERM");
-      await server.status;
+      await server.stop();
       await Deno.remove(dir, { recursive: true });
     }
   },
