@@ -213,7 +213,9 @@ for (const concurrency of [1, CORES]) {
       );
       const r = value.report;
       testedIds = new Set(
-        r.candidates.filter((c) => TESTED_REASONS.has(c.reason)).map((c) => c.id),
+        // Keyed as the bare loop keys them (a report's id drops the model when an instance has one).
+        r.candidates.filter((c) => TESTED_REASONS.has(c.reason))
+          .map((c) => `${c.instance_id}@${c.model_name_or_path}`),
       );
       results[`vouch batch c=${concurrency}`] = {
         ms: performance.now() - t0,
