@@ -63,6 +63,14 @@ export function runtimeImports(): string[] {
   return [...found].sort();
 }
 
+/**
+ * Where the project lives, for the package's `homepage`, `repository` and `bugs` fields (the
+ * same `vouch.dev` namespace the attestation predicates use). Confirm before the first publish.
+ */
+export const HOMEPAGE = "https://vouch.dev";
+/** The source repository (see {@link HOMEPAGE}). */
+export const REPOSITORY = "https://github.com/vouch-dev/vouch";
+
 const BUILD_TOOLS = {
   typescript: "5.9.3",
   "@types/node": "20.19.1",
@@ -112,11 +120,18 @@ export function packageJson(): Record<string, unknown> {
       "then mints a MAC'd VerifiedPatch in a hash-chained log.",
     type: "module",
     license: "MIT",
+    author: "the vouch authors",
+    homepage: HOMEPAGE,
+    repository: { type: "git", url: `git+${REPOSITORY}.git` },
+    bugs: { url: `${REPOSITORY}/issues` },
+    keywords: ["ai", "coding-agent", "verification", "sandbox", "git", "patch", "swe-bench"],
     engines: { node: ">=20" },
+    // Importing a vouch module runs nothing but definitions (the CLI is the `bin`, never imported).
+    sideEffects: false,
     exports,
     types: exports["."]!.types,
     bin: { vouch: "./esm/cli/node_bin.js" },
-    files: ["esm/", "schemas/", "README.md"],
+    files: ["esm/", "schemas/", "README.md", "LICENSE", "CHANGELOG.md"],
     dependencies,
   };
 }
@@ -215,7 +230,9 @@ export function buildNpm(): string {
   });
   chmodSync(join(OUT, "esm/cli/node_bin.js"), 0o755);
   writeFileSync(join(OUT, "package.json"), JSON.stringify(packageJson(), null, 2) + "\n");
-  cpSync(join(ROOT, "README.md"), join(OUT, "README.md"));
+  for (const file of ["README.md", "LICENSE", "CHANGELOG.md"]) {
+    cpSync(join(ROOT, file), join(OUT, file));
+  }
   cpSync(join(ROOT, "schemas"), join(OUT, "schemas"), { recursive: true });
   return OUT;
 }

@@ -61,7 +61,14 @@ export function installTarball(project: string): string {
     join(project, "package.json"),
     JSON.stringify({ name: "consumer", private: true, type: "module" }),
   );
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", npmTarball()], {
+  execFileSync("npm", [
+    "install",
+    "--engine-strict",
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+    npmTarball(),
+  ], {
     cwd: project,
     stdio: ["ignore", "pipe", "pipe"],
   });

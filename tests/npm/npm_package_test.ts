@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { NPM_BUILD_DIR } from "../../tools/build_npm.ts";
 import { fixtureRepo, npmTarball } from "./_fixture.ts";
@@ -71,8 +71,10 @@ Deno.test({
         join(project, "package.json"),
         JSON.stringify({ name: "consumer", private: true, type: "module" }),
       );
+      // --engine-strict: npm refuses the install if vouch or any dependency excludes this Node.
       sh("npm", [
         "install",
+        "--engine-strict",
         "--no-audit",
         "--no-fund",
         "--loglevel=error",
@@ -82,6 +84,21 @@ Deno.test({
         readFileSync(join(project, "node_modules/@vouch/vouch/package.json"), "utf8"),
       );
       assert.ok(installed.dependencies.zod, "zod is a real npm dependency");
+      assert.equal(installed.engines.node, ">=20");
+      assert.equal(installed.license, "MIT");
+      assert.equal(installed.sideEffects, false);
+      assert.match(installed.repository.url, /^git\+https:\/\/.+\.git$/);
+      assert.match(installed.homepage, /^https:\/\//);
+      for (const file of ["LICENSE", "CHANGELOG.md", "README.md"]) {
+        assert.ok(existsSync(join(project, "node_modules/@vouch/vouch", file)), file);
+      }
+      // which Node the engine-strict install was judged against (the CI image has Node 20)
+      const nodeMajor = Number(
+        execFileSync("node", ["-p", "process.versions.node.split('.')[0]"], {
+          encoding: "utf8",
+        }).trim(),
+      );
+      console.log(`npm_package_test: installed with --engine-strict on Node ${nodeMajor}`);
       // the runtime dependencies were installed by npm, not bundled
       JSON.parse(readFileSync(join(project, "node_modules/zod/package.json"), "utf8"));
       writeFileSync(join(project, "consumer.ts"), CONSUMER);
