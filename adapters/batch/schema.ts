@@ -81,7 +81,7 @@ export const CANDIDATE_REASONS = [
 /** A reason word. */
 export type CandidateReason = typeof CANDIDATE_REASONS[number];
 
-const listedStatus = z.enum(["passed", "failed", "missing"]);
+const listedStatus = z.enum(["passed", "failed", "skipped", "missing"]);
 
 /** The zod schema of one judged candidate. */
 export const candidateRecordSchema = z.strictObject({

@@ -7,6 +7,7 @@
  */
 import { jsonEqual, parseStrictNumber, resolvePointer, tryParseJson } from "./json.ts";
 import { listedTestsOf, testListDiagnostics, testListReasons } from "./test_lists.ts";
+import { fewerRanReasons } from "./differential.ts";
 import type {
   BaselineCapture,
   BaselineDiagnostic,
@@ -196,6 +197,9 @@ export function judgeCheck(
   // A timed-out run shows no trustworthy per-test result: every listed test is missing.
   const tests = listedTestsOf(check, obs.timedOut ? null : report);
   if (tests !== undefined) reasons.push(...testListReasons(tests));
+  if (check.testLists !== undefined) {
+    reasons.push(...fewerRanReasons(check.testLists, obs.timedOut ? null : report));
+  }
   return {
     name: check.name,
     status: statusOf(reasons),

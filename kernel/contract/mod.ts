@@ -9,3 +9,4 @@ export * from "./types.ts";
 export * from "./json.ts";
 export * from "./judge.ts";
 export * from "./test_lists.ts";
+export * from "./differential.ts";

@@ -18,8 +18,8 @@ import type {
 
 /**
  * Each listed test's status in one run. A test both failing and passing in the
- * output (a retry, a duplicate name) is failed; one the parser does not report
- * as passing is missing.
+ * output (a retry, a duplicate name) is failed; one shown only skipped is
+ * skipped; one the parser does not show at all is missing.
  *
  * @example
  * ```ts
@@ -41,8 +41,15 @@ import type {
 export function gradeTestLists(lists: TestLists, report: TestReport | null): ListedTest[] {
   const failing = new Set(report?.failing ?? []);
   const passing = new Set(report?.passing ?? []);
+  const skipped = new Set(report?.skipped ?? []);
   const status = (id: string): ListedTest["status"] =>
-    failing.has(id) ? "failed" : passing.has(id) ? "passed" : "missing";
+    failing.has(id)
+      ? "failed"
+      : passing.has(id)
+      ? "passed"
+      : skipped.has(id)
+      ? "skipped"
+      : "missing";
   return [
     ...lists.failToPass.map((id): ListedTest => ({ id, list: "failToPass", status: status(id) })),
     ...lists.passToPass.map((id): ListedTest => ({ id, list: "passToPass", status: status(id) })),

@@ -85,13 +85,22 @@ export interface TestLists {
   readonly failToPass: readonly string[];
   /** Test ids that must pass before and after. */
   readonly passToPass: readonly string[];
+  /**
+   * The number of tests that ran at baseline, when the lists were derived from
+   * one: fewer tests running after the change fails the check
+   * (`tests_fewer_ran`). Absent: not judged.
+   */
+  readonly minRan?: number;
 }
 
 /** Which list a graded test belongs to. */
 export type TestListName = "failToPass" | "passToPass";
 
-/** A listed test's status in one run: `missing` when the output does not show it (a failure). */
-export type ListedTestStatus = "passed" | "failed" | "missing";
+/**
+ * A listed test's status in one run: `missing` when the output does not show
+ * it, `skipped` when it shows it skipped (both are failures).
+ */
+export type ListedTestStatus = "passed" | "failed" | "skipped" | "missing";
 
 /** One listed test's status in one run. */
 export interface ListedTest {
@@ -199,6 +208,11 @@ export interface TestReport {
    * (absent: unknown). Test-level grading needs them.
    */
   readonly passing?: readonly string[];
+  /**
+   * Skipped (pending, ignored, todo) test ids, in order, deduplicated, when the
+   * parser knows them (absent: unknown). A skipped test did not run.
+   */
+  readonly skipped?: readonly string[];
   /** How many tests ran according to a summary line, or `null` when unknown. */
   readonly ran: number | null;
 }
@@ -234,6 +248,7 @@ export type CheckReasonCode =
   | "tests_none_ran"
   | "tests_fail_to_pass_failed"
   | "tests_pass_to_pass_failed"
+  | "tests_fewer_ran"
   | "limit_memory"
   | "limit_processes"
   | "limit_file_size"
