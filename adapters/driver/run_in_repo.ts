@@ -15,6 +15,7 @@ import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { EventLog } from "../log/store.ts";
+import { staleLockNote } from "../log/lock.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
@@ -149,6 +150,8 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
     ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
   });
   const log = await EventLog.open(`${stateDir}/events.jsonl`);
+  const stale = log.openReport.brokeStaleLock;
+  if (stale !== null) opts.onNote?.(staleLockNote(stale, `${log.path}.lock`));
   try {
     const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
     const allow = opts.allow ?? [];

@@ -20,6 +20,7 @@ import { sha256Hex } from "../digest/sha256.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { EventLog } from "../log/store.ts";
+import { staleLockNote } from "../log/lock.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxProbe, SandboxRequirement } from "../host/sandbox_probe.ts";
 import type { CheckSlots } from "../verification/check_slots.ts";
@@ -53,6 +54,8 @@ export interface VerifyPatchOptions {
   /** Check slots shared across verifications (`vouch batch`); see `CleanVerifierOptions`. */
   readonly checkSlots?: CheckSlots;
   readonly onCheck?: (phase: string, name: string) => void;
+  /** Notes for the user (a dead writer's lock taken over). */
+  readonly onNote?: (text: string) => void;
   /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
   readonly allowSetupNetwork?: boolean;
   /**
@@ -127,6 +130,8 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
     ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
   });
   const log = await EventLog.open(`${stateDir}/events.jsonl`);
+  const stale = log.openReport.brokeStaleLock;
+  if (stale !== null) opts.onNote?.(staleLockNote(stale, `${log.path}.lock`));
   const patchDigest = sha256Hex(opts.patch);
   // Test lists need the base's statuses (failToPass must fail there, passToPass pass).
   const needsCaptures = opts.contract.checks.some((c) =>

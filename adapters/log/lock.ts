@@ -10,6 +10,7 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { hostname } from "node:os";
 import process from "node:process";
 import { EventLogError } from "./errors.ts";
@@ -22,6 +23,12 @@ export interface LockOwner {
   readonly host: string;
   /** The writer's start time from `/proc/<pid>/stat` (null where unavailable). */
   readonly start: string | null;
+  /**
+   * The kernel's boot id when the lock was taken (`/proc/sys/kernel/random/boot_id`;
+   * null where unreadable, and in locks written before it was recorded). A
+   * different boot id on the same host means the owner died with the boot.
+   */
+  readonly boot: string | null;
 }
 
 /** A held writer lock; release it with {@linkcode WriterLock.release}. */
@@ -53,31 +60,119 @@ function hostName(): string {
   }
 }
 
+const BOOT_ID = "/proc/sys/kernel/random/boot_id";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+let bootCache: string | null | undefined;
+
+/**
+ * This boot's id. Read directly where the runtime allows it (Node, `deno -A`);
+ * under the CLI's Deno flags `/proc` reads are refused ("Requires all access"),
+ * so a `cat` child reads it (`--allow-run` is granted; children are not bound
+ * by Deno's permissions). Null where neither works (no `/proc`, no `cat`).
+ */
+export function bootId(): string | null {
+  if (bootCache !== undefined) return bootCache;
+  let text: string | null = null;
+  try {
+    text = readFileSync(BOOT_ID, "utf8");
+  } catch {
+    try {
+      text = execFileSync("cat", [BOOT_ID], {
+        encoding: "utf8",
+        timeout: 5_000,
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+    } catch {
+      text = null;
+    }
+  }
+  const id = text?.trim() ?? "";
+  bootCache = UUID.test(id) ? id : null;
+  return bootCache;
+}
+
+/**
+ * Whether a process with this pid exists on this host: `kill(pid, 0)` (no
+ * signal is sent), which the CLI's Deno flags allow (`--allow-run`) where
+ * `/proc/<pid>` is refused. ESRCH: gone. EPERM: alive, someone else's. Null
+ * when the question cannot be asked (no permission to signal at all).
+ */
+function pidAlive(pid: number): boolean | null {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === "ESRCH") return false;
+    if (code === "EPERM") return true;
+    // Deno without --allow-run refuses the call itself: ask /proc instead.
+    try {
+      statSync("/proc/self/stat");
+    } catch {
+      return null;
+    }
+    return procStart(pid) !== null;
+  }
+}
+
 /**
  * Whether the owner recorded in a lock file is certainly gone: same host, and
- * `/proc/<pid>` is missing or belongs to a process with a different start time
- * (pid reuse). Where `/proc` is unavailable nothing is ever considered stale.
+ * either another boot (the boot id differs) or no process with its pid exists
+ * (`kill(pid, 0)` says ESRCH), or `/proc` shows its pid now belongs to a
+ * process with a different start time (pid reuse). Where none of this can be
+ * asked, nothing is ever considered stale (a live owner's lock is never broken).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import process from "node:process";
+ * import { hostname } from "node:os";
+ * import { bootId, isStaleOwner } from "./lock.ts";
+ * const host = hostname();
+ * equal(isStaleOwner({ pid: process.pid, host, start: null, boot: bootId() }), false);
+ * equal(isStaleOwner({ pid: process.pid, host: "elsewhere", start: null, boot: null }), false);
+ * ```
  */
 export function isStaleOwner(owner: LockOwner): boolean {
   if (owner.host !== hostName()) return false;
-  let procAvailable = false;
-  try {
-    statSync("/proc/self/stat");
-    procAvailable = true;
-  } catch {
-    procAvailable = false;
-  }
-  if (!procAvailable) return false;
+  const boot = bootId();
+  if (owner.boot !== null && boot !== null && owner.boot !== boot) return true;
+  const alive = pidAlive(owner.pid);
+  if (alive === null) return false;
+  if (!alive) return true;
+  // Alive: pid reuse shows only where /proc can be read (a different start time).
   const start = procStart(owner.pid);
-  if (start === null) return true;
-  return owner.start !== null && owner.start !== start;
+  return owner.start !== null && start !== null && owner.start !== start;
+}
+
+/**
+ * The note a command prints after taking over a dead writer's lock.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { staleLockNote } from "./lock.ts";
+ * equal(
+ *   staleLockNote({ pid: 7, host: "vm", start: null, boot: null }, "/r/.vouch/events.jsonl.lock"),
+ *   "vouch: note: took over the lock /r/.vouch/events.jsonl.lock of pid 7 on vm (that process is gone)",
+ * );
+ * ```
+ */
+export function staleLockNote(owner: LockOwner, path: string): string {
+  return `vouch: note: took over the lock ${path} of pid ${owner.pid} on ${owner.host} (that process is gone)`;
 }
 
 function readOwner(path: string): LockOwner | null {
   try {
     const v = JSON.parse(readFileSync(path, "utf8")) as Partial<LockOwner>;
     if (typeof v.pid === "number" && typeof v.host === "string") {
-      return { pid: v.pid, host: v.host, start: typeof v.start === "string" ? v.start : null };
+      return {
+        pid: v.pid,
+        host: v.host,
+        start: typeof v.start === "string" ? v.start : null,
+        boot: typeof v.boot === "string" ? v.boot : null,
+      };
     }
     return null;
   } catch {
@@ -86,7 +181,7 @@ function readOwner(path: string): LockOwner | null {
 }
 
 /**
- * Takes the single-writer lock `<log>.lock`: `{pid, host, start}` is written to a
+ * Takes the single-writer lock `<log>.lock`: `{pid, host, start, boot}` is written to a
  * temp file created with `createNew`, which is then hard-linked to the lock path
  * (atomic, fails if it exists). If the file exists
  * and its owner is provably dead on this host, the stale lock is moved aside and
@@ -105,7 +200,12 @@ function readOwner(path: string): LockOwner | null {
  * ```
  */
 export function acquireWriterLock(path: string): WriterLock {
-  const me: LockOwner = { pid: process.pid, host: hostName(), start: procStart(process.pid) };
+  const me: LockOwner = {
+    pid: process.pid,
+    host: hostName(),
+    start: procStart(process.pid),
+    boot: bootId(),
+  };
   let brokeStale: LockOwner | null = null;
   for (let attempt = 0; attempt < 2; attempt++) {
     // Write the owner into a private temp file first, then hard-link it into

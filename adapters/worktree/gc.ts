@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { runGit } from "../git/hardened_git.ts";
 import { runProcess } from "../process/run.ts";
-import { defaultWorktreeRoot } from "./location.ts";
+import { defaultWorktreeRoot, repoKey } from "./location.ts";
 import { OWNER_SCHEMA, processStartTime } from "./worktree.ts";
 
 const OwnerSchema = z.object({
@@ -29,6 +29,12 @@ export interface GcOptions {
   readonly force?: boolean;
   /** Only report what would be removed. */
   readonly dryRun?: boolean;
+  /**
+   * Only the worktrees of this repository (its top-level path, as
+   * `git rev-parse --show-toplevel` prints it): other repositories' trees under
+   * the same root are neither removed nor listed (`vouch gc --dir`).
+   */
+  readonly repo?: string;
 }
 
 /** What {@linkcode gcWorktrees} did. */
@@ -104,8 +110,11 @@ export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
   } catch {
     return { removed, kept, skipped };
   }
+  const only = opts.repo === undefined ? null : repoKey(opts.repo);
   for (const repoDir of repoDirs) {
     if (!repoDir.isDirectory() || repoDir.isSymbolicLink()) continue;
+    // Scoped to one repository: its own folder only (the key of its top-level path).
+    if (only !== null && repoDir.name !== only) continue;
     const dir = join(root, repoDir.name);
     let entries: Dirent[];
     try {
@@ -129,6 +138,10 @@ export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
           continue;
         }
         owner = parsed.data;
+        if (opts.repo !== undefined && owner.repo !== opts.repo) {
+          skipped.push(container);
+          continue;
+        }
       } catch {
         skipped.push(container);
         continue;
@@ -146,7 +159,8 @@ export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
       await rm(container, { recursive: true, force: true }).catch(() => {});
       repos.add(owner.repo);
     }
-    if (!opts.dryRun) await rmdir(dir).catch(() => {}); // only when empty
+    // The per-repository folder goes too once nothing is left in it.
+    if (!opts.dryRun) await rmdir(dir).catch(() => {});
   }
   for (const repo of repos) {
     await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);

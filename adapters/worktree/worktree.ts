@@ -12,12 +12,13 @@ import {
   readFile,
   realpath,
   rm,
+  rmdir,
   stat,
   utimes,
   writeFile,
 } from "node:fs/promises";
 import process from "node:process";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { gitChecked } from "../git/git_checked.ts";
 import { runGit } from "../git/hardened_git.ts";
 import { resolveCommit } from "../git/repo_info.ts";
@@ -168,18 +169,24 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
   }
   const base = opts.resolved?.base ?? await resolveCommit(repo, opts.base ?? "HEAD");
   const repoDir = join(root, repoKey(repo));
-  await mkdir(repoDir, { recursive: true, mode: 0o700 });
   const container = join(
     repoDir,
     `${opts.taskId}-${opts.attempt}${purpose === "verify" ? "-verify" : ""}`,
   );
-  try {
-    await mkdir(container, { mode: 0o700 });
-  } catch (error) {
-    if ((error as { code?: string } | null)?.code === "EEXIST") {
-      throw new WorktreeError("exists", `Cannot create worktree: ${container} already exists`);
+  for (let attempt = 0;; attempt++) {
+    await mkdir(repoDir, { recursive: true, mode: 0o700 });
+    try {
+      await mkdir(container, { mode: 0o700 });
+      break;
+    } catch (error) {
+      const code = (error as { code?: string } | null)?.code;
+      if (code === "EEXIST") {
+        throw new WorktreeError("exists", `Cannot create worktree: ${container} already exists`);
+      }
+      // The last tree of this repository was removed in between, and its emptied folder with it.
+      if (code === "ENOENT" && attempt < 3) continue;
+      throw new WorktreeError("create_failed", `Cannot create worktree: ${String(error)}`);
     }
-    throw new WorktreeError("create_failed", `Cannot create worktree: ${String(error)}`);
   }
   const owner: WorktreeOwner = {
     schema: OWNER_SCHEMA,
@@ -263,6 +270,8 @@ async function forceRemove(repo: string, path: string, container: string): Promi
   await rm(container, { recursive: true, force: true }).catch(() => {});
   // When git could not remove it, its admin entry is stale now the directory is gone.
   if (!removed) await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);
+  // The per-repository folder goes with its last tree (rmdir refuses a non-empty one).
+  await rmdir(dirname(container)).catch(() => {});
 }
 
 /**

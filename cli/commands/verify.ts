@@ -141,6 +141,7 @@ export const verifyCommand: CliCommand = {
       ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
       // The verdict first; `runCli` waits for the trees' removal before it returns.
       treeRemoval: "after_return",
+      onNote: (text) => io.err(`${text}\n`),
       onCheck: (phase, name) => {
         if (!values.json) io.err(`${phase}: check "${name}"\n`);
       },

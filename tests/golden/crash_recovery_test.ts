@@ -1,0 +1,139 @@
+/**
+ * Locks and trees that heal: the CLI (its own Deno flags, `deno task vouch`)
+ * is SIGKILLed at each phase of a `vouch verify` (during the baseline, during
+ * the checks, right after the verdict while its trees are removed); the next
+ * command must then work: it takes over the dead writer's lock with a note
+ * (the flags refuse `/proc/<pid>`, so liveness is asked with `kill(pid, 0)`),
+ * verifies, and `vouch gc --dir` leaves no tree of this repository behind.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
+import { repoKey } from "../../adapters/worktree/location.ts";
+import { assertNoWorktrees, runVouch, spawnVouch } from "./cli_harness.ts";
+import { createRepo, type FixtureRepo, git, writeFiles } from "./fixture_repos.ts";
+
+const SLOW_CHECK = "sleep 3; sh test.sh";
+
+async function fixture(): Promise<{ repo: FixtureRepo; patch: string }> {
+  const repo = await createRepo({
+    "add.sh": "add() { echo $(($1 - $2)); }\n",
+    "test.sh": '. ./add.sh\n[ "$(add 1 2)" = 3 ]\n',
+  }, "sh test.sh");
+  await writeFiles(repo.dir, { "add.sh": "add() { echo $(($1 + $2)); }\n" });
+  const patch = await git(repo.dir, "diff", "--binary");
+  await git(repo.dir, "checkout", "-q", "add.sh");
+  await Deno.writeTextFile(`${repo.dir}/../fix.patch`, patch);
+  return { repo, patch: `${repo.dir}/../fix.patch` };
+}
+
+/** Reads `stream` until `pattern` shows, then SIGKILLs the child; returns what it read. */
+async function killWhen(
+  child: Deno.ChildProcess,
+  stream: "stdout" | "stderr",
+  pattern: RegExp,
+): Promise<string> {
+  const other = stream === "stdout" ? child.stderr : child.stdout;
+  void other.pipeTo(new WritableStream()).catch(() => {});
+  const decoder = new TextDecoder();
+  let text = "";
+  const reader = child[stream].getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (pattern.test(text)) {
+        child.kill("SIGKILL");
+        break;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+    await child[stream].cancel().catch(() => {});
+  }
+  const status = await child.status;
+  assert.equal(status.signal, "SIGKILL", `killed at ${pattern}; saw: ${text}`);
+  return text;
+}
+
+for (
+  const phase of [
+    { name: "during the baseline", stream: "stderr", at: /baseline: check "verify"/ },
+    { name: "during the checks", stream: "stderr", at: /^verify: check "verify"/m },
+    { name: "during tree removal (after the verdict)", stream: "stdout", at: /VERIFIED/ },
+  ] as const
+) {
+  Deno.test(`crash ${phase.name}: the next command takes over the lock and works`, async () => {
+    const { repo, patch } = await fixture();
+    const state = await Deno.makeTempDir({ prefix: "vouch-crash-state-" });
+    try {
+      const args = ["verify", "--patch", patch, "--verify", SLOW_CHECK, "--baseline"];
+      await killWhen(spawnVouch(repo, args, state), phase.stream, phase.at);
+      const lock = `${repo.dir}/.vouch/events.jsonl.lock`;
+      if (phase.stream === "stderr") assert.ok(existsSync(lock), "the killed writer left its lock");
+      const next = await runVouch(
+        repo,
+        ["verify", "--patch", patch, "--verify", "sh test.sh"],
+        state,
+      );
+      assert.equal(next.code, 0, next.stderr + next.stdout);
+      assert.match(next.stdout, /^VERIFIED /);
+      if (phase.stream === "stderr") {
+        assert.match(
+          next.stderr,
+          /took over the lock .*events\.jsonl\.lock of pid \d+ on .* \(that process is gone\)/,
+        );
+      }
+      assert.equal(existsSync(lock), false, "the lock is released");
+      // The killed run's trees: its owner is gone, so gc (scoped to this repository) removes them.
+      const gc = await runVouch(repo, ["gc", "--dir", repo.dir, "--json"], state);
+      assert.equal(gc.code, 0, gc.stderr);
+      await assertNoWorktrees(state);
+      const inspect = await runVouch(repo, ["inspect"], state, "deno", {
+        VOUCH_KEY_FILE: `${state}/key`,
+      });
+      assert.equal(inspect.code, 0, inspect.stdout + inspect.stderr);
+    } finally {
+      await repo.cleanup();
+      await Deno.remove(state, { recursive: true }).catch(() => {});
+    }
+  });
+}
+
+Deno.test("vouch gc --dir REPO: only that repository's dead trees, listed and removed; its emptied folder goes", async () => {
+  const { repo: a } = await fixture();
+  const { repo: b } = await fixture();
+  const state = await Deno.makeTempDir({ prefix: "vouch-gc-state-" });
+  try {
+    const leftover = async (repo: FixtureRepo) => {
+      const top = await Deno.realPath(repo.dir);
+      const container = `${state}/worktrees/${repoKey(top)}/t-dead-1-verify`;
+      await Deno.mkdir(`${container}/tree`, { recursive: true });
+      await Deno.writeTextFile(
+        `${container}/owner.json`,
+        JSON.stringify({
+          schema: "vouch.worktree/v1",
+          repo: top,
+          pid: 2 ** 22 + 4321,
+          pidStart: null,
+        }),
+      );
+      return container;
+    };
+    const [inA, inB] = [await leftover(a), await leftover(b)];
+    const dry = await runVouch(a, ["gc", "--dir", ".", "--dry-run", "--json"], state);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.deepEqual(dry.json?.["removed"], [inA], "only this repository's tree is listed");
+    assert.deepEqual(dry.json?.["skipped"], []);
+    const gc = await runVouch(a, ["gc", "--dir", a.dir], state);
+    assert.equal(gc.code, 0, gc.stderr);
+    assert.equal(existsSync(inA), false);
+    assert.equal(existsSync(dirname(inA)), false, "the emptied per-repository folder is removed");
+    assert.equal(existsSync(inB), true, "another repository's tree is left alone");
+  } finally {
+    await a.cleanup();
+    await b.cleanup();
+    await Deno.remove(state, { recursive: true }).catch(() => {});
+  }
+});
