@@ -176,10 +176,14 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     ...(home !== undefined ? { home } : {}),
     forbidden,
     notContaining: [worktree],
-    // vouch's own runtime (checks often run `deno`/`node` by its absolute path).
-    programs: [process.execPath, ...(options.programs ?? [])],
+    programs: options.programs ?? [],
   });
   const root: RootMount[] = [...systemRoot(), ...tools.mounts];
+  // vouch's own runtime (checks often run `deno`/`node` by its absolute path): the executable
+  // FILE, never its directory. In a single executable or a `deno compile` binary it is vouch
+  // itself, and its directory may be a download folder with secrets beside it or the checkout.
+  const self = runtimeFileMount(root, forbidden, home);
+  if (self !== null) root.push(self);
   const writable = [worktree, ...(options.extraWritable ?? []).map((p) => realpathSync(p))];
   const extra: string[] = [];
   for (const p of options.extraReadOnly ?? []) {
@@ -221,6 +225,27 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     declaredReadOnly: declared,
     limits: options.limits ?? DEFAULT_CHECK_LIMITS,
   };
+}
+
+/**
+ * The read-only mount of the running executable's own file (`process.execPath`, real path), or
+ * `null` when a mount already shows it, it is a system file, or it lies in a path that must stay
+ * hidden (vouch's keys, state, HOME itself).
+ */
+function runtimeFileMount(
+  root: readonly RootMount[],
+  forbidden: readonly string[],
+  home: string | undefined,
+): RootMount | null {
+  let real: string;
+  try {
+    real = realpathSync(process.execPath);
+  } catch {
+    return null;
+  }
+  const shown = root.some((m) => m.kind === "ro" && within(real, m.path));
+  const hidden = forbidden.some((f) => within(real, f)) || real === home;
+  return shown || hidden || exists(real) !== "file" ? null : { kind: "ro", path: real };
 }
 
 /**
