@@ -17,7 +17,8 @@ import {
 } from "../../kernel/scope/judge_tool_access.ts";
 import { runProcess } from "../process/run.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
-import { fsDecision, readTool, writeTool } from "./_native_tools.ts";
+import type { FileService } from "./_file_service.ts";
+import { boundRead, fsDecision, readText, writeTool } from "./_native_tools.ts";
 import type { AgentDecision, BackendEvent } from "./types.ts";
 import { boundText, MAX_DECISIONS } from "./types.ts";
 
@@ -37,6 +38,8 @@ export interface AcpClientEnv {
   /** One transcript line per request and answer. */
   readonly record: (entry: Record<string, unknown>) => void;
   readonly terminalTimeoutMs: number;
+  /** Performs every `fs/*` request on the agent's side of the wall. */
+  readonly files: FileService;
   /** Asks a human about a request the policy sends to one; absent = refused (fail closed). */
   readonly askHuman?: (question: PermissionQuestion) => Promise<boolean>;
 }
@@ -100,6 +103,13 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
     env.emit({ kind: "tool", name: what, isError: true });
     env.record({ refused: what, detail });
     throw RequestError.invalidParams(undefined, `refused by vouch: ${detail}`);
+  };
+  // A refusal is counted and shown; a file that is not there is only an answer.
+  const fail = (what: string, path: string, a: { content: string; refused: boolean }): never => {
+    if (a.refused) return refuse(what, a.content);
+    env.record({ failed: what, detail: boundText(a.content, 500) });
+    if (a.content.endsWith("does not exist")) throw RequestError.resourceNotFound(path);
+    throw RequestError.internalError(undefined, boundText(a.content, 500));
   };
   const terminal = (id: string): Terminal => {
     const t = terminals.get(id);
@@ -183,11 +193,12 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
 
     async readTextFile(params) {
       const rel = treePath(env.worktree, params.path);
-      const answer = await readTool(rel, env);
-      env.record({ read: rel, ok: !answer.isError });
-      decide(fsDecision("read", rel, answer.content, answer.isError));
-      if (answer.isError) return refuse("fs/read_text_file", answer.content);
-      let content = answer.content;
+      const read = await readText(rel, env);
+      const failed = "content" in read ? read : null;
+      env.record({ read: rel, ok: failed === null });
+      decide(fsDecision("read", rel, failed?.content ?? "", failed !== null));
+      if (failed !== null) return fail("fs/read_text_file", rel, failed);
+      let content = (read as { text: string }).text;
       const line = params.line ?? null;
       const limit = params.limit ?? null;
       if (line !== null || limit !== null) {
@@ -195,7 +206,7 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
         content = content.split("\n").slice(from, limit !== null ? from + limit : undefined)
           .join("\n");
       }
-      return { content };
+      return { content: boundRead(content) };
     },
 
     async writeTextFile(params) {
@@ -203,7 +214,7 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
       const answer = await writeTool(rel, params.content, env);
       env.record({ write: rel, ok: !answer.isError });
       decide(fsDecision("write", rel, answer.content, answer.isError));
-      if (answer.isError) return refuse("fs/write_text_file", answer.content);
+      if (answer.isError) return fail("fs/write_text_file", rel, answer);
       return {};
     },
 

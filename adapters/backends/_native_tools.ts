@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { lstat, mkdir, readdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import {
@@ -19,6 +19,7 @@ import {
 } from "../../kernel/scope/judge_tool_access.ts";
 import { runProcess } from "../process/run.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
+import { type FileRefusal, type FileService, MAX_FILE_BYTES } from "./_file_service.ts";
 import type { AgentDecision, BackendEvent } from "./types.ts";
 import { boundText } from "./types.ts";
 
@@ -72,6 +73,8 @@ export interface NativeToolEnv {
   readonly emit: (event: BackendEvent) => void;
   /** Time limit of one command, ms. */
   readonly commandTimeoutMs: number;
+  /** Performs every file operation on the agent's side of the wall (`_file_service.ts`). */
+  readonly files: FileService;
 }
 
 /** The answer to one call, for the model; `refused` marks a call the kernel denied. */
@@ -133,9 +136,34 @@ export async function runNativeTool(
   }
 }
 
+/** An error code of a failed `node:fs` call, if any. */
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
 /**
  * The kernel's verdict on `raw`, then a real path that is really inside the
- * tree (links resolved); a refusal comes back as the model's answer.
+ * tree (links resolved). Fails closed: only a name that does not exist at all
+ * (`ENOENT` from `realpath` and from `lstat`) walks up to its parent; any
+ * other failure (`ENAMETOOLONG` from a link chain past PATH_MAX, `ELOOP`,
+ * `EACCES`, a dangling link) refuses. A refusal comes back as the model's
+ * answer. (The file tools no longer open what this resolves: they hand the
+ * judged path to the file service, which walks by descriptor.)
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { compileToolAccessRules } from "../../kernel/scope/judge_tool_access.ts";
+ * import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
+ * import { resolveInside } from "./_native_tools.ts";
+ * const wt = Deno.makeTempDirSync();
+ * Deno.symlinkSync("/nonexistent-vouch-target", `${wt}/dangling`);
+ * const rules = compileToolAccessRules({ allow: [], protect: [], policy: defaultPolicy() });
+ * const r = await resolveInside("dangling/x", "write", { worktree: wt, rules });
+ * equal("refused" in r && r.refused, true);
+ * Deno.removeSync(wt, { recursive: true });
+ * ```
  */
 export async function resolveInside(
   raw: string,
@@ -144,44 +172,113 @@ export async function resolveInside(
 ): Promise<{ path: string; abs: string } | ToolAnswer> {
   const verdict = judgeToolAccess(raw, access, env.rules);
   if (!verdict.ok) return answer(`refused (${verdict.code}): ${verdict.detail}`, true, true);
-  const root = await realpath(env.worktree);
+  const refuse = (why: string) => answer(`refused (path_rejected): ${raw} ${why}`, true, true);
+  let root: string;
+  try {
+    root = await realpath(env.worktree);
+  } catch (error) {
+    return refuse(`cannot be resolved (the worktree: ${errorCode(error) ?? "error"})`);
+  }
   let probe = verdict.path === "" ? root : join(root, verdict.path);
   // The deepest existing ancestor must resolve inside the tree (no link out).
   for (;;) {
+    let real: string;
     try {
-      const real = await realpath(probe);
-      if (real !== root && !real.startsWith(root + "/")) {
-        return answer(`refused (path_rejected): ${raw} leads outside the worktree`, true, true);
+      real = await realpath(probe);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code !== "ENOENT") return refuse(`cannot be resolved (${code ?? "error"})`);
+      // ENOENT also comes from a dangling link on the way: only a name that is truly absent
+      // walks up.
+      try {
+        await lstat(probe);
+        return refuse("leads through a link to nothing");
+      } catch (lstatError) {
+        const c = errorCode(lstatError);
+        if (c !== "ENOENT" && c !== "ENOTDIR") {
+          return refuse(`cannot be resolved (${c ?? "error"})`);
+        }
       }
-      break;
-    } catch {
       const up = dirname(probe);
-      if (up === probe) break;
+      if (up === probe || probe === root) return refuse("cannot be resolved");
       probe = up;
+      continue;
     }
+    if (real !== root && !real.startsWith(root + "/")) {
+      return refuse("leads outside the worktree");
+    }
+    break;
   }
   return { path: verdict.path, abs: verdict.path === "" ? root : join(root, verdict.path) };
+}
+
+/** The model's answer for a request the file service refused or could not do. */
+function fileRefusal(path: string, r: FileRefusal): ToolAnswer {
+  switch (r.code) {
+    case "symlink":
+    case "linked":
+    case "not_dir":
+    case "bad_request":
+      return answer(`refused (path_rejected): ${r.message}`, true, true);
+    case "not_regular":
+      return answer(`refused (not_regular): ${r.message}`, true, true);
+    case "too_large":
+      return answer(`refused (too_large): ${r.message}`, true, true);
+    case "not_found":
+      return answer(`error: ${path === "" ? "." : path} does not exist`, true);
+    default:
+      return answer(`error: ${r.message}`, true);
+  }
+}
+
+/** The kernel's verdict on `raw` (a tree-relative path) or the refusal for the model. */
+function judged(
+  raw: string,
+  access: ToolAccess,
+  rules: CompiledToolAccessRules,
+): string | ToolAnswer {
+  const verdict = judgeToolAccess(raw, access, rules);
+  return verdict.ok
+    ? verdict.path
+    : answer(`refused (${verdict.code}): ${verdict.detail}`, true, true);
+}
+
+/** The text of a tree file for an agent: judged, regular files only, bounded before reading. */
+export async function readText(
+  raw: string,
+  env: Pick<NativeToolEnv, "rules" | "files">,
+): Promise<{ path: string; text: string } | ToolAnswer> {
+  const path = judged(raw, "read", env.rules);
+  if (typeof path !== "string") return path;
+  const r = await env.files.read(path, MAX_FILE_BYTES);
+  if (!r.ok) return fileRefusal(path, r);
+  return { path, text: new TextDecoder().decode(r.data) };
+}
+
+/** Bounds a text for the model (`[truncated …]` past {@linkcode MAX_READ_CHARS}). */
+export function boundRead(text: string): string {
+  return text.length > MAX_READ_CHARS
+    ? text.slice(0, MAX_READ_CHARS) + `\n[truncated at ${MAX_READ_CHARS} characters]`
+    : text;
 }
 
 /** Reads a tree file for an agent (judged, bounded). */
 export async function readTool(
   raw: string,
-  env: Pick<NativeToolEnv, "worktree" | "rules">,
+  env: Pick<NativeToolEnv, "rules" | "files">,
 ): Promise<ToolAnswer> {
-  const where = await resolveInside(raw, "read", env);
-  if ("content" in where) return where;
-  const text = new TextDecoder().decode(await readFile(where.abs));
-  return text.length > MAX_READ_CHARS
-    ? answer(text.slice(0, MAX_READ_CHARS) + `\n[truncated at ${MAX_READ_CHARS} characters]`)
-    : answer(text);
+  const r = await readText(raw, env);
+  return "content" in r ? r : answer(boundRead(r.text));
 }
 
 async function listTool(raw: string, env: NativeToolEnv): Promise<ToolAnswer> {
-  const where = await resolveInside(raw, "list", env);
-  if ("content" in where) return where;
-  const entries = (await readdir(where.abs, { withFileTypes: true }))
-    .filter((e) => !(where.path === "" && e.name === ".git"))
-    .map((e) => e.isDirectory() ? `${e.name}/` : e.name)
+  const path = judged(raw, "list", env.rules);
+  if (typeof path !== "string") return path;
+  const r = await env.files.list(path, 100_000);
+  if (!r.ok) return fileRefusal(path, r);
+  const entries = r.entries
+    .filter(([name]) => !(path === "" && name === ".git"))
+    .map(([name, dir]) => dir ? `${name}/` : name)
     .sort();
   const shown = entries.slice(0, MAX_LIST_ENTRIES).join("\n");
   return answer(
@@ -189,26 +286,26 @@ async function listTool(raw: string, env: NativeToolEnv): Promise<ToolAnswer> {
   );
 }
 
-/** Writes a tree file for an agent (judged, never through a link). */
+/** Writes a tree file for an agent (judged, never through a link, regular files only). */
 export async function writeTool(
   raw: string,
   content: string,
-  env: Pick<NativeToolEnv, "worktree" | "rules" | "emit">,
+  env: Pick<NativeToolEnv, "rules" | "emit" | "files">,
 ): Promise<ToolAnswer> {
-  const where = await resolveInside(raw, "write", env);
-  if ("content" in where) return where;
-  try {
-    if ((await lstat(where.abs)).isSymbolicLink()) {
-      return answer(`refused (path_rejected): ${where.path} is a symbolic link`, true, true);
-    }
-  } catch { /* a new file */ }
-  await mkdir(dirname(where.abs), { recursive: true });
-  // mkdir may not create through a link out: the parent must still resolve inside.
-  const again = await resolveInside(where.path, "write", env);
-  if ("content" in again) return again;
-  await writeFile(where.abs, content);
-  env.emit({ kind: "file_change", path: where.path, change: "write", status: "completed" });
-  return { ...answer(`wrote ${content.length} characters to ${where.path}`), wrote: where.path };
+  const path = judged(raw, "write", env.rules);
+  if (typeof path !== "string") return path;
+  const bytes = new TextEncoder().encode(content);
+  if (bytes.length > MAX_FILE_BYTES) {
+    return answer(
+      `refused (too_large): ${bytes.length} bytes (limit ${MAX_FILE_BYTES})`,
+      true,
+      true,
+    );
+  }
+  const r = await env.files.write(path, bytes);
+  if (!r.ok) return fileRefusal(path, r);
+  env.emit({ kind: "file_change", path, change: "write", status: "completed" });
+  return { ...answer(`wrote ${content.length} characters to ${path}`), wrote: path };
 }
 
 async function commandTool(command: string, env: NativeToolEnv): Promise<ToolAnswer> {

@@ -17,6 +17,7 @@ import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
 import { acpClient, type AcpClientStats, type PermissionQuestion } from "./_acp_client.ts";
+import { fileService } from "./_file_service.ts";
 
 export type { PermissionQuestion } from "./_acp_client.ts";
 import { composePrompt } from "./prompt.ts";
@@ -160,6 +161,12 @@ async function runAcp(
     policy: config.policy ?? defaultPolicy(),
   });
   const stop = AbortSignal.any([ctx.signal, deadline]);
+  // fs/* requests are served inside the agent's sandbox, never by vouch's own process.
+  const files = fileService({
+    worktree: task.worktree,
+    sandbox: config.sandbox ?? NO_SANDBOX,
+    signal: kill.signal,
+  });
   const conn = new acp.ClientSideConnection(
     () =>
       acpClient({
@@ -170,6 +177,7 @@ async function runAcp(
         emit,
         record,
         terminalTimeoutMs: config.terminalTimeoutMs ?? 300_000,
+        files,
         ...(config.askHuman !== undefined ? { askHuman: config.askHuman } : {}),
       }, stats),
     acp.ndJsonStream(toAgent, fromAgent),
@@ -249,6 +257,7 @@ async function runAcp(
     const timer = setTimeout(() => kill.abort(), 1000);
     await exited.catch(() => {});
     clearTimeout(timer);
+    await files.close();
   }
   const result = await exited;
   const stderr = result.stderr.head.trim().split("\n").at(-1) ?? "";

@@ -26,6 +26,7 @@ import {
   isChatFailure,
   requestCompletion,
 } from "./_chat_client.ts";
+import { type FileService, fileService } from "./_file_service.ts";
 import { fsDecision, NATIVE_TOOLS, runNativeTool } from "./_native_tools.ts";
 import { composePrompt } from "./prompt.ts";
 import { cancelledBeforeStart, failure, guardRun, noClaims } from "./result.ts";
@@ -161,7 +162,14 @@ async function runLoop(
     safeEmit(ctx, event);
   };
   emit({ kind: "started", backend: id });
-  const ended = await converse(id, config, task, signal, rules, st, emit);
+  // File tools are performed inside the agent's sandbox, never by vouch's own process.
+  const files = fileService({ worktree: task.worktree, sandbox: config.sandbox ?? NO_SANDBOX });
+  let ended: Ending;
+  try {
+    ended = await converse(id, config, task, signal, rules, st, emit, files);
+  } finally {
+    await files.close();
+  }
   const status = ctx.signal.aborted ? "cancelled" : deadline.aborted ? "timed_out" : ended.status;
   const transcript = await captureTextTranscript({
     backend: id,
@@ -216,6 +224,7 @@ async function converse(
   rules: CompiledToolAccessRules,
   st: LoopState,
   emit: (event: BackendEvent) => void,
+  files: FileService,
 ): Promise<Ending> {
   const maxTurns = config.maxTurns ?? 30;
   for (let turn = 1; turn <= maxTurns; turn++) {
@@ -271,6 +280,7 @@ async function converse(
         signal,
         emit,
         commandTimeoutMs: config.commandTimeoutMs ?? 120_000,
+        files,
       });
       emit({ kind: "tool", name: boundText(call.function.name, 100), isError: result.isError });
       if (st.decisions.length < MAX_DECISIONS) {
