@@ -9,6 +9,9 @@
  * @module
  */
 export * from "./dependency_plan.ts";
+export * from "./copy_dir.ts";
 export * from "./provide.ts";
+export * from "./provision.ts";
+export * from "./setup.ts";
 export * from "./shared.ts";
 export * from "./outside_paths.ts";

@@ -20,7 +20,7 @@ import { lstat, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { findDependencyDirs } from "./dependency_plan.ts";
-import { copyDirectory } from "./provide.ts";
+import { copyDirectory } from "./copy_dir.ts";
 
 /** A read-only view of a shared snapshot in a clean tree. */
 export interface DependencyView {

@@ -20,7 +20,7 @@ import type { VerificationRun } from "../verification/verifier.ts";
 import type { CheckSummary } from "./outcome.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
-import type { RunTaskOptions } from "./run_task.ts";
+import type { RunTaskOptions } from "./task_options.ts";
 
 /** What the driver learned in one backend round (for the summary and the next prompt). */
 export interface RoundState {

@@ -17,131 +17,20 @@
  * @module
  */
 import { mkdir } from "node:fs/promises";
-import type { AgentBackend, BackendEvent } from "../backends/types.ts";
 import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { sha256Hex } from "../digest/sha256.ts";
-import type { MacKey } from "../keys/mac_key.ts";
-import type { SigningKey } from "../keys/signing_key.ts";
 import { recordKernelInit } from "../log/kinds.ts";
-import type { EventLog } from "../log/store.ts";
 import { isTerminalStatus } from "../../kernel/lifecycle/codes.ts";
 import { KERNEL_LIFECYCLE_VERSION } from "../../kernel/lifecycle/version.ts";
-import type { IntegrationOps } from "../verified_patch/capabilities.ts";
-import type { Verifier } from "../verification/verifier.ts";
 import { deferRemoval } from "../worktree/deferred_removal.ts";
 import { writeOutcome } from "./_artefacts.ts";
 import { outcomeOf } from "./_final.ts";
 import { HANDLERS } from "./_handlers.ts";
 import { TaskRun } from "./_task_run.ts";
-import type { RunOutcome, RunProgress } from "./outcome.ts";
+import type { RunOutcome } from "./outcome.ts";
 
-/** Integration request: commit the verified patch on a new branch, after approval. */
-export interface IntegrateRequest {
-  /** New branch name. */
-  readonly branch: string;
-  /** Asks the human; resolves true to approve. `--yes` passes `() => true`. */
-  approve(question: ApprovalQuestion): Promise<boolean>;
-  /** Who approves (recorded). */
-  readonly approver: string;
-  /** The git side of integration. */
-  readonly ops: IntegrationOps;
-}
-
-/** What the human is asked before integration. */
-export interface ApprovalQuestion {
-  readonly task: string;
-  readonly branch: string;
-  readonly patchDigest: string;
-  readonly files: readonly string[];
-  readonly sensitive: readonly string[];
-  readonly reasons: readonly string[];
-}
-
-/** Everything `runTask` needs. Paths are absolute. */
-export interface RunTaskOptions {
-  /** Top level of the user's repository. */
-  readonly repo: string;
-  /** Full commit id of the base. */
-  readonly base: string;
-  /** The goal for the backend. */
-  readonly goal: string;
-  /** The backend. */
-  readonly backend: AgentBackend;
-  /** Clean verification (baseline + re-verification). */
-  readonly verifier: Verifier;
-  /** Path rules for patches (allow / forbid / protect). */
-  readonly rules: {
-    readonly allow: readonly string[];
-    readonly forbid: readonly string[];
-    readonly protect: readonly string[];
-  };
-  /** Total backend rounds (first attempt included). */
-  readonly maxRounds: number;
-  /** Wall-time budget of the whole task, in milliseconds. */
-  readonly wallTimeMs: number;
-  /**
-   * The run's absolute deadline (ms since epoch), when the caller already gave it to the
-   * verifier: the kernel's wall budget then ends exactly there. @default now + wallTimeMs
-   */
-  readonly deadline?: number;
-  /** Backend output budget in bytes. @default 256 MiB */
-  readonly outputBytes?: number;
-  /** Backend cost budget in cost units (cents). @default 1e9 */
-  readonly costUnits?: number;
-  /** The event log (opened by the caller, who closes it). */
-  readonly log: EventLog;
-  /** The repository's MAC key (receipts, verified patches). */
-  readonly key: MacKey;
-  /** Directory for this task's artefacts (created if missing). */
-  readonly artefactsDir: string;
-  /** Task id (file-name safe). */
-  readonly taskId: string;
-  /** Where worktrees live (default: the worktree module's default root). */
-  readonly worktreeRoot?: string;
-  /** Ctrl-C: aborting kills the backend, cleans up, and ends `killed`. */
-  readonly signal?: AbortSignal;
-  /** Opt-in integration. */
-  readonly integrate?: IntegrateRequest;
-  /** Live progress. */
-  readonly onProgress?: (progress: RunProgress) => void;
-  /** Clock (ms since epoch). @default Date.now */
-  readonly now?: () => number;
-  /** Max seconds one backend round may take (clamped to the wall budget). */
-  readonly backendTimeoutMs?: number;
-  /** Ed25519 key: when given, a verified patch is also exported as a DSSE attestation. */
-  readonly signingKey?: SigningKey;
-  /** Every event the backend emits, live (with its 1-based round). */
-  readonly onBackendEvent?: (event: BackendEvent, round: number) => void;
-  /**
-   * Run the contract on the base revision before the first round (the kernel's
-   * `baselining` status). `vouch verify` skips it for contracts that need no
-   * captures. @default true
-   */
-  readonly baseline?: boolean;
-  /**
-   * Watch the user's checkout and the worktree container for writes outside
-   * the worktree during each backend round. Off only when no agent process
-   * runs (`vouch verify`'s patch "backend"). @default true
-   */
-  readonly watchOutside?: boolean;
-  /**
-   * Where the backend works. `worktree`: a checkout of the base (every agent).
-   * `none`: no backend process edits files (`vouch verify`'s supplied patch):
-   * nothing is checked out, the backend gets an empty private directory, and
-   * the patch it hands over is judged as stated, its changed paths as the
-   * strict parser reads them (`changedPaths`); the clean verification applies
-   * it with git and refuses any path git changes that the patch does not name
-   * (`judgeAppliedPatch`). @default "worktree"
-   */
-  readonly workspace?: "worktree" | "none";
-  /**
-   * When the task's trees go. `before_return`: removed before `runTask`
-   * resolves. `after_return`: removal starts once nothing runs in them and
-   * finishes after the outcome is returned, so the verdict is reported first
-   * (the CLI); wait with `settleDeferredRemovals()`. @default "before_return"
-   */
-  readonly treeRemoval?: "before_return" | "after_return";
-}
+export type { ApprovalQuestion, IntegrateRequest, RunTaskOptions } from "./task_options.ts";
+import type { RunTaskOptions } from "./task_options.ts";
 
 /**
  * Runs one task to a final state. Never throws for anything a backend or the

@@ -13,6 +13,7 @@ export * from "./location.ts";
 export * from "./worktree.ts";
 export * from "./extract_diff.ts";
 export * from "./clean_tree.ts";
+export * from "./task_trees.ts";
 export * from "./reset_tree.ts";
 export * from "./tree_pool.ts";
 export * from "./gc.ts";

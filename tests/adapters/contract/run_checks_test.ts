@@ -1,15 +1,38 @@
 import assert from "node:assert/strict";
 import {
   contractJsonSchema,
-  evaluateBaseline,
-  evaluateContract,
   loadContract,
   parseContract,
   parseContractText,
+  runChecks,
+  type RunChecksOptions,
 } from "../../../adapters/contract/mod.ts";
 import { probeSandbox } from "../../../adapters/host/sandbox_probe.ts";
 import { bwrapProfile } from "../../../adapters/sandbox/bwrap.ts";
-import type { OutcomeContract } from "../../../kernel/contract/types.ts";
+import {
+  type BaselineOptions,
+  judgeBaseline,
+  judgeContract,
+} from "../../../kernel/contract/judge.ts";
+import type { BaselineCapture, OutcomeContract } from "../../../kernel/contract/types.ts";
+
+// The one check runner the clean verifier uses for the baseline and every round,
+// judged by the kernel as the verifier judges it.
+type Where = Omit<RunChecksOptions, "phase">;
+
+async function evaluateBaseline(c: OutcomeContract, where: Where, options: BaselineOptions) {
+  const run = await runChecks(c, { ...where, phase: "baseline" });
+  return { judgement: judgeBaseline(c, run.observations, options), records: run.records };
+}
+
+async function evaluateContract(
+  c: OutcomeContract,
+  captures: readonly BaselineCapture[],
+  where: Where,
+) {
+  const run = await runChecks(c, { ...where, phase: "round" });
+  return { judgement: judgeContract(c, run.observations, captures), records: run.records };
+}
 
 const NONE = { kind: "none" } as const;
 const NO_RED = { requireFailingBaseline: false, allowGatesNothing: false };
@@ -127,12 +150,12 @@ Deno.test("$json pointer checks and output-contains on a JSON-printing script; a
     assert.equal(s.text!.status, "passed");
     assert.equal(s["fails-first-but-later-run"]!.reasons[0]!.code, "exit_nonzero");
     assert.equal(s["cannot_run"]!.reasons[0]!.code, "cannot_run");
-    assert.equal(r.evidence.length, 7);
-    const ev = r.evidence[0]!;
-    assert.deepEqual(ev.argv, ["python3", "report.py"]);
-    assert.equal(ev.sandbox, "none");
-    assert.match(ev.stdout.sha256, /^sha256:[0-9a-f]{64}$/);
-    assert.match(ev.stdout.tail, /"count": 3/);
+    assert.equal(r.records.length, 7);
+    const ev = r.records[0]!;
+    assert.deepEqual(ev.result!.argv, ["python3", "report.py"]);
+    assert.equal(ev.result!.sandbox, "none");
+    assert.match(ev.result!.stdout.sha256, /^sha256:[0-9a-f]{64}$/);
+    assert.match(ev.observation.stdoutTail, /"count": 3/);
     assert.equal(r.judgement.verdict, "failed");
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -212,7 +235,7 @@ Deno.test("inconclusive guard on a real test runner: fake PASSED output with exi
   }
 });
 
-Deno.test("deadline clamping: each timeout is what the deadline leaves; exhausted = cannot run", async () => {
+Deno.test("deadline clamping: each timeout is what the deadline leaves; exhausted = timed out, not started", async () => {
   const dir = await tree();
   try {
     const c = contract({
@@ -221,11 +244,15 @@ Deno.test("deadline clamping: each timeout is what the deadline leaves; exhauste
     const start = Date.now();
     const r = await evaluateContract(c, [], { cwd: dir, sandbox: NONE, deadline: start + 400 });
     assert.ok(Date.now() - start < 4000);
-    assert.ok(r.evidence[0]!.timeoutMs <= 400);
-    assert.equal(r.evidence[0]!.timedOut, true);
+    assert.ok(r.records[0]!.timeoutMs <= 400);
+    assert.equal(r.records[0]!.result!.timedOut, true);
     assert.equal(r.judgement.checks[0]!.reasons[0]!.code, "timed_out");
-    assert.equal(r.judgement.checks[1]!.reasons[0]!.code, "cannot_run");
-    assert.match(r.evidence[1]!.cannotRun ?? "", /deadline/);
+    // No time left: never started, and fails as timed out (the wall budget ran out, so the
+    // run ends budget_exhausted; the deleted test-only runner called it "cannot run").
+    assert.equal(r.judgement.verdict, "failed");
+    assert.equal(r.judgement.checks[1]!.reasons[0]!.code, "timed_out");
+    assert.equal(r.records[1]!.result, null);
+    assert.equal(r.records[1]!.timeoutMs, 0);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -248,8 +275,8 @@ Deno.test({
         cwd: dir,
         sandbox: bwrapProfile({ worktree: dir }),
       });
-      assert.equal(r.evidence[0]!.sandbox, "bwrap");
-      assert.ok(!r.evidence[0]!.stdout.tail.includes("escaped"));
+      assert.equal(r.records[0]!.result!.sandbox, "bwrap");
+      assert.ok(!r.records[0]!.observation.stdout.includes("escaped"));
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -311,10 +338,14 @@ Deno.test("cancellation: the running check is killed, later checks fail as not r
     const r = await evaluateContract(c, [], { cwd: dir, sandbox: NONE, signal: ac.signal });
     assert.ok(Date.now() - started < 5000);
     assert.equal(r.judgement.verdict, "failed");
-    assert.equal(r.evidence[0]!.exitCode, 124);
-    assert.equal(r.judgement.checks[0]!.reasons[0]!.code, "timed_out");
+    assert.equal(r.records[0]!.result!.exitCode, 124);
+    assert.equal(r.records[0]!.result!.cancelled, true);
+    // Stopped by Ctrl-C (not the deadline): cancelled, it proves nothing (the deleted
+    // test-only runner called it "timed out").
+    assert.equal(r.judgement.checks[0]!.reasons[0]!.code, "cannot_run");
+    assert.match(r.records[0]!.observation.cannotRun ?? "", /cancelled/);
     assert.equal(r.judgement.checks[1]!.reasons[0]!.code, "cannot_run");
-    assert.match(r.evidence[1]!.cannotRun ?? "", /cancelled/);
+    assert.match(r.records[1]!.observation.cannotRun ?? "", /cancelled/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -1,0 +1,249 @@
+/**
+ * THE check runner: runs a contract's checks of one phase (the baseline on the
+ * base revision, or a round on the patched tree) in a sandbox profile, one
+ * after another (never stopping at the first failure), each timeout clamped to
+ * what the run's deadline leaves, and turns each process result into the
+ * kernel's {@linkcode CheckObservation}. It decides nothing: the judgement is
+ * the kernel's (`judgeBaseline` / `judgeContract`), and sealing receipts is the
+ * caller's. Both the baseline and every round of the clean verifier run here.
+ *
+ * @module
+ */
+import type {
+  CheckObservation,
+  ContractCheck,
+  OutcomeContract,
+} from "../../kernel/contract/types.ts";
+import { utf8Tail } from "../process/capture.ts";
+import { runProcess } from "../process/run.ts";
+import type { ProcessResult } from "../process/types.ts";
+import type { SandboxProfile } from "../sandbox/profile.ts";
+import { parseFailingTests } from "../test_failures/parse.ts";
+
+/** Bytes of output tail kept as evidence and in baseline captures. */
+export const EVIDENCE_TAIL_BYTES = 4096;
+/** Bytes captured per stream of a check (what `$json` expectations can see): 1 MiB, as documented. */
+export const CHECK_CAPTURE_BYTES = 1024 * 1024;
+
+/** Which checks a phase runs. */
+export type CheckPhase = "baseline" | "round";
+
+/** Options of {@linkcode runChecks}. */
+export interface RunChecksOptions {
+  /** The tree the checks run in (their cwd). */
+  readonly cwd: string;
+  /** Sandbox profile for every check. */
+  readonly sandbox: SandboxProfile;
+  /** `baseline`: capture-only and plain checks (no differentials); `round`: every gating check. */
+  readonly phase: CheckPhase;
+  /** Absolute deadline (epoch ms): each check's timeout is clamped to what is left. */
+  readonly deadline?: number;
+  /** Cancels the running check; later checks then fail as cancelled. */
+  readonly signal?: AbortSignal;
+  /** Called with each check's name before it runs (progress). */
+  readonly onCheck?: (name: string) => void;
+  /** Clock (default `Date.now`). */
+  readonly now?: () => number;
+}
+
+/** One check of a phase, as it ran (or did not). */
+export interface CheckRecord {
+  /** The contract's check. */
+  readonly check: ContractCheck;
+  /** Its timeout after clamping to the deadline, ms (0: no time was left, it never started). */
+  readonly timeoutMs: number;
+  /** What the kernel judges. */
+  readonly observation: CheckObservation;
+  /** The process result, or null when it never started. */
+  readonly result: ProcessResult | null;
+  /** When it started (ms since epoch), or null when it never started. */
+  readonly startedAt: number | null;
+}
+
+/** What {@linkcode runChecks} returns. */
+export interface ChecksRun {
+  /** Every check of the phase, in contract order. */
+  readonly records: readonly CheckRecord[];
+  /** The observations, in contract order (what `judgeBaseline` / `judgeContract` take). */
+  readonly observations: readonly CheckObservation[];
+  /** Results of the checks that started, by name. */
+  readonly results: ReadonlyMap<string, ProcessResult>;
+  /** Start times of the checks that started, by name. */
+  readonly started: ReadonlyMap<string, number>;
+  /** The profile they ran in. */
+  readonly sandbox: SandboxProfile;
+}
+
+/**
+ * Whether `check` runs in `phase`: a round never re-runs capture-only
+ * (`baseline`) checks, and a differential is judged against the baseline,
+ * never on it, so the baseline does not run it either.
+ *
+ * @example
+ * ```ts
+ * import { runsIn } from "./run_checks.ts";
+ * const plain = { name: "t", run: { shell: "true" }, expect: [], timeoutMs: 1000, baseline: false, differential: null, tests: null };
+ * if (!runsIn(plain, "baseline") || !runsIn(plain, "round")) throw new Error();
+ * if (runsIn({ ...plain, baseline: true }, "round")) throw new Error();
+ * ```
+ */
+export function runsIn(check: ContractCheck, phase: CheckPhase): boolean {
+  if (phase === "round") return !check.baseline;
+  return check.differential === null || check.baseline;
+}
+
+/**
+ * Runs the checks of `phase` in order and observes each. Fail closed: a check
+ * the deadline leaves no time for is not started and counts as timed out (the
+ * wall budget ran out); a check stopped at the deadline timed out; a check
+ * stopped otherwise (Ctrl-C) was cancelled and proves nothing.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { runChecks } from "./run_checks.ts";
+ * import { parseContract } from "./load.ts";
+ * const parsed = parseContract({ checks: [{ name: "ok", run: ["true"] }, { name: "no", run: "exit 3" }] });
+ * if (!parsed.ok) throw parsed.error;
+ * const run = await runChecks(parsed.contract, { cwd: "/", sandbox: { kind: "none" }, phase: "round" });
+ * equal(run.observations.map((o) => o.exitCode).join(), "0,3");
+ * ```
+ */
+export async function runChecks(
+  contract: OutcomeContract,
+  opts: RunChecksOptions,
+): Promise<ChecksRun> {
+  const now = opts.now ?? Date.now;
+  const records: CheckRecord[] = [];
+  for (const check of contract.checks) {
+    if (!runsIn(check, opts.phase)) continue;
+    opts.onCheck?.(check.name);
+    records.push(await runOne(check, opts, now));
+  }
+  const started = records.filter((r) => r.result !== null);
+  return {
+    records,
+    observations: records.map((r) => r.observation),
+    results: new Map(started.map((r) => [r.check.name, r.result!])),
+    started: new Map(started.map((r) => [r.check.name, r.startedAt!])),
+    sandbox: opts.sandbox,
+  };
+}
+
+async function runOne(
+  check: ContractCheck,
+  opts: RunChecksOptions,
+  now: () => number,
+): Promise<CheckRecord> {
+  const timeoutMs = clampTimeout(check.timeoutMs, opts.deadline, now);
+  if (timeoutMs <= 0) {
+    // The wall budget ran out: the run ends budget_exhausted, not "could not run".
+    const observation = {
+      ...cannotRunObservation(check.name, "the run's deadline left no time"),
+      cannotRun: null,
+      timedOut: true,
+    };
+    return { check, timeoutMs, observation, result: null, startedAt: null };
+  }
+  const startedAt = now();
+  const result = await runProcess({
+    ...("argv" in check.run ? { argv: check.run.argv } : { shell: check.run.shell }),
+    cwd: opts.cwd,
+    env: { NO_COLOR: "1" },
+    timeoutMs,
+    ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+    sandbox: opts.sandbox,
+    maxCaptureBytes: CHECK_CAPTURE_BYTES,
+  });
+  // The runner's observation: test-output parsing and the SWE-bench-like guard included.
+  const observed = observeCheck(check, result);
+  const atDeadline = opts.deadline !== undefined && now() >= opts.deadline - 50;
+  const observation = opts.signal?.aborted === true && observed.cannotRun === null
+    ? atDeadline ? { ...observed, timedOut: true } : { ...observed, cannotRun: "cancelled" }
+    : observed;
+  return { check, timeoutMs, observation, result, startedAt };
+}
+
+function text(s: ProcessResult["stdout"]): string {
+  return s.truncated ? `${s.head}\n…\n${s.tail}` : s.head;
+}
+
+/**
+ * The kernel observation of a check from its process result: stdout/stderr
+ * text (head and tail when truncated), digest, 4 KiB tail, and the failing
+ * tests parsed when the check declares `tests` (so the inconclusive guard
+ * applies).
+ *
+ * @example
+ * ```ts
+ * import { observeCheck } from "./run_checks.ts";
+ * import { runProcess } from "../process/run.ts";
+ * const check = { name: "t", run: { argv: ["true"] }, expect: [], timeoutMs: 1000, baseline: false, differential: null, tests: "cargo" as const };
+ * const obs = observeCheck(check, await runProcess({ argv: ["true"], cwd: "/" }));
+ * if (obs.testReport?.ran !== null) throw new Error();
+ * ```
+ */
+export function observeCheck(check: ContractCheck, r: ProcessResult): CheckObservation {
+  const stdout = text(r.stdout);
+  const stderr = text(r.stderr);
+  const cannotRun = r.spawnError !== null ? `${r.spawnError.code}: ${r.spawnError.message}` : null;
+  return {
+    name: check.name,
+    cannotRun,
+    exitCode: r.exitCode,
+    timedOut: r.timedOut || r.cancelled,
+    stdout,
+    stderr,
+    stdoutTruncated: r.stdout.truncated,
+    stdoutDigest: r.stdout.sha256,
+    stdoutTail: utf8Tail(r.stdout.truncated ? r.stdout.tail : r.stdout.head, EVIDENCE_TAIL_BYTES),
+    testReport: check.tests !== null && cannotRun === null
+      ? parseFailingTests(check.tests, `${stdout}\n${stderr}`)
+      : null,
+    ...(r.limit !== null ? { limit: r.limit } : {}),
+  };
+}
+
+/**
+ * The observation of a check that never ran: it fails closed through
+ * `cannotRun`, with exit 124 and no output.
+ *
+ * @example
+ * ```ts
+ * import { cannotRunObservation } from "./run_checks.ts";
+ * if (cannotRunObservation("unit", "cancelled").cannotRun !== "cancelled") throw new Error();
+ * ```
+ */
+export function cannotRunObservation(name: string, reason: string): CheckObservation {
+  return {
+    name,
+    cannotRun: reason,
+    exitCode: 124,
+    timedOut: false,
+    stdout: "",
+    stderr: "",
+    stdoutTruncated: false,
+    stdoutDigest: "",
+    stdoutTail: "",
+    testReport: null,
+  };
+}
+
+/**
+ * A check's timeout clamped to what the run's deadline leaves (0 = no time left).
+ *
+ * @example
+ * ```ts
+ * import { clampTimeout } from "./run_checks.ts";
+ * if (clampTimeout(120_000, 1_000 + 500, () => 1_000) !== 500) throw new Error();
+ * if (clampTimeout(120_000, undefined) !== 120_000) throw new Error();
+ * ```
+ */
+export function clampTimeout(
+  timeoutMs: number,
+  deadline: number | undefined,
+  now: () => number = Date.now,
+): number {
+  const remaining = deadline === undefined ? Infinity : deadline - now();
+  return Math.max(0, Math.min(timeoutMs, remaining));
+}

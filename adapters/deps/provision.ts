@@ -1,0 +1,78 @@
+/**
+ * Dependency provisioning of one task's clean trees: the user's installed
+ * dependency directories are looked up once (or taken from a batch's shared
+ * snapshots), and each tree gets them as the plan says: private, writable
+ * copies (or read-only views of shared snapshots under bwrap), nothing when the
+ * contract has setup (setup installs into the tree itself), and a refusal when
+ * the patch changes a manifest or lockfile without setup.
+ *
+ * @module
+ */
+import { findDependencyDirs, planDependencies } from "./dependency_plan.ts";
+import { provideDependencyDirs } from "./provide.ts";
+import type { DependencySnapshots, DependencyView } from "./shared.ts";
+
+/** Options of {@linkcode createDependencyProvisioner}. */
+export interface DependencyProvisionerOptions {
+  /** The user's repository (top level): where the installed directories are. */
+  readonly repo: string;
+  /** Whether the contract has setup commands (then nothing is copied). */
+  readonly hasSetup: boolean;
+  /**
+   * A batch's shared snapshots: looked up there, and given as read-only views
+   * when `views` is true (only bwrap can make them read-only; else copies).
+   */
+  readonly snapshots?: DependencySnapshots;
+  /** Give shared snapshots as read-only views (a sandbox that binds them). @default false */
+  readonly views?: boolean;
+}
+
+/** What a tree got: its read-only views (bound by the sandbox), or why the patch is refused. */
+export type Provision =
+  | { readonly ok: true; readonly views: readonly DependencyView[] }
+  | { readonly ok: false; readonly reason: string };
+
+/** Provisions one task's trees; see {@linkcode createDependencyProvisioner}. */
+export interface DependencyProvisioner {
+  /** Provides the dependencies of `tree` (absolute) for a patch changing `changed`. */
+  provide(tree: string, changed: readonly string[]): Promise<Provision>;
+}
+
+/**
+ * Creates the provisioner of one task. Without setup, the installed
+ * directories are looked up at once (while the first tree is checked out).
+ * Throws `DependencyCopyError` when a copy fails.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { createDependencyProvisioner } from "./provision.ts";
+ * const dir = await Deno.makeTempDir();
+ * const p = createDependencyProvisioner({ repo: dir, hasSetup: false });
+ * const got = await p.provide(dir, ["package.json"]);
+ * equal(got.ok, false);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function createDependencyProvisioner(
+  opts: DependencyProvisionerOptions,
+): DependencyProvisioner {
+  let installed: Promise<string[]> | null = null;
+  const getInstalled = () =>
+    installed ??= opts.snapshots?.installed(opts.repo) ??
+      findDependencyDirs(opts.repo).catch(() => []);
+  if (!opts.hasSetup) void getInstalled();
+  const shared = opts.views === true ? opts.snapshots : undefined;
+  return {
+    async provide(tree, changed) {
+      const plan = planDependencies(changed, opts.hasSetup ? [] : await getInstalled(), {
+        hasSetup: opts.hasSetup,
+      });
+      if (plan.mode === "refuse") return { ok: false, reason: plan.reason };
+      return {
+        ok: true,
+        views: (await provideDependencyDirs(plan, opts.repo, tree, shared)).views,
+      };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The sandbox profile of one task's checks: one probe per verifier (a real
+ * bwrap run, started early, reused by every check run) unless a batch shares
+ * one; the paths the caller and the contract declare read-only; the check
+ * limits; the key store never visible; a batch tree's shared dependency views
+ * bound read-only.
+ *
+ * @module
+ */
+import type { OutcomeContract } from "../../kernel/contract/types.ts";
+import type { DependencyView } from "../deps/shared.ts";
+import {
+  probeSandbox,
+  type SandboxProbe,
+  type SandboxRequirement,
+  selectSandbox,
+} from "../host/sandbox_probe.ts";
+import { withDependencyViews } from "../sandbox/bwrap.ts";
+import { DEFAULT_CHECK_LIMITS, withDefaultLimits } from "../sandbox/limits.ts";
+import type { SandboxProfile } from "../sandbox/profile.ts";
+
+/** Options of {@linkcode createCheckSandbox}. */
+export interface CheckSandboxOptions {
+  readonly sandbox: SandboxRequirement;
+  readonly contract: OutcomeContract;
+  readonly sandboxReadOnly?: readonly string[];
+  readonly sandboxProbe?: Promise<SandboxProbe>;
+  /** The key file in use (never visible, nor inside a declared path). */
+  readonly keyStoreDir: string;
+}
+
+/** The profile for a tree, with that tree's dependency views. */
+export type CheckSandbox = (
+  tree: string,
+  views: readonly DependencyView[],
+) => Promise<SandboxProfile>;
+
+/** Creates the profile maker of one verifier (the probe starts now unless `none`). */
+export function createCheckSandbox(opts: CheckSandboxOptions): CheckSandbox {
+  let probe: Promise<SandboxProbe> | null = opts.sandboxProbe ?? null;
+  const getProbe = () => probe ??= probeSandbox();
+  if (opts.sandbox !== "none") void getProbe().catch(() => {});
+  const declaredReadOnly = [
+    ...(opts.sandboxReadOnly ?? []),
+    ...(opts.contract.sandbox?.readOnly ?? []),
+  ];
+  const limits = withDefaultLimits(opts.contract.sandbox?.limits, DEFAULT_CHECK_LIMITS);
+  return async (tree, views) => {
+    if (opts.sandbox === "none") return await selectSandbox("none", { worktree: tree, limits });
+    const p = await selectSandbox(opts.sandbox, {
+      worktree: tree,
+      probe: await getProbe(),
+      declaredReadOnly,
+      limits,
+      keyStoreDir: opts.keyStoreDir,
+    });
+    return p.kind === "bwrap" ? withDependencyViews(p, views) : p;
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * The clean-tree lifecycle of one task: ONE clean tree per task. The baseline
+ * runs in it, and before each later use (each round) it is reset to the base
+ * (stat data first; proven clean by git) instead of checked out again. With a
+ * pool (`vouch batch`) the first tree is taken from it and given back at
+ * `settle()`; without one, trees are removed in the background and `settle()`
+ * waits for them.
+ *
+ * @module
+ */
+import { realpath } from "node:fs/promises";
+import { type CleanTree, createCleanTree } from "./clean_tree.ts";
+import type { CleanTreePool } from "./tree_pool.ts";
+import { removeWorktree, type Worktree } from "./worktree.ts";
+
+/** A full commit id (SHA-1 or SHA-256): a base the checkout need not resolve again. */
+const FULL_COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** Options of {@linkcode createTaskTrees}. */
+export interface TaskTreesOptions {
+  /** The user's repository (top level). */
+  readonly repo: string;
+  /** The base revision. */
+  readonly base: string;
+  /** The task id (names the trees). */
+  readonly taskId: string;
+  /** Paths for which the base wins over a (non-empty) patch. @default none */
+  readonly isProtected?: (path: string) => boolean;
+  /** Worktree root (default: the worktree module's). */
+  readonly root?: string;
+  /** Trees shared with other tasks of the same repository and base. */
+  readonly pool?: CleanTreePool;
+  /** How many uses at most (the last needs no stat mark). @default Infinity */
+  readonly maxUses?: number;
+}
+
+/** One task's clean trees; see {@linkcode createTaskTrees}. */
+export interface TaskTrees {
+  /** A clean tree of the base with `patch` applied (the held tree reset, or a new one). */
+  next(patch: Uint8Array, signal: AbortSignal): Promise<CleanTree>;
+  /** The task is over: its tree goes (back to the pool, or removed); waits for removals. */
+  settle(): Promise<void>;
+}
+
+/**
+ * Creates the tree lifecycle of one task.
+ *
+ * @example
+ * ```ts ignore
+ * import { createTaskTrees } from "./task_trees.ts";
+ * const trees = createTaskTrees({ repo, base, taskId: "t1" });
+ * const baseline = await trees.next(new Uint8Array(), AbortSignal.timeout(60_000));
+ * await trees.settle();
+ * ```
+ */
+export function createTaskTrees(opts: TaskTreesOptions): TaskTrees {
+  const removals = new Set<Promise<void>>();
+  const removeLater = (tree: Worktree) => {
+    const p: Promise<void> = removeWorktree(tree).catch(() => {}).finally(() => removals.delete(p));
+    removals.add(p);
+  };
+  let top: Promise<string> | null = null;
+  const realTop = () => top ??= realpath(opts.repo);
+  let held: CleanTree | null = null;
+  let uses = 0;
+  return {
+    async next(patch, signal) {
+      const reuse = held ?? opts.pool?.take(opts.repo, opts.base) ?? null;
+      held = null;
+      const use = ++uses;
+      const clean = await createCleanTree({
+        repo: opts.repo,
+        taskId: opts.taskId,
+        attempt: use,
+        base: opts.base,
+        patch,
+        // The last use of a tree nobody resets again needs no mark.
+        mark: opts.pool !== undefined || use < (opts.maxUses ?? Infinity),
+        ...(FULL_COMMIT.test(opts.base)
+          ? { resolved: { top: await realTop(), base: opts.base } }
+          : {}),
+        ...(patch.length > 0 && opts.isProtected !== undefined
+          ? { isProtected: opts.isProtected }
+          : {}),
+        ...(opts.root !== undefined ? { root: opts.root } : {}),
+        ...(reuse !== null ? { reuse } : {}),
+        signal,
+      });
+      held = clean;
+      return clean;
+    },
+    async settle() {
+      if (held !== null) opts.pool ? opts.pool.give(held) : removeLater(held.worktree);
+      held = null;
+      while (removals.size > 0) await Promise.all([...removals]);
+    },
+  };
+}
