@@ -1,7 +1,7 @@
 /**
  * The trusted core of vouch: the deterministic lifecycle reducer and the pure
  * verification primitives (diff parser, path confinement, globs, scope,
- * contract judgement).
+ * contract judgement, the test oracle and the patch's oracle split).
  *
  * Rules: imports nothing outside `kernel/`; uses no `Deno.*`, no I/O, no clock,
  * no randomness. Time, ids and results arrive as events; a digest or a faster
@@ -19,3 +19,4 @@ export * from "./lifecycle/mod.ts";
 export * from "./contract/mod.ts";
 export * from "./scope/mod.ts";
 export * from "./bundle/mod.ts";
+export * from "./oracle/mod.ts";

@@ -1,0 +1,538 @@
+/**
+ * What a runner's configuration (and the check command) names: support files
+ * it loads (`--require`, `setupFiles`, `-p plugin`), spec globs and test
+ * roots. Read from texts the caller passes; tolerant of anything (a config
+ * this cannot read names nothing, and its own file is the oracle anyway).
+ *
+ * @module
+ */
+
+/** What the configs name. */
+export interface Named {
+  /** Exact repository paths, each with reasons. */
+  readonly exact: Map<string, string[]>;
+  /** Directories whose whole content is named, each with reasons. */
+  readonly dirs: Map<string, string[]>;
+  /** Globs (gitignore syntax after brace expansion), each with its reason. */
+  readonly globs: { readonly pattern: string; readonly reason: string }[];
+}
+
+const MODULE_EXTS = [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx", ".json"];
+const MAX_VALUES = 256;
+
+function dirOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i);
+}
+
+/** Joins `rel` onto `base` and normalises; `null` when it leaves the repository. */
+export function joinRepo(base: string, rel: string): string | null {
+  if (rel.startsWith("/")) return null;
+  const out: string[] = base === "" ? [] : base.split("/");
+  for (const part of rel.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (out.length === 0) return null;
+      out.pop();
+    } else out.push(part);
+  }
+  return out.length === 0 ? null : out.join("/");
+}
+
+function isGlob(s: string): boolean {
+  return /[*?[{]/.test(s);
+}
+
+/** Expands `{a,b}` alternatives (bounded); no nesting beyond what the bound allows. */
+export function expandBraces(pattern: string, limit = 64): string[] {
+  const open = pattern.indexOf("{");
+  if (open < 0) return [pattern];
+  let depth = 0;
+  let close = -1;
+  for (let i = open; i < pattern.length; i++) {
+    if (pattern[i] === "{") depth++;
+    else if (pattern[i] === "}" && --depth === 0) {
+      close = i;
+      break;
+    }
+  }
+  if (close < 0) return [pattern];
+  const inner = pattern.slice(open + 1, close);
+  const alts: string[] = [];
+  let d = 0;
+  let start = 0;
+  for (let i = 0; i <= inner.length; i++) {
+    const c = inner[i];
+    if (c === "{") d++;
+    else if (c === "}") d--;
+    else if ((c === "," && d === 0) || i === inner.length) {
+      alts.push(inner.slice(start, i));
+      start = i + 1;
+    }
+  }
+  const out: string[] = [];
+  for (const alt of alts) {
+    for (
+      const rest of expandBraces(pattern.slice(0, open) + alt + pattern.slice(close + 1), limit)
+    ) {
+      if (out.length >= limit) return out;
+      out.push(rest);
+    }
+  }
+  return out;
+}
+
+/** Turns an extglob-ish runner pattern into plain globs: `?(x)`/`+(x|y)`/`@(x)` become braces. */
+function plainGlobs(pattern: string): string[] {
+  const braced = pattern.replace(/[?+*@!]\(([^()]*)\)/g, (_m, body: string) => {
+    const alts = body.split("|");
+    return `{${alts.join(",")},}`;
+  });
+  return expandBraces(braced).map((p) => p.replace(/^\.\//, ""));
+}
+
+class Collector {
+  readonly named: Named = { exact: new Map(), dirs: new Map(), globs: [] };
+  #count = 0;
+
+  #push(map: Map<string, string[]>, key: string, reason: string): void {
+    if (this.#count++ > 4 * MAX_VALUES) return;
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [reason]);
+    else if (!list.includes(reason)) list.push(reason);
+  }
+
+  /** A module a runner loads: the path and its extension and index variants. */
+  module(base: string, spec: string, reason: string): void {
+    const s = spec.replace(/^<rootDir>\//, "").trim();
+    if (s === "" || isGlob(s) || /^[a-z]+:/.test(s)) return;
+    const root = spec.startsWith("<rootDir>/") ? "" : base;
+    const p = joinRepo(root, s);
+    if (p === null) return;
+    this.#push(this.named.exact, p, reason);
+    for (const ext of MODULE_EXTS) this.#push(this.named.exact, p + ext, reason);
+    for (const ext of MODULE_EXTS.slice(0, 6)) {
+      this.#push(this.named.exact, `${p}/index${ext}`, reason);
+    }
+  }
+
+  /** A Python module named by dotted name (`-p plugin`): `a/b.py` and `a/b/__init__.py`. */
+  pyModule(base: string, dotted: string, reason: string): void {
+    if (!/^[A-Za-z_][\w.]*$/.test(dotted)) return;
+    const rel = dotted.replaceAll(".", "/");
+    for (const root of [base, joinRepo(base, "src") ?? "src"]) {
+      const p = joinRepo(root, rel);
+      if (p === null) continue;
+      this.#push(this.named.exact, `${p}.py`, reason);
+      this.#push(this.named.exact, `${p}/__init__.py`, reason);
+    }
+  }
+
+  /** A spec: a file, a directory or a glob. */
+  spec(base: string, spec: string, reason: string, dirMeans: "all" | "ignore" = "ignore"): void {
+    const s = spec.replace(/^<rootDir>\//, "").trim();
+    if (s === "" || s.startsWith("-")) return;
+    const root = spec.startsWith("<rootDir>/") ? "" : base;
+    if (isGlob(s)) {
+      for (const g of plainGlobs(s)) {
+        const p = g.startsWith("**/") ? g : joinRepo(root, g);
+        if (p !== null && this.named.globs.length < MAX_VALUES) {
+          this.named.globs.push({ pattern: `/${p}`.replace(/^\/\*\*\//, "**/"), reason });
+        }
+      }
+      return;
+    }
+    const p = joinRepo(root, s.replace(/::.*$/, "").replace(/\/+$/, ""));
+    if (p === null) return;
+    this.#push(this.named.exact, p, reason);
+    if (dirMeans === "all") this.#push(this.named.dirs, p, reason);
+  }
+}
+
+/** The strings of a JSON value (a string, or the strings of an array / of an object's values). */
+function strings(v: unknown, deep = 1): string[] {
+  if (typeof v === "string") return [v];
+  if (Array.isArray(v)) return v.flatMap((x) => strings(x, deep)).slice(0, MAX_VALUES);
+  if (deep > 0 && typeof v === "object" && v !== null) {
+    return Object.values(v).flatMap((x) => strings(x, deep - 1)).slice(0, MAX_VALUES);
+  }
+  return [];
+}
+
+function parseJson(text: string): Record<string, unknown> | null {
+  for (const t of [text, stripJsonComments(text)]) {
+    try {
+      const v: unknown = JSON.parse(t);
+      if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+        return v as Record<string, unknown>;
+      }
+    } catch {
+      // try the next form
+    }
+  }
+  return null;
+}
+
+/** Removes `//` and block comments and trailing commas outside strings (JSONC). */
+export function stripJsonComments(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length;) {
+    const c = text[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + 2;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out.replace(/,(\s*[}\]])/g, "$1");
+}
+
+/**
+ * The values of `key` in a config this cannot evaluate (YAML, JS, TS): the
+ * quoted strings (or bare YAML words) of `key: value`, `key: [a, b]` and of a
+ * YAML list under `key:`.
+ */
+export function textValues(text: string, key: string): string[] {
+  const out: string[] = [];
+  const lines = text.split(/\r?\n/);
+  const head = new RegExp(`^(\\s*)(?:-\\s*)?["']?${key}["']?\\s*[:=]\\s*(.*)$`);
+  const quoted = /(["'`])((?:(?!\1)[^\\]|\\.)*)\1/g;
+  for (let i = 0; i < lines.length && out.length < MAX_VALUES; i++) {
+    const m = head.exec(lines[i]!) ??
+      new RegExp(`[{,]\\s*["']?${key}["']?\\s*:\\s*(.*)$`).exec(lines[i]!);
+    if (m === null) continue;
+    let rest = (m.length === 3 ? m[2] : m[1])!.trim();
+    if (rest.startsWith("[")) {
+      let j = i;
+      while (!rest.includes("]") && j + 1 < lines.length && j < i + 64) rest += " " + lines[++j];
+      rest = rest.slice(0, rest.indexOf("]") + 1 || undefined);
+    }
+    const found = [...rest.matchAll(quoted)].map((q) => q[2]!);
+    if (found.length > 0) out.push(...found);
+    else if (rest === "" || rest === "|" || rest === ">") {
+      const indent = (m.length === 3 ? m[1]! : "").length;
+      for (let j = i + 1; j < lines.length && j < i + 64; j++) {
+        const item = /^(\s*)-\s+(.*?)\s*$/.exec(lines[j]!);
+        if (item === null || item[1]!.length < indent) break;
+        out.push(item[2]!.replace(/^["']|["']$/g, ""));
+      }
+    } else if (!/^[{(]/.test(rest)) {
+      out.push(
+        ...rest.replace(/[,;]$/, "").split(/[\s,]+/).filter((w) => /^[\w./<>@*{}-]+$/.test(w)),
+      );
+    }
+  }
+  return out;
+}
+
+/** Splits a shell command into words (quotes respected, operators separate commands). */
+export function shellWords(command: string): string[][] {
+  const commands: string[][] = [[]];
+  let word = "";
+  let inWord = false;
+  const flush = () => {
+    if (inWord) commands.at(-1)!.push(word);
+    word = "";
+    inWord = false;
+  };
+  for (let i = 0; i < command.length && i < 65536; i++) {
+    const c = command[i]!;
+    if (c === "'" || c === '"') {
+      const end = command.indexOf(c, i + 1);
+      word += command.slice(i + 1, end < 0 ? command.length : end);
+      inWord = true;
+      i = end < 0 ? command.length : end;
+    } else if (/\s/.test(c)) flush();
+    else if (c === "&" || c === "|" || c === ";") {
+      flush();
+      if (commands.at(-1)!.length > 0) commands.push([]);
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  flush();
+  return commands.filter((c) => c.length > 0);
+}
+
+const LOAD_FLAGS = new Set([
+  "--require",
+  "-r",
+  "--file",
+  "--import",
+  "--loader",
+  "--experimental-loader",
+  "--config",
+  "--setupFiles",
+  "--setup-files",
+  "--globalSetup",
+  "--rootDir",
+  "--test-reporter",
+  "--reporter",
+  "-R",
+  "-c",
+]);
+const RUNNER_WORDS =
+  /(?:^|\/)(?:node|mocha|_mocha|jest|vitest|tap|tape|ava|deno|pytest|py\.test|python3?|c8|nyc|sh|bash)$/;
+
+/** What one command names: files after loading flags, specs after a runner word. */
+function commandNames(
+  c: Collector,
+  base: string,
+  command: string,
+  where: string,
+  scripts: Record<string, unknown> | null,
+  depth = 0,
+  file = "package.json",
+): void {
+  for (const words of shellWords(command)) {
+    let runnerSeen = false;
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!;
+      // npm run X, yarn X, pnpm X: follow the script (bounded).
+      if (scripts !== null && depth < 4 && /^(?:npm|yarn|pnpm)$/.test(w)) {
+        const sub = words[i + 1] === "run" || words[i + 1] === "run-script"
+          ? words[i + 2]
+          : words[i + 1];
+        const name = sub === "t" ? "test" : sub;
+        if (name !== undefined && typeof scripts[name] === "string") {
+          commandNames(
+            c,
+            base,
+            scripts[name] as string,
+            `${file} scripts.${name}`,
+            scripts,
+            depth + 1,
+            file,
+          );
+          for (const hook of [`pre${name}`, `post${name}`]) {
+            if (typeof scripts[hook] === "string") {
+              commandNames(
+                c,
+                base,
+                scripts[hook] as string,
+                `${file} scripts.${hook}`,
+                scripts,
+                depth + 1,
+                file,
+              );
+            }
+          }
+        }
+        break;
+      }
+      const eq = w.indexOf("=");
+      const flag = w.startsWith("-") && eq > 0 ? w.slice(0, eq) : w;
+      if (LOAD_FLAGS.has(flag)) {
+        const value = eq > 0 && w.startsWith("-") ? w.slice(eq + 1) : words[++i];
+        if (value !== undefined) c.module(base, value, `${flag} support file (${where})`);
+        continue;
+      }
+      if (flag === "-p" && words[i + 1] !== undefined) {
+        c.pyModule(base, words[++i]!, `pytest plugin (-p) in ${where}`);
+        continue;
+      }
+      if (RUNNER_WORDS.test(w)) {
+        runnerSeen = true;
+        continue;
+      }
+      if (i === 0 && !w.startsWith("-") && (w.includes("/") || /\.(?:sh|py|[cm]?js|ts)$/.test(w))) {
+        c.module(base, w, `run by ${where}`);
+      }
+      if (runnerSeen && !w.startsWith("-") && (/[/*]/.test(w) || /\.\w+(?:::|$)/.test(w))) {
+        c.spec(base, w, `named by ${where}`, "ignore");
+      }
+    }
+  }
+}
+
+function mochaOptions(
+  c: Collector,
+  base: string,
+  v: Record<string, unknown> | null,
+  where: string,
+): void {
+  if (v === null) return;
+  for (const s of strings(v["require"])) {
+    c.module(base, s, `mocha --require support file (${where})`);
+  }
+  for (const s of strings(v["file"])) c.module(base, s, `mocha --file support file (${where})`);
+  for (const s of strings(v["spec"])) c.spec(base, s, `mocha spec (${where})`, "all");
+  for (const s of strings(v["reporter"])) c.module(base, s, `mocha reporter (${where})`);
+  for (const s of strings(v["ui"])) c.module(base, s, `mocha ui (${where})`);
+}
+
+const JEST_MODULE_KEYS = [
+  "setupFiles",
+  "setupFilesAfterEnv",
+  "globalSetup",
+  "globalTeardown",
+  "testEnvironment",
+  "snapshotResolver",
+  "testRunner",
+  "testSequencer",
+  "resolver",
+  "runner",
+  "reporters",
+  "transform",
+  "moduleNameMapper",
+];
+
+function jestOptions(
+  c: Collector,
+  base: string,
+  v: Record<string, unknown> | null,
+  where: string,
+): void {
+  if (v === null) return;
+  for (const k of JEST_MODULE_KEYS) {
+    for (const s of strings(v[k], 2)) c.module(base, s, `jest ${k} (${where})`);
+  }
+  for (const s of strings(v["testMatch"])) c.spec(base, s, `jest testMatch (${where})`);
+  for (const s of strings(v["roots"])) c.spec(base, s, `jest roots (${where})`, "ignore");
+}
+
+function iniSection(text: string, name: (header: string) => boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  let inside = false;
+  let key: string | null = null;
+  for (const raw of text.split(/\r?\n/)) {
+    const header = /^\s*\[([^\]]+)\]\s*$/.exec(raw);
+    if (header) {
+      inside = name(header[1]!.trim());
+      key = null;
+      continue;
+    }
+    if (!inside || /^\s*[#;]/.test(raw)) continue;
+    const kv = /^([A-Za-z_][\w.-]*)\s*[=:]\s*(.*)$/.exec(raw);
+    if (kv) {
+      key = kv[1]!;
+      out[key] = kv[2]!;
+    } else if (key !== null && /^\s+\S/.test(raw)) out[key] += "\n" + raw.trim();
+  }
+  return out;
+}
+
+function iniWords(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const v = value.trim();
+  if (v.startsWith("[")) {
+    return [...v.matchAll(/(["'])((?:(?!\1).)*)\1/g)].map((m) => m[2]!);
+  }
+  if (/^["']/.test(v)) {
+    return [v.slice(1, v.search(/["']\s*$/) > 0 ? v.search(/["']\s*$/) : undefined)];
+  }
+  return v.split(/\s+/).filter((w) => w !== "");
+}
+
+function pytestOptions(c: Collector, base: string, s: Record<string, string>, where: string): void {
+  for (const p of iniWords(s["testpaths"])) c.spec(base, p, `pytest testpaths (${where})`);
+  for (const p of iniWords(s["python_files"])) {
+    c.spec(base, p.includes("/") ? p : `**/${p}`, `pytest python_files (${where})`);
+  }
+  const addopts = iniWords(s["addopts"]).join(" ");
+  if (addopts !== "") commandNames(c, base, `pytest ${addopts}`, `addopts of ${where}`, null);
+}
+
+function configNames(c: Collector, path: string, text: string, command: string | undefined): void {
+  const base = dirOf(path);
+  const name = path.slice(base === "" ? 0 : base.length + 1);
+  if (name === "package.json") {
+    const pkg = parseJson(text);
+    if (pkg === null) return;
+    const scripts = typeof pkg["scripts"] === "object" && pkg["scripts"] !== null
+      ? pkg["scripts"] as Record<string, unknown>
+      : {};
+    commandNames(c, base, "npm test", path, scripts, 0, path);
+    if (command !== undefined && /^\s*(?:npm|yarn|pnpm)\b/.test(command)) {
+      commandNames(c, base, command, "the check command", scripts, 0, path);
+    }
+    mochaOptions(c, base, pkg["mocha"] as Record<string, unknown> | null ?? null, `${path} mocha`);
+    const jest = pkg["jest"];
+    jestOptions(
+      c,
+      base,
+      typeof jest === "object" ? jest as Record<string, unknown> : null,
+      `${path} jest`,
+    );
+  } else if (/^\.mocharc/.test(name)) {
+    const json = /\.jsonc?$|^\.mocharc$/.test(name) ? parseJson(text) : null;
+    if (json !== null) mochaOptions(c, base, json, name);
+    else {
+      const v: Record<string, unknown> = {};
+      for (const k of ["require", "file", "spec", "reporter", "ui"]) v[k] = textValues(text, k);
+      mochaOptions(c, base, v, name);
+    }
+  } else if (/^jest\.config\./.test(name)) {
+    const json = name.endsWith(".json") ? parseJson(text) : null;
+    if (json !== null) jestOptions(c, base, json, name);
+    else {
+      const v: Record<string, unknown> = {};
+      for (const k of [...JEST_MODULE_KEYS, "testMatch", "roots"]) v[k] = textValues(text, k);
+      jestOptions(c, base, v, name);
+    }
+  } else if (/^(?:vitest|vite)\.(?:config|workspace)\./.test(name)) {
+    for (const k of ["setupFiles", "globalSetup", "environment", "reporters"]) {
+      for (const s of textValues(text, k)) c.module(base, s, `vitest ${k} (${name})`);
+    }
+    for (const s of textValues(text, "include")) c.spec(base, s, `vitest include (${name})`);
+  } else if (name === "pytest.ini" || name === ".pytest.ini") {
+    pytestOptions(c, base, iniSection(text, (h) => h === "pytest"), name);
+  } else if (name === "tox.ini") {
+    pytestOptions(c, base, iniSection(text, (h) => h === "pytest"), name);
+  } else if (name === "setup.cfg") {
+    pytestOptions(c, base, iniSection(text, (h) => h === "tool:pytest"), name);
+  } else if (name === "pyproject.toml") {
+    pytestOptions(c, base, iniSection(text, (h) => h === "tool.pytest.ini_options"), name);
+  } else if (name === "Cargo.toml") {
+    const lines = text.split(/\r?\n/);
+    let inTest = false;
+    for (const l of lines) {
+      const h = /^\s*\[\[?([^\]]+)\]\]?/.exec(l);
+      if (h) inTest = h[1]!.trim() === "test";
+      const p = /^\s*path\s*=\s*"([^"]+)"/.exec(l);
+      if (inTest && p) c.spec(base, p[1]!, `cargo [[test]] target (${name})`);
+    }
+  } else if (name === "deno.json" || name === "deno.jsonc") {
+    const cfg = parseJson(text);
+    const test = cfg?.["test"];
+    if (typeof test === "object" && test !== null) {
+      for (const s of strings((test as Record<string, unknown>)["include"])) {
+        c.spec(base, s, `deno test include (${name})`);
+      }
+    }
+    const tasks = cfg?.["tasks"];
+    if (typeof tasks === "object" && tasks !== null) {
+      const t = (tasks as Record<string, unknown>)["test"];
+      const cmd = typeof t === "string" ? t : strings(t)[0];
+      if (cmd !== undefined) commandNames(c, base, cmd, `${name} tasks.test`, null);
+    }
+  }
+}
+
+/** What the configs and the command name. */
+export function namedByConfigs(
+  configs: Readonly<Record<string, string>>,
+  command: string | undefined,
+): Named {
+  const c = new Collector();
+  const paths = Object.keys(configs).sort();
+  for (const path of paths) {
+    try {
+      configNames(c, path, configs[path]!, path.endsWith("package.json") ? command : undefined);
+    } catch {
+      // A config this cannot read names nothing; its own file is still the oracle.
+    }
+  }
+  if (command !== undefined) commandNames(c, "", command, "the check command", null);
+  return c.named;
+}
