@@ -6,6 +6,7 @@
  * @module
  */
 import { VouchError } from "../kernel/errors/mod.ts";
+import type { Verdict } from "../adapters/driver/verdicts.ts";
 
 /** Where a command writes. Tests pass buffers; `main.ts` passes the real streams. */
 export interface CliIo {
@@ -33,6 +34,12 @@ export interface CliCommand {
    * {@link EXIT_CODES}; `vouch <name> --help` renders both.
    */
   readonly exits: CommandExits;
+  /**
+   * The verdicts (rows of the one verdict table, `adapters/driver/verdicts.ts`)
+   * this command prints; `vouch <name> --help` lists them with their words and
+   * exit codes. Empty for commands that print no verdict (`gc`, `doctor`).
+   */
+  readonly verdicts: readonly Verdict[];
   /** Runs the command; resolves to the process exit code. */
   run(args: string[], io: CliIo): Promise<number>;
 }
@@ -60,7 +67,7 @@ export const EXIT = {
   couldNotRun: 5,
   /** An internal error (a bug in vouch): one line on stderr; `VOUCH_DEBUG=1` adds the stack trace. */
   internal: 70,
-  /** Interrupted (Ctrl-C / SIGINT). */
+  /** Cancelled (Ctrl-C / SIGINT): the verdict table's `killed` state. */
   killed: 130,
 } as const;
 
@@ -126,8 +133,9 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
   },
   {
     code: EXIT.killed,
-    label: "killed",
-    meaning: "interrupted (Ctrl-C / SIGINT); `run` first stops the agent and cleans up",
+    label: "cancelled",
+    meaning:
+      "cancelled (Ctrl-C / SIGINT); `run` first stops the agent and cleans up (a second Ctrl-C leaves at once)",
     shared: true,
   },
 ];
@@ -143,7 +151,7 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
  * equal(
  *   renderExitCodes({ 0: "accept", 1: "reject" }),
  *   "Exit codes: 0 accept, 1 reject; any command: 2 usage, 5 could not run, 70\n" +
- *     "  internal error, 130 killed.\n",
+ *     "  internal error, 130 cancelled.\n",
  * );
  * ```
  */

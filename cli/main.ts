@@ -10,6 +10,7 @@ import process from "node:process";
 import { isatty } from "node:tty";
 import { type CliIo, EXIT, EXIT_CODES, renderExitCodes } from "./command.ts";
 import { describeFailure } from "./failure.ts";
+import { renderVerdictLine, VERDICT_ROWS } from "../adapters/driver/verdicts.ts";
 import { COMMANDS } from "./commands/mod.ts";
 
 const encoder = new TextEncoder();
@@ -58,6 +59,11 @@ function topHelp(): string {
     "",
     "Run `vouch <command> --help` for a command's options and examples.",
     "",
+    "Verdicts (the word a command prints first, its exit code):",
+    ...VERDICT_ROWS.map((r) =>
+      `  ${r.word.padEnd(16)} ${String(r.exitCode).padStart(3)}  ${r.meaning}`
+    ),
+    "",
     "Exit codes:",
     ...EXIT_CODES.map((r) => `  ${String(r.code).padStart(3)}  ${r.label}`),
     "Set VOUCH_DEBUG=1 to print stack traces.",
@@ -98,7 +104,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   }
   if (rest.includes("--help") || rest.includes("-h")) {
     const help = command.help.endsWith("\n") ? command.help : command.help + "\n";
-    io.out(`${help}\n${renderExitCodes(command.exits)}`);
+    const verdicts = command.verdicts.length > 0 ? renderVerdictLine(command.verdicts) : "";
+    io.out(`${help}\n${verdicts}${renderExitCodes(command.exits)}`);
     return EXIT.ok;
   }
   try {

@@ -6,6 +6,8 @@
  * @module
  */
 import type { CheckSummary, RunOutcome, RunProgress } from "../adapters/driver/outcome.ts";
+import type { RunFinalState } from "../adapters/driver/outcome.ts";
+import { VERDICTS } from "../adapters/driver/verdicts.ts";
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -63,9 +65,13 @@ function table(rows: readonly (readonly string[])[]): string {
     .join("\n");
 }
 
-function checksCell(checks: readonly CheckSummary[]): string {
+function checksCell(checks: readonly CheckSummary[], cancelled = false): string {
   if (checks.length === 0) return "-";
-  return checks.map((c) => `${c.name}:${c.passed ? "pass" : c.outcome}`).join(", ");
+  return checks.map((c) =>
+    `${c.name}:${
+      c.passed ? "pass" : cancelled && c.detail === "cancelled" ? "cancelled" : c.outcome
+    }`
+  ).join(", ");
 }
 
 /**
@@ -88,9 +94,9 @@ export function renderSummary(outcome: RunOutcome): string {
   const n = outcome.rounds.length;
   const headline = outcome.state === "rejected" && outcome.reason === "max_rounds"
     ? `REJECTED after ${n} round${n === 1 ? "" : "s"} (${seconds(outcome.elapsedMs)})`
-    : `${outcome.state.toUpperCase().replaceAll("_", " ")} (${outcome.reason}) after ${
-      seconds(outcome.elapsedMs)
-    }`;
+    : outcome.state === "killed" && outcome.reason === "killed"
+    ? `${VERDICTS.killed.word} after ${seconds(outcome.elapsedMs)}`
+    : `${VERDICTS[outcome.state].word} (${outcome.reason}) after ${seconds(outcome.elapsedMs)}`;
   lines.push(`${headline}: ${outcome.message}`);
   lines.push("");
   const rows: string[][] = [[
@@ -104,7 +110,7 @@ export function renderSummary(outcome: RunOutcome): string {
   rows.push(["base", "-", "-", "-", "baseline", checksCell(outcome.baseline)]);
   for (const round of outcome.rounds) {
     const detail = round.checks.length > 0
-      ? checksCell(round.checks)
+      ? checksCell(round.checks, round.verdict === "cancelled")
       : round.reasons.join(", ") || "-";
     rows.push([
       String(round.round),
@@ -165,6 +171,8 @@ function tailLines(text: string, keep: number, indent: string): string[] {
 /** What {@linkcode renderVerifyOutcome} shows (the fields of a `vouch verify` result it reads). */
 export interface VerifyOutcomeView {
   readonly verdict: string;
+  /** The kernel's final state: its word from the verdict table heads the result. */
+  readonly state?: RunFinalState;
   readonly patchDigest: string;
   readonly reasons: readonly string[];
   readonly details: readonly string[];
@@ -191,7 +199,10 @@ export interface VerifyOutcomeView {
  * ```
  */
 export function renderVerifyOutcome(outcome: VerifyOutcomeView): string {
-  const lines = [`${outcome.verdict.toUpperCase()} ${outcome.patchDigest}`];
+  const word = outcome.state !== undefined
+    ? VERDICTS[outcome.state].word
+    : outcome.verdict.toUpperCase();
+  const lines = [`${word} ${outcome.patchDigest}`];
   if (outcome.reasons.length > 0) lines.push(`reasons: ${outcome.reasons.join(", ")}`);
   if (outcome.details.length > 0) {
     lines.push("why:");

@@ -1,3 +1,4 @@
+import { open } from "node:fs/promises";
 import type { MacKey } from "../keys/mac_key.ts";
 import type { LogIssue } from "../log/errors.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
@@ -54,6 +55,46 @@ export const AUDIT_SUMMARY: Readonly<Record<AuditVerdict, string>> = {
   unauthenticated: "chain intact, evidence unauthenticated",
   not_a_log: "not a vouch log",
 };
+
+/** The bytes read to tell a vouch log whose first line was damaged from a file that is none. */
+const SNIFF_BYTES = 1024 * 1024;
+
+/**
+ * Whether a file with no verifying record could still be a (damaged) vouch
+ * log: its first line failed for another reason than not being a log record
+ * (a broken hash, a bad seq), or some line of its first MiB looks like a
+ * record (`v`, `seq`, `prev`, `hash`). A `.diff` or any other text has none:
+ * it is "not a vouch log", never "tampered".
+ */
+async function mayBeVouchLog(path: string, read: Awaited<ReturnType<typeof readLogFile>>) {
+  if (read.status !== "tampered") return false;
+  if (
+    read.issue.line !== 1 || (read.issue.reason !== "not_json" && read.issue.reason !== "schema")
+  ) {
+    return true;
+  }
+  let text: string;
+  try {
+    const file = await open(path, "r");
+    try {
+      const buf = new Uint8Array(SNIFF_BYTES);
+      const { bytesRead } = await file.read(buf, 0, SNIFF_BYTES, 0);
+      text = new TextDecoder().decode(buf.subarray(0, bytesRead));
+    } finally {
+      await file.close();
+    }
+  } catch {
+    return true;
+  }
+  return text.split("\n").some((line) => {
+    try {
+      const v = JSON.parse(line);
+      return typeof v === "object" && v !== null && "seq" in v && "prev" in v && "hash" in v;
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** Options of {@linkcode auditLog}. */
 export interface AuditOptions {
@@ -192,7 +233,8 @@ export async function auditLog(path: string, options: AuditOptions): Promise<Aud
   const replay = replayKernelRecords(records, options.kernel ?? lifecycleReplayKernel);
   const tasks = buildTimelines(records);
   let verdict: AuditVerdict = "verified";
-  if (log.status === "tampered" || receipts.issue || patches.issue) verdict = "tampered";
+  if (records.length === 0 && !(await mayBeVouchLog(path, read))) verdict = "not_a_log";
+  else if (log.status === "tampered" || receipts.issue || patches.issue) verdict = "tampered";
   else if (records.length === 0) verdict = "not_a_log";
   // Result events of other kernel semantics cannot be bound by this one's rules.
   else if (replay.status === "other_kernel") verdict = "other_kernel";

@@ -1,3 +1,5 @@
+import { FINAL_STATES, type FinalState, taskOutcome } from "../../kernel/lifecycle/outcome.ts";
+import type { TaskRecord } from "../../kernel/lifecycle/state.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
 import type { LogRecord } from "../log/record.ts";
 import { redactSecrets } from "../redact/redact.ts";
@@ -43,8 +45,15 @@ export interface TaskTimeline {
   readonly rounds: number;
   readonly checks: readonly CheckLine[];
   readonly receipts: readonly ReceiptLine[];
-  /** Last status the kernel moved the task to, or null. */
-  readonly verdict: string | null;
+  /**
+   * How the task ended, in the verdict table's terms (`verified`, `rejected`,
+   * `could_not_run`, `killed`, ...): the state its `run.outcome` record states
+   * (what the CLI printed), else the kernel's own `taskOutcome` of the recorded
+   * transitions. Null while the task is live (or its writer crashed).
+   */
+  readonly verdict: FinalState | null;
+  /** Last status the kernel moved the task to (`completed`, `killed`, ...), or null. */
+  readonly status: string | null;
   /** Digest of the minted VerifiedPatch, if any. */
   readonly verifiedPatch: string | null;
   /** Recorded transcript excerpts, with secret-looking values masked. */
@@ -68,9 +77,25 @@ interface Draft {
   rounds: Set<number>;
   checks: CheckLine[];
   receipts: ReceiptLine[];
-  verdict: string | null;
+  status: string | null;
+  reason: string | null;
+  budgetStop: string | null;
+  outcome: FinalState | null;
   verifiedPatch: string | null;
   transcripts: { seq: number; text: string }[];
+}
+
+/** The kernel's final state of the recorded transitions (null while the task is live). */
+function kernelOutcome(d: Draft): FinalState | null {
+  if (d.status === null) return null;
+  const record = {
+    status: d.status,
+    reason: d.reason,
+    budgetStop: d.budgetStop,
+    round: 0,
+    backendFaults: 0,
+  } as unknown as TaskRecord;
+  return taskOutcome(record)?.state ?? null;
 }
 
 function oneBased(round: number | null): number | null {
@@ -104,7 +129,10 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         rounds: new Set(),
         checks: [],
         receipts: [],
-        verdict: null,
+        status: null,
+        reason: null,
+        budgetStop: null,
+        outcome: null,
         verifiedPatch: null,
         transcripts: [],
       };
@@ -163,7 +191,11 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
             to,
             reason: str(rec["reason"]) ?? "",
           });
-          d.verdict = to;
+          // As the kernel keeps it: a pause's budget stays the stop until a resume clears it.
+          if (to === "paused") d.budgetStop = str(rec["reason"]);
+          else if (d.status === "paused" && to !== "killed") d.budgetStop = null;
+          d.status = to;
+          d.reason = str(rec["reason"]);
         }
       }
     } else if (r.kind === LOG_KINDS.toolReceipt && isObj(body)) {
@@ -176,6 +208,9 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         durationMs: (num(body["endedAt"]) ?? 0) - (num(body["startedAt"]) ?? 0),
         sandbox: str(body["sandboxProfile"]) ?? "?",
       });
+    } else if (r.kind === "run.outcome" && isObj(body)) {
+      const state = body["state"];
+      if (FINAL_STATES.includes(state as FinalState)) d.outcome = state as FinalState;
     } else if (r.kind === LOG_KINDS.verifiedPatchMinted && isObj(body)) {
       d.verifiedPatch = str(body["patchDigest"]);
     } else if (r.kind === LOG_KINDS.transcript && isObj(body)) {
@@ -194,7 +229,8 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
     rounds: d.rounds.size,
     checks: d.checks,
     receipts: d.receipts,
-    verdict: d.verdict,
+    verdict: d.outcome ?? kernelOutcome(d),
+    status: d.status,
     verifiedPatch: d.verifiedPatch,
     transcripts: d.transcripts,
   }));

@@ -88,14 +88,15 @@ const DETAIL: { readonly [R in StopReason]?: (run: TaskRun) => string | undefine
   effect_failed: (run) => run.effectCode ?? undefined,
 };
 
-function summary(r: RoundState): RoundSummary {
+function summary(r: RoundState, cancelled: boolean): RoundSummary {
   const failure = r.backend?.failure;
   return {
     round: r.round,
     backendStatus: r.backend?.status ?? "not_run",
     selfClaimedDone: r.backend?.selfClaimedDone ?? false,
     filesChanged: r.files,
-    verdict: r.verdict,
+    // Ctrl-C stopped the round before it was judged: it was cancelled, not rejected.
+    verdict: cancelled && r.verdict !== "verified" ? "cancelled" : r.verdict,
     reasons: unique(r.reasons),
     details: r.verdict === "verified" ? [] : unique(r.details),
     checks: r.checks,
@@ -119,7 +120,9 @@ export function outcomeOf(run: TaskRun): RunOutcome {
     message: MESSAGE[stop](run),
     base: o.base,
     baseline: run.baseline?.summaries ?? [],
-    rounds: run.rounds.map(summary),
+    rounds: run.rounds.map((r, i) =>
+      summary(r, state === "killed" && stop === "killed" && i === run.rounds.length - 1)
+    ),
     patchFile: state === "verified" ? run.patchFile : null,
     patchDigest: state === "verified" ? (run.verified?.patchDigest ?? null) : null,
     artefactsDir: o.artefactsDir,

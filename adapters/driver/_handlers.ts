@@ -207,7 +207,12 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
     round.reasons.push(
       round.backend?.status === "error" ? "backend_error_no_change" : "empty_patch",
     );
-    round.details.push("the backend changed no file");
+    // `vouch verify` hands a patch over (no backend ran): say it of the patch.
+    round.details.push(
+      o.workspace === "none"
+        ? "the patch changes no file (it is empty)"
+        : "the backend changed no file",
+    );
     round.verdict = "rejected";
   }
   await run.feed({

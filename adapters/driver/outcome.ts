@@ -6,6 +6,7 @@
  */
 import { FINAL_STATES, type FinalState } from "../../kernel/lifecycle/outcome.ts";
 import type { CheckSummary } from "../verification/verifier.ts";
+import { VERDICTS } from "./verdicts.ts";
 
 export type { CheckSummary };
 
@@ -19,10 +20,11 @@ export type RunFinalState = FinalState;
 export const RUN_FINAL_STATES: readonly RunFinalState[] = FINAL_STATES;
 
 /**
- * The distinct process exit code of each final state (2 is reserved for usage
- * errors): 0 verified, 1 rejected, 3 budget exhausted, 4 backend failed, 5
- * could not run (vouch could not judge: the baseline could not run, an
- * effect failed), 130 killed.
+ * The distinct process exit code of each final state, from the one verdict
+ * table ({@linkcode VERDICTS}; 2 is reserved for usage errors): 0 verified,
+ * 1 rejected, 3 budget exhausted, 4 backend failed, 5 could not run (vouch
+ * could not judge: the baseline could not run, an effect failed), 130
+ * cancelled (killed).
  *
  * @example
  * ```ts
@@ -32,14 +34,9 @@ export const RUN_FINAL_STATES: readonly RunFinalState[] = FINAL_STATES;
  * equal(RUN_EXIT_CODES.could_not_run, 5);
  * ```
  */
-export const RUN_EXIT_CODES: Readonly<Record<RunFinalState, number>> = {
-  verified: 0,
-  rejected: 1,
-  budget_exhausted: 3,
-  backend_failed: 4,
-  could_not_run: 5,
-  killed: 130,
-};
+export const RUN_EXIT_CODES: Readonly<Record<RunFinalState, number>> = Object.fromEntries(
+  FINAL_STATES.map((state) => [state, VERDICTS[state].exitCode]),
+) as Record<RunFinalState, number>;
 
 /** What happened in one backend round. */
 export interface RoundSummary {
@@ -51,8 +48,11 @@ export interface RoundSummary {
   readonly selfClaimedDone: boolean;
   /** Files the real diff changes (from the supervisor's extraction, not the worker). */
   readonly filesChanged: readonly string[];
-  /** `verified` when this round's patch passed everything, else `rejected`. */
-  readonly verdict: "verified" | "rejected" | "not_verified";
+  /**
+   * `verified` when this round's patch passed everything, `cancelled` when
+   * Ctrl-C stopped the run before the round was judged, else `rejected`.
+   */
+  readonly verdict: "verified" | "rejected" | "not_verified" | "cancelled";
   /** Stable reason codes for a rejection (scope violations, outside writes, failing checks...). */
   readonly reasons: readonly string[];
   /**

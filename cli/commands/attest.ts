@@ -360,6 +360,7 @@ export const attestCommand: CliCommand = {
   name: "attest",
   summary: "export or verify a signed in-toto attestation of a verified patch",
   help: HELP,
+  verdicts: ["verified", "rejected"],
   exits: { 0: "ok/verified", 1: "rejected" },
   async run(argv, io) {
     const [sub, ...rest] = argv;

@@ -139,6 +139,7 @@ export const batchCommand: CliCommand = {
   name: "batch",
   summary: "grade many candidate patches (SWE-bench predictions) in parallel, with reports",
   help: HELP,
+  verdicts: [],
   exits: { 0: "every candidate judged" },
   async run(argv, io) {
     if (argv[0] === "merge") return await merge(argv.slice(1), io);

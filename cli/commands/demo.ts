@@ -96,6 +96,7 @@ export const demoCommand: CliCommand = {
   name: "demo",
   summary: "see vouch reject a false 'done' and verify a real fix (no network)",
   help: HELP,
+  verdicts: [],
   exits: { 0: "the demo ran as shown", 1: "the demo did not go as expected" },
   async run(argv, io) {
     const { values, positionals } = parseArgs({

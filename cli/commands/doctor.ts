@@ -40,6 +40,7 @@ export const doctorCommand: CliCommand = {
   name: "doctor",
   summary: "check git, process groups, the sandbox and agent CLIs on this machine",
   help: HELP,
+  verdicts: [],
   exits: { 0: "everything required is present", 1: "something required is missing" },
   async run(argv, io) {
     const { values, positionals } = parseArgs({

@@ -70,6 +70,7 @@ export const evaluateCommand: CliCommand = {
   name: "evaluate",
   summary: "judge a result bundle (manifest, patch, logs) against a WorkUnit and plan",
   help: HELP,
+  verdicts: [],
   exits: { 0: "accept_candidate", 1: "any other recommendation" },
   async run(args, io) {
     const { values, positionals } = parseArgs({

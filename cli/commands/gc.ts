@@ -50,6 +50,7 @@ export const gcCommand: CliCommand = {
   name: "gc",
   summary: "remove worktrees left behind by crashed runs",
   help: HELP,
+  verdicts: [],
   exits: { 0: "done" },
   async run(argv, io) {
     const values = parseFlags(argv, {

@@ -19,6 +19,21 @@ import {
 import type { LogHead } from "../../adapters/log/mod.ts";
 import { defaultLogPath } from "../log_location.ts";
 import { jsonDocument } from "../json_document.ts";
+import { VERDICTS } from "../../adapters/driver/verdicts.ts";
+import type { TaskTimeline } from "../../adapters/audit/timeline.ts";
+
+/** A task's verdict as the verdict table labels it (`rejected`, `could not run`, `cancelled`). */
+function taskLabel(t: TaskTimeline): string {
+  if (t.verdict !== null) return VERDICTS[t.verdict].label;
+  return t.status === null ? "(no kernel status)" : `unfinished (kernel status ${t.status})`;
+}
+
+/** The audit verdict's word: the verdict table's where it has one. */
+function auditWord(verdict: AuditReport["verdict"]): string {
+  return verdict === "verified" || verdict === "tampered" || verdict === "not_a_log"
+    ? VERDICTS[verdict].word
+    : verdict.toUpperCase();
+}
 
 const HELP = `vouch inspect: verify and replay an event log
 
@@ -77,13 +92,15 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
   lines.push(`vouch inspect ${report.path}`);
   if (report.verdict === "not_a_log") {
     lines.push(
-      `log       NOT A VOUCH LOG  no record: ${
-        log.tornBytes > 0
+      `log       ${VERDICTS.not_a_log.word}  no record: ${
+        log.issue !== null
+          ? `line ${log.issue.line} is not a vouch log record (${log.issue.reason}), nor is any other line`
+          : log.tornBytes > 0
           ? `${log.tornBytes} bytes that are not a vouch log (no complete line)`
           : "the file is empty"
       }`,
     );
-    lines.push(`audit     NOT_A_LOG  ${AUDIT_SUMMARY.not_a_log}`);
+    lines.push(`audit     ${VERDICTS.not_a_log.word}  ${AUDIT_SUMMARY.not_a_log}`);
     return lines.join("\n") + "\n";
   }
   if (log.status === "tampered" && log.issue) {
@@ -156,18 +173,16 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
       `replay    ok        ${replay.steps} kernel steps reproduce the recorded actions${note}`,
     );
   }
-  lines.push(`audit     ${report.verdict.toUpperCase()}  ${AUDIT_SUMMARY[report.verdict]}`);
+  lines.push(`audit     ${auditWord(report.verdict)}  ${AUDIT_SUMMARY[report.verdict]}`);
   if (report.tasks.length > 0) {
     lines.push(
-      `tasks     ${
-        report.tasks.map((t) => `task ${t.task} ${t.verdict ?? "(no kernel status)"}`).join(", ")
-      }`,
+      `tasks     ${report.tasks.map((t) => `task ${t.task} ${taskLabel(t)}`).join(", ")}`,
     );
   }
   for (const t of report.tasks) {
     lines.push("");
     lines.push(
-      `task ${t.task}  ${t.verdict ?? "(no kernel status)"}, ${
+      `task ${t.task}  ${taskLabel(t)}, ${
         secs(t.durationMs)
       }, ${t.rounds} round(s), seq ${t.firstSeq}-${t.lastSeq}`,
     );
@@ -215,6 +230,7 @@ export const inspectCommand: CliCommand = {
   name: "inspect",
   summary: "verify and replay an event log; print per-task timelines",
   help: HELP,
+  verdicts: ["verified", "tampered", "not_a_log"],
   exits: {
     0: "verified",
     1: "tampered, divergent, unauthenticated (no key), not a vouch log, or from another kernel version",

@@ -31,6 +31,7 @@ import {
 } from "../../adapters/verify_command/detect.ts";
 import type { ApprovalQuestion } from "../../adapters/driver/run_task.ts";
 import { jsonDocument } from "../json_document.ts";
+import { VERDICTS } from "../../adapters/driver/verdicts.ts";
 
 const HELP = `vouch run: hand a task to a coding agent and keep only what verifies
 
@@ -204,6 +205,14 @@ export const runCommand: CliCommand = {
   name: "run",
   summary: "hand a task to a coding agent; keep only a patch that verifies",
   help: HELP,
+  verdicts: [
+    "verified",
+    "rejected",
+    "budget_exhausted",
+    "backend_failed",
+    "could_not_run",
+    "killed",
+  ],
   exits: { 0: "verified", 1: "rejected", 3: "budget exhausted", 4: "backend failed" },
   async run(argv, io) {
     const args = parseRunArgs(argv);
@@ -284,7 +293,7 @@ function reportUnavailable(
       JSON.stringify(jsonDocument<RunOutcome>({
         task: "",
         state: "backend_failed",
-        exitCode: 4,
+        exitCode: VERDICTS.backend_failed.exitCode,
         reason: "backend_unavailable",
         message,
         base: "",
@@ -300,7 +309,7 @@ function reportUnavailable(
       })) + "\n",
     );
   } else {
-    io.out(`BACKEND_FAILED (backend_unavailable): ${message}\n`);
+    io.out(`${VERDICTS.backend_failed.word} (backend_unavailable): ${message}\n`);
   }
-  return 4;
+  return VERDICTS.backend_failed.exitCode;
 }

@@ -118,6 +118,7 @@ export const scopeCommand: CliCommand = {
   name: "scope",
   summary: "check every path a patch touches against confinement and allowed/forbidden globs",
   help: HELP,
+  verdicts: [],
   exits: { 0: "accept", 1: "reject (including an unparsable patch)" },
   async run(args, io) {
     const { values, positionals } = parseArgs({

@@ -64,6 +64,7 @@ export const verifyCommand: CliCommand = {
   name: "verify",
   summary: "verify a patch from anywhere in a clean tree (CI use)",
   help: HELP,
+  verdicts: ["verified", "rejected", "could_not_run", "killed"],
   exits: { 0: "verified", 1: "rejected" },
   async run(argv, io) {
     const { values, positionals } = parseArgs({

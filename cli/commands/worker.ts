@@ -44,6 +44,7 @@ export const workerCommand: CliCommand = {
   name: "worker",
   summary: "judge the candidates `vouch batch --queue` enqueued on Redis",
   help: HELP,
+  verdicts: [],
   exits: { 0: "stopped by SIGINT/SIGTERM" },
   async run(argv, io) {
     const values = parseFlags(argv, {

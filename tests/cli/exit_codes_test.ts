@@ -11,6 +11,13 @@ import { COMMANDS } from "../../cli/commands/mod.ts";
 import { describeFailure } from "../../cli/failure.ts";
 import { runCli } from "../../cli/main.ts";
 import { RUN_EXIT_CODES } from "../../adapters/driver/outcome.ts";
+import {
+  renderVerdictLine,
+  VERDICT_ROWS,
+  VERDICTS,
+  verdictTableMarkdown,
+} from "../../adapters/driver/verdicts.ts";
+import { FINAL_STATES } from "../../kernel/lifecycle/outcome.ts";
 import { BackendError } from "../../adapters/backends/errors.ts";
 import { KeyError } from "../../adapters/keys/errors.ts";
 import { EventLogError } from "../../adapters/log/errors.ts";
@@ -137,4 +144,49 @@ Deno.test("describeFailure prints a stack trace only when debugging", () => {
   const refused = new KeyError("corrupt", "Cannot load key");
   assert.doesNotMatch(describeFailure("run", refused).text, /^\s+at /m);
   assert.match(describeFailure("run", refused, true).text, /^\s+at /m);
+});
+
+Deno.test("README's verdict table is VERDICTS, and every row's exit code is in EXIT_CODES", () => {
+  const rows = tableRows(README, "<!-- verdicts:begin -->", "<!-- verdicts:end -->");
+  assert.deepEqual(
+    rows,
+    VERDICT_ROWS.map((r) => [`\`${r.key}\``, r.word, `\`${r.exitCode}\``, r.label, r.meaning]),
+  );
+  assert.ok(verdictTableMarkdown().split("\n").length === VERDICT_ROWS.length + 3);
+  const table = new Map(EXIT_CODES.map((r) => [r.code as number, r.label]));
+  for (const r of VERDICT_ROWS) assert.ok(table.has(r.exitCode), `${r.key} exits ${r.exitCode}`);
+  // The final states' words are the exit-code table's labels for their codes (one vocabulary).
+  for (const s of FINAL_STATES) {
+    assert.equal(table.get(VERDICTS[s].exitCode), VERDICTS[s].label, s);
+    assert.equal(RUN_EXIT_CODES[s], VERDICTS[s].exitCode, s);
+  }
+  assert.deepEqual(VERDICT_ROWS.map((r) => r.key), [...FINAL_STATES, "tampered", "not_a_log"]);
+});
+
+Deno.test("every --help lists its verdicts in the table's words; vouch --help lists them all", async () => {
+  for (const command of COMMANDS) {
+    let out = "";
+    const io: CliIo = { out: (t) => void (out += t), err: () => {}, isTerminal: false };
+    assert.equal(await runCli([command.name, "--help"], io), EXIT.ok);
+    if (command.verdicts.length > 0) {
+      assert.ok(
+        out.endsWith(renderVerdictLine(command.verdicts) + renderExitCodes(command.exits)),
+        `${command.name} --help`,
+      );
+    }
+    for (const v of command.verdicts) {
+      const own = (command.exits as Record<number, string>)[VERDICTS[v].exitCode];
+      const shared = EXIT_CODES.find((r) => r.shared && r.code === VERDICTS[v].exitCode);
+      assert.ok(own !== undefined || shared !== undefined, `${command.name}: ${v}'s exit code`);
+    }
+  }
+  for (const name of ["run", "verify", "inspect"]) {
+    assert.ok(COMMANDS.find((c) => c.name === name)!.verdicts.length > 0, name);
+  }
+  let top = "";
+  const io: CliIo = { out: (t) => void (top += t), err: () => {}, isTerminal: false };
+  await runCli(["--help"], io);
+  for (const r of VERDICT_ROWS) {
+    assert.match(top, new RegExp(`^  ${r.word} +${r.exitCode}  `, "m"), r.key);
+  }
 });

@@ -16,12 +16,12 @@ Deno.test("vouch inspect verifies a real kernel log and prints the timeline", as
     const r = await inspect([fx.logPath, "--key-file", fx.key.path]);
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /audit\s+VERIFIED\s+log intact, evidence authenticated/);
-    assert.match(r.out, /tasks\s+task t1 completed\n/);
+    assert.match(r.out, /tasks\s+task t1 verified\n/);
     assert.match(r.out, /receipts\s+ok\s+5\/5 verified/);
     assert.match(r.out, /evidence\s+ok\s+5 check outcome\(s\) in 3 result event\(s\) match/);
     assert.match(r.out, /patches\s+ok\s+1\/1 verified/);
     assert.match(r.out, /replay\s+ok\s+\d+ kernel steps reproduce/);
-    assert.match(r.out, /task t1 {2}completed, 16\.0s, 2 round\(s\)/);
+    assert.match(r.out, /task t1 {2}verified, 16\.0s, 2 round\(s\)/);
     // The kernel's own states: the baseline before the first backend round, the mint on verified.
     assert.match(r.out, /submitted \+0\.0s -> baselining \+1\.0s -> worktree_ready \+2\.0s/);
     assert.match(r.out, /verified \+12\.0s -> awaiting_approval \+13\.0s/);
@@ -41,7 +41,7 @@ Deno.test("vouch inspect verifies a real kernel log and prints the timeline", as
     assert.equal(report.verdict, undefined);
     assert.equal(report.evidence.issue, null);
     assert.equal(report.replay.status, "deterministic");
-    assert.equal(report.tasks[0].verdict, "completed");
+    assert.equal(report.tasks[0].verdict, "verified");
     const head = `${report.log.head.seq}:${report.log.head.hash}`;
     assert.equal(
       (await inspect([fx.logPath, "--key-file", fx.key.path, "--expect-head", head])).code,
@@ -199,7 +199,7 @@ Deno.test("vouch inspect: an empty file or foreign bytes is not a vouch log (exi
       await Deno.writeTextFile(path, bytes);
       const r = await inspect([path]);
       assert.equal(r.code, 1, r.out);
-      assert.match(r.out, /audit\s+NOT_A_LOG\s+not a vouch log/);
+      assert.match(r.out, /audit\s+NOT A VOUCH LOG\s+not a vouch log/);
       assert.doesNotMatch(r.out, /VERIFIED/);
       const json = JSON.parse((await inspect([path, "--json"])).out);
       assert.equal(json.audit, "not_a_log");

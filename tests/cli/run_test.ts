@@ -64,7 +64,7 @@ Deno.test("vouch run: --help shows the exit codes, unknown flags exit 2", async 
   let out = "";
   const io = { out: (t: string) => void (out += t), err: () => {}, isTerminal: false };
   assert.equal(await runCli(["run", "--help"], io), 0);
-  assert.match(out, /130 killed/);
+  assert.match(out, /130 cancelled/);
   assert.equal(await runCli(["run", "--goal", "g", "--nope"], io), 2);
   const empty = await Deno.makeTempDir();
   // Nothing to detect in an empty directory: a usage error, nothing runs.

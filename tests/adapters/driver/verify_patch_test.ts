@@ -77,7 +77,8 @@ Deno.test("verifyPatchInRepo: a fixing patch is verified through the kernel; the
       "verified",
       "completed",
     ]);
-    assert.equal(task.verdict, "completed");
+    assert.equal(task.verdict, "verified");
+    assert.equal(task.status, "completed");
     assert.ok(task.durationMs >= 0);
   });
 });

@@ -201,7 +201,7 @@ Deno.test("claude: a CLI missing from PATH is named before anything runs (exit 4
   assert.equal(human.code, 4);
   assert.equal(
     human.stdout,
-    "BACKEND_FAILED (backend_unavailable): the backend cannot start: claude: not found on PATH\n",
+    "BACKEND FAILED (backend_unavailable): the backend cannot start: claude: not found on PATH\n",
   );
 });
 
