@@ -146,6 +146,32 @@ export function isStaleOwner(owner: LockOwner): boolean {
   return owner.start !== null && start !== null && owner.start !== start;
 }
 
+/** The locks this process holds (released on `release`, or all at once when leaving). */
+const held = new Set<WriterLock>();
+
+/**
+ * Releases every writer lock this process holds, synchronously: for a process
+ * that must leave at once (a second Ctrl-C) and would otherwise leave its
+ * lock behind. Returns how many were released.
+ *
+ * @example
+ * ```ts
+ * import { equal, throws } from "node:assert/strict";
+ * import { acquireWriterLock, releaseHeldWriterLocks } from "./lock.ts";
+ * const dir = Deno.makeTempDirSync();
+ * acquireWriterLock(`${dir}/events.jsonl.lock`);
+ * throws(() => acquireWriterLock(`${dir}/events.jsonl.lock`), { code: "locked" });
+ * equal(releaseHeldWriterLocks(), 1);
+ * acquireWriterLock(`${dir}/events.jsonl.lock`).release(); // free again
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function releaseHeldWriterLocks(): number {
+  const locks = [...held];
+  for (const lock of locks) lock.release();
+  return locks.length;
+}
+
 /**
  * The note a command prints after taking over a dead writer's lock.
  *
@@ -258,12 +284,13 @@ export function acquireWriterLock(path: string): WriterLock {
     }
     rmSync(tmp);
     let released = false;
-    return {
+    const lock: WriterLock = {
       path,
       brokeStale,
       release() {
         if (released) return;
         released = true;
+        held.delete(lock);
         const owner = readOwner(path);
         if (owner && owner.pid === me.pid && owner.start === me.start) {
           try {
@@ -274,6 +301,8 @@ export function acquireWriterLock(path: string): WriterLock {
         }
       },
     };
+    held.add(lock);
+    return lock;
   }
   throw new EventLogError(
     "locked",

@@ -23,6 +23,7 @@ import { gitChecked } from "../git/git_checked.ts";
 import { runGit } from "../git/hardened_git.ts";
 import { resolveCommit } from "../git/repo_info.ts";
 import { WorktreeError } from "./errors.ts";
+import { trackTree, untrackTree } from "./live_trees.ts";
 import { defaultWorktreeRoot, repoKey, TASK_ID_PATTERN, worktreeRootProblem } from "./location.ts";
 
 /** Marker `schema` value in `owner.json`. */
@@ -201,6 +202,7 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
   };
   await writeFile(join(container, "owner.json"), JSON.stringify(owner, null, 2) + "\n");
   const path = join(container, "tree");
+  trackTree({ repo, path, container });
   try {
     // Hardened git: the checkout runs no hooks (post-checkout) and no fsmonitor.
     await gitChecked(["worktree", "add", "--detach", "--end-of-options", path, base], {
@@ -270,6 +272,7 @@ async function forceRemove(repo: string, path: string, container: string): Promi
   await rm(container, { recursive: true, force: true }).catch(() => {});
   // When git could not remove it, its admin entry is stale now the directory is gone.
   if (!removed) await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);
+  untrackTree(container);
   // The per-repository folder goes with its last tree (rmdir refuses a non-empty one).
   await rmdir(dirname(container)).catch(() => {});
 }

@@ -31,6 +31,7 @@ import {
 } from "../../adapters/verify_command/detect.ts";
 import type { ApprovalQuestion } from "../../adapters/driver/run_task.ts";
 import { jsonDocument } from "../json_document.ts";
+import { leaveNow } from "../leave_now.ts";
 import { VERDICTS } from "../../adapters/driver/verdicts.ts";
 
 const HELP = `vouch run: hand a task to a coding agent and keep only what verifies
@@ -231,7 +232,8 @@ export const runCommand: CliCommand = {
     const controller = new AbortController();
     // First Ctrl-C: stop the backend, clean up, close the log. Second: leave now.
     const onSigint = () => {
-      if (controller.signal.aborted) process.exit(130);
+      // Second Ctrl-C: leave now, but not locked: the lock goes, the trees are removed behind us.
+      if (controller.signal.aborted) leaveNow(io);
       io.err("\nvouch: stopping (Ctrl-C again to exit at once)\n");
       controller.abort();
     };

@@ -14,6 +14,8 @@ import { contractFromCommand } from "../../adapters/verification/clean_verifier.
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { jsonDocument } from "../json_document.ts";
+import { leaveNow } from "../leave_now.ts";
+import process from "node:process";
 import { readInput } from "../input.ts";
 import { MAX_TIMEOUT_SECONDS, parseSandboxReadOnly } from "./run_args.ts";
 import { preflightSandbox } from "../sandbox_preflight.ts";
@@ -126,6 +128,15 @@ export const verifyCommand: CliCommand = {
     } catch (error) {
       throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
     }
+    // Ctrl-C: nothing to stop gracefully; leave at once without leaving the repository locked.
+    const onSigint = () => leaveNow(io);
+    let listening = false;
+    try {
+      process.on("SIGINT", onSigint);
+      listening = true;
+    } catch {
+      // Signals unavailable: Ctrl-C kills the process; the next command takes the dead lock over.
+    }
     const outcome = await verifyPatchInRepo({
       dir: values.dir,
       patch,
@@ -146,7 +157,9 @@ export const verifyCommand: CliCommand = {
       onCheck: (phase, name) => {
         if (!values.json) io.err(`${phase}: check "${name}"\n`);
       },
-    }).catch(asUsage);
+    }).catch(asUsage).finally(() => {
+      if (listening) process.off("SIGINT", onSigint);
+    });
     if (values.json) {
       io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
     } else {

@@ -137,3 +137,106 @@ Deno.test("vouch gc --dir REPO: only that repository's dead trees, listed and re
     await Deno.remove(state, { recursive: true }).catch(() => {});
   }
 });
+
+/** Polls until no tree is left under the state's worktree root (bounded: 60 s). */
+async function treesGone(state: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      await assertNoWorktrees(state);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  await assertNoWorktrees(state);
+}
+
+for (
+  const c of [
+    {
+      name: "a second Ctrl-C in run",
+      args: (agent: string) => [
+        "run",
+        "--backend",
+        `command:${agent}`,
+        "--goal",
+        "fix",
+        "--progress",
+        "plain",
+        "--verify",
+        'if grep -q "+" add.sh; then sleep 60; fi; sh test.sh',
+      ],
+      at: /round 1 · verify · check "verify"/,
+      signals: 2,
+    },
+    {
+      name: "Ctrl-C in verify",
+      args: (_agent: string, patch: string) => [
+        "verify",
+        "--patch",
+        patch,
+        "--verify",
+        "sleep 60; sh test.sh",
+      ],
+      at: /^verify: check "verify"/m,
+      signals: 1,
+    },
+  ] as const
+) {
+  Deno.test(`${c.name} leaves at once: the lock is released and the trees are removed behind it`, async () => {
+    const { repo, patch } = await fixture();
+    const state = await Deno.makeTempDir({ prefix: "vouch-sigint-state-" });
+    const agent = `${repo.dir}/../agent.sh`;
+    await Deno.writeTextFile(
+      agent,
+      `#!/bin/sh\nprintf '%s\\n' 'add() { echo $(($1 + $2)); }' > add.sh\n`,
+    );
+    await Deno.chmod(agent, 0o755);
+    try {
+      const child = spawnVouch(repo, c.args(agent, patch), state);
+      const decoder = new TextDecoder();
+      let err = "";
+      const reader = child.stderr.getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        err += decoder.decode(value, { stream: true });
+        if (c.at.test(err)) break;
+      }
+      for (let i = 0; i < c.signals; i++) {
+        child.kill("SIGINT");
+        // The second comes while the first is still stopping the run (it takes longer than this).
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const rest = (async () => {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          err += decoder.decode(value, { stream: true });
+        }
+      })();
+      await child.stdout.cancel();
+      const status = await child.status;
+      await rest;
+      assert.equal(status.code, 130, err);
+      assert.match(
+        err,
+        /vouch: cancelled, leaving now: the log's lock released; \d trees? being removed/,
+      );
+      assert.equal(existsSync(`${repo.dir}/.vouch/events.jsonl.lock`), false, "no lock is left");
+      await treesGone(state);
+      const next = await runVouch(
+        repo,
+        ["verify", "--patch", patch, "--verify", "sh test.sh"],
+        state,
+      );
+      assert.equal(next.code, 0, next.stderr + next.stdout);
+      assert.doesNotMatch(next.stderr, /took over/, "the lock was released, not taken over");
+      const worktrees = await git(repo.dir, "worktree", "list", "--porcelain");
+      assert.equal(worktrees.match(/^worktree /gm)?.length, 1, worktrees);
+    } finally {
+      await repo.cleanup();
+      await Deno.remove(state, { recursive: true }).catch(() => {});
+    }
+  });
+}
