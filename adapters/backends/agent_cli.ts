@@ -22,6 +22,7 @@ import {
   type SubprocessConfig,
 } from "./subprocess.ts";
 import { maskSecrets } from "./transcript.ts";
+import type { SandboxProfile } from "../sandbox/profile.ts";
 import type {
   AgentBackend,
   AgentTask,
@@ -75,7 +76,7 @@ export function agentCliBackend(
 ): AgentBackend {
   return {
     id,
-    preflight: () => preflightAgentCli(id, config.executable ?? id),
+    preflight: () => preflightAgentCli(id, config.executable ?? id, config.sandbox),
     capabilities: () => ({
       streaming: true,
       editsWorktree: true,
@@ -251,7 +252,8 @@ function maskEvent(event: BackendEvent, mask: (t: string) => { text: string }): 
 
 /**
  * Checks that an agent CLI can start (found, executable, `--version` works)
- * before a run spends any time on it. Returns the failure, or null.
+ * before a run spends any time on it, inside `sandbox` when given (the
+ * agent's). Returns the failure, or null.
  *
  * @example
  * ```ts
@@ -265,8 +267,9 @@ function maskEvent(event: BackendEvent, mask: (t: string) => { text: string }): 
 export async function preflightAgentCli(
   backend: string,
   executable: string,
+  sandbox?: SandboxProfile,
 ): Promise<BackendFailure | null> {
-  const probe = await probeAgentCli(backend, executable);
+  const probe = await probeAgentCli(backend, executable, sandbox);
   if (probe.available) return null;
   const reason = (probe.reason ?? "cannot start").replace(/^Cannot run: /, "");
   return failure(

@@ -5,6 +5,7 @@
  * @module
  */
 import { runProcess } from "../process/run.ts";
+import type { SandboxProfile } from "../sandbox/profile.ts";
 
 /** Whether one agent CLI can be started, and its version line. */
 export interface AgentCliProbe {
@@ -20,7 +21,9 @@ export interface AgentCliProbe {
 }
 
 /**
- * Probes an agent CLI with `<executable> --version` (5 s timeout, no secrets, private HOME).
+ * Probes an agent CLI with `<executable> --version` (5 s timeout, no secrets, private HOME),
+ * inside `sandbox` when given (the agent's own: a `--version` runs the CLI's code like a run
+ * does), in its first writable dir.
  *
  * @example
  * ```ts
@@ -32,10 +35,13 @@ export interface AgentCliProbe {
 export async function probeAgentCli(
   name: string,
   executable: string = name,
+  sandbox?: SandboxProfile,
 ): Promise<AgentCliProbe> {
+  const cwd = sandbox?.kind === "bwrap" ? sandbox.writable[0] ?? "/" : "/";
   const r = await runProcess({
     argv: [executable, "--version"],
-    cwd: "/",
+    cwd,
+    ...(sandbox !== undefined ? { sandbox } : {}),
     timeoutMs: 5000,
     graceMs: 500,
     maxCaptureBytes: 4096,

@@ -101,7 +101,11 @@ const limitsSchema = (who: "check" | "agent") =>
     memoryMb: limitSchema(1024 * 1024, `resident memory of each ${who}'s process tree, MiB`),
     processes: limitSchema(100_000, `processes alive at once per ${who}`),
     fileSizeMb: limitSchema(1024 * 1024, `largest file a ${who} may write, MiB`),
-    tmpMb: limitSchema(1024 * 1024, `size of each ${who}'s private /tmp, MiB`),
+    tmpMb: limitSchema(1024 * 1024, `size of each ${who}'s private /tmp and /dev/shm, MiB`),
+    diskMb: limitSchema(
+      1024 * 1024 * 1024,
+      `how much each ${who} may grow its tree (allocated bytes before and after), MiB`,
+    ),
   });
 
 const sandboxSchema = z.strictObject({

@@ -11,13 +11,13 @@
  * @module
  */
 import { realpathSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import process from "node:process";
 import { join } from "node:path";
 import { dirname } from "node:path";
 import { failedRun } from "../backends/result.ts";
-import type { AgentBackend, BackendResult } from "../backends/types.ts";
+import type { AgentBackend, BackendFailure, BackendResult } from "../backends/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
 import { AGENT_STATE_ENTRIES, agentProfile } from "../sandbox/agent_profile.ts";
 import { DEFAULT_AGENT_LIMITS, type SandboxLimits, withDefaultLimits } from "../sandbox/limits.ts";
@@ -94,44 +94,75 @@ export function confinedBackend(
   let probe: Promise<SandboxProbe> | null = options.probe !== undefined
     ? Promise.resolve(options.probe)
     : null;
+  // The agent's sandbox for `task` (or the refusal), in a fresh scratch dir the caller removes.
+  const sandboxFor = async (
+    worktree: string,
+    scratch: string,
+    limits: SandboxLimits,
+  ): Promise<SandboxProfile | BackendFailure> => {
+    const found = await (probe ??= probeSandbox());
+    if (!found.bwrap.available) {
+      const message = sandboxUnavailable(found, requirement).message;
+      return { code: "config", message, retryable: false };
+    }
+    let home = options.home;
+    if (home === undefined) {
+      try {
+        home = process.env["HOME"];
+      } catch {
+        home = undefined;
+      }
+    }
+    try {
+      return agentProfile({
+        worktree,
+        scratch,
+        ...(home !== undefined ? { home } : {}),
+        stateEntries: options.stateEntries ?? AGENT_STATE_ENTRIES[plain.id] ?? [],
+        stateDirs: options.stateDirs ?? [],
+        readOnly: options.readOnly ?? [],
+        limits,
+        ...(found.bwrap.path !== null ? { bwrapPath: found.bwrap.path } : {}),
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { code: "config", message, retryable: false };
+    }
+  };
+  const isFailure = (s: SandboxProfile | BackendFailure): s is BackendFailure => "code" in s;
   return {
     ...plain,
     id: plain.id,
     capabilities: () => plain.capabilities(),
+    // The CLI's `--version` runs its code: in the same sandbox as a run, on an empty worktree.
+    ...(plain.preflight !== undefined
+      ? {
+        async preflight(): Promise<BackendFailure | null> {
+          const limits = withDefaultLimits(options.limits, DEFAULT_AGENT_LIMITS);
+          if (requirement === "none") {
+            return await make({ kind: "none", limits }).preflight?.() ?? null;
+          }
+          const scratch = await mkdtemp(join(tmpdir(), "vouch-preflight-"));
+          try {
+            const worktree = join(scratch, "worktree");
+            await mkdir(worktree);
+            await mkdir(join(scratch, "agent"));
+            const sandbox = await sandboxFor(worktree, join(scratch, "agent"), limits);
+            if (isFailure(sandbox)) return sandbox;
+            return await make(sandbox).preflight?.() ?? null;
+          } finally {
+            await rm(scratch, { recursive: true, force: true }).catch(() => {});
+          }
+        },
+      }
+      : {}),
     async run(task, ctx): Promise<BackendResult> {
       const limits = withDefaultLimits(options.limits, DEFAULT_AGENT_LIMITS);
       if (requirement === "none") return await make({ kind: "none", limits }).run(task, ctx);
-      const found = await (probe ??= probeSandbox());
-      if (!found.bwrap.available) {
-        const message = sandboxUnavailable(found, requirement).message;
-        return failedRun(plain.id, "error", { code: "config", message, retryable: false });
-      }
       const scratch = await mkdtemp(join(tmpdir(), "vouch-agent-"));
       try {
-        let home = options.home;
-        if (home === undefined) {
-          try {
-            home = process.env["HOME"];
-          } catch {
-            home = undefined;
-          }
-        }
-        let sandbox: SandboxProfile;
-        try {
-          sandbox = agentProfile({
-            worktree: task.worktree,
-            scratch,
-            ...(home !== undefined ? { home } : {}),
-            stateEntries: options.stateEntries ?? AGENT_STATE_ENTRIES[plain.id] ?? [],
-            stateDirs: options.stateDirs ?? [],
-            readOnly: options.readOnly ?? [],
-            limits,
-            ...(found.bwrap.path !== null ? { bwrapPath: found.bwrap.path } : {}),
-          });
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          return failedRun(plain.id, "error", { code: "config", message, retryable: false });
-        }
+        const sandbox = await sandboxFor(task.worktree, scratch, limits);
+        if (isFailure(sandbox)) return failedRun(plain.id, "error", sandbox);
         return await make(sandbox).run(task, ctx);
       } finally {
         await rm(scratch, { recursive: true, force: true }).catch(() => {});

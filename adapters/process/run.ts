@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir as osTmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import process from "node:process";
@@ -19,6 +19,8 @@ import {
   type SandboxLimits,
 } from "../sandbox/limits.ts";
 import { RUN_MARKER_ENV, startWatchdog, sweepMarked } from "./_watchdog.ts";
+import { childCgroup, exitLimit, limitPrefix } from "./_kernel_limits.ts";
+import { treeBudget } from "./_tree_budget.ts";
 
 /** The largest timeout a timer can hold (2^31 - 1 ms); more is a spec error, never "fire now". */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -189,47 +191,6 @@ const SIGNAL_NUMBERS: Record<string, number> = {
   SIGXFSZ: 25,
 };
 
-/** Read from /proc (no `--allow-sys` needed); root is exempt from RLIMIT_NPROC anyway. */
-const RUNNING_AS_ROOT = (() => {
-  try {
-    return /^Uid:\s+0\s/m.test(readFileSync("/proc/self/status", "utf8"));
-  } catch {
-    return false;
-  }
-})();
-
-const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => isExecutableFile(p) === "ok") ??
-  null;
-
-/**
- * `prlimit --fsize=N [--nproc=N] --` in front of the child: the file size limit
- * always, the process limit only where it counts just the child's processes
- * (bwrap run by a non-root user, inside its own user namespace; for root and
- * unsandboxed children RLIMIT_NPROC is per user or not enforced, the watchdog
- * enforces it). Empty when `prlimit` is absent (the watchdog still runs).
- */
-function limitPrefix(limits: SandboxLimits, sandboxed: boolean): string[] {
-  if (PRLIMIT === null) return [];
-  const out = [PRLIMIT, `--fsize=${limits.fileSizeMb * 1024 * 1024}`];
-  if (sandboxed && !RUNNING_AS_ROOT) out.push(`--nproc=${limits.processes + 2}`);
-  return [...out, "--"];
-}
-
-/** A limit an exit status shows: SIGXFSZ (file size), or ENOSPC on the private /tmp. */
-function exitLimit(
-  exitCode: number,
-  signal: string | null,
-  stderr: { head: string; tail: string },
-  sandbox: { kind: string },
-): LimitKind | null {
-  if (signal === "SIGXFSZ" || exitCode === 128 + 25) return "file_size";
-  if (
-    exitCode !== 0 && sandbox.kind === "bwrap" &&
-    /No space left on device/.test(stderr.head + stderr.tail)
-  ) return "tmp";
-  return null;
-}
-
 /**
  * Runs one process with a cleared, allowlisted environment, stdin from
  * `/dev/null` (unless bytes are given), in its own process group, under the
@@ -344,7 +305,15 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       env,
     )
     : limited;
-  const launch = SETSID !== null ? [SETSID, ...spawnedArgv] : spawnedArgv;
+  // Kernel-enforced limits for the whole tree where the host gives vouch a cgroup.
+  const cgroup = limits === null ? null : childCgroup(limits);
+  const contained = cgroup === null ? spawnedArgv : cgroup.wrap(spawnedArgv);
+  const launch = SETSID !== null ? [SETSID, ...contained] : contained;
+  // The tree's write budget: its growth is measured around the child (sandboxed children only).
+  const budget = limits?.diskMb === undefined || sandbox.kind !== "bwrap" ||
+      sandbox.writable[0] === undefined
+    ? null
+    : treeBudget(sandbox.writable[0], limits.diskMb, limits.fileSizeMb);
 
   const out = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
   const err = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
@@ -452,6 +421,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   }
   if (privateDir) removeQuietly(privateDir);
   if (privateTmp) removeQuietly(privateTmp);
+  const cgroupLimit = cgroup?.finish() ?? null;
+  const budgetLimit = budget?.finish() ?? null;
 
   const signal = exitSignal ?? null;
   const exitCode = timedOut || cancelled
@@ -461,6 +432,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     : exitStatus;
   const stdoutCapture = out.finish();
   const stderrCapture = err.finish();
+  if (limit === null) limit = cgroupLimit;
+  if (limit === null) limit = budgetLimit;
   if (limit === null && !timedOut && !cancelled) {
     limit = exitLimit(exitCode, signal, stderrCapture, sandbox);
   }

@@ -410,6 +410,9 @@ export function bwrapArgv(
     profile.bwrapPath,
     "--new-session",
     "--die-with-parent",
+    // A user namespace of its own, also when vouch runs as root: capabilities (all dropped
+    // below) would only ever count inside it, and the bounding set is emptied.
+    "--unshare-user",
     "--unshare-pid",
     // The network is cut off unless the profile explicitly shares it.
     ...(profile.shareNetwork === true ? [] : ["--unshare-net"]),
@@ -420,10 +423,27 @@ export function bwrapArgv(
     "--cap-drop",
     "ALL",
     ...rootArgs(root.filter((m) => !underTmp(m.path))),
+    // /dev: bwrap's own, read-only after a size-capped /dev/shm (a writable /dev tmpfs held
+    // anything a check wrote there, uncapped).
     "--dev",
     "/dev",
+    "--size",
+    tmpBytes,
+    "--tmpfs",
+    "/dev/shm",
+    "--remount-ro",
+    "/dev",
+    // /proc: the sandbox's own, with the kernel's knobs read-only (bwrap 0.8 leaves /proc/sys
+    // writable: its writability test on the directory says EACCES, so it skips the cover, while
+    // the files inside stay writable by uid 0, which root-started sandboxes are).
     "--proc",
     "/proc",
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
     "--size",
     tmpBytes,
     "--tmpfs",

@@ -9,7 +9,9 @@
  *   bwrap run by a non-root user RLIMIT_NPROC is set too, which counts only
  *   the sandbox's own user namespace).
  * - `fileSizeMb`: largest file the child may write (RLIMIT_FSIZE via `prlimit`).
- * - `tmpMb`: size of the private `/tmp` tmpfs (and of every scratch tmpfs).
+ * - `tmpMb`: size of the private `/tmp` tmpfs, of `/dev/shm` and of every scratch tmpfs.
+ * - `diskMb`: how much a child may grow its tree (the clean tree, an agent's
+ *   worktree), measured before and after it (`du`, allocated bytes).
  *
  * @module
  */
@@ -24,10 +26,12 @@ export interface SandboxLimits {
   readonly fileSizeMb: number;
   /** Private `/tmp` size, MiB (bwrap only; `none` has no private tmpfs). */
   readonly tmpMb: number;
+  /** Growth of the child's tree allowed, MiB (bwrap only; default 8192, agents 16384). */
+  readonly diskMb?: number;
 }
 
 /** Which limit a child exceeded. */
-export type LimitKind = "memory" | "processes" | "file_size" | "tmp";
+export type LimitKind = "memory" | "processes" | "file_size" | "tmp" | "disk";
 
 /** Defaults for checks and setup commands. */
 export const DEFAULT_CHECK_LIMITS: SandboxLimits = {
@@ -35,6 +39,7 @@ export const DEFAULT_CHECK_LIMITS: SandboxLimits = {
   processes: 256,
   fileSizeMb: 1024,
   tmpMb: 512,
+  diskMb: 8192,
 };
 
 /** Defaults for agents (they run a whole CLI, language servers and test runs). */
@@ -43,6 +48,7 @@ export const DEFAULT_AGENT_LIMITS: SandboxLimits = {
   processes: 1024,
   fileSizeMb: 4096,
   tmpMb: 2048,
+  diskMb: 16384,
 };
 
 /** Ceilings a contract or flag may ask for (larger values are a usage error). */
@@ -51,6 +57,7 @@ export const MAX_LIMITS: SandboxLimits = {
   processes: 100_000,
   fileSizeMb: 1024 * 1024,
   tmpMb: 1024 * 1024,
+  diskMb: 1024 * 1024 * 1024,
 };
 
 /**
@@ -74,6 +81,9 @@ export function withDefaultLimits(
     processes: partial?.processes ?? defaults.processes,
     fileSizeMb: partial?.fileSizeMb ?? defaults.fileSizeMb,
     tmpMb: partial?.tmpMb ?? defaults.tmpMb,
+    ...(partial?.diskMb ?? defaults.diskMb) !== undefined
+      ? { diskMb: (partial?.diskMb ?? defaults.diskMb)! }
+      : {},
   };
 }
 
@@ -90,12 +100,14 @@ export function withDefaultLimits(
 export function limitMessage(kind: LimitKind, limits: SandboxLimits): string {
   switch (kind) {
     case "memory":
-      return `exceeded the memory limit (${limits.memoryMb} MiB resident)`;
+      return `exceeded the memory limit (${limits.memoryMb} MiB)`;
     case "processes":
       return `exceeded the process limit (${limits.processes} at once)`;
     case "file_size":
       return `exceeded the file size limit (${limits.fileSizeMb} MiB per file)`;
     case "tmp":
       return `filled its private /tmp (${limits.tmpMb} MiB)`;
+    case "disk":
+      return `wrote more than its tree's budget (${limits.diskMb ?? "?"} MiB)`;
   }
 }

@@ -154,6 +154,7 @@ export interface ContractLimits {
   readonly processes?: number;
   readonly fileSizeMb?: number;
   readonly tmpMb?: number;
+  readonly diskMb?: number;
 }
 
 /** A contract's setup step: commands run in order; the first failure fails the verification. */
@@ -194,7 +195,7 @@ export interface CheckObservation {
   readonly testReport: TestReport | null;
   /** The sandbox limit the check exceeded, with its sentence (absent: none). */
   readonly limit?: {
-    readonly kind: "memory" | "processes" | "file_size" | "tmp";
+    readonly kind: "memory" | "processes" | "file_size" | "tmp" | "disk";
     readonly message: string;
   };
 }
@@ -252,7 +253,8 @@ export type CheckReasonCode =
   | "limit_memory"
   | "limit_processes"
   | "limit_file_size"
-  | "limit_tmp";
+  | "limit_tmp"
+  | "limit_disk";
 
 /** One reason a check did not pass. */
 export interface CheckReason {

@@ -1,0 +1,221 @@
+/**
+ * Limits the kernel enforces on one child, whatever vouch itself may read:
+ * under the CLI's Deno flags `/proc/<pid>` and `/sys` are refused ("Requires
+ * all access"), so the `/proc` watchdog sees nothing there and only these hold.
+ *
+ * - rlimits set at exec by util-linux `prlimit`, inside bwrap (after its user
+ *   namespace exists, so `RLIMIT_NPROC` counts the sandbox's own processes):
+ *   `--fsize` (file size), `--data` (each process's data segment: heap and
+ *   private writable mappings, i.e. what it can allocate), `--nproc`
+ *   (sandboxed only; per user and namespace), `--core=0`.
+ * - a cgroup per child where this host lets vouch make one under its own
+ *   cgroup (cgroup v1 `pids` or a cgroup v2 dir with `pids` delegated, e.g. as
+ *   root): `pids.max` (and `memory.max` on v2) for the whole tree. This is what
+ *   bounds processes for root, whose host uid 0 the kernel exempts from
+ *   `RLIMIT_NPROC`. Detected once per process by a shell (Deno may not read
+ *   /sys); absent, nothing is created.
+ *
+ * @module
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
+import type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
+
+function executable(path: string): boolean {
+  try {
+    const s = statSync(path);
+    return s.isFile() && (s.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"].find(executable) ?? null;
+const SH = ["/bin/sh", "/usr/bin/sh"].find(executable) ?? null;
+
+const MIB = 1024 * 1024;
+
+/**
+ * `prlimit --fsize=N --data=N --core=0 [--nproc=N] --` to put in front of a
+ * child's argv (inside bwrap for sandboxed children). `--nproc` only for
+ * sandboxed children: unsandboxed, RLIMIT_NPROC would count every process of
+ * the user. Empty when `prlimit` is absent (then only cgroups and the
+ * watchdog bound the child; `vouch doctor` runs on hosts with util-linux).
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { limitPrefix } from "./_kernel_limits.ts";
+ * const p = limitPrefix({ memoryMb: 64, processes: 10, fileSizeMb: 1, tmpMb: 1 }, true);
+ * ok(p.length === 0 || (p.includes("--data=67108864") && p.includes("--nproc=12")));
+ * ```
+ */
+export function limitPrefix(limits: SandboxLimits, sandboxed: boolean): string[] {
+  if (PRLIMIT === null) return [];
+  const out = [
+    PRLIMIT,
+    `--fsize=${limits.fileSizeMb * MIB}`,
+    `--data=${limits.memoryMb * MIB}`,
+    "--core=0",
+  ];
+  // bwrap's init (pid 1 of the sandbox) and prlimit itself are in the count.
+  if (sandboxed) out.push(`--nproc=${limits.processes + 2}`);
+  return [...out, "--"];
+}
+
+/** Where per-child cgroups can be made: the controller dir vouch itself is in. */
+interface CgroupHost {
+  readonly version: 1 | 2;
+  /** The cgroup dir vouch is in (children are made inside it). */
+  readonly parent: string;
+  /** Whether `memory.max` can be set (v2 with memory delegated). */
+  readonly memory: boolean;
+}
+
+// Prints "1 <dir>" or "2 <dir> <memory?>" when a writable cgroup with a pids controller exists
+// at vouch's own position (never anywhere else in the hierarchy), else nothing.
+const DETECT = `
+own_v1=$(sed -n 's/^[0-9]*:pids:\\(.*\\)$/\\1/p' /proc/self/cgroup)
+own_v2=$(sed -n 's/^0::\\(.*\\)$/\\1/p' /proc/self/cgroup)
+if [ -n "$own_v1" ] && [ -w "/sys/fs/cgroup/pids\${own_v1%/}/cgroup.procs" ]; then
+  echo "1 /sys/fs/cgroup/pids\${own_v1%/}"
+elif [ -n "$own_v2" ] && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+  d="/sys/fs/cgroup\${own_v2%/}"
+  if [ -w "$d/cgroup.procs" ] && grep -qw pids "$d/cgroup.subtree_control" 2>/dev/null; then
+    if grep -qw memory "$d/cgroup.subtree_control"; then echo "2 $d memory"; else echo "2 $d"; fi
+  fi
+fi
+`;
+
+let detected: CgroupHost | null | undefined;
+
+/**
+ * The cgroup host of this process, detected once (a shell reads
+ * /proc/self/cgroup and tests the dir); null when there is none to use.
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { cgroupHost } from "./_kernel_limits.ts";
+ * const h = cgroupHost();
+ * ok(h === null || h.parent.startsWith("/sys/fs/cgroup"));
+ * ```
+ */
+export function cgroupHost(): CgroupHost | null {
+  if (detected !== undefined) return detected;
+  detected = null;
+  if (SH === null) return null;
+  try {
+    const out = execFileSync(SH, ["-c", DETECT], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5000,
+      env: { PATH: "/usr/bin:/bin" },
+    }).trim();
+    const m = /^([12]) (\/sys\/fs\/cgroup\S*?)( memory)?$/.exec(out);
+    if (m !== null) {
+      detected = { version: m[1] === "1" ? 1 : 2, parent: m[2]!, memory: m[3] !== undefined };
+    }
+  } catch {
+    detected = null;
+  }
+  return detected;
+}
+
+/** A child's own cgroup: the launcher that joins it, and what it recorded. */
+export interface ChildCgroup {
+  /** `argv` started through a shell that makes the cgroup, sets its limits and joins it. */
+  wrap(argv: readonly string[]): string[];
+  /** After the child exited: which limit the cgroup hit (if any); removes the cgroup. */
+  finish(): LimitKind | null;
+}
+
+// $1 dir, $2 pids.max, $3 memory.max or "-", then the argv. Fails closed: no cgroup, no run.
+const LAUNCH = `d=$1 p=$2 m=$3; shift 3
+mkdir "$d" && echo "$p" > "$d/pids.max" && { [ "$m" = - ] || echo "$m" > "$d/memory.max"; } &&
+  echo $$ > "$d/cgroup.procs" || { echo "vouch: cannot set up the cgroup $d" >&2; exit 125; }
+exec "$@"`;
+
+// Prints the events files, then removes the (by now empty) cgroup, waiting a little for the
+// pid namespace's last processes to be reaped.
+const FINISH = `d=$1; [ -d "$d" ] || exit 0; cat "$d/pids.events" "$d/memory.events" 2>/dev/null
+i=0; until rmdir "$d" 2>/dev/null || [ ! -d "$d" ]; do i=$((i+1)); [ $i -gt 100 ] && break; sleep 0.02; done`;
+
+/**
+ * A fresh cgroup for one child with `limits`, or null when the host has none
+ * to give (then rlimits and the watchdog are what bound it).
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { childCgroup } from "./_kernel_limits.ts";
+ * const cg = childCgroup({ memoryMb: 64, processes: 10, fileSizeMb: 1, tmpMb: 1 });
+ * if (cg !== null) {
+ *   ok(cg.wrap(["true"]).includes("true"));
+ *   cg.finish();
+ * }
+ * ```
+ */
+export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
+  const host = cgroupHost();
+  if (host === null || SH === null) return null;
+  const dir = `${host.parent}/vouch-${crypto.randomUUID()}`;
+  // The launcher shell, bwrap and bwrap's init are in the tree too.
+  const pidsMax = String(limits.processes + 4);
+  const memoryMax = host.version === 2 && host.memory ? String(limits.memoryMb * MIB) : "-";
+  let used = false;
+  return {
+    wrap(argv) {
+      used = true;
+      return [SH, "-c", LAUNCH, "vouch-cgroup", dir, pidsMax, memoryMax, ...argv];
+    },
+    finish() {
+      if (!used) return null;
+      const r = spawnSync(SH, ["-c", FINISH, "vouch-cgroup", dir], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+        timeout: 10_000,
+        env: { PATH: "/usr/bin:/bin" },
+      });
+      const events = typeof r.stdout === "string" ? r.stdout : "";
+      const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(events)?.[1]);
+      if (count("max") > 0) return "processes";
+      if (count("oom_kill") > 0) return "memory";
+      return null;
+    },
+  };
+}
+
+/**
+ * A limit an exit status or its stderr shows: SIGXFSZ (file size); ENOSPC on
+ * the private /tmp or /dev/shm (tmp); an allocation refused under the data
+ * limit (memory: `MemoryError`, `Cannot allocate memory`, `memory exhausted`,
+ * V8's `out of memory`, ...); a fork refused under the process limit.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { exitLimit } from "./_kernel_limits.ts";
+ * equal(exitLimit(1, null, { head: "MemoryError\n", tail: "" }, { kind: "bwrap" }), "memory");
+ * equal(exitLimit(0, null, { head: "MemoryError\n", tail: "" }, { kind: "bwrap" }), null);
+ * ```
+ */
+export function exitLimit(
+  exitCode: number,
+  signal: string | null,
+  stderr: { head: string; tail: string },
+  sandbox: { kind: string },
+): LimitKind | null {
+  if (signal === "SIGXFSZ" || exitCode === 128 + 25) return "file_size";
+  if (exitCode === 0) return null;
+  const text = stderr.head + stderr.tail;
+  if (sandbox.kind === "bwrap" && /No space left on device/.test(text)) return "tmp";
+  if (
+    /\bMemoryError\b|Cannot allocate memory|memory exhausted|[Oo]ut of memory|std::bad_alloc|allocation failed/
+      .test(text)
+  ) return "memory";
+  if (/[Cc]an(not|'t) fork|fork: (retry: )?Resource temporarily unavailable/.test(text)) {
+    return "processes";
+  }
+  return null;
+}

@@ -1,0 +1,91 @@
+/**
+ * Red team, issue #20 §3: limits were never enforced under the CLI's own Deno
+ * flags. The watchdog reads `/proc/<pid>`, which `deno task vouch` may not
+ * ("Requires all access"), so it saw one process and 0 bytes; `/dev` was an
+ * uncapped tmpfs and nothing bounded what a check wrote into its tree. Each
+ * test runs `vouch verify --contract` exactly as users do (the task's flags,
+ * never -A) with `sandbox.limits` set, and needs the check to FAIL with the
+ * limit named. Sizes stay small next to the limits they cross.
+ */
+import assert from "node:assert/strict";
+import { cgroupHost } from "../../../adapters/process/_kernel_limits.ts";
+import { checkReasons, isRoot, skipReason, verifyCheck } from "./_cli.ts";
+
+const ignore = skipReason !== null;
+
+async function assertLimit(run: string, limits: Record<string, number>, code: string) {
+  const r = await verifyCheck({ run, timeout: 60 }, limits);
+  assert.equal(r.code, 1, `expected a rejection\n${r.stdout}\n${r.stderr}`);
+  assert.ok(checkReasons(r).includes(code), `expected ${code}\n${r.stdout}`);
+}
+
+Deno.test({
+  name: "limits (CLI): allocating 1 GiB under memoryMb=128 fails with limit_memory",
+  ignore,
+  fn: () =>
+    assertLimit(
+      `python3 -c 'b = bytes([1]) * (1 << 30); print(len(b))'`,
+      { memoryMb: 128 },
+      "limit_memory",
+    ),
+});
+
+// Root's host uid 0 is exempt from RLIMIT_NPROC: only a cgroup bounds its processes.
+const noPids = isRoot && cgroupHost() === null;
+if (noPids) {
+  console.log(
+    "SKIP limits (CLI) processes as root: no pids cgroup vouch may create here, and the kernel " +
+      "exempts uid 0 from RLIMIT_NPROC",
+  );
+}
+Deno.test({
+  name: "limits (CLI): 400 processes under processes=256 fails with limit_processes",
+  ignore: ignore || noPids,
+  fn: () =>
+    assertLimit(
+      "i=0; while [ $i -lt 400 ]; do sleep 3 & i=$((i+1)); done; wait; echo forked",
+      { processes: 256 },
+      "limit_processes",
+    ),
+});
+
+for (const where of ["/dev/shm", "/tmp"]) {
+  Deno.test({
+    name: `limits (CLI): writing 200 MB to ${where} under tmpMb=64 fails with limit_tmp`,
+    ignore,
+    fn: () => assertLimit(`head -c 200M /dev/zero > ${where}/fill`, { tmpMb: 64 }, "limit_tmp"),
+  });
+}
+
+Deno.test({
+  name: "limits (CLI): /dev itself is read-only (nothing lands beside the device nodes)",
+  ignore,
+  fn: async () => {
+    const r = await verifyCheck({ run: "head -c 1M /dev/zero > /dev/fill" });
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, /Read-only file system/);
+  },
+});
+
+Deno.test({
+  name:
+    "limits (CLI): a 2 GB file under fileSizeMb=100 fails, even when the check swallows the error",
+  ignore,
+  fn: () =>
+    assertLimit(
+      "head -c 2G /dev/zero > big.bin; ls -l big.bin",
+      { fileSizeMb: 100 },
+      "limit_file_size",
+    ),
+});
+
+Deno.test({
+  name: "limits (CLI): many files under the per-file limit past diskMb fail with limit_disk",
+  ignore,
+  fn: () =>
+    assertLimit(
+      "for i in 1 2 3 4 5 6; do head -c 8M /dev/zero > f$i.bin || exit 0; done; du -sh .",
+      { fileSizeMb: 10, diskMb: 32 },
+      "limit_disk",
+    ),
+});
