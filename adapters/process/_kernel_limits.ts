@@ -122,12 +122,12 @@ export function cgroupHost(): CgroupHost | null {
   return detected;
 }
 
-/** A child's own cgroup: the launcher that joins it, and what it recorded. */
+/** A child's own cgroup: the launcher that joins it. */
 export interface ChildCgroup {
+  /** The cgroup dir (made by the launcher). */
+  readonly dir: string;
   /** `argv` started through a shell that makes the cgroup, sets its limits and joins it. */
   wrap(argv: readonly string[]): string[];
-  /** After the child exited: which limit the cgroup hit (if any); removes the cgroup. */
-  finish(): LimitKind | null;
 }
 
 // $1 dir, $2 pids.max, $3 memory.max or "-", then the argv. Fails closed: no cgroup, no run.
@@ -135,11 +135,6 @@ const LAUNCH = `d=$1 p=$2 m=$3; shift 3
 mkdir "$d" && echo "$p" > "$d/pids.max" && { [ "$m" = - ] || echo "$m" > "$d/memory.max"; } &&
   echo $$ > "$d/cgroup.procs" || { echo "vouch: cannot set up the cgroup $d" >&2; exit 125; }
 exec "$@"`;
-
-// Prints the events files, then removes the (by now empty) cgroup, waiting a little for the
-// pid namespace's last processes to be reaped.
-const FINISH = `d=$1; [ -d "$d" ] || exit 0; cat "$d/pids.events" "$d/memory.events" 2>/dev/null
-i=0; until rmdir "$d" 2>/dev/null || [ ! -d "$d" ]; do i=$((i+1)); [ $i -gt 100 ] && break; sleep 0.02; done`;
 
 /**
  * A fresh cgroup for one child with `limits`, or null when the host has none
@@ -150,10 +145,7 @@ i=0; until rmdir "$d" 2>/dev/null || [ ! -d "$d" ]; do i=$((i+1)); [ $i -gt 100 
  * import { ok } from "node:assert/strict";
  * import { childCgroup } from "./_kernel_limits.ts";
  * const cg = childCgroup({ memoryMb: 64, processes: 10, fileSizeMb: 1, tmpMb: 1 });
- * if (cg !== null) {
- *   ok(cg.wrap(["true"]).includes("true"));
- *   cg.finish();
- * }
+ * ok(cg === null || cg.wrap(["true"]).includes("true"));
  * ```
  */
 export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
@@ -163,26 +155,84 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
   // The launcher shell, bwrap and bwrap's init are in the tree too.
   const pidsMax = String(limits.processes + 4);
   const memoryMax = host.version === 2 && host.memory ? String(limits.memoryMb * MIB) : "-";
-  let used = false;
   return {
-    wrap(argv) {
-      used = true;
-      return [SH, "-c", LAUNCH, "vouch-cgroup", dir, pidsMax, memoryMax, ...argv];
-    },
-    finish() {
-      if (!used) return null;
-      const r = spawnSync(SH, ["-c", FINISH, "vouch-cgroup", dir], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "ignore"],
-        timeout: 10_000,
-        env: { PATH: "/usr/bin:/bin" },
-      });
-      const events = typeof r.stdout === "string" ? r.stdout : "";
-      const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(events)?.[1]);
-      if (count("max") > 0) return "processes";
-      if (count("oom_kill") > 0) return "memory";
-      return null;
-    },
+    dir,
+    wrap: (argv) => [SH, "-c", LAUNCH, "vouch-cgroup", dir, pidsMax, memoryMax, ...argv],
+  };
+}
+
+// After a child, in one shell: the cgroup's events, then its removal (a cgroup whose last
+// processes are still being reaped is retried after the next child), and the tree's size and
+// any file cut at exactly the file-size cap. $1 cgroup dir or "-", $2 tree or "-", $3 cap, then
+// older cgroup dirs to retry.
+const AFTER = `d=$1 t=$2 c=$3; shift 3
+if [ "$d" != - ] && [ -d "$d" ]; then
+  for f in "$d/pids.events" "$d/memory.events"; do
+    [ -r "$f" ] && while read -r l; do echo "$l"; done < "$f"
+  done
+  rmdir "$d" 2>/dev/null || echo "busy $d"
+fi
+for o in "$@"; do rmdir "$o" 2>/dev/null || { [ -d "$o" ] && echo "busy $o"; }; done
+if [ "$t" != - ]; then
+  printf 'du '; du -s -x -B1 -- "$t" 2>/dev/null || echo
+  find "$t" -xdev -type f -size "\${c}c" -printf 'cut\\n' -quit 2>/dev/null
+fi
+true`;
+
+const busyCgroups = new Set<string>();
+
+/** What {@linkcode afterChild} saw. */
+export interface AfterChild {
+  /** The cgroup refused a fork (`processes`) or OOM-killed (`memory`). */
+  readonly cgroupLimit: LimitKind | null;
+  /** The tree's allocated bytes now, or null when not measured. */
+  readonly treeBytes: number | null;
+  /** Whether a file in the tree has exactly the file-size cap (a cut write). */
+  readonly cutFile: boolean;
+}
+
+/**
+ * One shell after a child: reads and removes its cgroup (`dir`), measures
+ * `tree` (allocated bytes, and a file of exactly `capBytes`).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { afterChild } from "./_kernel_limits.ts";
+ * const dir = Deno.makeTempDirSync();
+ * Deno.writeFileSync(`${dir}/f`, new Uint8Array(4096).fill(1));
+ * const a = afterChild(null, dir, 4096);
+ * equal(a.cutFile, true);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function afterChild(dir: string | null, tree: string | null, capBytes: number): AfterChild {
+  const none = { cgroupLimit: null, treeBytes: null, cutFile: false };
+  if (SH === null || (dir === null && tree === null)) return none;
+  const retry = [...busyCgroups];
+  busyCgroups.clear();
+  const r = spawnSync(SH, [
+    "-c",
+    AFTER,
+    "vouch-after",
+    dir ?? "-",
+    tree ?? "-",
+    String(capBytes),
+    ...retry,
+  ], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+    timeout: 60_000,
+    env: { PATH: "/usr/bin:/bin" },
+  });
+  const out = typeof r.stdout === "string" ? r.stdout : "";
+  for (const m of out.matchAll(/^busy (\/sys\/fs\/cgroup\/.+)$/gm)) busyCgroups.add(m[1]!);
+  const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(out)?.[1]);
+  const du = /^du (\d+)\s/m.exec(out);
+  return {
+    cgroupLimit: count("max") > 0 ? "processes" : count("oom_kill") > 0 ? "memory" : null,
+    treeBytes: du === null ? null : Number(du[1]),
+    cutFile: /^cut$/m.test(out),
   };
 }
 

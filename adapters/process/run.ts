@@ -19,8 +19,8 @@ import {
   type SandboxLimits,
 } from "../sandbox/limits.ts";
 import { RUN_MARKER_ENV, startWatchdog, sweepMarked } from "./_watchdog.ts";
-import { childCgroup, exitLimit, limitPrefix } from "./_kernel_limits.ts";
-import { treeBudget } from "./_tree_budget.ts";
+import { afterChild, childCgroup, exitLimit, limitPrefix } from "./_kernel_limits.ts";
+import { budgetLimit, treeBytes } from "./_tree_budget.ts";
 
 /** The largest timeout a timer can hold (2^31 - 1 ms); more is a spec error, never "fire now". */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -310,10 +310,10 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const contained = cgroup === null ? spawnedArgv : cgroup.wrap(spawnedArgv);
   const launch = SETSID !== null ? [SETSID, ...contained] : contained;
   // The tree's write budget: its growth is measured around the child (sandboxed children only).
-  const budget = limits?.diskMb === undefined || sandbox.kind !== "bwrap" ||
-      sandbox.writable[0] === undefined
+  const tree = limits?.diskMb === undefined || sandbox.kind !== "bwrap"
     ? null
-    : treeBudget(sandbox.writable[0], limits.diskMb, limits.fileSizeMb);
+    : sandbox.writable[0] ?? null;
+  const treeBefore = tree === null ? null : treeBytes(tree);
 
   const out = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
   const err = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
@@ -421,8 +421,11 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   }
   if (privateDir) removeQuietly(privateDir);
   if (privateTmp) removeQuietly(privateTmp);
-  const cgroupLimit = cgroup?.finish() ?? null;
-  const budgetLimit = budget?.finish() ?? null;
+  const after = limits === null ? null : afterChild(
+    cgroup?.dir ?? null,
+    treeBefore === null ? null : tree,
+    limits.fileSizeMb * 1024 * 1024,
+  );
 
   const signal = exitSignal ?? null;
   const exitCode = timedOut || cancelled
@@ -432,8 +435,10 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     : exitStatus;
   const stdoutCapture = out.finish();
   const stderrCapture = err.finish();
-  if (limit === null) limit = cgroupLimit;
-  if (limit === null) limit = budgetLimit;
+  if (limit === null) limit = after?.cgroupLimit ?? null;
+  if (limit === null && after !== null && limits?.diskMb !== undefined) {
+    limit = budgetLimit(treeBefore, after, limits.diskMb);
+  }
   if (limit === null && !timedOut && !cancelled) {
     limit = exitLimit(exitCode, signal, stderrCapture, sandbox);
   }
