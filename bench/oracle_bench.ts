@@ -1,0 +1,155 @@
+/**
+ * Issue #19's cost of "the tests are the oracle by default", on one node:test
+ * project whose suite takes about a second (a passing test waits 900 ms) and
+ * whose "adds" test fails on the base. Every entry is compared with the bare
+ * minimum a careful human does: a fresh worktree, `git apply --index`,
+ * `node --test`, remove the worktree. `vouch verify` runs with its defaults
+ * (library `verifyPatchInRepo`, the contract `contractFromCommand("node
+ * --test")`, the default sandbox). Deno prints each entry's ratio to the
+ * bare entry in one run. Targets:
+ *
+ * - a patch that touches no oracle file, the base's baseline cached: <= 1.10x;
+ * - the first verify of a base (baseline + check; every iteration a new base): <= 2.1x;
+ * - a patch that also touches the tests (graded on the patched tree and against
+ *   the base's tests: two oracles), baseline cached: <= 2.2x.
+ *
+ * Runnable alone: `deno bench -A bench/oracle_bench.ts`.
+ */
+import { verifyPatchInRepo } from "../adapters/driver/verify_patch.ts";
+import { contractFromCommand } from "../adapters/verification/clean_verifier.ts";
+import { createRepo, git } from "../tests/golden/fixture_repos.ts";
+
+const TEST = "node --test";
+const CALC_TEST = [
+  'const test = require("node:test");',
+  'const assert = require("node:assert/strict");',
+  'const { add, sub } = require("../src/calc.js");',
+  'test("adds", () => { assert.equal(add(2, 3), 5); });',
+  'test("subtracts", () => { assert.equal(sub(5, 3), 2); });',
+  "",
+].join("\n");
+const repo = await createRepo(
+  {
+    "package.json": '{ "name": "calc", "private": true, "scripts": { "test": "node --test" } }\n',
+    "src/calc.js": "exports.add = (a, b) => a - b;\nexports.sub = (a, b) => a - b;\n",
+    "test/calc.test.js": CALC_TEST,
+    "test/slow.test.js": [
+      'const test = require("node:test");',
+      'test("waits (about one second)", async () => {',
+      "  await new Promise((r) => setTimeout(r, 900));",
+      "});",
+      "",
+    ].join("\n"),
+    "BUILD_ID": "0\n",
+  },
+  TEST,
+  { prefix: "vouch-bench-oracle-" },
+);
+const state = await Deno.makeTempDir({ prefix: "vouch-bench-oracle-state-" });
+
+/** The binary patch of `files` against HEAD; the checkout is restored. */
+async function patchOf(files: Record<string, string>, name: string): Promise<[Uint8Array, string]> {
+  for (const [path, text] of Object.entries(files)) {
+    await Deno.writeTextFile(`${repo.dir}/${path}`, text);
+  }
+  const patch = new TextEncoder().encode(await git(repo.dir, "diff", "--binary", "--full-index"));
+  await git(repo.dir, "checkout", "--", ".");
+  const file = `${state}/${name}.patch`;
+  await Deno.writeFile(file, patch);
+  return [patch, file];
+}
+
+const FIXED = "exports.add = (a, b) => a + b;\nexports.sub = (a, b) => a - b;\n";
+const [fix, fixFile] = await patchOf({ "src/calc.js": FIXED }, "fix");
+const [withTest] = await patchOf({
+  "src/calc.js": FIXED,
+  "test/calc.test.js": CALC_TEST + 'test("adds zero", () => { assert.equal(add(0, 4), 4); });\n',
+}, "with-test");
+
+// Fresh bases for "first verify": siblings of HEAD that differ only in BUILD_ID.
+const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
+const freshBases: string[] = [];
+for (let i = 1; i <= 12; i++) {
+  await Deno.writeTextFile(`${repo.dir}/BUILD_ID`, `${i}\n`);
+  await git(repo.dir, "commit", "-q", "-am", `build ${i}`);
+  freshBases.push((await git(repo.dir, "rev-parse", "HEAD")).trim());
+  await git(repo.dir, "reset", "-q", "--hard", head);
+}
+
+const contract = contractFromCommand(TEST, 60_000);
+let n = 0;
+
+async function sh(cwd: string, command: string): Promise<void> {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", command],
+    cwd,
+    stdout: "null",
+    stderr: "null",
+  })
+    .output();
+  if (!out.success) throw new Error(`bench command failed: ${command}`);
+}
+
+async function verify(patch: Uint8Array, base?: string): Promise<void> {
+  const r = await verifyPatchInRepo({
+    dir: repo.dir,
+    patch,
+    contract,
+    ...(base !== undefined ? { base } : {}),
+    keyEnv: { VOUCH_KEY_FILE: `${state}/key` },
+    worktreeRoot: `${state}/worktrees`,
+  });
+  if (r.verdict !== "verified") throw new Error(`not verified: ${r.reasons.join(", ")}`);
+}
+
+Deno.bench({
+  group: "oracle",
+  name: "bare: worktree + git apply --index + node --test",
+  baseline: true,
+  n: 5,
+  warmup: 1,
+  async fn() {
+    const wt = `${state}/bare-${n++}`;
+    await sh(repo.dir, `git worktree add -q --detach '${wt}' HEAD`);
+    await sh(wt, `git apply --index '${fixFile}' && ${TEST}`);
+    await sh(repo.dir, `git worktree remove --force '${wt}'`);
+  },
+});
+
+Deno.bench({
+  group: "oracle",
+  name: "vouch verify, no oracle file touched, baseline cached (target <= 1.10x)",
+  n: 5,
+  warmup: 1, // the warmup pays for the base's baseline
+  async fn() {
+    await verify(fix);
+  },
+});
+
+let fresh = 0;
+Deno.bench({
+  group: "oracle",
+  name: "vouch verify, first verify of a base (target <= 2.1x)",
+  n: 5,
+  warmup: 1,
+  async fn() {
+    const base = freshBases[fresh++];
+    if (base === undefined) throw new Error("bench: out of fresh bases");
+    await verify(fix, base);
+  },
+});
+
+Deno.bench({
+  group: "oracle",
+  name: "vouch verify, patch touches the tests: two oracles, baseline cached (target <= 2.2x)",
+  n: 5,
+  warmup: 1,
+  async fn() {
+    await verify(withTest);
+  },
+});
+
+globalThis.addEventListener("unload", () => {
+  Deno.removeSync(state, { recursive: true });
+  Deno.removeSync(`${repo.dir}/..`, { recursive: true });
+});
