@@ -162,10 +162,11 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
 }
 
 // After a child, in one shell: the cgroup's events, then its removal (a cgroup whose last
-// processes are still being reaped is retried after the next child), and the tree's size and
-// any file cut at exactly the file-size cap. $1 cgroup dir or "-", $2 tree or "-", $3 cap, then
-// older cgroup dirs to retry.
-const AFTER = `d=$1 t=$2 c=$3; shift 3
+// processes are still being reaped is retried after the next child), and every file of the tree
+// whose status changed since the stamp (ctime: a child can set mtime back, not ctime), with its
+// allocated 512-byte blocks and size. $1 cgroup dir or "-", $2 tree or "-", $3 stamp, then older
+// cgroup dirs to retry.
+const AFTER = `d=$1 t=$2 s=$3; shift 3
 if [ "$d" != - ] && [ -d "$d" ]; then
   for f in "$d/pids.events" "$d/memory.events"; do
     [ -r "$f" ] && while read -r l; do echo "$l"; done < "$f"
@@ -173,10 +174,7 @@ if [ "$d" != - ] && [ -d "$d" ]; then
   rmdir "$d" 2>/dev/null || echo "busy $d"
 fi
 for o in "$@"; do rmdir "$o" 2>/dev/null || { [ -d "$o" ] && echo "busy $o"; }; done
-if [ "$t" != - ]; then
-  printf 'du '; du -s -x -B1 -- "$t" 2>/dev/null || echo
-  find "$t" -xdev -type f -size "\${c}c" -printf 'cut\\n' -quit 2>/dev/null
-fi
+[ "$t" = - ] || find "$t" -xdev -type f -cnewer "$s" -printf 'w %b %s\\n' 2>/dev/null
 true`;
 
 const busyCgroups = new Set<string>();
@@ -185,54 +183,62 @@ const busyCgroups = new Set<string>();
 export interface AfterChild {
   /** The cgroup refused a fork (`processes`) or OOM-killed (`memory`). */
   readonly cgroupLimit: LimitKind | null;
-  /** The tree's allocated bytes now, or null when not measured. */
-  readonly treeBytes: number | null;
-  /** Whether a file in the tree has exactly the file-size cap (a cut write). */
-  readonly cutFile: boolean;
+  /** Allocated bytes of the tree's files changed during the child, or null when not measured. */
+  readonly writtenBytes: number | null;
+  /** Sizes of the files changed during the child (bytes), for the file-size cap. */
+  readonly largestFile: number;
 }
 
 /**
- * One shell after a child: reads and removes its cgroup (`dir`), measures
- * `tree` (allocated bytes, and a file of exactly `capBytes`).
+ * One shell after a child: reads and removes its cgroup (`dir`) and lists the
+ * files of `tree` changed since `stamp` was written (see `_tree_budget.ts`).
  *
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
  * import { afterChild } from "./_kernel_limits.ts";
  * const dir = Deno.makeTempDirSync();
- * Deno.writeFileSync(`${dir}/f`, new Uint8Array(4096).fill(1));
- * const a = afterChild(null, dir, 4096);
- * equal(a.cutFile, true);
+ * Deno.writeFileSync(`${dir}/stamp`, new Uint8Array());
+ * await new Promise((r) => setTimeout(r, 20));
+ * Deno.writeFileSync(`${dir}/f`, new Uint8Array(8192).fill(1));
+ * const a = afterChild(null, { tree: dir, stamp: `${dir}/stamp` });
+ * equal(a.largestFile, 8192);
  * Deno.removeSync(dir, { recursive: true });
  * ```
  */
-export function afterChild(dir: string | null, tree: string | null, capBytes: number): AfterChild {
-  const none = { cgroupLimit: null, treeBytes: null, cutFile: false };
-  if (SH === null || (dir === null && tree === null)) return none;
+export function afterChild(
+  dir: string | null,
+  budget: { readonly tree: string; readonly stamp: string } | null,
+): AfterChild {
+  const none = { cgroupLimit: null, writtenBytes: null, largestFile: 0 };
+  if (SH === null || (dir === null && budget === null)) return none;
   const retry = [...busyCgroups];
   busyCgroups.clear();
-  const r = spawnSync(SH, [
-    "-c",
-    AFTER,
-    "vouch-after",
-    dir ?? "-",
-    tree ?? "-",
-    String(capBytes),
-    ...retry,
-  ], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-    timeout: 60_000,
-    env: { PATH: "/usr/bin:/bin" },
-  });
+  const r = spawnSync(
+    SH,
+    ["-c", AFTER, "vouch-after", dir ?? "-", budget?.tree ?? "-", budget?.stamp ?? "-", ...retry],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 60_000,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { PATH: "/usr/bin:/bin" },
+    },
+  );
   const out = typeof r.stdout === "string" ? r.stdout : "";
   for (const m of out.matchAll(/^busy (\/sys\/fs\/cgroup\/.+)$/gm)) busyCgroups.add(m[1]!);
   const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(out)?.[1]);
-  const du = /^du (\d+)\s/m.exec(out);
+  let written = 0;
+  let largest = 0;
+  for (const m of out.matchAll(/^w (\d+) (\d+)$/gm)) {
+    written += Number(m[1]) * 512;
+    largest = Math.max(largest, Number(m[2]));
+  }
   return {
     cgroupLimit: count("max") > 0 ? "processes" : count("oom_kill") > 0 ? "memory" : null,
-    treeBytes: du === null ? null : Number(du[1]),
-    cutFile: /^cut$/m.test(out),
+    // A listing cut short (timeout, buffer) is not a measurement.
+    writtenBytes: budget === null || r.error !== undefined ? null : written,
+    largestFile: largest,
   };
 }
 

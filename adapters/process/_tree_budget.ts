@@ -1,67 +1,84 @@
 /**
  * The write budget of a sandboxed child's tree: its worktree (a clean tree,
  * an agent's worktree) is a host directory, where per-file `RLIMIT_FSIZE`
- * bounds each file but not how many. The tree's disk usage (allocated bytes,
- * sparse-aware, one filesystem) is measured by `du` right before and right
- * after the child (after: in the one shell of `afterChild`); growth past
- * `diskMb` fails the child (`disk`), and so does a file cut at exactly the
- * file-size cap (a write the kernel refused that the child swallowed).
+ * bounds each file but not how many. Right before the child vouch writes a
+ * stamp file; after it, `find -cnewer` lists every file of the tree whose
+ * status changed since (ctime: a child can set a file's mtime back, never
+ * its ctime) with its allocated blocks (sparse-aware, one filesystem). More
+ * than `diskMb` allocated in those files fails the child (`disk`), and so
+ * does a file of exactly the file-size cap (a write the kernel cut that the
+ * child swallowed: `file_size`).
  *
- * What it bounds: what a child leaves in its tree. What it does not: the peak
- * while it runs (a child can fill the host disk until it exits, and the
- * kernel's ENOSPC is then the bound), and writes to other writable mounts
- * (`/tmp`, `/dev/shm` are size-capped tmpfs).
+ * What it bounds: what a child leaves in its tree (files it rewrote count
+ * whole). What it does not: the peak while it runs (a child can fill the
+ * host disk until it exits; the kernel's ENOSPC is then the bound), and
+ * writes to other writable mounts (`/tmp`, `/dev/shm` are size-capped tmpfs).
  *
  * @module
  */
-import { spawnSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AfterChild } from "./_kernel_limits.ts";
 
 const MIB = 1024 * 1024;
 
+/** A budget measurement started before a child. */
+export interface TreeBudget {
+  /** The tree measured. */
+  readonly tree: string;
+  /** The stamp file (its mtime is the start). */
+  readonly stamp: string;
+  /** Removes the stamp. */
+  dispose(): void;
+}
+
 /**
- * The tree's allocated bytes now (`du -s -x -B1`), or null when `du` cannot
- * measure it (then only the per-file limit holds).
+ * Writes the stamp for `tree`, or null when it cannot (then only the
+ * per-file limit holds).
  *
  * @example
  * ```ts
  * import { ok } from "node:assert/strict";
- * import { treeBytes } from "./_tree_budget.ts";
- * const dir = Deno.makeTempDirSync();
- * ok((treeBytes(dir) ?? 0) >= 0);
- * Deno.removeSync(dir);
+ * import { startBudget } from "./_tree_budget.ts";
+ * const b = startBudget("/tmp");
+ * ok(b === null || b.stamp.includes("vouch-stamp-"));
+ * b?.dispose();
  * ```
  */
-export function treeBytes(dir: string): number | null {
-  const r = spawnSync("du", ["-s", "-x", "-B1", "--", dir], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-    timeout: 60_000,
-    env: { PATH: "/usr/bin:/bin" },
-  });
-  const n = Number(/^(\d+)\s/.exec(typeof r.stdout === "string" ? r.stdout : "")?.[1]);
-  return Number.isFinite(n) ? n : null;
+export function startBudget(tree: string): TreeBudget | null {
+  const stamp = join(tmpdir(), `vouch-stamp-${crypto.randomUUID()}`);
+  try {
+    writeFileSync(stamp, "");
+  } catch {
+    return null;
+  }
+  return {
+    tree,
+    stamp,
+    dispose: () => rmSync(stamp, { force: true }),
+  };
 }
 
 /**
- * The limit the tree's measurements show: `disk` when it grew by more than
- * `diskMb`, `file_size` for a file cut at the cap.
+ * The limit the tree's listing shows: `disk` when the files the child changed
+ * hold more than `diskMb`, `file_size` for a file of exactly the cap.
  *
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
  * import { budgetLimit } from "./_tree_budget.ts";
- * equal(budgetLimit(0, { cgroupLimit: null, treeBytes: 3 * 1024 * 1024, cutFile: false }, 1), "disk");
- * equal(budgetLimit(0, { cgroupLimit: null, treeBytes: 1024, cutFile: false }, 1), null);
+ * const after = { cgroupLimit: null, writtenBytes: 3 * 1024 * 1024, largestFile: 1024 };
+ * equal(budgetLimit(after, 1, 1), "disk");
+ * equal(budgetLimit({ ...after, writtenBytes: 1024 }, 1, 1), null);
+ * equal(budgetLimit({ ...after, writtenBytes: 1024, largestFile: 1024 * 1024 }, 1, 1), "file_size");
  * ```
  */
 export function budgetLimit(
-  before: number | null,
   after: AfterChild,
   diskMb: number,
+  fileSizeMb: number,
 ): "disk" | "file_size" | null {
-  if (before !== null && after.treeBytes !== null && after.treeBytes - before > diskMb * MIB) {
-    return "disk";
-  }
-  return after.cutFile ? "file_size" : null;
+  if (after.writtenBytes !== null && after.writtenBytes > diskMb * MIB) return "disk";
+  return after.largestFile === fileSizeMb * MIB ? "file_size" : null;
 }

@@ -20,7 +20,7 @@ import {
 } from "../sandbox/limits.ts";
 import { RUN_MARKER_ENV, startWatchdog, sweepMarked } from "./_watchdog.ts";
 import { afterChild, childCgroup, exitLimit, limitPrefix } from "./_kernel_limits.ts";
-import { budgetLimit, treeBytes } from "./_tree_budget.ts";
+import { budgetLimit, startBudget } from "./_tree_budget.ts";
 
 /** The largest timeout a timer can hold (2^31 - 1 ms); more is a spec error, never "fire now". */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -313,7 +313,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const tree = limits?.diskMb === undefined || sandbox.kind !== "bwrap"
     ? null
     : sandbox.writable[0] ?? null;
-  const treeBefore = tree === null ? null : treeBytes(tree);
+  const budget = tree === null ? null : startBudget(tree);
 
   const out = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
   const err = new BoundedCapture(spec.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
@@ -343,6 +343,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   } catch (error) {
     if (privateDir) removeQuietly(privateDir);
     if (privateTmp) removeQuietly(privateTmp);
+    budget?.dispose();
     const message = error instanceof Error ? error.message : String(error);
     return emptyResult(argv, spec, envNames, {
       code: "spawn_failed",
@@ -421,11 +422,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   }
   if (privateDir) removeQuietly(privateDir);
   if (privateTmp) removeQuietly(privateTmp);
-  const after = limits === null ? null : afterChild(
-    cgroup?.dir ?? null,
-    treeBefore === null ? null : tree,
-    limits.fileSizeMb * 1024 * 1024,
-  );
+  const after = limits === null ? null : afterChild(cgroup?.dir ?? null, budget);
+  budget?.dispose();
 
   const signal = exitSignal ?? null;
   const exitCode = timedOut || cancelled
@@ -437,7 +435,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const stderrCapture = err.finish();
   if (limit === null) limit = after?.cgroupLimit ?? null;
   if (limit === null && after !== null && limits?.diskMb !== undefined) {
-    limit = budgetLimit(treeBefore, after, limits.diskMb);
+    limit = budgetLimit(after, limits.diskMb, limits.fileSizeMb);
   }
   if (limit === null && !timedOut && !cancelled) {
     limit = exitLimit(exitCode, signal, stderrCapture, sandbox);
