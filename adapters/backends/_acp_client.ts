@@ -18,6 +18,14 @@ import {
 import { runProcess } from "../process/run.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import type { FileService } from "./_file_service.ts";
+import {
+  exitRecord,
+  TailBytes,
+  terminalArgv,
+  type TerminalExit,
+  terminalLine,
+  terminalScript,
+} from "./_terminal.ts";
 import { boundRead, fsDecision, readText, writeTool } from "./_native_tools.ts";
 import type { AgentDecision, BackendEvent } from "./types.ts";
 import { boundText, MAX_DECISIONS } from "./types.ts";
@@ -40,6 +48,8 @@ export interface AcpClientEnv {
   readonly terminalTimeoutMs: number;
   /** Performs every `fs/*` request on the agent's side of the wall. */
   readonly files: FileService;
+  /** The runtime of the terminal exit wrapper (absent: the shell's status as an exit code). */
+  readonly runtime?: string | null;
   /** Asks a human about a request the policy sends to one; absent = refused (fail closed). */
   readonly askHuman?: (question: PermissionQuestion) => Promise<boolean>;
 }
@@ -54,12 +64,10 @@ export interface PermissionQuestion {
 }
 
 interface Terminal {
-  output: string;
-  truncated: boolean;
-  readonly limit: number;
+  readonly output: TailBytes;
   readonly abort: AbortController;
-  done: Promise<{ exitCode: number | null; signal: string | null }>;
-  exit: { exitCode: number | null; signal: string | null } | null;
+  done: Promise<TerminalExit>;
+  exit: TerminalExit | null;
 }
 
 /** Counters the backend reports. */
@@ -226,43 +234,46 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
       if (cwd.startsWith("..") || isAbsolute(cwd)) {
         return refuse("terminal/create", `cwd ${params.cwd} is outside the worktree`);
       }
+      // As Zed runs it: the command line through the shell, arguments appended quoted.
+      const command = terminalLine(params.command, params.args ?? []);
+      const script = terminalScript(command, params.env ?? []);
+      if (typeof script !== "string") return refuse("terminal/create", script.refused);
       const id = `term-${++nextTerminal}`;
       const abort = new AbortController();
       const limit = Math.min(params.outputByteLimit ?? DEFAULT_TERMINAL_BYTES, 1024 * 1024);
-      const argv = [params.command, ...(params.args ?? [])];
-      const command = argv.join(" ");
       stats.commands.push(command);
+      const output = new TailBytes(limit);
       const t: Terminal = {
-        output: "",
-        truncated: false,
-        limit,
+        output,
         abort,
         exit: null,
         done: Promise.resolve({ exitCode: null, signal: null }),
       };
-      const decoder = new TextDecoder();
-      const take = (chunk: Uint8Array) => {
-        t.output += decoder.decode(chunk, { stream: true });
-        if (t.output.length > limit) {
-          t.output = t.output.slice(t.output.length - limit);
-          t.truncated = true;
-        }
-      };
       t.done = runProcess({
-        argv: params.command.includes("/") || (params.args ?? []).length > 0
-          ? argv
-          : ["/bin/sh", "-c", params.command],
+        argv: terminalArgv(script, env.runtime ?? null),
         cwd: cwd === "." ? env.worktree : `${env.worktree}/${cwd}`,
         sandbox: env.sandbox,
         timeoutMs: env.terminalTimeoutMs,
         signal: AbortSignal.any([env.signal, abort.signal]),
-        onStdout: take,
-        maxCaptureBytes: limit,
+        onStdout: (chunk) => output.push(chunk),
+        maxCaptureBytes: 16 * 1024,
       }).then((r) => {
-        if (r.stderr.head !== "") take(new TextEncoder().encode(r.stderr.head));
-        const exit = { exitCode: r.spawnError !== null ? 127 : r.exitCode, signal: r.signal };
+        const recorded = exitRecord(r.stderr.tail !== "" ? r.stderr.tail : r.stderr.head);
+        const exit: TerminalExit = r.spawnError !== null
+          ? { exitCode: 127, signal: null }
+          : r.timedOut || r.cancelled
+          ? { exitCode: null, signal: r.signal ?? "SIGTERM" }
+          : recorded ?? (r.signal !== null
+            ? { exitCode: null, signal: r.signal }
+            : { exitCode: r.exitCode, signal: null });
+        if (r.spawnError !== null) output.push(new TextEncoder().encode(r.spawnError.message));
         t.exit = exit;
-        env.emit({ kind: "command", command, exitCode: exit.exitCode, status: "completed" });
+        env.emit({
+          kind: "command",
+          command,
+          exitCode: exit.exitCode ?? r.exitCode,
+          status: "completed",
+        });
         return exit;
       });
       terminals.set(id, t);
@@ -281,8 +292,8 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
     terminalOutput(params) {
       const t = terminal(params.terminalId);
       return Promise.resolve({
-        output: t.output,
-        truncated: t.truncated,
+        output: t.output.text(),
+        truncated: t.output.truncated,
         ...(t.exit !== null ? { exitStatus: t.exit } : {}),
       });
     },

@@ -113,31 +113,48 @@ const Answer = z.union([
 type Answer = z.infer<typeof Answer>;
 
 /**
- * The argv that runs the helper with `runtime` (Deno: `deno eval`; Node:
- * `node -e`), or null when it is neither.
+ * The argv that runs the ES module `source` with `runtime` (Deno:
+ * `deno eval`; Node: `node -e`), `args` after `--` (the module reads its
+ * last ones from `process.argv`), or null when the runtime is neither.
  *
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
- * import { helperArgv } from "./_file_service.ts";
- * equal(helperArgv("/usr/bin/node")?.[1], "--input-type=module");
- * equal(helperArgv("/usr/bin/python3"), null);
+ * import { evalArgv } from "./_file_service.ts";
+ * equal(evalArgv("/usr/bin/node", "1")?.[1], "--input-type=module");
+ * equal(evalArgv("/usr/bin/python3", "1"), null);
  * ```
  */
-export function helperArgv(runtime: string): string[] | null {
+export function evalArgv(
+  runtime: string,
+  source: string,
+  args: readonly string[] = [],
+): string[] | null {
   const name = basename(runtime);
+  const tail = args.length > 0 ? ["--", ...args] : [];
   if (/^deno(\.exe)?$/.test(name)) {
-    return [runtime, "eval", "--quiet", "--no-config", "--no-lock", "--ext=js", FILE_HELPER_SOURCE];
+    return [runtime, "eval", "--quiet", "--no-config", "--no-lock", "--ext=js", source, ...tail];
   }
   if (/^node(js)?(\d+)?(\.exe)?$/.test(name)) {
-    return [runtime, "--input-type=module", "-e", FILE_HELPER_SOURCE];
+    return [runtime, "--input-type=module", "-e", source, ...tail];
   }
   return null;
 }
 
-function defaultRuntime(): string | null {
-  if (helperArgv(process.execPath) !== null) return process.execPath;
-  // A compiled vouch: a deno or node on PATH (mounted into the sandbox like any toolchain).
+/**
+ * The runtime vouch's helpers run on: vouch's own (`process.execPath`) when
+ * it is deno or node, else (a compiled vouch) a `deno` or `node` on PATH,
+ * which the sandbox mounts like any toolchain; null when there is none.
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { helperRuntime } from "./_file_service.ts";
+ * ok(helperRuntime() !== null);
+ * ```
+ */
+export function helperRuntime(): string | null {
+  if (evalArgv(process.execPath, "") !== null) return process.execPath;
   return findOnPath("deno") ?? findOnPath("node");
 }
 
@@ -214,8 +231,8 @@ export function fileService(options: FileServiceOptions): FileService {
   };
 
   const start = (): Helper | string => {
-    const runtime = options.runtime ?? defaultRuntime();
-    const argv = runtime === null ? null : helperArgv(runtime);
+    const runtime = options.runtime ?? helperRuntime();
+    const argv = runtime === null ? null : evalArgv(runtime, FILE_HELPER_SOURCE);
     if (argv === null) {
       return "no deno or node runtime to run the file helper with (vouch's own is neither)";
     }

@@ -17,7 +17,9 @@ import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
 import { acpClient, type AcpClientStats, type PermissionQuestion } from "./_acp_client.ts";
+import { describeRpcError, rpcErrorClass } from "./_acp_errors.ts";
 import { fileService } from "./_file_service.ts";
+import { terminalRuntime } from "./_terminal.ts";
 
 export type { PermissionQuestion } from "./_acp_client.ts";
 import { composePrompt } from "./prompt.ts";
@@ -85,6 +87,13 @@ export function acpBackend(config: AcpBackendConfig): AgentBackend {
   };
 }
 
+/**
+ * Longest JSON-RPC message (one line) vouch reads from an agent; past it the
+ * agent is ended with a protocol error (memory stays bounded, the round ends
+ * at once). An 8 MiB file written through `fs/write_text_file` fits.
+ */
+export const MAX_ACP_MESSAGE_BYTES = 16 * 1024 * 1024;
+
 /** A promise that rejects when `signal` aborts. */
 function aborted(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
@@ -123,6 +132,50 @@ async function runAcp(
   let toSdk!: ReadableStreamDefaultController<Uint8Array>;
   const fromAgent = new ReadableStream<Uint8Array>({ start: (c) => void (toSdk = c) });
   const env = { ...(config.env ?? {}), ...passedEnvValues(config.passEnv ?? []) };
+  // The message being read is held here until its newline (the SDK gets whole lines only, so
+  // its own buffer never grows); past the bound the agent is ended.
+  let partial: Uint8Array[] = [];
+  let lineBytes = 0;
+  let overflow: string | null = null;
+  const forward = (chunk: Uint8Array) => {
+    if (overflow !== null) return;
+    for (let start = 0;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      lineBytes += (nl < 0 ? chunk.length : nl) - start;
+      if (lineBytes > MAX_ACP_MESSAGE_BYTES) break;
+      if (nl < 0) {
+        const last = chunk.lastIndexOf(0x0a);
+        if (last >= 0) {
+          enqueue([...partial, chunk.subarray(0, last + 1)]);
+          partial = [];
+        }
+        partial.push(chunk.slice(last + 1));
+        return;
+      }
+      lineBytes = 0;
+      start = nl + 1;
+    }
+    partial = [];
+    overflow = `${id}: the agent sent a JSON-RPC message longer than ${
+      MAX_ACP_MESSAGE_BYTES / (1024 * 1024)
+    } MiB; vouch ended it`;
+    record({ protocolError: overflow });
+    kill.abort();
+    try {
+      toSdk.close();
+    } catch { /* already closed */ }
+  };
+  const enqueue = (parts: Uint8Array[]) => {
+    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      all.set(p, at);
+      at += p.length;
+    }
+    try {
+      toSdk.enqueue(all);
+    } catch { /* the SDK stopped reading */ }
+  };
   const proc: Promise<ProcessResult> = runProcess({
     argv: config.argv,
     cwd: task.worktree,
@@ -133,11 +186,7 @@ async function runAcp(
     signal: kill.signal,
     maxCaptureBytes: 256 * 1024,
     openStdin: (s) => opened(s),
-    onStdout: (chunk) => {
-      try {
-        toSdk.enqueue(chunk);
-      } catch { /* the SDK stopped reading */ }
-    },
+    onStdout: forward,
   });
   const exited = proc.then((r) => {
     try {
@@ -178,6 +227,7 @@ async function runAcp(
         record,
         terminalTimeoutMs: config.terminalTimeoutMs ?? 300_000,
         files,
+        runtime: terminalRuntime(config.sandbox ?? NO_SANDBOX),
         ...(config.askHuman !== undefined ? { askHuman: config.askHuman } : {}),
       }, stats),
     acp.ndJsonStream(toAgent, fromAgent),
@@ -191,6 +241,8 @@ async function runAcp(
   let status: BackendStatus = "ok";
   let why: BackendFailure | undefined;
   let stopReason: string | null = null;
+  // Which request failed: `initialize` or `session/new` (the agent could not start) or the turn.
+  let phase: "initialize" | "session/new" | "session/prompt" = "initialize";
   try {
     const starting = AbortSignal.any([stop, AbortSignal.timeout(config.startTimeoutMs ?? 60_000)]);
     const init = await Promise.race([
@@ -202,11 +254,13 @@ async function runAcp(
       aborted(starting),
     ]);
     record({ initialized: { protocolVersion: init.protocolVersion } });
+    phase = "session/new";
     const session = await Promise.race([
       conn.newSession({ cwd: task.worktree, mcpServers: [] }),
       agentGone,
       aborted(starting),
     ]);
+    phase = "session/prompt";
     const prompt = conn.prompt({
       sessionId: session.sessionId,
       prompt: [{ type: "text", text: composePrompt(task) }],
@@ -244,9 +298,18 @@ async function runAcp(
       }
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
     status = stop.aborted ? (ctx.signal.aborted ? "cancelled" : "timed_out") : "error";
-    if (status === "error") {
+    const rpc = describeRpcError(error);
+    if (overflow !== null) {
+      status = "error";
+      why = failure("protocol", overflow);
+    } else if (status === "error" && rpc !== null) {
+      // The agent's own words, as one line, with the class of what failed.
+      const cls = rpcErrorClass(rpc.code, phase === "session/prompt" ? "turn" : "start");
+      const text = maskSecrets(rpc.text).text;
+      why = failure(cls, `${id}: ${phase} failed: ${text} (JSON-RPC ${rpc.code})`);
+    } else if (status === "error") {
+      const message = error instanceof Error ? error.message : String(error);
       why = failure("protocol", `${id}: ${boundText(maskSecrets(message).text, 500)}`);
     }
   } finally {
