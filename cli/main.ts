@@ -5,7 +5,11 @@
  * @module
  */
 import { writeSync } from "node:fs";
-import { settleDeferredRemovals } from "../adapters/worktree/deferred_removal.ts";
+import { settleDeferredRemovalsWithin } from "../adapters/worktree/deferred_removal.ts";
+import { scheduleLiveTreeRemoval } from "../adapters/worktree/live_trees.ts";
+
+/** How long the CLI waits for the trees' removal after the verdict before handing it off. */
+const REMOVAL_WAIT_MS = 3_000;
 import process from "node:process";
 import { isatty } from "node:tty";
 import { type CliIo, EXIT, EXIT_CODES, renderExitCodes } from "./command.ts";
@@ -115,8 +119,10 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     io.err(failure.text);
     return failure.exitCode;
   } finally {
-    // The verdict is out: the trees of the task go now (`treeRemoval: "after_return"`).
-    await settleDeferredRemovals();
+    // The verdict is out: the trees of the task go now (`treeRemoval: "after_return"`), for
+    // at most a few seconds; what is left then is removed by a detached child, and the
+    // prompt comes back (a 66 MB node_modules copy took 25 s to remove).
+    if (!await settleDeferredRemovalsWithin(REMOVAL_WAIT_MS)) scheduleLiveTreeRemoval();
   }
 }
 

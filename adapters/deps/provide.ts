@@ -9,6 +9,7 @@ import { lstat, mkdir, realpath, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DependencyPlan } from "./dependency_plan.ts";
 import type { DependencySnapshots, DependencyView } from "./shared.ts";
+import { runProcess } from "../process/run.ts";
 import { copyDirectory } from "./copy_dir.ts";
 
 /** The user's dependency directories made available in a clean tree. */
@@ -50,6 +51,7 @@ export async function provideDependencyDirs(
   repo: string,
   tree: string,
   shared?: DependencySnapshots,
+  onStep?: (step: string) => void,
 ): Promise<ProvidedDependencies> {
   const started = performance.now();
   if (plan.mode !== "copy") {
@@ -85,6 +87,10 @@ export async function provideDependencyDirs(
       sources.push(source!);
       continue;
     }
+    if (onStep !== undefined) {
+      const size = await directorySize(source!);
+      onStep(`copying ${rel}${size === null ? "" : `, ${size}`}`);
+    }
     await copyDirectory(source!, at);
     copied.push(rel);
     sources.push(source!);
@@ -96,4 +102,13 @@ export async function provideDependencyDirs(
     skipped,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/** A directory's disk usage as people say it (`66 MB`), from `du -sk`; null when it cannot tell. */
+async function directorySize(dir: string): Promise<string | null> {
+  const r = await runProcess({ argv: ["du", "-sk", "--", dir], cwd: "/", timeoutMs: 10_000 });
+  const kib = Number(/^(\d+)\s/.exec(r.stdout.head)?.[1] ?? NaN);
+  if (r.exitCode !== 0 || !Number.isFinite(kib)) return null;
+  const mb = kib / 1024;
+  return mb >= 1 ? `${Math.round(mb)} MB` : `${kib} KB`;
 }

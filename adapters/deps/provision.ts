@@ -25,6 +25,8 @@ export interface DependencyProvisionerOptions {
   readonly snapshots?: DependencySnapshots;
   /** Give shared snapshots as read-only views (a sandbox that binds them). @default false */
   readonly views?: boolean;
+  /** Told each sub-step with its size, before it starts (`copying node_modules, 66 MB`). */
+  readonly onStep?: (step: string) => void;
 }
 
 /** What a tree got: its read-only views (bound by the sandbox), or why the patch is refused. */
@@ -71,7 +73,7 @@ export function createDependencyProvisioner(
       if (plan.mode === "refuse") return { ok: false, reason: plan.reason };
       return {
         ok: true,
-        views: (await provideDependencyDirs(plan, opts.repo, tree, shared)).views,
+        views: (await provideDependencyDirs(plan, opts.repo, tree, shared, opts.onStep)).views,
       };
     },
   };

@@ -63,6 +63,8 @@ export interface RunInRepoOptions {
   readonly onBackendEvent?: (event: BackendEvent, round: number) => void;
   /** Notes for the user (dirty checkout, sandbox choice). */
   readonly onNote?: (text: string) => void;
+  /** Each sub-step of preparing a clean tree, with its size (`copying node_modules, 66 MB`). */
+  readonly onStep?: (step: string) => void;
   /** Key environment (tests point this at a temp dir). @default the process env */
   readonly keyEnv?: KeyEnv;
   /** Task id. @default generated */
@@ -160,6 +162,7 @@ export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
       ...(opts.forbid ?? []),
     ];
     const verifier = createCleanVerifier({
+      ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
       repo: info.top,
       base: info.base,
       taskId,

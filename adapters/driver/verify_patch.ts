@@ -56,6 +56,8 @@ export interface VerifyPatchOptions {
   readonly onCheck?: (phase: string, name: string) => void;
   /** Notes for the user (a dead writer's lock taken over). */
   readonly onNote?: (text: string) => void;
+  /** Each sub-step of preparing the clean tree, with its size (`copying node_modules, 66 MB`). */
+  readonly onStep?: (step: string) => void;
   /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
   readonly allowSetupNetwork?: boolean;
   /**
@@ -143,6 +145,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
     const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
     const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
     const verifier = createCleanVerifier({
+      ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
       repo: info.top,
       base: info.base,
       taskId: task,

@@ -75,6 +75,8 @@ export interface CleanVerifierOptions {
   readonly allowSetupNetwork?: boolean;
   /** The run's deadline (ms since epoch): every command's timeout is clamped to what it leaves. */
   readonly deadline?: number;
+  /** Told each sub-step of preparing a tree, with its size (`copying node_modules, 66 MB`). */
+  readonly onStep?: (step: string) => void;
   /**
    * Clean trees shared with other verifiers of the same repository and base
    * (`vouch batch`): the first tree is taken from it (and reset) when it has
@@ -142,6 +144,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     hasSetup: contract.setup !== undefined,
     ...(opts.pool?.dependencies !== undefined ? { snapshots: opts.pool.dependencies } : {}),
     views: opts.sandbox !== "none",
+    ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
   });
   const setupOptions = contract.setup === undefined ? null : {
     setup: contract.setup,

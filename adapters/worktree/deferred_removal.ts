@@ -55,3 +55,30 @@ export function deferRemoval(removal: Promise<unknown>): void {
 export async function settleDeferredRemovals(): Promise<void> {
   while (pending.size > 0) await Promise.all([...pending]);
 }
+
+/**
+ * Waits for the deferred removals at most `maxMs`; resolves `true` when all
+ * are done, `false` when some still run (the caller may hand them to a
+ * detached removal and leave: the verdict's prompt is not held by `rm`).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { deferRemoval, settleDeferredRemovalsWithin } from "./deferred_removal.ts";
+ * equal(await settleDeferredRemovalsWithin(1000), true); // nothing pending
+ * let finish = () => {};
+ * deferRemoval(new Promise<void>((resolve) => finish = resolve));
+ * equal(await settleDeferredRemovalsWithin(10), false);
+ * finish();
+ * equal(await settleDeferredRemovalsWithin(1000), true);
+ * ```
+ */
+export async function settleDeferredRemovalsWithin(maxMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), maxMs));
+  try {
+    return await Promise.race([settleDeferredRemovals().then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

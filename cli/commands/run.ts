@@ -12,7 +12,7 @@ import { parseRunArgs, type RunArgs } from "./run_args.ts";
 import type { AgentBackend } from "../../adapters/backends/types.ts";
 import type { BackendFailure } from "../../adapters/backends/types.ts";
 import { agentConfigFor, backendFor } from "./run_backend.ts";
-import { progressSink } from "./run_progress.ts";
+import { type ProgressSink, progressSink } from "./run_progress.ts";
 import { preflightSandbox } from "../sandbox_preflight.ts";
 import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
@@ -164,8 +164,40 @@ export async function executeRun(
   const unavailable = await backend.preflight?.() ?? null;
   if (unavailable !== null) throw new BackendUnavailable(backend.id, unavailable);
   const started = Date.now();
-  const sink = progressSink(args.progress, io, backend.id, () => Date.now() - started);
-  return await runInRepo({
+  const sink = progressSink(args.progress, io, backend.id, () => Date.now() - started, {
+    plainEveryMs: plainProgressEveryMs(),
+  });
+  try {
+    return await runWithSink(args, io, backend, contract, sink, signal);
+  } finally {
+    sink.stop();
+  }
+}
+
+/**
+ * Off a terminal, how long progress may stay silent before a "still running"
+ * line: `VOUCH_PROGRESS_EVERY` seconds (1..3600), else 15 s.
+ */
+function plainProgressEveryMs(): number {
+  let raw: string | undefined;
+  try {
+    raw = process.env["VOUCH_PROGRESS_EVERY"];
+  } catch {
+    raw = undefined;
+  }
+  const n = raw !== undefined && /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
+  return n >= 1 && n <= 3600 ? n * 1000 : 15_000;
+}
+
+function runWithSink(
+  args: RunArgs,
+  io: CliIo,
+  backend: AgentBackend,
+  contract: OutcomeContract,
+  sink: ProgressSink,
+  signal: AbortSignal | undefined,
+): Promise<RunOutcome> {
+  return runInRepo({
     dir: args.dir,
     goal: args.goal,
     backend,
@@ -198,6 +230,7 @@ export async function executeRun(
     onNote: (text) => io.err(`${text}\n`),
     onProgress: sink.onProgress,
     onBackendEvent: sink.onBackendEvent,
+    onStep: sink.onStep,
   });
 }
 

@@ -13,14 +13,40 @@ import type { BackendEvent } from "../../adapters/backends/types.ts";
 import { renderProgressLine } from "../render.ts";
 import { renderBackendEventJson, renderBackendEventLine } from "../render_events.ts";
 
-/** The two callbacks the driver calls. */
+/** The callbacks the driver calls, and `stop` (ends the ticking clock). */
 export interface ProgressSink {
   readonly onProgress: (progress: RunProgress) => void;
   readonly onBackendEvent: (event: BackendEvent, round: number) => void;
+  /** A sub-step of the current phase, with its size (`copying node_modules, 66 MB`). */
+  readonly onStep: (step: string) => void;
+  /** Stops the clock (also stopped by the `done` phase). Safe to call twice. */
+  readonly stop: () => void;
+}
+
+/** How the clock ticks: calls `fn` every `ms` until the returned function is called. */
+export type Every = (ms: number, fn: () => void) => () => void;
+
+/** The real clock: an unref'd interval (it never keeps the process alive). */
+export const realEvery: Every = (ms: number, fn: () => void): () => void => {
+  const id = setInterval(fn, ms);
+  (id as unknown as { unref?: () => void }).unref?.();
+  return () => clearInterval(id);
+};
+
+/** Options of {@linkcode progressSink}. */
+export interface ProgressSinkOptions {
+  /** Redraw interval of the live line on a terminal. @default 1000 */
+  readonly redrawMs?: number;
+  /** Off a terminal: a "still running" line after this long without one. @default 15000 */
+  readonly plainEveryMs?: number;
+  /** The clock (tests pass a fake one). @default realEvery */
+  readonly every?: Every;
 }
 
 /**
- * Creates the sink for a mode.
+ * Creates the sink for a mode. The elapsed time keeps moving while a phase
+ * lasts: on a terminal the live line is redrawn every second; off a terminal a
+ * `still running` line is printed when none was for `plainEveryMs`.
  *
  * @example
  * ```ts
@@ -31,6 +57,7 @@ export interface ProgressSink {
  * const sink = progressSink("plain", io, "claude", () => 1200);
  * sink.onBackendEvent({ kind: "command", command: "npm test", exitCode: null, status: "requested" }, 1);
  * equal(err[0], "[   1.2s] · round 1 · claude · $ npm test\n");
+ * sink.stop();
  * ```
  */
 export function progressSink(
@@ -38,30 +65,88 @@ export function progressSink(
   io: CliIo,
   backend: string,
   elapsedMs: () => number,
+  options: ProgressSinkOptions = {},
 ): ProgressSink {
-  if (mode === "none") return { onProgress: () => {}, onBackendEvent: () => {} };
+  const quiet = {
+    onProgress: () => {},
+    onBackendEvent: () => {},
+    onStep: () => {},
+    stop: () => {},
+  };
+  if (mode === "none") return quiet;
   if (mode === "json") {
     return {
+      ...quiet,
       onProgress: (p) => io.err(JSON.stringify({ type: "progress", ...p }) + "\n"),
       onBackendEvent: (event, round) =>
         io.err(renderBackendEventJson(event, round, backend, elapsedMs()) + "\n"),
+      onStep: (step) =>
+        io.err(JSON.stringify({ type: "step", step, elapsedMs: elapsedMs() }) + "\n"),
     };
   }
+  const every = options.every ?? realEvery;
+  const plainEvery = options.plainEveryMs ?? 15_000;
   let lastKey = "";
   let lastLine = "";
+  let current: RunProgress | null = null;
+  let receivedAt = 0;
+  let step: string | null = null;
+  let lastOut = 0;
+  // The driver's elapsed time, moved on by the sink's clock since it last reported.
+  const render = (now: boolean, suffix = "") => {
+    if (current === null) return "";
+    const moved = now ? current.elapsedMs : current.elapsedMs + (elapsedMs() - receivedAt);
+    const p = { ...current, elapsedMs: moved, ...(step === null ? {} : { detail: step }) };
+    return renderProgressLine(p) + suffix;
+  };
+  const print = (line: string) => {
+    lastOut = elapsedMs();
+    if (io.isTerminal) {
+      io.err(`\r\x1b[2K${line}`);
+      lastLine = line;
+    } else io.err(`${line}\n`);
+  };
+  let stopClock: (() => void) | null = null;
+  let stopped = false;
+  const startClock = () => {
+    if (stopClock !== null || stopped) return;
+    stopClock = every(
+      io.isTerminal ? options.redrawMs ?? 1000 : Math.max(1, Math.floor(plainEvery / 4)),
+      () => {
+        if (io.isTerminal) print(render(false));
+        else if (elapsedMs() - lastOut >= plainEvery) print(render(false, " · still running"));
+      },
+    );
+  };
+  const stop = () => {
+    stopped = true;
+    stopClock?.();
+    stopClock = null;
+  };
   return {
     onProgress: (p) => {
-      const line = renderProgressLine(p);
+      const key = `${p.round}|${p.phase}|${p.check ?? ""}`;
+      if (key !== lastKey) step = null;
+      current = p;
+      receivedAt = elapsedMs();
+      startClock();
       if (io.isTerminal) {
-        io.err(`\r\x1b[2K${line}`);
-        lastLine = line;
-        if (p.phase === "done") io.err("\n");
+        print(render(true));
+        if (p.phase === "done") {
+          io.err("\n");
+          stop();
+        }
+        lastKey = key;
         return;
       }
-      // Not a terminal: one line per phase/check change, no redraws.
-      const key = `${p.round}|${p.phase}|${p.check ?? ""}`;
-      if (key !== lastKey) io.err(`${line}\n`);
+      // Not a terminal: one line per phase/check change; the clock adds "still running" lines.
+      if (key !== lastKey) print(render(true));
       lastKey = key;
+      if (p.phase === "done") stop();
+    },
+    onStep: (text) => {
+      step = text;
+      print(render(false));
     },
     onBackendEvent: (event, round) => {
       const line = renderBackendEventLine(event, round, backend, elapsedMs());
@@ -70,5 +155,6 @@ export function progressSink(
       if (io.isTerminal) io.err(`\r\x1b[2K${line}\n${lastLine}`);
       else io.err(`${line}\n`);
     },
+    stop,
   };
 }

@@ -154,6 +154,9 @@ export const verifyCommand: CliCommand = {
       // The verdict first; `runCli` waits for the trees' removal before it returns.
       treeRemoval: "after_return",
       onNote: (text) => io.err(`${text}\n`),
+      onStep: (step) => {
+        if (!values.json) io.err(`verify: ${step}\n`);
+      },
       onCheck: (phase, name) => {
         if (!values.json) io.err(`${phase}: check "${name}"\n`);
       },

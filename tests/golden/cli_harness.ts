@@ -161,8 +161,19 @@ export async function assertLog(
   assert.equal((outcome.body as Record<string, unknown>)["state"], finalState);
 }
 
-/** Asserts no vouch worktree is left under the private worktree root. */
+/**
+ * Asserts no vouch worktree is left under the private worktree root. The CLI
+ * waits a few seconds for its trees' removal, then hands what is left to a
+ * detached child and exits: this polls (bounded, 60 s) for that child.
+ */
 export async function assertNoWorktrees(state: string): Promise<void> {
+  for (let i = 0; i < 600 && (await worktreesLeft(state)).length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual(await worktreesLeft(state), [], "no worktree is left behind");
+}
+
+async function worktreesLeft(state: string): Promise<string[]> {
   const left: string[] = [];
   try {
     for await (const repoDir of Deno.readDir(`${state}/worktrees`)) {
@@ -172,7 +183,7 @@ export async function assertNoWorktrees(state: string): Promise<void> {
   } catch {
     // no worktree root at all: nothing left
   }
-  assert.deepEqual(left, [], "no worktree is left behind");
+  return left;
 }
 
 /**

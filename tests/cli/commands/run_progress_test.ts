@@ -31,6 +31,7 @@ Deno.test("progress plain off a terminal: one line per phase change and per show
     "[   2.0s] · round 1 · codex · tokens in 10 · out 5 (reasoning 2)\n",
     "[   2.0s] · round 1 · codex · retry 1/1: Reconnecting... 1/1\n",
   ]);
+  p.stop();
 });
 
 Deno.test("progress plain on a terminal: events stay above the redrawn phase line", () => {
@@ -43,6 +44,7 @@ Deno.test("progress plain on a terminal: events stay above the redrawn phase lin
     err[1],
     "\r\x1b[2K[   1.0s] · round 1 · claude · $ npm test → exit 1\n[   0.5s] · round 1 · backend",
   );
+  p.stop();
 });
 
 Deno.test("progress json: one object per line, events whole; none: nothing", () => {
@@ -65,4 +67,68 @@ Deno.test("progress json: one object per line, events whole; none: nothing", () 
   q.onProgress(phase);
   q.onBackendEvent(events[0]!, 1);
   assert.deepEqual(quiet.err, []);
+  p.stop();
+});
+
+/** A fake clock: `tick()` runs every registered callback once, as the interval would. */
+function fakeClock() {
+  let now = 0;
+  const callbacks = new Set<() => void>();
+  return {
+    elapsed: () => now,
+    advance(ms: number) {
+      now += ms;
+      for (const fn of callbacks) fn();
+    },
+    every: (_ms: number, fn: () => void) => {
+      callbacks.add(fn);
+      return () => void callbacks.delete(fn);
+    },
+    get running() {
+      return callbacks.size;
+    },
+  };
+}
+
+Deno.test("progress on a terminal: the clock ticks while a phase lasts, with the sub-step named", () => {
+  const { err, io: sink } = io(true);
+  const clock = fakeClock();
+  const p = progressSink("plain", sink, "claude", clock.elapsed, { every: clock.every });
+  p.onProgress({ phase: "verify", round: 1, check: null, elapsedMs: 0 });
+  p.onStep("copying node_modules, 66 MB");
+  clock.advance(1000);
+  clock.advance(40_000);
+  assert.deepEqual(err, [
+    "\r\x1b[2K[   0.0s] · round 1 · verify",
+    "\r\x1b[2K[   0.0s] · round 1 · verify · copying node_modules, 66 MB",
+    "\r\x1b[2K[   1.0s] · round 1 · verify · copying node_modules, 66 MB",
+    "\r\x1b[2K[  41.0s] · round 1 · verify · copying node_modules, 66 MB",
+  ]);
+  // The next check clears the step; done stops the clock.
+  p.onProgress({ phase: "verify", round: 1, check: "tests", elapsedMs: 41_500 });
+  assert.equal(err.at(-1), '\r\x1b[2K[  41.5s] · round 1 · verify · check "tests"');
+  p.onProgress({ phase: "done", round: 1, check: null, elapsedMs: 42_000, detail: "verified" });
+  assert.equal(clock.running, 0, "done stops the clock");
+});
+
+Deno.test("progress off a terminal: a 'still running' line when none was printed for plainEveryMs", () => {
+  const { err, io: sink } = io(false);
+  const clock = fakeClock();
+  const p = progressSink("plain", sink, "claude", clock.elapsed, {
+    every: clock.every,
+    plainEveryMs: 10_000,
+  });
+  p.onProgress({ phase: "verify", round: 1, check: "tests", elapsedMs: 0 });
+  clock.advance(5_000);
+  assert.equal(err.length, 1, "quiet for less than plainEveryMs");
+  clock.advance(5_000);
+  clock.advance(2_500);
+  clock.advance(7_500);
+  assert.deepEqual(err, [
+    '[   0.0s] · round 1 · verify · check "tests"\n',
+    '[  10.0s] · round 1 · verify · check "tests" · still running\n',
+    '[  20.0s] · round 1 · verify · check "tests" · still running\n',
+  ]);
+  p.stop();
+  assert.equal(clock.running, 0);
 });

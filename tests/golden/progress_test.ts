@@ -1,0 +1,85 @@
+/**
+ * Progress that moves, through `deno task vouch run` off a terminal: while a
+ * check runs, "still running" lines come with a moving clock (today the last
+ * line stayed unchanged for 40 s), and copying the checkout's dependencies is
+ * named with its size ("copying node_modules, 2 MB"). Timing-independent: the
+ * check waits for a file the test creates only after it saw the clock move.
+ */
+import assert from "node:assert/strict";
+import { spawnVouch } from "./cli_harness.ts";
+import { createRepo, writeFiles } from "./fixture_repos.ts";
+
+Deno.test("vouch run off a terminal: sub-steps with sizes, and the clock moves while a check runs", async () => {
+  const repo = await createRepo(
+    {
+      "add.sh": "add() { echo $(($1 - $2)); }\n",
+      "test.sh": '. ./add.sh\n[ "$(add 1 2)" = 3 ]\n',
+    },
+    "sh test.sh",
+    { ignored: ["node_modules/"] },
+  );
+  const state = await Deno.makeTempDir({ prefix: "vouch-progress-" });
+  const gate = await Deno.makeTempDir({ prefix: "vouch-progress-gate-" });
+  try {
+    await writeFiles(repo.dir, { "node_modules/pkg/index.js": "x".repeat(2 * 1024 * 1024) });
+    const agent = `${repo.dir}/../agent.sh`;
+    await Deno.writeTextFile(
+      agent,
+      `#!/bin/sh\nprintf '%s\\n' 'add() { echo $(($1 + $2)); }' > add.sh\n`,
+    );
+    await Deno.chmod(agent, 0o755);
+    // The fixed tree's check waits (at most 120 s) for the test's go-ahead.
+    const check = `if grep -q "+" add.sh; then i=0; while [ ! -e ${gate}/go ] && [ $i -lt 600 ]; ` +
+      `do sleep 0.2; i=$((i+1)); done; fi; sh test.sh`;
+    const child = spawnVouch(
+      repo,
+      [
+        "run",
+        "--backend",
+        `command:${agent}`,
+        "--goal",
+        "fix",
+        "--verify",
+        check,
+        "--sandbox-ro",
+        gate,
+        "--progress",
+        "plain",
+      ],
+      state,
+      "deno",
+      { VOUCH_PROGRESS_EVERY: "1" },
+    );
+    const decoder = new TextDecoder();
+    let err = "";
+    const reader = child.stderr.getReader();
+    const stillRunning = /round 1 · verify · check "verify" · still running/g;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      err += decoder.decode(value, { stream: true });
+      if ((err.match(stillRunning)?.length ?? 0) >= 2) break;
+    }
+    await Deno.writeTextFile(`${gate}/go`, "");
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      err += decoder.decode(value, { stream: true });
+    }
+    const out = await new Response(child.stdout).text();
+    const status = await child.status;
+    assert.equal(status.code, 0, err + out);
+    assert.match(out, /^VERIFIED /);
+    assert.match(err, /· copying node_modules, 2 MB/, err);
+    const clocks = [
+      ...err.matchAll(/^\[ *([0-9.]+)s\] · round 1 · verify · check "verify" · still running$/gm),
+    ]
+      .map((m) => Number(m[1]));
+    assert.ok(clocks.length >= 2, err);
+    assert.ok(clocks[1]! > clocks[0]!, `the clock moves: ${clocks.join(", ")}`);
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(state, { recursive: true }).catch(() => {});
+    await Deno.remove(gate, { recursive: true }).catch(() => {});
+  }
+});
