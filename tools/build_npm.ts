@@ -48,6 +48,7 @@ export const RUNTIME_DEPENDENCIES: readonly string[] = [
   "hash-wasm",
   "@agentclientprotocol/sdk",
   "bullmq",
+  "saxes",
 ];
 /** The bare specifiers the library's sources import (each must be in RUNTIME_DEPENDENCIES). */
 export function runtimeImports(): string[] {

@@ -1,0 +1,245 @@
+/**
+ * JUnit XML reports (node --test's `junit` reporter, pytest `--junitxml`,
+ * vitest's `junit` reporter) read into per-test outcomes whose ids are the
+ * ones the text parsers of `adapters/test_failures/` give the same tests.
+ * Parsed with saxes (a strict, streaming XML parser: no recursion, no entity
+ * expansion beyond XML's five); bounded; untrusted input only ever fails as a
+ * {@link TestResultsError}.
+ *
+ * @module
+ */
+import { SaxesParser } from "saxes";
+import { VouchError } from "../../kernel/errors/mod.ts";
+import type { TestOutcome, TestOutcomeStatus } from "../../kernel/contract/differential.ts";
+
+/** Stable codes of {@link TestResultsError}. */
+export type TestResultsErrorCode =
+  | "report_too_large"
+  | "report_unparsable"
+  | "report_not_junit"
+  | "report_too_many_tests"
+  | "report_empty";
+
+/** A structured test report vouch cannot use. */
+export class TestResultsError extends VouchError<TestResultsErrorCode> {}
+
+/** Whose ids a report's test cases get. */
+export type JunitIds = "node" | "pytest" | "vitest";
+
+/** Options of {@link parseJunit}. */
+export interface ParseJunitOptions {
+  /** Whose id convention to follow. */
+  readonly ids: JunitIds;
+  /** Largest accepted report in bytes (default 64 MiB). */
+  readonly maxBytes?: number;
+  /** Most test cases accepted (default 1,000,000). */
+  readonly maxTests?: number;
+}
+
+/** Default bounds of {@link parseJunit}. */
+export const JUNIT_LIMITS = { maxBytes: 64 * 1024 * 1024, maxTests: 1_000_000 } as const;
+
+const RANK: Readonly<Record<TestOutcomeStatus, number>> = {
+  passed: 0,
+  skipped: 1,
+  error: 2,
+  failed: 3,
+};
+
+/** `tests.test_calc.TestCls` + file `tests/test_calc.py` + `test_m` -> `tests/test_calc.py::TestCls::test_m`. */
+function pytestId(file: string | undefined, classname: string, name: string): {
+  id: string;
+  file: string;
+} {
+  const parts = classname.split(".").filter((p) => p !== "");
+  if (file !== undefined && file.endsWith(".py")) {
+    const module = file.slice(0, -3).replaceAll("/", ".");
+    const rest = classname === module
+      ? []
+      : classname.startsWith(module + ".")
+      ? classname.slice(module.length + 1).split(".")
+      : parts.filter((p) => /^[A-Z]/.test(p));
+    return { id: [file, ...rest, name].join("::"), file };
+  }
+  // No file (xunit2): module segments up to the first class-like (capitalised) one.
+  const cls = parts.findIndex((p) => /^[A-Z]/.test(p));
+  const moduleParts = cls < 0 ? parts : parts.slice(0, cls);
+  const guessed = `${moduleParts.join("/")}.py`;
+  return { id: [guessed, ...(cls < 0 ? [] : parts.slice(cls)), name].join("::"), file: guessed };
+}
+
+interface OpenCase {
+  readonly name: string;
+  readonly classname: string;
+  readonly file: string | undefined;
+  readonly suites: readonly string[];
+  status: TestOutcomeStatus;
+}
+
+function outcomeOf(c: OpenCase, ids: JunitIds): TestOutcome {
+  if (ids === "pytest") {
+    const { id, file } = pytestId(c.file, c.classname, c.name);
+    return { id, file, status: c.status };
+  }
+  if (ids === "vitest") {
+    const file = c.classname !== "" ? c.classname : c.suites.at(-1);
+    return {
+      id: [file, c.name].filter((x) => x !== undefined && x !== "").join(" > "),
+      ...(file !== undefined && file !== "" ? { file } : {}),
+      status: c.status,
+    };
+  }
+  return {
+    id: [...c.suites, c.name].join(" > "),
+    ...(c.file !== undefined && c.file !== "" ? { file: c.file } : {}),
+    status: c.status,
+  };
+}
+
+/**
+ * Reads a JUnit XML report into per-test outcomes, in document order. A test
+ * case with `<failure>` failed, with `<error>` errored, with `<skipped>` was
+ * skipped (node's `todo`, pytest's `xfail` too), else passed. Ids:
+ * - `node`: the enclosing `<testsuite>` names and the case name joined by
+ *   ` > ` (`math > deep > divs`), as the node text parser names them;
+ * - `pytest`: the node id `tests/test_x.py::TestCls::test_m[1]` (from `file`
+ *   when the report has it, `-o junit_family=xunit1`, else from `classname`);
+ * - `vitest`: `file > describe > test` (`classname` is the file).
+ *
+ * Throws {@link TestResultsError} (never anything else): `report_too_large`,
+ * `report_unparsable` (not XML, or a DOCTYPE: JUnit needs none and entity
+ * expansion is refused), `report_not_junit` (no `testsuites`/`testsuite`
+ * root), `report_too_many_tests`.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { parseJunit } from "./junit.ts";
+ * const xml = `<testsuites><testcase name="adds" classname="test"><failure message="x"/></testcase>
+ *   <testsuite name="math"><testcase name="muls"/><testcase name="divs"><skipped/></testcase></testsuite>
+ * </testsuites>`;
+ * deepEqual(parseJunit(xml, { ids: "node" }), [
+ *   { id: "adds", status: "failed" },
+ *   { id: "math > muls", status: "passed" },
+ *   { id: "math > divs", status: "skipped" },
+ * ]);
+ * ```
+ */
+export function parseJunit(xml: string | Uint8Array, options: ParseJunitOptions): TestOutcome[] {
+  const maxBytes = options.maxBytes ?? JUNIT_LIMITS.maxBytes;
+  const maxTests = options.maxTests ?? JUNIT_LIMITS.maxTests;
+  const size = typeof xml === "string" ? xml.length : xml.byteLength;
+  if (size > maxBytes) {
+    throw new TestResultsError(
+      "report_too_large",
+      `test report is ${size} bytes, the limit is ${maxBytes}`,
+    );
+  }
+  let text: string;
+  try {
+    text = typeof xml === "string" ? xml : new TextDecoder("utf-8", { fatal: true }).decode(xml);
+  } catch {
+    throw new TestResultsError("report_unparsable", "test report is not UTF-8");
+  }
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) {
+    throw new TestResultsError("report_unparsable", "test report has a DOCTYPE (refused)");
+  }
+  const out: TestOutcome[] = [];
+  const suites: string[] = [];
+  const suiteNamed: boolean[] = [];
+  let open: OpenCase | null = null;
+  let depth = 0;
+  let rooted = false;
+  const parser = new SaxesParser({ position: false });
+  parser.on("doctype", () => {
+    throw new TestResultsError("report_unparsable", "test report has a DOCTYPE (refused)");
+  });
+  parser.on("opentag", (tag) => {
+    const a = tag.attributes as Record<string, string>;
+    if (depth++ === 0) {
+      if (tag.name !== "testsuites" && tag.name !== "testsuite") {
+        throw new TestResultsError(
+          "report_not_junit",
+          `test report's root is <${tag.name}>, not testsuites or testsuite`,
+        );
+      }
+      rooted = true;
+    }
+    if (open !== null) {
+      const s: TestOutcomeStatus | null = tag.name === "failure"
+        ? "failed"
+        : tag.name === "error"
+        ? "error"
+        : tag.name === "skipped"
+        ? "skipped"
+        : null;
+      if (s !== null && RANK[s] > RANK[open.status]) open.status = s;
+      return;
+    }
+    if (tag.name === "testsuite") {
+      const name = a["name"];
+      suiteNamed.push(name !== undefined);
+      if (name !== undefined) suites.push(name.trim());
+    } else if (tag.name === "testcase") {
+      if (out.length >= maxTests) {
+        throw new TestResultsError(
+          "report_too_many_tests",
+          `test report has more than ${maxTests} test cases`,
+        );
+      }
+      open = {
+        name: (a["name"] ?? "").trim(),
+        classname: (a["classname"] ?? "").trim(),
+        file: a["file"]?.trim(),
+        suites: [...suites],
+        status: "passed",
+      };
+    }
+  });
+  parser.on("closetag", (tag) => {
+    depth--;
+    if (tag.name === "testcase" && open !== null) {
+      out.push(outcomeOf(open, options.ids));
+      open = null;
+    } else if (tag.name === "testsuite" && open === null) {
+      if (suiteNamed.pop() === true) suites.pop();
+    }
+  });
+  try {
+    parser.write(text).close();
+  } catch (e) {
+    if (e instanceof TestResultsError) throw e;
+    const detail = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    throw new TestResultsError("report_unparsable", `test report is not XML: ${detail}`);
+  }
+  if (!rooted) {
+    throw new TestResultsError("report_not_junit", "test report has no testsuites or testsuite");
+  }
+  return out;
+}
+
+/** The outcome of {@link tryParseJunit}. */
+export type JunitResult =
+  | { readonly ok: true; readonly outcomes: readonly TestOutcome[] }
+  | { readonly ok: false; readonly error: TestResultsError };
+
+/**
+ * {@link parseJunit} as a result instead of a throw.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { tryParseJunit } from "./junit.ts";
+ * const r = tryParseJunit("<html/>", { ids: "node" });
+ * equal(r.ok ? "" : r.error.code, "report_not_junit");
+ * ```
+ */
+export function tryParseJunit(xml: string | Uint8Array, options: ParseJunitOptions): JunitResult {
+  try {
+    return { ok: true, outcomes: parseJunit(xml, options) };
+  } catch (e) {
+    if (e instanceof TestResultsError) return { ok: false, error: e };
+    const detail = e instanceof Error ? e.message : String(e);
+    return { ok: false, error: new TestResultsError("report_unparsable", detail.slice(0, 200)) };
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * What vouch may add to a check so its runner also writes a structured
+ * report, without changing what runs: environment variables the runner reads
+ * (`NODE_OPTIONS`, `PYTEST_ADDOPTS`) or, for a command that runs vitest
+ * directly, reporter flags. Where that cannot be done safely the plan says
+ * why, and the text parsers stay the only source.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { TestFormat } from "../../kernel/contract/types.ts";
+import { MOCHA_HOOK_SOURCE, MOCHA_REPORT_ENV } from "./_mocha_hook.ts";
+
+/** Which reader a report needs. */
+export type ReportReader = "junit-node" | "junit-pytest" | "junit-vitest" | "mocha-hook";
+
+/** How to get a structured report from one check. */
+export interface ReportPlan {
+  /** How to read the report file afterwards. */
+  readonly reader: ReportReader;
+  /** Where the runner writes it (inside `reportDir`). */
+  readonly reportPath: string;
+  /** Variables to set for the check (merged with the check's own values, which they include). */
+  readonly env: Readonly<Record<string, string>>;
+  /** The command to run instead (vitest: reporter flags appended), or `null`: unchanged. */
+  readonly command: string | null;
+  /** Files to write before the check runs (the mocha hook), absolute paths. */
+  readonly files: readonly { readonly path: string; readonly content: string }[];
+  /** What was added, in words (for evidence). */
+  readonly note: string;
+}
+
+/** A plan, or why there is none. */
+export type ReportPlanResult =
+  | { readonly ok: true; readonly plan: ReportPlan }
+  | { readonly ok: false; readonly reason: string };
+
+/** What {@link structuredReportPlan} decides from. */
+export interface ReportPlanInput {
+  /** The check's command as one string (a shell string, or argv joined by spaces). */
+  readonly command: string;
+  /** The detected test format. */
+  readonly format: TestFormat | null;
+  /** An absolute directory the check may write and vouch reads afterwards. */
+  readonly reportDir: string;
+  /** The check's environment as it would be (its `NODE_OPTIONS`, `PYTEST_ADDOPTS` are kept). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Texts the command may take options from (`package.json`, `pytest.ini`,
+   * `.mocharc.*`, ...): a reporter option found there means vouch adds nothing.
+   */
+  readonly configTexts?: readonly string[];
+  /** Major version of the node the check runs (default 20): picks the default reporter to keep. */
+  readonly nodeMajor?: number;
+}
+
+/** Quotes a value for `NODE_OPTIONS` (double quotes, backslash escapes) when it needs it. */
+function nodeOptionValue(v: string): string {
+  return /[\s"'\\]/.test(v) ? `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"` : v;
+}
+
+/** Quotes a value for `PYTEST_ADDOPTS` (split with `shlex`). */
+function shlexValue(v: string): string {
+  return /^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replaceAll("'", `'"'"'`)}'`;
+}
+
+function joined(existing: string | undefined, added: string): string {
+  return existing === undefined || existing.trim() === "" ? added : `${existing} ${added}`;
+}
+
+/**
+ * The report plan of one check, by format:
+ * - `node`: `NODE_OPTIONS` gains `--test-reporter=<default> --test-reporter-destination=stdout
+ *   --test-reporter=junit --test-reporter-destination=<file>`, where `<default>` is the
+ *   reporter node would use anyway on a pipe (`tap` before node 23, `spec` since), so stdout
+ *   is unchanged; refused when the command, a config or `NODE_OPTIONS` already picks a
+ *   reporter (node would refuse the mix or print twice);
+ * - `pytest`: `PYTEST_ADDOPTS` gains `--junitxml=<file> -o junit_family=xunit1` (the
+ *   family with `file`, for node ids); refused when a junit option is already set. pytest
+ *   then prints one more line, `-- generated xml file: <file> --`, and nothing else changes;
+ * - `mocha`: `NODE_OPTIONS` gains `--require <hook>` and `VOUCH_MOCHA_REPORT=<file>`: the
+ *   hook listens to mocha's runner events (mocha 10 has one reporter at a time, so the
+ *   user's stays); refused when something already sets `--require` through `NODE_OPTIONS`;
+ * - `vitest`: only for one command that runs vitest directly and names no reporter:
+ *   `--reporter=default --reporter=junit --outputFile.junit=<file>` appended;
+ * - anything else: no plan (the text parser reads the output; `go test -json` is already
+ *   machine output).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { structuredReportPlan } from "./plan.ts";
+ * const r = structuredReportPlan({ command: "pytest -q", format: "pytest", reportDir: "/tmp/r" });
+ * equal(r.ok && r.plan.env.PYTEST_ADDOPTS, "--junitxml=/tmp/r/vouch-junit.xml -o junit_family=xunit1");
+ * const n = structuredReportPlan({ command: "node --test --test-reporter=dot", format: "node", reportDir: "/tmp/r" });
+ * equal(n.ok, false);
+ * ```
+ */
+export function structuredReportPlan(input: ReportPlanInput): ReportPlanResult {
+  const env = input.env ?? {};
+  const texts = [input.command, ...(input.configTexts ?? [])];
+  const mentions = (re: RegExp) => texts.some((t) => re.test(t));
+  const nodeOptions = env["NODE_OPTIONS"];
+  switch (input.format) {
+    case "node": {
+      if (mentions(/--test-reporter/) || /--test-reporter/.test(nodeOptions ?? "")) {
+        return { ok: false, reason: "the check already chooses a node --test reporter" };
+      }
+      const reportPath = join(input.reportDir, "vouch-junit.xml");
+      const keep = (input.nodeMajor ?? 20) >= 23 ? "spec" : "tap";
+      const added = `--test-reporter=${keep} --test-reporter-destination=stdout ` +
+        `--test-reporter=junit --test-reporter-destination=${nodeOptionValue(reportPath)}`;
+      return {
+        ok: true,
+        plan: {
+          reader: "junit-node",
+          reportPath,
+          env: { NODE_OPTIONS: joined(nodeOptions, added) },
+          command: null,
+          files: [],
+          note: `NODE_OPTIONS adds a junit reporter next to ${keep} on stdout`,
+        },
+      };
+    }
+    case "pytest": {
+      const addopts = env["PYTEST_ADDOPTS"];
+      if (mentions(/--junit-?xml|no:junitxml/) || /--junit-?xml|no:junitxml/.test(addopts ?? "")) {
+        return { ok: false, reason: "the check already configures pytest's junit report" };
+      }
+      const reportPath = join(input.reportDir, "vouch-junit.xml");
+      return {
+        ok: true,
+        plan: {
+          reader: "junit-pytest",
+          reportPath,
+          env: {
+            PYTEST_ADDOPTS: joined(
+              addopts,
+              `--junitxml=${shlexValue(reportPath)} -o junit_family=xunit1`,
+            ),
+          },
+          command: null,
+          files: [],
+          note: "PYTEST_ADDOPTS adds --junitxml",
+        },
+      };
+    }
+    case "mocha": {
+      if (/(?:^|\s)(?:--require|-r)\b/.test(nodeOptions ?? "")) {
+        return { ok: false, reason: "NODE_OPTIONS already loads a module with --require" };
+      }
+      const reportPath = join(input.reportDir, "vouch-mocha.jsonl");
+      const hook = join(input.reportDir, "vouch-mocha-hook.cjs");
+      return {
+        ok: true,
+        plan: {
+          reader: "mocha-hook",
+          reportPath,
+          env: {
+            NODE_OPTIONS: joined(nodeOptions, `--require ${nodeOptionValue(hook)}`),
+            [MOCHA_REPORT_ENV]: reportPath,
+          },
+          command: null,
+          files: [{ path: hook, content: MOCHA_HOOK_SOURCE }],
+          note: "NODE_OPTIONS loads vouch's mocha hook (it listens to the runner's events)",
+        },
+      };
+    }
+    case "vitest": {
+      const single = !/[;&|`$()<>]/.test(input.command);
+      const words = input.command.trim().split(/\s+/);
+      const direct = /^(?:npx|pnpm|yarn|bunx)$/.test(words[0] ?? "") ? words[1] : words[0];
+      if (!single || !/(?:^|\/)vitest$/.test(direct ?? "")) {
+        return { ok: false, reason: "the check does not run vitest directly" };
+      }
+      if (/--reporter|--outputFile/.test(input.command)) {
+        return { ok: false, reason: "the check already chooses a vitest reporter" };
+      }
+      const reportPath = join(input.reportDir, "vouch-junit.xml");
+      return {
+        ok: true,
+        plan: {
+          reader: "junit-vitest",
+          reportPath,
+          env: {},
+          command: `${input.command.trim()} --reporter=default --reporter=junit ` +
+            `--outputFile.junit=${shlexValue(reportPath)}`,
+          files: [],
+          note: "vitest gets a junit reporter next to its default one",
+        },
+      };
+    }
+    default:
+      return {
+        ok: false,
+        reason: input.format === null
+          ? "no test format detected"
+          : `vouch adds no structured report for ${input.format}`,
+      };
+  }
+}
