@@ -6,7 +6,8 @@
  * `{"vouch":"mocha-report","version":1,"tests":[{id,file,status}]}` to the
  * file named by `VOUCH_MOCHA_REPORT`. It registers listeners only: it never
  * changes which tests run, how, or what mocha prints. In any other process
- * it does nothing but pass `Module._load` through.
+ * it does nothing but pass `Module._load` through. Under `mocha --parallel`
+ * only the main process records (its runner replays every worker's events).
  *
  * @module
  */
@@ -19,7 +20,8 @@ export const MOCHA_HOOK_SOURCE = `"use strict";
 // vouch mocha hook: records per-test outcomes; registers event listeners only.
 (function () {
   var out = process.env.${MOCHA_REPORT_ENV};
-  if (!out) return;
+  // mocha --parallel: the workers' runs are replayed by the main process's runner; record that one.
+  if (!out || process.env.MOCHA_WORKER_ID !== undefined) return;
   var Module = require("module");
   var fs = require("fs");
   var original = Module._load;

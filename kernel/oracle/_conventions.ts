@@ -76,6 +76,14 @@ const TEST_DIRS: Readonly<Record<string, string>> = {
   testdata: "test data directory (testdata/)",
 };
 
+/** Every base name a rule below can match also matches this (a prefilter, never a rule). */
+const MAYBE =
+  /test|spec|conf|setup|rc|babel|vite|jest|mocha|snap|customize|jenkins|ya?ml$|package\.json|deno\.jsonc?|pyproject|tox\.ini|cargo|nextest|vouch|pnpm|hooks/i;
+/** Directory names some rule looks at. */
+const DIR_WORDS = new Set<string>();
+
+for (const d of [...CI_DIRS, ...HOOK_DIRS, ...Object.keys(TEST_DIRS), ".cargo"]) DIR_WORDS.add(d);
+
 const JS_EXT = /\.(?:[cm]?js|jsx|[cm]?ts|tsx)$/;
 const PLAIN_JS_EXT = /\.[cm]?js$/;
 
@@ -154,6 +162,8 @@ export function conventionFindings(path: string, runners: readonly OracleRunner[
   const segments = path.split("/");
   const base = segments.at(-1)!;
   const dirs = segments.slice(0, -1);
+  // Fast path (most paths are plain source): no rule below can match such a path.
+  if (!MAYBE.test(base) && !dirs.some((d) => DIR_WORDS.has(d))) return [];
   const out: Finding[] = [];
   const file = (reason: string) => out.push({ scope: "file", reason });
   const any = runners.length === 0;

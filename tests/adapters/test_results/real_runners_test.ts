@@ -206,6 +206,25 @@ for (const reporter of ["spec", "dot"]) {
   });
 }
 
+Deno.test("mocha 10 --parallel: each test once, from the main process", async () => {
+  if (!existsSync(join(BIN, "mocha"))) {
+    return console.log("skipped: tests/fixtures/runners not installed");
+  }
+  const res = await runBoth({
+    format: "mocha",
+    command: "mocha --parallel --reporter dot",
+    files: { ...MOCHA_FILES, "test/more.js": "it('more one', function () {});\n" },
+  });
+  assert.deepEqual(res.outcomes.map((o) => o.id).sort(), [
+    "calc adds",
+    "calc deep muls",
+    "calc skips",
+    "calc subs",
+    "more one",
+  ]);
+  assert.equal(res.structured.ran, 4);
+});
+
 Deno.test("mocha through npm test with a .mocharc and two runs in one command: both runs are reported", async () => {
   if (!existsSync(join(BIN, "mocha"))) {
     return console.log("skipped: tests/fixtures/runners not installed");
