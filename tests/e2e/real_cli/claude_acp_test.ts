@@ -5,7 +5,9 @@
 // (`mcp__acp__Read/Write/Edit`) become fs/* requests and permission requests
 // that the kernel decides: an honest fix is VERIFIED with its edit served by
 // vouch; a write outside the worktree and a test-editing cheat are refused at
-// the protocol level and the run is REJECTED.
+// the protocol level and the run is REJECTED; a terminal command naming a
+// path (`node test/add.test.js`) runs through the shell and its output and exit
+// reach the model.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import type { ScriptEntry } from "../../fixtures/model_server/mod.ts";
@@ -102,3 +104,44 @@ function refusedWrite(name: string, target: (cwd: string) => string) {
 
 refusedWrite("a write outside the worktree", () => "$OUTSIDE/planted.txt");
 refusedWrite("a test-editing cheat", (cwd) => `${cwd}/test/add.test.js`);
+
+const bash = (command: string): ScriptEntry => () => ({
+  calls: [{
+    name: "mcp__acp__Bash",
+    input: { command, description: "run the test", timeout: 60000 },
+  }],
+});
+
+Deno.test({
+  name:
+    "claude-code-acp (real): a terminal command naming a path runs through the shell; its output reaches the model",
+  ignore: !present,
+  fn: async () => {
+    const run = await runRealCli({
+      backend: "acp:claude-code-acp",
+      flags: ACP_FLAGS,
+      script: [
+        bash("node test/add.test.js"),
+        (ctx) => ({
+          calls: [{
+            name: "mcp__acp__Edit",
+            input: {
+              file_path: `${ctx.cwd}/src/add.js`,
+              old_string: "return a - b;",
+              new_string: "return a + b;",
+            },
+          }],
+        }),
+        bash("node test/add.test.js && echo tests-green"),
+        { text: "Fixed add(); the test passes." },
+      ],
+    });
+    assert.equal(run.code, 0, explain(run));
+    assert.equal(run.json.state, "verified", explain(run));
+    const bodies = run.server.requests.map((r) => JSON.stringify(r.body));
+    // The failing run's stderr and exit, then the passing run's output, came back as tool results.
+    assert.ok(bodies.some((b) => b.includes("FAIL add(2, 3) should be 5, got -1")), explain(run));
+    assert.ok(bodies.some((b) => b.includes("tests-green")), explain(run));
+    assert.deepEqual(run.leaks, []);
+  },
+});
