@@ -17,6 +17,7 @@ import process from "node:process";
 import { join } from "node:path";
 import { dirname } from "node:path";
 import { failedRun } from "../backends/result.ts";
+import { type AgentCliProbe, probeAgentCli } from "../backends/probe.ts";
 import type { AgentBackend, BackendFailure, BackendResult } from "../backends/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
 import { AGENT_STATE_ENTRIES, agentProfile } from "../sandbox/agent_profile.ts";
@@ -169,4 +170,57 @@ export function confinedBackend(
       }
     },
   };
+}
+
+/**
+ * `<executable> --version` of an agent CLI (for `vouch doctor`) in the agent
+ * sandbox it would run in, on an empty worktree: the probe runs the CLI's
+ * code, so it is confined like a run. Without a working bwrap the CLI is not
+ * started at all (reported as not available, saying why).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { probeAgentCliConfined } from "./confined_backend.ts";
+ * const none = { available: false, path: null, version: null, reason: "test" };
+ * const p = await probeAgentCliConfined("codex", "/nonexistent/codex", { bwrap: none, none });
+ * equal(p.available, false);
+ * ```
+ */
+export async function probeAgentCliConfined(
+  name: string,
+  executable: string,
+  probe: SandboxProbe,
+): Promise<AgentCliProbe> {
+  if (!probe.bwrap.available) {
+    return {
+      name,
+      executable,
+      available: false,
+      version: null,
+      reason: "not started: its `--version` runs only in the agent sandbox, unavailable here",
+    };
+  }
+  const scratch = await mkdtemp(join(tmpdir(), "vouch-doctor-"));
+  try {
+    await mkdir(join(scratch, "worktree"));
+    await mkdir(join(scratch, "agent"));
+    let home: string | undefined;
+    try {
+      home = process.env["HOME"];
+    } catch {
+      home = undefined;
+    }
+    const profile = agentProfile({
+      worktree: join(scratch, "worktree"),
+      scratch: join(scratch, "agent"),
+      ...(home !== undefined ? { home } : {}),
+      stateEntries: AGENT_STATE_ENTRIES[name] ?? [],
+      readOnly: executable.includes("/") ? agentProgramDirs(executable) : [],
+      ...(probe.bwrap.path !== null ? { bwrapPath: probe.bwrap.path } : {}),
+    });
+    return await probeAgentCli(name, executable, profile);
+  } finally {
+    await rm(scratch, { recursive: true, force: true }).catch(() => {});
+  }
 }

@@ -7,7 +7,8 @@
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { collectDoctorReport, type DoctorItem } from "../../adapters/host/doctor.ts";
-import { probeAgentClis } from "../../adapters/backends/probe.ts";
+import { probeAgentCliConfined } from "../../adapters/driver/confined_backend.ts";
+import { executableOnPath } from "./run_backend.ts";
 import { SANDBOX_INSTALL_HINT } from "../../adapters/host/sandbox_probe.ts";
 import { jsonDocument } from "../json_document.ts";
 
@@ -52,7 +53,13 @@ export const doctorCommand: CliCommand = {
     if (positionals.length > 0) {
       throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
     }
-    const [report, agents] = await Promise.all([collectDoctorReport(), probeAgentClis()]);
+    const report = await collectDoctorReport();
+    // Each CLI's `--version` runs its code: in the agent sandbox, as a run would.
+    const agents = await Promise.all(
+      ["codex", "claude"].map((name) =>
+        probeAgentCliConfined(name, executableOnPath(name), report.sandbox)
+      ),
+    );
     if (values.json) {
       io.out(JSON.stringify(jsonDocument({ ...report, agents })) + "\n");
     } else {
