@@ -87,3 +87,26 @@ export async function run(
   const d = new TextDecoder();
   return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
 }
+
+/**
+ * Runs the bwrap command line vouch spawned (`spawnedArgv`, from bwrap on:
+ * without vouch's setsid and cgroup launchers) again as nobody, so bwrap makes
+ * the user namespace itself, unprivileged. Mounts of root's own dirs (a deno or
+ * a toolchain under /root) that nobody cannot read are dropped.
+ */
+export async function rerunAsNobody(
+  spawnedArgv: readonly string[],
+  cwd: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const spawned = spawnedArgv.slice(spawnedArgv.indexOf(probe.bwrap.path!));
+  const argv: string[] = [];
+  for (let i = 0; i < spawned.length; i++) {
+    const a = spawned[i]!;
+    if (/^--(ro-)?bind$/.test(a) && spawned[i + 1]!.startsWith("/root/")) {
+      i += 2;
+      continue;
+    }
+    argv.push(a);
+  }
+  return await run(asNobody(argv)!, cwd);
+}

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { runProcess } from "../../../adapters/process/run.ts";
 import { bwrapProfile } from "../../../adapters/sandbox/bwrap.ts";
 import { agentProfile } from "../../../adapters/sandbox/agent_profile.ts";
-import { asNobody, checkReasons, isRoot, probe, run, skipReason, verifyCheck } from "./_cli.ts";
+import { checkReasons, isRoot, probe, rerunAsNobody, skipReason, verifyCheck } from "./_cli.ts";
 
 const PROBE = Deno.readTextFileSync(fileURLToPath(new URL("./_probe.py", import.meta.url)));
 const python = ["/usr/bin/python3", "/bin/python3"].find((p) => {
@@ -59,20 +59,7 @@ async function probeIn(kind: "check" | "agent", asUser: boolean) {
     // user namespace itself, unprivileged).
     for (const d of [tree, scratch]) await Deno.chmod(d, 0o777);
     await Deno.chmod(`${tree}/probe.py`, 0o644);
-    // Mounts of root's own dirs (a deno or a toolchain under /root) nobody cannot read are
-    // dropped: the probe needs only /usr.
-    const argv: string[] = [];
-    // From bwrap on: without vouch's setsid and cgroup launchers in front.
-    const spawned = r.spawnedArgv.slice(r.spawnedArgv.indexOf(probe.bwrap.path!));
-    for (let i = 0; i < spawned.length; i++) {
-      const a = spawned[i]!;
-      if (/^--(ro-)?bind$/.test(a) && spawned[i + 1]!.startsWith("/root/")) {
-        i += 2;
-        continue;
-      }
-      argv.push(a);
-    }
-    const u = await run(asNobody(argv)!, tree);
+    const u = await rerunAsNobody(r.spawnedArgv, tree);
     return { code: u.code, out: u.stdout + u.stderr };
   } finally {
     await Deno.remove(tree, { recursive: true });
