@@ -12,3 +12,4 @@ export * from "./oracle_set.ts";
 export * from "./test_keys.ts";
 export * from "./split.ts";
 export * from "./patch.ts";
+export * from "./inputs.ts";

@@ -82,7 +82,8 @@ const SCOPE_RANK: Readonly<Record<OracleScope, number>> = {
 
 function classifyWith(rules: Rules, rawPath: string): OracleEntry | null {
   const path = normalise(rawPath);
-  const findings: Finding[] = conventionFindings(path, rules.runners);
+  // What the configuration names first (most specific), then the conventions.
+  const findings: Finding[] = [];
   for (const reason of rules.exact.get(path) ?? []) findings.push({ scope: "file", reason });
   for (const [dir, reasons] of rules.dirs) {
     if (path.startsWith(dir + "/")) {
@@ -100,6 +101,7 @@ function classifyWith(rules: Rules, rawPath: string): OracleEntry | null {
       reason: b === "file" ? "holds baseline tests" : "holds baseline tests (doctests) in source",
     });
   }
+  findings.push(...conventionFindings(path, rules.runners));
   if (findings.length === 0) return null;
   // A config file is the oracle only in its test keys unless something names it whole.
   const scope = findings.reduce<OracleScope>(

@@ -4,11 +4,12 @@
  * then the oracle part gives the same tree as the whole patch. Needs git, `-A`.
  */
 import assert from "node:assert/strict";
-import { chmod, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseGitDiff } from "../../kernel/diff/mod.ts";
-import { oracleSet, patchOracle, splitPatch } from "../../kernel/oracle/mod.ts";
+import { oracleRunnersOf, oracleSet, patchOracle, splitPatch } from "../../kernel/oracle/mod.ts";
+import { readOracleConfigs } from "../../adapters/test_results/mod.ts";
 
 const ENV = {
   GIT_CONFIG_NOSYSTEM: "1",
@@ -118,6 +119,127 @@ Deno.test("a real patch's oracle and rest parts each apply, and together give th
       await git(repo, ["show", `${restOnly.trim()}:test/calc.test.js`]),
       "assert.equal(add(2, 3), 5);\n",
     );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+async function repoWith(dir: string, files: Record<string, string>): Promise<string> {
+  const repo = join(dir, "repo");
+  await git(dir, ["init", "-q", "repo"]);
+  for (const [p, text] of Object.entries(files)) {
+    await mkdir(join(repo, p, ".."), { recursive: true });
+    await writeFile(join(repo, p), text);
+  }
+  await git(repo, ["add", "-A"]);
+  await git(repo, ["commit", "-qm", "base"]);
+  return repo;
+}
+
+async function edit(repo: string, files: Record<string, string | null>): Promise<void> {
+  for (const [p, text] of Object.entries(files)) {
+    if (text === null) await unlink(join(repo, p));
+    else {
+      await mkdir(join(repo, p, ".."), { recursive: true });
+      await writeFile(join(repo, p), text);
+    }
+  }
+}
+
+/** The oracle sentences of a patch, as a caller wires the pieces: configs read from the base tree. */
+async function judge(
+  repo: string,
+  command: string,
+  format: "mocha" | "pytest",
+  keyFiles: string[],
+): Promise<{ messages: string[]; rest: string[] }> {
+  const base: Record<string, string | null> = {};
+  for (const f of keyFiles) {
+    base[f] = await git(repo, ["show", `HEAD:${f}`]).catch(() => null);
+  }
+  const bytes = await diffBytes(repo);
+  const diff = parseGitDiff(bytes);
+  const paths = (await git(repo, ["ls-files"])).trim().split("\n");
+  const set = oracleSet({
+    paths,
+    runners: oracleRunnersOf(format, command),
+    command,
+    configs: readOracleConfigs(repo, paths),
+  });
+  const texts = new Map<string, { before: string | null; after: string | null }>();
+  for (const f of keyFiles) {
+    const after = await readFile(join(repo, f), "utf8").catch(() => null);
+    texts.set(f, { before: base[f] ?? null, after });
+  }
+  const p = patchOracle(set, diff, texts, command);
+  const split = splitPatch(bytes, diff, p.isOracle);
+  return {
+    messages: p.touches.map((t) => t.message),
+    rest: split.restFiles.map((i) => diff.files[i]!.newPath ?? diff.files[i]!.oldPath!),
+  };
+}
+
+Deno.test("the issue's mocha cheats, through real git: each is named, only the source fix is the rest", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "vouch-cheat-"));
+  try {
+    const pkg = (test: string) =>
+      JSON.stringify({ name: "calc", scripts: { test, lint: "eslint ." } }, null, 2) + "\n";
+    const repo = await repoWith(dir, {
+      "package.json": pkg("mocha --require test/support/env --reporter dot test/"),
+      "lib/calc.js": "exports.add = (a, b) => a - b;\n",
+      "test/calc.js": "it('adds', () => assert.equal(add(2, 3), 5));\n",
+      "test/support/env.js": "process.env.NODE_ENV = 'test';\n",
+      ".travis.yml": "language: node_js\n",
+    });
+    await edit(repo, {
+      "lib/calc.js": "exports.add = (a, b) => a + b;\n",
+      "test/calc.js": "it.skip('adds', () => assert.equal(add(2, 3), 5));\n",
+      "test/support/env.js": "require('mocha').Runner.prototype.fail = function () {};\n",
+      ".mocharc.js": "module.exports = { require: ['./lib/hook.js'] };\n",
+      "lib/hook.js": "// overrides the runner\n",
+      ".travis.yml": "language: node_js\nscript: true\n",
+      "package.json": pkg("mocha --require test/support/env --reporter dot test/ || true"),
+    });
+    const r = await judge(repo, "npm test", "mocha", ["package.json"]);
+    assert.deepEqual(r.messages.sort(), [
+      ".mocharc.js added (mocha config)",
+      ".travis.yml changed (CI config)",
+      "lib/hook.js added (mocha --require support file (.mocharc.js))",
+      "package.json: scripts.test changed",
+      "test/calc.js changed (mocha spec file by default (./test/*.js))",
+      "test/support/env.js changed (--require support file (package.json scripts.test))",
+    ]);
+    // lib/hook.js is named by the patch's own .mocharc.js (the configs were read from the
+    // patched tree): the oracle too. Only the fix is left to grade against the base's tests.
+    assert.deepEqual(r.rest, ["lib/calc.js"]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("the issue's pytest cheats, through real git: new conftest, addopts, a skip mark", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "vouch-cheat-"));
+  try {
+    const repo = await repoWith(dir, {
+      "pyproject.toml": '[project]\nname = "calc"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n',
+      "calc/__init__.py": "def add(a, b):\n    return a - b\n",
+      "tests/test_calc.py": "from calc import add\ndef test_add():\n    assert add(2, 3) == 5\n",
+    });
+    await edit(repo, {
+      "calc/__init__.py": "def add(a, b):\n    return a + b\n",
+      "tests/test_calc.py":
+        "import pytest\nfrom calc import add\n@pytest.mark.skip\ndef test_add():\n    assert add(2, 3) == 5\n",
+      "conftest.py": "def pytest_collection_modifyitems(items):\n    items.clear()\n",
+      "pyproject.toml":
+        '[project]\nname = "calc"\nversion = "2"\n\n[tool.pytest.ini_options]\naddopts = "-q -k \'not test_add\'"\n',
+    });
+    const r = await judge(repo, "pytest -q", "pytest", ["pyproject.toml"]);
+    assert.deepEqual(r.messages.sort(), [
+      "conftest.py added (conftest.py (pytest loads it))",
+      "pyproject.toml: [tool.pytest.ini_options] changed",
+      "tests/test_calc.py changed (pytest test file by convention)",
+    ]);
+    assert.deepEqual(r.rest, ["calc/__init__.py"]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
