@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createRepo, type FixtureRepo } from "./fixture_repos.ts";
-import { assertLog, NODE, runVouch } from "./cli_harness.ts";
+import { assertLog, type CliRuntime, NODE, RUNTIMES, runVouch } from "./cli_harness.ts";
 
 const AGENT = fileURLToPath(new URL("../fixtures/acp_agent.mjs", import.meta.url));
 
@@ -25,7 +25,11 @@ const files = {
   ].join("\n"),
 };
 
-async function scenario(mode: string, extraEnv: Record<string, string> = {}) {
+async function scenario(
+  mode: string,
+  extraEnv: Record<string, string> = {},
+  runtime: CliRuntime = "deno",
+) {
   const repo: FixtureRepo = await createRepo(files, `${NODE} test/add.test.js`);
   const state = await Deno.makeTempDir({ prefix: "vouch-acp-state-" });
   const run = await runVouch(
@@ -49,7 +53,7 @@ async function scenario(mode: string, extraEnv: Record<string, string> = {}) {
       "--json",
     ],
     state,
-    "deno",
+    runtime,
     { VOUCH_ACP_MODE: mode, ...extraEnv },
   );
   return { run, repo, state };
@@ -71,33 +75,37 @@ async function decisions(repo: FixtureRepo) {
 const explain = (s: { run: { stdout: string; stderr: string } }) =>
   `stdout: ${s.run.stdout}\nstderr: ${s.run.stderr}`;
 
-Deno.test({
-  name: "golden acp: an honest ACP agent (confined) is VERIFIED; its edits went through vouch",
-  ignore: NODE === null,
-  fn: async () => {
-    const s = await scenario("honest");
-    try {
-      assert.equal(s.run.code, 0, explain(s));
-      assert.equal(s.run.json?.["state"], "verified", explain(s));
-      await assertLog(s.repo, "verified", s.state);
-      const rounds = s.run.json?.["rounds"] as { filesChanged: string[] }[];
-      assert.deepEqual(rounds.at(-1)?.filesChanged, ["src/add.js"]);
-      const d = await decisions(s.repo);
-      assert.deepEqual(
-        d.map((x) => [x.effect, x.paths.join(","), x.answer]),
-        [
-          ["read", "src/add.js", "allow"],
-          ["permission", "src/add.js", "allow"],
-          ["write", "src/add.js", "allow"],
-          ["terminal", "", "allow"],
-        ],
-      );
-    } finally {
-      await s.repo.cleanup();
-      await Deno.remove(s.state, { recursive: true }).catch(() => {});
-    }
-  },
-});
+// Under Node the file helper and the terminal wrapper run on node (vouch's runtime), under Deno on deno.
+for (const runtime of RUNTIMES) {
+  Deno.test({
+    name:
+      `golden acp (${runtime}): an honest ACP agent (confined) is VERIFIED; its edits went through vouch`,
+    ignore: NODE === null,
+    fn: async () => {
+      const s = await scenario("honest", {}, runtime);
+      try {
+        assert.equal(s.run.code, 0, explain(s));
+        assert.equal(s.run.json?.["state"], "verified", explain(s));
+        await assertLog(s.repo, "verified", s.state);
+        const rounds = s.run.json?.["rounds"] as { filesChanged: string[] }[];
+        assert.deepEqual(rounds.at(-1)?.filesChanged, ["src/add.js"]);
+        const d = await decisions(s.repo);
+        assert.deepEqual(
+          d.map((x) => [x.effect, x.paths.join(","), x.answer]),
+          [
+            ["read", "src/add.js", "allow"],
+            ["permission", "src/add.js", "allow"],
+            ["write", "src/add.js", "allow"],
+            ["terminal", "", "allow"],
+          ],
+        );
+      } finally {
+        await s.repo.cleanup();
+        await Deno.remove(s.state, { recursive: true }).catch(() => {});
+      }
+    },
+  });
+}
 
 Deno.test({
   name: "golden acp: out-of-tree and protected writes are refused at the protocol level; REJECTED",
