@@ -228,12 +228,30 @@ function parseJest(log: string): TestReport {
 function parseVitest(log: string): TestReport {
   const ids = new TestIds();
   const passing = new TestIds();
+  const skipped = new TestIds();
   let ran: number | null = null;
   const fallback = new TestIds();
+  // The file of the test lines that follow (` ❯ test/x.test.js (3 tests | 1 failed) 26ms`):
+  // vitest lists a file's tests under it without the file, its FAIL lines with it.
+  let file: string | null = null;
+  const withFile = (id: string) =>
+    file === null || id.startsWith(`${file} > `) ? id : `${file} > ${id}`;
   for (const line of logLines(log)) {
-    const pass = /^\s+[✓√] (\S.* > .+?)(?: \d+ms)?$/.exec(line);
+    const header = /^ [❯✓×↓] (\S+) \(\d+ tests?\b/.exec(line);
+    if (header) {
+      file = header[1]!;
+      continue;
+    }
+    const pass = file !== null
+      ? /^\s{2,}[✓√] (.+?)(?: \d+ms)?$/.exec(line)
+      : /^\s+[✓√] (\S.* > .+?)(?: \d+ms)?$/.exec(line);
     if (pass) {
-      passing.add(pass[1]!);
+      passing.add(withFile(pass[1]!));
+      continue;
+    }
+    const skip = file !== null ? /^\s{2,}↓ (.+?)(?: \[skipped\])?$/.exec(line) : null;
+    if (skip) {
+      skipped.add(withFile(skip[1]!));
       continue;
     }
     const fail = /^ FAIL\s+(\S.* > .+?)\s*$/.exec(line);
@@ -242,14 +260,20 @@ function parseVitest(log: string): TestReport {
       continue;
     }
     const cross = /^\s+× (.+?)(?: \d+ms)?$/.exec(line);
-    if (cross) fallback.add(cross[1]!);
+    if (cross) fallback.add(withFile(cross[1]!));
     const summary = /^\s+Tests\s+(.*)\((\d+)\)\s*$/.exec(line);
     if (summary) {
       ran = (ran ?? 0) + Number(summary[2]) - count(summary[1]!, /(\d+) skipped/) -
         count(summary[1]!, /(\d+) todo/);
     }
   }
-  return { failing: ids.list.length > 0 ? ids.list : fallback.list, passing: passing.list, ran };
+  const failing = ids.list.length > 0 ? ids.list : fallback.list;
+  return {
+    failing,
+    passing: passing.list,
+    ...(skipped.list.length > 0 ? { skipped: skipped.list } : {}),
+    ran,
+  };
 }
 
 function parseCargo(log: string): TestReport {

@@ -275,4 +275,7 @@ Deno.test("vitest run: the appended junit reporter names the tests as the text p
   assert.deepEqual(res.structured.failing, text.failing);
   assert.deepEqual(res.structured.passing, ["test/calc.test.js > calc > subs"]);
   assert.deepEqual(res.structured.skipped, ["test/calc.test.js > calc > skips"]);
+  // The text parser names the passing and skipped tests it shows with their file too.
+  assert.deepEqual(text.passing, res.structured.passing);
+  assert.deepEqual(text.skipped, res.structured.skipped);
 });
