@@ -25,7 +25,13 @@ import {
   type SubprocessConfig,
 } from "./subprocess.ts";
 import { maskSecrets } from "./transcript.ts";
-import type { AgentBackend, AgentTask, BackendContext, BackendResult } from "./types.ts";
+import type {
+  AgentBackend,
+  AgentTask,
+  BackendContext,
+  BackendFailure,
+  BackendResult,
+} from "./types.ts";
 import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
 import {
   claimsSayDone,
@@ -208,6 +214,31 @@ export function commandBackend(config: CommandBackendConfig): AgentBackend {
       reportsUsage: false,
       subprocess: true,
     }),
+    // Found before the baseline spends any time: the program exists and may be executed.
+    preflight: () => preflightProgram(config.argv[0] ?? ""),
     run: (task, ctx) => guardRun(config.id ?? "command", () => runCommand(config, task, ctx)),
   };
+}
+
+/**
+ * Whether the `command:` program can start: an executable regular file (it is
+ * not run: a `--version` means nothing to an arbitrary program).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { preflightProgram } from "./command_backend.ts";
+ * equal((await preflightProgram("/nonexistent/agent"))?.message, "/nonexistent/agent: no such file");
+ * equal(await preflightProgram("/bin/sh"), null);
+ * ```
+ */
+export async function preflightProgram(program: string): Promise<BackendFailure | null> {
+  const info = await stat(program).catch(() => null);
+  if (info === null) return failure("config", `${program}: no such file`);
+  if (!info.isFile()) return failure("config", `${program}: not a regular file`);
+  // The mode bits, not access(X_OK): Deno's node:fs access asks for the uid, which the
+  // CLI's flags refuse.
+  return (info.mode & 0o111) !== 0
+    ? null
+    : failure("config", `${program}: not executable (chmod +x ${program})`);
 }

@@ -13,7 +13,7 @@ import { dirname } from "node:path";
 
 /** Output lines that report a missing file (shells, node, python, exec, ld). */
 const MISSING =
-  /ENOENT|No such file|not found|Cannot find module|can't open|cannot open|does not exist|MODULE_NOT_FOUND/i;
+  /ENOENT|No such file|not found|Cannot find module|can't open|cannot open|can't cd|does not exist|MODULE_NOT_FOUND/i;
 const ABSOLUTE = /(?:^|[\s'"`(=:])(\/(?:[A-Za-z0-9._@+-]+\/)*[A-Za-z0-9._@+-]+)/g;
 
 function existsOnHost(path: string): "dir" | "file" | null {
@@ -22,6 +22,18 @@ function existsOnHost(path: string): "dir" | "file" | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * What to make visible for a hidden path: for anything under a `node_modules`
+ * the whole `node_modules` (`.bin/mocha` links to `../mocha/bin/mocha.js`,
+ * which needs its package and its dependencies), else the file's directory.
+ */
+function mountFor(path: string, kind: "dir" | "file"): string {
+  const parts = path.split("/");
+  const nm = parts.lastIndexOf("node_modules");
+  if (nm > 0 && nm < parts.length - 1) return parts.slice(0, nm + 1).join("/");
+  return kind === "dir" ? path : dirname(path);
 }
 
 /** Options of {@linkcode hiddenPathHint}. */
@@ -46,6 +58,11 @@ export interface HiddenPathOptions {
  *   hiddenPaths("sh: 1: /tmp/tools/bin/lint: not found", { tree: "/wt/tree", exists }),
  *   [{ path: "/tmp/tools/bin/lint", mount: "/tmp/tools/bin" }],
  * );
+ * const mocha = (p: string) => p === "/tmp/x/node_modules/.bin/mocha" ? "file" as const : null;
+ * deepEqual(
+ *   hiddenPaths("sh: 1: /tmp/x/node_modules/.bin/mocha: not found", { tree: "/t", exists: mocha }),
+ *   [{ path: "/tmp/x/node_modules/.bin/mocha", mount: "/tmp/x/node_modules" }],
+ * );
  * ```
  */
 export function hiddenPaths(
@@ -61,7 +78,7 @@ export function hiddenPaths(
       if (path === opts.tree || path.startsWith(opts.tree + "/") || found.has(path)) continue;
       const kind = exists(path);
       if (kind === null) continue;
-      found.set(path, kind === "dir" ? path : dirname(path));
+      found.set(path, mountFor(path, kind));
       if (found.size >= 5) break;
     }
   }

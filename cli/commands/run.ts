@@ -32,6 +32,11 @@ import {
 import type { ApprovalQuestion } from "../../adapters/driver/run_task.ts";
 import { jsonDocument } from "../json_document.ts";
 import { leaveNow } from "../leave_now.ts";
+import {
+  renderUnstartable,
+  type UnstartableCommand,
+  unstartableVerifyCommand,
+} from "../verify_preflight.ts";
 import { VERDICTS } from "../../adapters/driver/verdicts.ts";
 
 const HELP = `vouch run: hand a task to a coding agent and keep only what verifies
@@ -259,6 +264,9 @@ export const runCommand: CliCommand = {
       if (child !== null) return child;
     }
     await preflightSandbox(args.sandbox, io, "run");
+    // A --verify command that cannot start is said before the backend or a baseline runs.
+    const unstartable = args.verify === null ? null : await unstartableVerifyCommand(args.verify);
+    if (unstartable !== null) return reportUnstartable(args, io, unstartable);
     // The contract first: its `sandbox.agentLimits` confine the agent.
     const contract = await contractFor(args, io).catch(asUsage);
     const backend = backendFor(args, agentConfigFor(args), contract.sandbox?.agentLimits);
@@ -347,4 +355,29 @@ function reportUnavailable(
     io.out(`${VERDICTS.backend_failed.word} (backend_unavailable): ${message}\n`);
   }
   return VERDICTS.backend_failed.exitCode;
+}
+
+/** A --verify command that cannot start: said at once (and in `--json`), exit 5, nothing run. */
+function reportUnstartable(args: RunArgs, io: CliIo, u: UnstartableCommand): number {
+  if (args.json) {
+    io.out(
+      JSON.stringify(jsonDocument<RunOutcome>({
+        task: "",
+        state: "could_not_run",
+        exitCode: VERDICTS.could_not_run.exitCode,
+        reason: u.reason,
+        message: u.message,
+        base: "",
+        baseline: [],
+        rounds: [],
+        patchFile: null,
+        patchDigest: null,
+        artefactsDir: "",
+        logPath: "",
+        integrated: null,
+        elapsedMs: 0,
+      })) + "\n",
+    );
+  } else io.out(renderUnstartable(u));
+  return VERDICTS.could_not_run.exitCode;
 }

@@ -15,6 +15,14 @@ import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { jsonDocument } from "../json_document.ts";
 import { leaveNow } from "../leave_now.ts";
+import {
+  renderUnstartable,
+  type UnstartableCommand,
+  unstartableVerifyCommand,
+} from "../verify_preflight.ts";
+import { VERDICTS } from "../../adapters/driver/verdicts.ts";
+import { sha256Hex } from "../../adapters/digest/sha256.ts";
+import type { VerifyPatchOutcome } from "../../adapters/driver/verify_patch.ts";
 import process from "node:process";
 import { readInput } from "../input.ts";
 import { MAX_TIMEOUT_SECONDS, parseSandboxReadOnly } from "./run_args.ts";
@@ -128,6 +136,16 @@ export const verifyCommand: CliCommand = {
     } catch (error) {
       throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
     }
+    // A check that cannot start is found before any tree is made or dependency copied.
+    const unstartable = values.verify === undefined
+      ? null
+      : await unstartableVerifyCommand(values.verify);
+    if (unstartable !== null) {
+      if (values.json) {
+        io.out(JSON.stringify(jsonDocument(notStarted(sha256Hex(patch), unstartable))) + "\n");
+      } else io.out(renderUnstartable(unstartable));
+      return VERDICTS.could_not_run.exitCode;
+    }
     // Ctrl-C: nothing to stop gracefully; leave at once without leaving the repository locked.
     const onSigint = () => leaveNow(io);
     let listening = false;
@@ -191,4 +209,24 @@ function asUsage(error: unknown): never {
     throw new UsageError(error.message);
   }
   throw error;
+}
+
+/** The `--json` result of a verification refused before it started (no task, tree or log). */
+function notStarted(patchDigest: string, u: UnstartableCommand): VerifyPatchOutcome {
+  return {
+    task: "",
+    verdict: "rejected",
+    state: "could_not_run",
+    exitCode: VERDICTS.could_not_run.exitCode,
+    reasons: [u.reason],
+    patchDigest,
+    base: "",
+    violations: [],
+    sensitive: [],
+    baseline: [],
+    checks: [],
+    verifiedPatch: null,
+    logPath: "",
+    details: [u.message],
+  };
 }

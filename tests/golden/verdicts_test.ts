@@ -101,11 +101,53 @@ Deno.test("verdict rejected: an empty patch is the patch's, not a backend's", as
   });
 });
 
-Deno.test("verdict could not run: a check that cannot start is COULD NOT RUN, exit 5 (not REJECTED)", async () => {
+Deno.test("verdict could not run: a check that cannot start is COULD NOT RUN, exit 5, said before anything runs", async () => {
   await withFixture(async ({ repo, state, patch }) => {
     const args = ["verify", "--patch", patch, "--verify", "nosuchcmd-vouch"];
     const run = await runVouch(repo, args, state);
-    assert.match(run.stdout, /verify_command_cannot_start/);
+    assert.equal(run.code, 5, run.stdout + run.stderr);
+    assert.equal(
+      run.stdout,
+      "COULD NOT RUN (verify_command_cannot_start): the verify command cannot start: " +
+        "nosuchcmd-vouch: not found on PATH; nothing was run\n",
+    );
+    assert.doesNotMatch(run.stderr, /check "verify"/, "no baseline, no check ran");
+    const json = await runVouch(repo, [...args, "--json"], state);
+    assert.equal(json.json?.["state"], "could_not_run");
+    assert.equal(json.json?.["exitCode"], 5);
+    const run2 = await runVouch(repo, [
+      "run",
+      "--backend",
+      "command:/bin/true",
+      "--goal",
+      "x",
+      "--verify",
+      "nosuchcmd-vouch",
+    ], state);
+    assert.equal(run2.code, 5);
+    assert.match(run2.stdout, /^COULD NOT RUN \(verify_command_cannot_start\)/);
+  });
+});
+
+Deno.test("a tool the sandbox hides: the failure names it with the --sandbox-ro fix, which works", async () => {
+  await withFixture(async ({ repo, state, patch }) => {
+    // A project's mocha outside the tree, under /tmp (private in the sandbox): .bin links into its package.
+    const tools = `${repo.dir}/../tools`;
+    await writeFiles(tools, {
+      "node_modules/mocha/bin/mocha": '#!/bin/sh\n. "$(dirname "$(readlink -f "$0")")/../lib/run.sh"\n',
+      "node_modules/mocha/lib/run.sh": "sh test.sh\n",
+    });
+    await Deno.chmod(`${tools}/node_modules/mocha/bin/mocha`, 0o755);
+    await Deno.mkdir(`${tools}/node_modules/.bin`);
+    await Deno.symlink("../mocha/bin/mocha", `${tools}/node_modules/.bin/mocha`);
+    const mocha = `${await Deno.realPath(tools)}/node_modules/.bin/mocha`;
+    const args = ["verify", "--patch", patch, "--verify", mocha];
+    const run = await runVouch(repo, args, state);
+    const modules = mocha.slice(0, -"/.bin/mocha".length);
+    assert.ok(
+      run.stdout.includes(`pass --sandbox-ro ${modules} to make it visible read-only`),
+      run.stdout + run.stderr,
+    );
     await assertRow(
       repo,
       state,
@@ -113,6 +155,9 @@ Deno.test("verdict could not run: a check that cannot start is COULD NOT RUN, ex
       "could_not_run",
       await runVouch(repo, [...args, "--json"], state),
     );
+    const fixed = await runVouch(repo, [...args, "--sandbox-ro", modules], state);
+    assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr);
+    assert.match(fixed.stdout, /^VERIFIED /);
   });
 });
 
