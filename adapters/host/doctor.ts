@@ -3,9 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { runGit } from "../git/hardened_git.ts";
 import { runProcess } from "../process/run.ts";
 import { probeSandbox, type SandboxProbe } from "./sandbox_probe.ts";
+import { cgroupHost, prlimitPath } from "../process/_kernel_limits.ts";
 import { bwrapProfile } from "../sandbox/bwrap.ts";
 import { SYSTEM_DIRS } from "../sandbox/_system_root.ts";
 
@@ -37,6 +39,16 @@ export interface DoctorItem {
   readonly reason: string | null;
 }
 
+/** Whether vouch runs as root (`id -u`: Deno may refuse `process.getuid` under the CLI's flags). */
+function runningAsRoot(): boolean {
+  try {
+    return execFileSync("id", ["-u"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } })
+      .trim() === "0";
+  } catch {
+    return false;
+  }
+}
+
 /** What `vouch doctor` reports. */
 export interface DoctorReport {
   /** The Deno runtime running vouch. */
@@ -55,6 +67,17 @@ export interface DoctorReport {
   readonly recommendedSandbox: "bwrap" | "none";
   /** What a sandboxed check sees beyond system dirs and its tree: toolchain dirs found on PATH. */
   readonly sandboxToolchains: readonly string[];
+  /**
+   * How the kernel bounds each child: `prlimit` (rlimits), the cgroup dir
+   * vouch makes a cgroup per child in (null: none here), and whether the
+   * process limit is enforced (not for root without a cgroup: uid 0 is exempt
+   * from RLIMIT_NPROC).
+   */
+  readonly sandboxLimits: {
+    readonly prlimit: string | null;
+    readonly cgroup: string | null;
+    readonly processesEnforced: boolean;
+  };
   /** Whether everything required is present. */
   readonly ok: boolean;
 }
@@ -141,6 +164,11 @@ export async function collectDoctorReport(): Promise<DoctorReport> {
     sandbox,
     recommendedSandbox: sandbox.bwrap.available ? "bwrap" : "none",
     sandboxToolchains: toolchainView(),
+    sandboxLimits: {
+      prlimit: prlimitPath(),
+      cgroup: cgroupHost()?.parent ?? null,
+      processesEnforced: prlimitPath() !== null && (cgroupHost() !== null || !runningAsRoot()),
+    },
     // The default requires a working sandbox: without one, runs stop unless --sandbox none.
     ok: git.ok && processGroups.ok && sandbox.bwrap.available,
   };

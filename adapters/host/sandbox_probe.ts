@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess } from "../process/run.ts";
+import { prlimitPath } from "../process/_kernel_limits.ts";
 import { bwrapProfile } from "../sandbox/bwrap.ts";
 import { NO_SANDBOX, SandboxError, type SandboxProfile } from "../sandbox/profile.ts";
 import type { SandboxLimits } from "../sandbox/limits.ts";
@@ -56,6 +57,11 @@ export async function probeSandbox(options: { bwrapPath?: string } = {}): Promis
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       return { bwrap: { available: false, path: null, version: null, reason }, none };
+    }
+    // Limits are enforced by rlimits set at exec: without prlimit a sandbox would run unbounded.
+    if (prlimitPath() === null) {
+      const reason = "prlimit (util-linux) not found: the sandbox's limits could not be enforced";
+      return { bwrap: { available: false, path: profile.bwrapPath, version: null, reason }, none };
     }
     const version = await runProcess({
       argv: [profile.bwrapPath, "--version"],

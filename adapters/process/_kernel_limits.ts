@@ -36,6 +36,21 @@ const SH = ["/bin/sh", "/usr/bin/sh"].find(executable) ?? null;
 const MIB = 1024 * 1024;
 
 /**
+ * The util-linux `prlimit` vouch sets rlimits with, or null (then no sandbox
+ * is offered: see `probeSandbox`).
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { prlimitPath } from "./_kernel_limits.ts";
+ * ok(prlimitPath() === null || prlimitPath()!.endsWith("/prlimit"));
+ * ```
+ */
+export function prlimitPath(): string | null {
+  return PRLIMIT;
+}
+
+/**
  * `prlimit --fsize=N --data=N --core=0 [--nproc=N] --` to put in front of a
  * child's argv (inside bwrap for sandboxed children). `--nproc` only for
  * sandboxed children: unsandboxed, RLIMIT_NPROC would count every process of

@@ -80,6 +80,20 @@ export const doctorCommand: CliCommand = {
           }\n`,
         );
       }
+      const l = report.sandboxLimits;
+      io.out(
+        l.prlimit === null
+          ? `FAIL  ${
+            "limits".padEnd(14)
+          } prlimit (util-linux) not found: limits cannot be enforced\n`
+          : l.processesEnforced
+          ? `ok    ${"limits".padEnd(14)} rlimits via ${l.prlimit}${
+            l.cgroup !== null ? `; a pids cgroup per child under ${l.cgroup}` : ""
+          }\n`
+          : `info  ${"limits".padEnd(14)} rlimits via ${l.prlimit}; no cgroup vouch may make ` +
+            `here, and as root the process limit is not enforced (uid 0 is exempt from ` +
+            `RLIMIT_NPROC)\n`,
+      );
       for (const agent of agents) {
         io.out(
           agent.available
