@@ -18,7 +18,8 @@ export type TestResultsErrorCode =
   | "report_unparsable"
   | "report_not_junit"
   | "report_too_many_tests"
-  | "report_empty";
+  | "report_empty"
+  | "report_incomplete";
 
 /** A structured test report vouch cannot use. */
 export class TestResultsError extends VouchError<TestResultsErrorCode> {}
@@ -109,7 +110,9 @@ function outcomeOf(c: OpenCase, ids: JunitIds): TestOutcome {
  * Throws {@link TestResultsError} (never anything else): `report_too_large`,
  * `report_unparsable` (not XML, or a DOCTYPE: JUnit needs none and entity
  * expansion is refused), `report_not_junit` (no `testsuites`/`testsuite`
- * root), `report_too_many_tests`.
+ * root), `report_too_many_tests`, `report_incomplete` (node's closing counts
+ * name more failing tests than the report has: node 20 writes a test with
+ * subtests as a suite and drops a failure of its own body).
  *
  * @example
  * ```ts
@@ -196,6 +199,12 @@ export function parseJunit(xml: string | Uint8Array, options: ParseJunitOptions)
       };
     }
   });
+  // node's reporter ends with `<!-- fail N -->` and the like: the counts of every test.
+  const counts: Record<string, number> = {};
+  parser.on("comment", (c) => {
+    const m = /^\s*(tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$/.exec(c);
+    if (m) counts[m[1]!] = Number(m[2]);
+  });
   parser.on("closetag", (tag) => {
     depth--;
     if (tag.name === "testcase" && open !== null) {
@@ -214,6 +223,19 @@ export function parseJunit(xml: string | Uint8Array, options: ParseJunitOptions)
   }
   if (!rooted) {
     throw new TestResultsError("report_not_junit", "test report has no testsuites or testsuite");
+  }
+  if (options.ids === "node" && counts["fail"] !== undefined) {
+    // node 20 writes a test with subtests as a <testsuite>: a failure of its own body is only
+    // in the counts. A report that names fewer failing tests than it counts is not used.
+    const named = out.filter((o) => o.status === "failed" || o.status === "error").length;
+    const failed = counts["fail"] + (counts["cancelled"] ?? 0);
+    if (failed > named) {
+      throw new TestResultsError(
+        "report_incomplete",
+        `node's junit report counts ${failed} failing tests but names ${named} ` +
+          "(a test with subtests failed in its own body)",
+      );
+    }
   }
   return out;
 }

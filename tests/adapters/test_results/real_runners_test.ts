@@ -15,7 +15,11 @@ import { fileURLToPath } from "node:url";
 import { reportFromOutcomes } from "../../../kernel/contract/mod.ts";
 import type { TestFormat } from "../../../kernel/contract/mod.ts";
 import { parseFailingTests } from "../../../adapters/test_failures/mod.ts";
-import { readReport, structuredReportPlan } from "../../../adapters/test_results/mod.ts";
+import {
+  readReport,
+  structuredReportPlan,
+  TestResultsError,
+} from "../../../adapters/test_results/mod.ts";
 
 const RUNNERS = join(dirname(fileURLToPath(import.meta.url)), "../../fixtures/runners");
 const BIN = join(RUNNERS, "node_modules/.bin");
@@ -278,4 +282,29 @@ Deno.test("vitest run: the appended junit reporter names the tests as the text p
   // The text parser names the passing and skipped tests it shows with their file too.
   assert.deepEqual(text.passing, res.structured.passing);
   assert.deepEqual(text.skipped, res.structured.skipped);
+});
+
+Deno.test("node 20's junit drops a failure in the body of a test with subtests: the report is refused as incomplete", async () => {
+  if (!which("node")) return console.log("skipped: node not on PATH");
+  const dir = await mkdtemp(join(tmpdir(), "vouch-rr-"));
+  try {
+    await writeFile(
+      join(dir, "p.test.js"),
+      "const { test } = require('node:test');\n" +
+        "test('parent', async (t) => { await t.test('child ok', () => {}); throw new Error('own body'); });\n",
+    );
+    const r = structuredReportPlan({ command: "node --test", format: "node", reportDir: dir });
+    assert.ok(r.ok);
+    const run = await sh(dir, "node --test", { ...r.plan.env });
+    assert.equal(run.code, 1);
+    const report = await readFile(r.plan.reportPath, "utf8");
+    assert.throws(
+      () => readReport(r.plan, report),
+      (e) => e instanceof TestResultsError && e.code === "report_incomplete",
+    );
+    // The text parser sees it: the fallback names the failing test.
+    assert.deepEqual(parseFailingTests("node", run.stdout).failing, ["parent"]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
