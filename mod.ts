@@ -101,9 +101,12 @@ export {
   type BatchReport,
   type BatchResult,
   type CandidateRecord,
+  checkReportSeal,
   mergeReports,
   runBatch,
+  sealReport,
 } from "./adapters/batch/mod.ts";
+export { type FleetKeyOptions, loadFleetKey } from "./adapters/keys/fleet_key.ts";
 
 // Evaluate a result bundle made elsewhere, never executing it.
 export type { EvaluateBundleInput } from "./adapters/bundle/evaluate.ts";

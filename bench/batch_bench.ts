@@ -29,6 +29,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { runBatch } from "../adapters/batch/mod.ts";
 import { enqueueExecutor, parseQueueUrl } from "../adapters/batch/queue.ts";
+import { loadFleetKey } from "../adapters/keys/fleet_key.ts";
 import { type Kind, makeCohort } from "../tests/adapters/batch/_cohort.ts";
 import { redisServerPath, startRedis } from "../tests/adapters/batch/_redis.ts";
 import { VOUCH_TASK_FLAGS } from "../tests/golden/cli_harness.ts";
@@ -258,6 +259,8 @@ Deno.bench({
           "worker",
           "--queue",
           server.url,
+          "--tasks",
+          cohort.tasksFile,
           "--out",
           join(dir, `fleet-w${n}`),
         ],
@@ -283,7 +286,9 @@ Deno.bench({
         predictions: cohort.predictionsFile,
         outDir: join(dir, `out-fleet-${++calls}`),
         keyEnv: env,
-        executor: enqueueExecutor(parseQueueUrl(server.url)),
+        executor: enqueueExecutor(parseQueueUrl(server.url), {
+          fleetKey: await loadFleetKey({ env, create: true }),
+        }),
       });
       results["fleet, 2 workers x 1"] = {
         ms: performance.now() - t0,

@@ -17,6 +17,7 @@ export * from "./prepare.ts";
 export * from "./judge.ts";
 export * from "./local_executor.ts";
 export * from "./store.ts";
+export * from "./fleet_seal.ts";
 export * from "./report.ts";
 export * from "./render.ts";
 export * from "./run.ts";

@@ -20,6 +20,9 @@ import { buildReport } from "./report.ts";
 import { reportJunit, reportMarkdown } from "./render.ts";
 import type { BatchReport, CandidateRecord, CandidateStatus, KeyVerdict } from "./schema.ts";
 import { VerdictStore } from "./store.ts";
+import { sealReport } from "./fleet_seal.ts";
+import { loadFleetKey } from "../keys/fleet_key.ts";
+import type { MacKey } from "../keys/mac_key.ts";
 
 /** Progress of a batch. */
 export type BatchEvent =
@@ -48,6 +51,11 @@ export interface BatchOptions extends JudgeOptions {
   readonly onEvent?: (event: BatchEvent) => void;
   /** Where verifications run (default: locally, `concurrency` at a time). */
   readonly executor?: Executor;
+  /**
+   * The fleet key that seals the stored verdicts and the report (`seal`, which
+   * `vouch batch merge` checks). @default the key store's fleet key (`loadFleetKey`, created when missing)
+   */
+  readonly fleetKey?: MacKey;
 }
 
 /** What {@linkcode runBatch} returns. */
@@ -154,7 +162,12 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
     item.candidates.push(c);
     items.set(key, item);
   }
-  const store = new VerdictStore(outDir);
+  const fleetKey = opts.fleetKey ??
+    await loadFleetKey({
+      create: true,
+      ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
+    });
+  const store = new VerdictStore(outDir, fleetKey);
   const todo: WorkItem[] = [];
   for (const item of items.values()) {
     const stored = opts.fresh ? null : await store.get(item.key);
@@ -177,7 +190,8 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
   await executor(todo, async (item, verdict) => {
     if (seen.has(item.key)) return; // exactly one verdict per key
     seen.add(item.key);
-    await store.put(verdict);
+    // A queue's failure is not authenticated (Redis says so): reported, never kept for resume.
+    if (!verdict.reasons.includes("worker_failed")) await store.put(verdict);
     const judged = item.candidates.map((c) => record(c, verdict));
     records.push(...judged);
     for (const r of judged) counts[r.status]++;
@@ -189,7 +203,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
       counts: { ...counts },
     });
   });
-  const report = buildReport(input, records, opts.shard ?? null);
+  const report = await sealReport(buildReport(input, records, opts.shard ?? null), fleetKey);
   return { report, files: await writeReports(outDir, report) };
 }
 

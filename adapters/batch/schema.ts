@@ -122,6 +122,13 @@ export const keyVerdictSchema = candidateRecordSchema.omit({
 /** What is judged per resume key (the same for every prediction with that key). */
 export type KeyVerdict = z.infer<typeof keyVerdictSchema>;
 
+/** The zod schema of a report's seal. */
+export const reportSealSchema = z.strictObject({
+  key_id: z.string().describe("the fleet key's id"),
+  mac: z.string().regex(/^[0-9a-f]{64}$/)
+    .describe("HMAC-SHA-256 over the report's canonical JSON without `seal`"),
+});
+
 /** The zod schema of the report (SWE-bench's run-report keys plus vouch's per-candidate records). */
 export const batchReportSchema = z.strictObject({
   schema_version: z.literal(2).describe("SWE-bench's run-report schema version"),
@@ -150,6 +157,8 @@ export const batchReportSchema = z.strictObject({
   shard: z.strictObject({ index: z.number().int(), count: z.number().int() }).nullable(),
   reasons: z.record(z.string(), z.number().int()).describe("candidates per reason"),
   candidates: z.array(candidateRecordSchema),
+  seal: reportSealSchema.optional()
+    .describe("the fleet key's MAC over the rest of the report (`vouch batch merge` checks it)"),
 });
 
 /** The report. */

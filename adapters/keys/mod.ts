@@ -21,5 +21,6 @@
 export * from "./errors.ts";
 export * from "./paths.ts";
 export * from "./mac_key.ts";
+export * from "./fleet_key.ts";
 export * from "./signing_key.ts";
 export * from "./key_material.ts";

@@ -1,11 +1,17 @@
 /**
  * The flag shapes `vouch gc`, `vouch batch` and `vouch worker` share: strict
  * options with no positional arguments, `--sandbox MODE`, `--concurrency N`
- * and `--queue redis://HOST:PORT[/NAME]`, each refused with one usage error.
+ * and the queue flags (`--queue redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME]`,
+ * `--insecure-queue`, `--queue-ca`, `--fleet-key`), each refused with one usage error.
  *
  * @module
  */
+import { readFile } from "node:fs/promises";
+import process from "node:process";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { KeyError } from "../../adapters/keys/errors.ts";
+import { loadFleetKey } from "../../adapters/keys/fleet_key.ts";
+import type { MacKey } from "../../adapters/keys/mac_key.ts";
 import type { QueueAddress } from "../../adapters/batch/queue.ts";
 import type { SandboxRequirement } from "../../adapters/host/sandbox_probe.ts";
 import { UsageError } from "../command.ts";
@@ -84,22 +90,78 @@ export function concurrencyFlag(value: string | undefined, fallback: number): nu
   return n;
 }
 
+/** The queue flags `vouch batch` and `vouch worker` share (see {@linkcode queueFlag}). */
+export const QUEUE_FLAGS = {
+  queue: { type: "string" },
+  "insecure-queue": { type: "boolean", default: false },
+  "queue-ca": { type: "string" },
+  "fleet-key": { type: "string" },
+} as const;
+
+/** The help lines of {@linkcode QUEUE_FLAGS}. */
+export const QUEUE_HELP =
+  `  --queue URL        redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME] (NAME default vouch-batch);
+                     the password may come from VOUCH_QUEUE_PASSWORD instead (kept out of ps)
+  --insecure-queue   accept a Redis without credentials (anyone who reaches it reads the patches)
+  --queue-ca FILE    PEM CA certificate(s) to trust for rediss:// (default: the system's)
+  --fleet-key FILE   the fleet key jobs, verdicts and reports are sealed with
+                     (default fleet.hmac.json in the key store; copy it to every worker)`;
+
 /**
- * `--queue URL`: the queue module (BullMQ, loaded only now) and the parsed address.
+ * `--queue URL` (with `--insecure-queue`, `--queue-ca FILE` and the password
+ * from `VOUCH_QUEUE_PASSWORD`): the queue module (BullMQ, loaded only now) and
+ * the parsed address. A URL without credentials is a usage error unless
+ * `--insecure-queue` says so.
  *
  * @example
  * ```ts ignore
- * const { queue, address } = await queueFlag("redis://127.0.0.1:6379");
+ * const { queue, address } = await queueFlag("redis://:pw@127.0.0.1:6379", { insecure: false });
  * ```
  */
-export async function queueFlag(url: string): Promise<{
+export async function queueFlag(
+  url: string,
+  opts: { readonly insecure?: boolean | undefined; readonly ca?: string | undefined } = {},
+): Promise<{
   readonly queue: Awaited<ReturnType<typeof loadQueue>>;
   readonly address: QueueAddress;
 }> {
   const queue = await loadQueue();
+  let address: QueueAddress;
   try {
-    return { queue, address: queue.parseQueueUrl(url) };
+    address = queue.parseQueueUrl(url, {
+      password: process.env["VOUCH_QUEUE_PASSWORD"],
+      insecure: opts.insecure === true,
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
+  }
+  if (opts.ca === undefined) return { queue, address };
+  if (!address.tls) throw new UsageError("Cannot use --queue-ca: the queue URL is not rediss://");
+  try {
+    return { queue, address: { ...address, ca: await readFile(opts.ca, "utf8") } };
+  } catch (error) {
+    throw new UsageError(`Cannot read --queue-ca ${opts.ca}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `--fleet-key FILE` (default: the key store's): the fleet key. Only a
+ * coordinator (`create`) makes one when it is missing; a worker or a merge
+ * without it is a usage error naming the file.
+ *
+ * @example
+ * ```ts ignore
+ * const key = await fleetKeyFlag(values["fleet-key"], { create: false });
+ * ```
+ */
+export async function fleetKeyFlag(
+  file: string | undefined,
+  opts: { readonly create: boolean },
+): Promise<MacKey> {
+  try {
+    return await loadFleetKey({ file, create: opts.create });
+  } catch (error) {
+    if (error instanceof KeyError) throw new UsageError(error.message);
+    throw error;
   }
 }

@@ -7,6 +7,7 @@
  */
 import { availableParallelism } from "node:os";
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import { jsonDocument } from "../json_document.ts";
@@ -24,20 +25,30 @@ import {
 } from "../../adapters/batch/mod.ts";
 import type { Executor } from "../../adapters/batch/local_executor.ts";
 import { withQueueNet } from "./_queue_net.ts";
-import { concurrencyFlag, parseFlags, queueFlag, sandboxFlag } from "./_flags.ts";
+import { checkReportSeal, sealReport } from "../../adapters/batch/fleet_seal.ts";
+import {
+  concurrencyFlag,
+  fleetKeyFlag,
+  parseFlags,
+  QUEUE_FLAGS,
+  queueFlag,
+  sandboxFlag,
+} from "./_flags.ts";
 
 const HELP = `vouch batch: grade many candidate patches (SWE-bench predictions) in clean trees
 
 Usage:
   vouch batch --tasks FILE --predictions FILE [--out DIR] [--concurrency N]
-              [--shard I/N] [--queue redis://HOST:PORT[/NAME]] [--sandbox MODE] [--fresh] [--json]
-  vouch batch merge --out DIR REPORT.json...
+              [--shard I/N] [--queue redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME]]
+              [--fleet-key FILE] [--sandbox MODE] [--fresh] [--json]
+  vouch batch merge --out DIR [--fleet-key FILE] REPORT.json...
 
 Every candidate goes through the same verification as \`vouch verify\`, in its
 own clean tree with its own log, receipts, VerifiedPatch and attestation under
 DIR/candidates/<key>/. A rerun skips candidates already judged (keyed by task,
 base and patch digest). Writes DIR/report.json (SWE-bench's run-report keys
-plus vouch's reason per candidate), DIR/report.md and DIR/junit.xml.
+plus vouch's reason per candidate, sealed with the fleet key), DIR/report.md
+and DIR/junit.xml. \`merge\` refuses a shard report whose seal does not verify.
 
 Options:
   --tasks FILE         tasks, JSONL (schemas/batch-task.schema.json)
@@ -47,8 +58,14 @@ Options:
   --concurrency N      checks at a time (default: the number of cores); as many more
                        candidates prepare their trees (reset, git apply, scope) meanwhile
   --shard I/N          judge only the I-th of N deterministic slices (CI matrices)
-  --queue URL          enqueue the candidates as BullMQ jobs on Redis and wait for
-                       \`vouch worker\`s to judge them (network: that address only)
+  --queue URL          enqueue the candidates as BullMQ jobs on Redis (signed with the
+                       fleet key) and wait for \`vouch worker\`s to judge them (network:
+                       that address only); redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME],
+                       the password may come from VOUCH_QUEUE_PASSWORD
+  --insecure-queue     accept a Redis without credentials
+  --queue-ca FILE      PEM CA certificate(s) to trust for rediss://
+  --fleet-key FILE     the key jobs, verdicts and reports are sealed with (default
+                       fleet.hmac.json in the key store, created when missing)
   --sandbox MODE       auto | bwrap | none (default auto)
   --fresh              judge again what DIR already holds
   --json               print the report on stdout, with "schemaVersion": 1 first
@@ -58,7 +75,7 @@ Examples:
   vouch batch --tasks tasks.jsonl --predictions preds.json --out eval
   vouch batch --tasks tasks.jsonl --predictions preds.jsonl --out eval-2 --shard 2/4
   vouch batch merge --out eval eval-1/report.json eval-2/report.json eval-3/report.json eval-4/report.json
-  vouch batch --tasks tasks.jsonl --predictions preds.json --queue redis://127.0.0.1:6379
+  VOUCH_QUEUE_PASSWORD=... vouch batch --tasks tasks.jsonl --predictions preds.json --queue redis://127.0.0.1:6379
 `;
 
 async function merge(argv: string[], io: CliIo): Promise<number> {
@@ -66,10 +83,15 @@ async function merge(argv: string[], io: CliIo): Promise<number> {
     args: argv,
     strict: true,
     allowPositionals: true,
-    options: { out: { type: "string" }, json: { type: "boolean", default: false } },
+    options: {
+      out: { type: "string" },
+      "fleet-key": { type: "string" },
+      json: { type: "boolean", default: false },
+    },
   });
   if (values.out === undefined) throw new UsageError("Cannot merge: --out DIR is required");
   if (positionals.length === 0) throw new UsageError("Cannot merge: give the shard reports");
+  const fleetKey = await fleetKeyFlag(values["fleet-key"], { create: false });
   const reports = [];
   for (const path of positionals) {
     let value: unknown;
@@ -80,6 +102,11 @@ async function merge(argv: string[], io: CliIo): Promise<number> {
     }
     const parsed = batchReportSchema.safeParse(value);
     if (!parsed.success) throw new UsageError(`Cannot use ${path}: not a vouch batch report`);
+    const bad = await checkReportSeal(parsed.data, fleetKey);
+    if (bad !== null) {
+      io.err(`vouch batch merge: refused shard report ${path}: ${bad}\n`);
+      return EXIT.rejected;
+    }
     reports.push(parsed.data);
   }
   let merged;
@@ -89,7 +116,7 @@ async function merge(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof MergeError) throw new UsageError(error.message);
     throw error;
   }
-  const files = await writeReports(values.out, merged);
+  const files = await writeReports(values.out, await sealReport(merged, fleetKey));
   if (values.json) io.out(JSON.stringify(jsonDocument(merged)) + "\n");
   else {io.out(
       `merged ${reports.length} shards: ${
@@ -140,16 +167,20 @@ export const batchCommand: CliCommand = {
   summary: "grade many candidate patches (SWE-bench predictions) in parallel, with reports",
   help: HELP,
   verdicts: [],
-  exits: { 0: "every candidate judged" },
+  exits: {
+    0: "every candidate judged",
+    1: "a verdict from the queue was refused (not sealed by the fleet key, or not of its job); " +
+      "merge: a shard report's seal does not verify",
+  },
   async run(argv, io) {
     if (argv[0] === "merge") return await merge(argv.slice(1), io);
     const values = parseFlags(argv, {
+      ...QUEUE_FLAGS,
       tasks: { type: "string" },
       predictions: { type: "string" },
       out: { type: "string", default: ".vouch/batch" },
       concurrency: { type: "string" },
       shard: { type: "string" },
-      queue: { type: "string" },
       sandbox: { type: "string", default: "auto" },
       fresh: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
@@ -164,12 +195,24 @@ export const batchCommand: CliCommand = {
       throw new UsageError(`Cannot use --shard "${values.shard}": expected I/N with 1 <= I <= N`);
     }
     let executor: Executor | undefined;
+    let refused = 0;
     if (values.queue !== undefined) {
-      const { queue, address } = await queueFlag(values.queue);
+      const { queue, address } = await queueFlag(values.queue, {
+        insecure: values["insecure-queue"],
+        ca: values["queue-ca"],
+      });
       const child = await withQueueNet(address, ["batch", ...argv]);
       if (child !== null) return child;
-      executor = queue.enqueueExecutor(address);
+      executor = queue.enqueueExecutor(address, {
+        fleetKey: await fleetKeyFlag(values["fleet-key"], { create: true }),
+        outDir: resolve(values.out),
+        onRefused: (item, reason) => {
+          refused++;
+          io.err(`vouch batch: refused the verdict of ${item.key}: ${reason}; it stays unjudged\n`);
+        },
+      });
     }
+    const fleetKey = await fleetKeyFlag(values["fleet-key"], { create: true });
     try {
       const { report, files } = await runBatch({
         tasks: values.tasks,
@@ -180,12 +223,19 @@ export const batchCommand: CliCommand = {
         sandbox,
         fresh: values.fresh,
         onEvent: progress(io, values.json),
+        fleetKey,
         ...(executor !== undefined ? { executor } : {}),
       });
       if (values.json) io.out(JSON.stringify(jsonDocument(report)) + "\n");
       else {io.out(
           `${summary(report)}\nreports: ${files.json}, ${files.markdown}, ${files.junit}\n`,
         );}
+      if (refused > 0) {
+        io.err(
+          `vouch batch: ${refused} verdict(s) from the queue refused (see above); not counted\n`,
+        );
+        return EXIT.rejected;
+      }
       return EXIT.ok;
     } catch (error) {
       if (error instanceof BatchInputError) throw new UsageError(error.message);

@@ -10,23 +10,37 @@ import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { jsonDocument } from "../json_document.ts";
 import { candidateLine } from "../../adapters/batch/progress.ts";
 import { withQueueNet } from "./_queue_net.ts";
-import { concurrencyFlag, parseFlags, queueFlag, sandboxFlag } from "./_flags.ts";
+import { visibleLine as visible } from "../../adapters/text/mod.ts";
+import { BatchInputError, readTasks } from "../../adapters/batch/input.ts";
+import {
+  concurrencyFlag,
+  fleetKeyFlag,
+  parseFlags,
+  QUEUE_FLAGS,
+  QUEUE_HELP,
+  queueFlag,
+  sandboxFlag,
+} from "./_flags.ts";
 
 const HELP = `vouch worker: judge the candidates a \`vouch batch --queue\` enqueued
 
 Usage:
-  vouch worker --queue redis://HOST:PORT[/NAME] [--concurrency N] [--out DIR] [--sandbox MODE]
-               [--json]
+  vouch worker --queue redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME] --tasks FILE
+               [--fleet-key FILE] [--concurrency N] [--out DIR] [--sandbox MODE] [--json]
 
 Takes jobs from the BullMQ queue on Redis, judges each through the same
 verification as \`vouch verify\` (artefacts under DIR/candidates/<key>/), and
-returns the verdict to the queue. Run any number of workers on any machines
-that see the tasks' repositories at the same paths. A worker that dies
-mid-job loses its lock; the job goes to another worker and gets exactly one
-verdict. Stops on SIGINT/SIGTERM. Network: the queue's address only.
+returns the verdict, sealed with the fleet key, to the queue. A job is judged
+only when the coordinator signed it with the fleet key and it names a task of
+this worker's own --tasks file (by digest): anything else is refused and
+nothing of it runs. Run any number of workers on any machines that see the
+tasks' repositories at the same paths. A worker that dies mid-job loses its
+lock; the job goes to another worker and gets exactly one verdict. Stops on
+SIGINT/SIGTERM. Network: the queue's address only.
 
 Options:
-  --queue URL        redis://HOST:PORT[/NAME] (NAME default vouch-batch)
+  --tasks FILE       the tasks file (the same as the coordinator's); jobs name its tasks
+${QUEUE_HELP}
   --concurrency N    checks at a time (default 1); twice as many jobs are taken, the
                      others prepare their trees meanwhile
   --out DIR          artefact directory (default .vouch/batch)
@@ -36,7 +50,7 @@ Options:
                      schemas/worker-output.schema.json); progress stays on stderr
 
 Examples:
-  vouch worker --queue redis://127.0.0.1:6379 --concurrency 2
+  VOUCH_QUEUE_PASSWORD=... vouch worker --queue redis://127.0.0.1:6379 --tasks tasks.jsonl --concurrency 2
 `;
 
 /** `vouch worker`. */
@@ -48,7 +62,8 @@ export const workerCommand: CliCommand = {
   exits: { 0: "stopped by SIGINT/SIGTERM" },
   async run(argv, io) {
     const values = parseFlags(argv, {
-      queue: { type: "string" },
+      ...QUEUE_FLAGS,
+      tasks: { type: "string" },
       concurrency: { type: "string", default: "1" },
       out: { type: "string", default: ".vouch/batch" },
       sandbox: { type: "string", default: "auto" },
@@ -56,7 +71,10 @@ export const workerCommand: CliCommand = {
       json: { type: "boolean", default: false },
     });
     if (values.queue === undefined) {
-      throw new UsageError("Cannot work: --queue redis://HOST:PORT is required");
+      throw new UsageError("Cannot work: --queue redis://[USER]:PASSWORD@HOST:PORT is required");
+    }
+    if (values.tasks === undefined) {
+      throw new UsageError("Cannot work: --tasks FILE is required (the batch's tasks file)");
     }
     const concurrency = concurrencyFlag(values.concurrency, 1);
     const lockMs = Number(values["lock-ms"]);
@@ -64,17 +82,37 @@ export const workerCommand: CliCommand = {
       throw new UsageError("Cannot use --lock-ms: at least 1000");
     }
     const sandbox = sandboxFlag(values.sandbox);
-    const { queue, address } = await queueFlag(values.queue);
+    const { queue, address } = await queueFlag(values.queue, {
+      insecure: values["insecure-queue"],
+      ca: values["queue-ca"],
+    });
     const child = await withQueueNet(address, ["worker", ...argv]);
     if (child !== null) return child;
+    // Created when missing, as the coordinator does: one machine's fleet shares one key store;
+    // other machines get a copy of the file (--fleet-key).
+    const fleetKey = await fleetKeyFlag(values["fleet-key"], { create: true });
+    let tasks;
+    try {
+      tasks = (await readTasks(values.tasks)).tasks;
+    } catch (error) {
+      if (error instanceof BatchInputError) throw new UsageError(error.message);
+      throw error;
+    }
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
     let n = 0;
     try {
-      io.err(`vouch worker: pid ${process.pid} on ${values.queue}, concurrency ${concurrency}\n`);
+      io.err(
+        `vouch worker: pid ${process.pid} on ${
+          address.tls ? "rediss" : "redis"
+        }://${address.host}:${address.port}/${address.name}, concurrency ${concurrency}\n`,
+      );
       await queue.runQueueWorker(address, {
+        tasks,
+        fleetKey,
+        onRefused: (e) => io.err(`refused job ${visible(e.id)}: ${e.reason}\n`),
         outDir: resolve(values.out),
         concurrency,
         sandbox,

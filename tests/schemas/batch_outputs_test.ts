@@ -91,12 +91,15 @@ Deno.test({
     const server = startRedis(redis!);
     const env = { ...Deno.env.toObject(), XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
     const url = server.url;
+    const cohort = await makeCohort(dir, { node: 1, deno: 0, kinds: ["good", "noop"] });
     const worker = new Deno.Command(Deno.execPath(), {
       args: [
         ...VOUCH,
         "worker",
         "--queue",
         url,
+        "--tasks",
+        cohort.tasksFile,
         "--out",
         join(dir, "w"),
         "--sandbox",
@@ -111,7 +114,6 @@ Deno.test({
     const workerOut = new Response(worker.stdout).text();
     const workerErr = new Response(worker.stderr).text();
     try {
-      const cohort = await makeCohort(dir, { node: 1, deno: 0, kinds: ["good", "noop"] });
       const batch = await new Deno.Command(Deno.execPath(), {
         args: [
           ...VOUCH,

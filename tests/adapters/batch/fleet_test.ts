@@ -84,7 +84,18 @@ Deno.test({
           ? VOUCH_FLAGS
           : VOUCH_FLAGS.map((f) => (f === "--deny-net" ? `--allow-net=127.0.0.1:${port}` : f));
         workers.push(spawn(
-          [...flags, "worker", "--queue", url, "--out", join(dir, `w${n}`), "--lock-ms", "2000"],
+          [
+            ...flags,
+            "worker",
+            "--queue",
+            url,
+            "--tasks",
+            cohort.tasksFile,
+            "--out",
+            join(dir, `w${n}`),
+            "--lock-ms",
+            "2000",
+          ],
           env,
         ));
       }

@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import { inFlight } from "../../../adapters/batch/options.ts";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { runBatch } from "../../../adapters/batch/mod.ts";
+import { readTasks, runBatch } from "../../../adapters/batch/mod.ts";
 import { enqueueExecutor, parseQueueUrl, runQueueWorker } from "../../../adapters/batch/queue.ts";
 import { makeCohort } from "./_cohort.ts";
+import { loadFleetKey } from "../../../adapters/keys/fleet_key.ts";
 import { redisServerPath, startRedis } from "./_redis.ts";
 
 const redis = redisServerPath();
@@ -41,7 +42,10 @@ Deno.test({
       const done: string[] = [];
       // Every tree this worker checks out, seen while a job runs.
       const seen = new Set<string>();
+      const fleetKey = await loadFleetKey({ env: keyEnv, create: true });
       worker = runQueueWorker(address, {
+        tasks: (await readTasks(cohort.tasksFile)).tasks,
+        fleetKey,
         outDir: join(dir, "w"),
         keyEnv,
         worktreeRoot: join(dir, "worktrees"),
@@ -56,7 +60,7 @@ Deno.test({
         predictions: cohort.predictionsFile,
         outDir: join(dir, "out"),
         keyEnv,
-        executor: enqueueExecutor(address, 50),
+        executor: enqueueExecutor(address, { fleetKey, pollMs: 50 }),
       });
       assert.equal(report.resolved_instances, 2);
       assert.equal(done.length, 4);
