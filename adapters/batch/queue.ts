@@ -131,6 +131,17 @@ export interface QueueTiming {
   readonly lockMs?: number;
 }
 
+/** What {@linkcode connectionOptions} gives ioredis. */
+export interface ConnectionOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly username?: string;
+  readonly password?: string;
+  readonly tls?: { readonly servername: string; readonly ca?: string };
+  readonly maxRetriesPerRequest: null;
+  readonly retryStrategy: (times: number) => number | null;
+}
+
 /**
  * The ioredis connection options of an address: credentials, TLS, and a fast
  * failure rather than endless retries when Redis is down.
@@ -144,7 +155,7 @@ export interface QueueTiming {
  * equal(c.tls?.servername, "h");
  * ```
  */
-export function connectionOptions(address: QueueAddress) {
+export function connectionOptions(address: QueueAddress): ConnectionOptions {
   return {
     host: address.host,
     port: address.port,
