@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { visibleLine } from "../adapters/text/mod.ts";
 import type { BackendEvent, BackendUsage } from "../adapters/backends/types.ts";
 
 function seconds(ms: number): string {
@@ -116,7 +117,10 @@ export function renderBackendEventLine(
 ): string | null {
   const words = describeBackendEvent(event);
   if (words === null) return null;
-  return `[${seconds(elapsedMs).padStart(7)}] · round ${round} · ${backend} · ${words}`;
+  // Agent text is untrusted: its escapes (ESC, OSC 8, BEL, CR) are shown, never acted on.
+  return visibleLine(
+    `[${seconds(elapsedMs).padStart(7)}] · round ${round} · ${backend} · ${words}`,
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { canonicalJson } from "../canonical_json/canonical_json.ts";
+import { checkStatementPins, type StatementPins } from "./pins.ts";
 import type { PublicKey, SigningKey } from "../keys/signing_key.ts";
 import { AttestError } from "./errors.ts";
 import { type DsseEnvelope, openDsse, signDsse } from "./dsse.ts";
@@ -94,7 +95,7 @@ export interface VerifiedAttestation {
 export async function verifyEnvelope(
   envelope: unknown,
   key: PublicKey,
-  options: { readonly expectPatchSha256?: string } = {},
+  options: { readonly expectPatchSha256?: string; readonly pins?: StatementPins } = {},
 ): Promise<VerifiedAttestation> {
   const opened = await openDsse(envelope, key);
   if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
@@ -128,5 +129,6 @@ export async function verifyEnvelope(
       );
     }
   }
+  if (options.pins !== undefined) checkStatementPins(statement, options.pins);
   return { statement, keyid: key.keyId };
 }

@@ -12,7 +12,9 @@ export type AttestErrorCode =
   /** The statement is not a vouch verification summary that passed. */
   | "bad_statement"
   /** The subject does not match the patch the caller holds. */
-  | "subject_mismatch";
+  | "subject_mismatch"
+  /** A pinned field (contract, base, policy, sandbox) differs from what was asked, or is absent. */
+  | "pin_mismatch";
 
 /**
  * The error of the attestation boundary.

@@ -22,4 +22,5 @@ export * from "./statement.ts";
 export * from "./predicates.ts";
 export * from "./dsse.ts";
 export * from "./envelope.ts";
+export * from "./pins.ts";
 export * from "./attest.ts";

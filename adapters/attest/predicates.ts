@@ -36,6 +36,8 @@ export const PREDICATE_KINDS: readonly PredicateKind[] = ["vouch", "vsa", "test-
 /** vouch's own fields carried under {@linkcode VOUCH_EXTENSION_KEY}. */
 export interface VouchExtension {
   readonly task: string;
+  /** The base revision the patch was verified on (absent in attestations made before it was recorded). */
+  readonly baseRevision?: string;
   readonly checks: readonly { readonly id: string; readonly outcome: string }[];
   readonly sandboxProfile: string;
   readonly backend: string;
@@ -107,6 +109,7 @@ export function contractUri(contractDigest: string): string {
 function extension(patch: VerifiedPatchJson): VouchExtension {
   return {
     task: patch.task,
+    baseRevision: patch.baseRevision,
     checks: patch.checks.map((c) => ({ id: c.id, outcome: c.outcome })),
     sandboxProfile: patch.sandboxProfile,
     backend: patch.backend,
@@ -193,6 +196,7 @@ const descriptor = z.object({
 });
 const extensionSchema = z.object({
   task: z.string(),
+  baseRevision: z.string().optional(),
   checks: z.array(z.object({ id: z.string(), outcome: z.string() })),
   sandboxProfile: z.string(),
   backend: z.string(),
@@ -254,6 +258,8 @@ export interface StatementSummary {
   readonly timeVerified: string;
   readonly verifierId: string;
   readonly policyDigest: string;
+  /** The policy's URI (`vouch:contract`, the VSA's `policy.uri`, the test-result configuration's). */
+  readonly policyUri: string;
   readonly receipts: number;
   readonly vouch: VouchExtension;
 }
@@ -286,9 +292,11 @@ export function summarizeStatement(statement: AttestationStatement): StatementSu
       timeVerified: v.timeVerified,
       verifierId: v.verifier.id,
       policyDigest: v.policy.digest["sha256"] ?? "",
+      policyUri: v.policy.uri ?? "",
       receipts: v.inputAttestations.length,
       vouch: {
         task: v.task,
+        ...(v.baseRevision !== undefined ? { baseRevision: v.baseRevision } : {}),
         checks: v.checks.map((c) => ({ id: c.id, outcome: c.outcome })),
         sandboxProfile: v.sandboxProfile,
         backend: v.backend.id,
@@ -305,6 +313,7 @@ export function summarizeStatement(statement: AttestationStatement): StatementSu
       timeVerified: v.timeVerified,
       verifierId: v.verifier.id,
       policyDigest: v.policy.digest["sha256"] ?? "",
+      policyUri: v.policy.uri,
       receipts: v.inputAttestations.length,
       vouch,
     };
@@ -315,6 +324,7 @@ export function summarizeStatement(statement: AttestationStatement): StatementSu
     timeVerified: "",
     verifierId: "",
     policyDigest: t.configuration[0]?.digest["sha256"] ?? "",
+    policyUri: t.configuration[0]?.uri ?? "",
     receipts: 0,
     vouch,
   };

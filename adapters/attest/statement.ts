@@ -22,6 +22,8 @@ export interface VouchVerificationSummary {
   /** RFC 3339 time the patch passed. */
   readonly timeVerified: string;
   readonly task: string;
+  /** The base revision the patch was verified on. */
+  readonly baseRevision?: string;
   /** The outcome contract (the policy) that was run. */
   readonly policy: ResourceDescriptor;
   /** Always `PASSED`: only verified patches are attested. */
@@ -109,6 +111,7 @@ export function buildVerificationStatement(
       },
       timeVerified: new Date(patch.passedAt).toISOString(),
       task: patch.task,
+      baseRevision: patch.baseRevision,
       policy: { uri: "vouch:contract", digest: { sha256: hex(patch.contractDigest) } },
       verificationResult: "PASSED",
       checks: patch.checks.map((c) => ({
@@ -143,6 +146,7 @@ export const VouchStatementSchema = z.object({
     verifier: z.object({ id: z.string(), version: z.record(z.string(), z.string()) }),
     timeVerified: z.string(),
     task: z.string(),
+    baseRevision: z.string().optional(),
     policy: descriptor,
     verificationResult: z.literal("PASSED"),
     checks: z.array(z.object({ id: z.string(), outcome: z.string(), receipt: descriptor })),

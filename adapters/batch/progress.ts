@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { visibleLine } from "../text/mod.ts";
 import type { CandidateRecord, CandidateStatus } from "./schema.ts";
 
 /** What the bar shows. */
@@ -66,5 +67,5 @@ export function candidateLine(
   const why = c.status === "resolved"
     ? ""
     : ` (${c.reason}${c.detail !== c.reason ? `: ${c.detail}` : ""})`;
-  return `[${done}/${total}] ${c.id}: ${c.status}${why}`;
+  return visibleLine(`[${done}/${total}] ${c.id}: ${c.status}${why}`);
 }

@@ -5,10 +5,13 @@
  *
  * @module
  */
+import { markdownText } from "../text/mod.ts";
 import type { BatchReport, CandidateRecord } from "./schema.ts";
 
+/** A table cell: no raw HTML, no control characters, no Markdown links or code spans, one line. */
 function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ").slice(0, 300);
+  return markdownText(text.replace(/\r?\n/g, " ").slice(0, 300))
+    .replace(/[\\`*_[\]|]/g, (c) => `\\${c}`);
 }
 
 function byTask(report: BatchReport): Map<string, CandidateRecord[]> {

@@ -14,11 +14,15 @@ import {
   buildStatement,
   PREDICATE_KINDS,
   type PredicateKind,
+  SANDBOX_STRENGTH,
   signStatement,
+  type StatementPins,
   summarizeStatement,
   verifyEnvelope,
 } from "../../adapters/attest/mod.ts";
 import { sha256Hex } from "../../adapters/digest/mod.ts";
+import { loadContract } from "../../adapters/contract/load.ts";
+import { visible } from "../../adapters/text/mod.ts";
 import {
   findRepositoryRoot,
   importPublicKey,
@@ -40,7 +44,9 @@ Usage:
   vouch attest export [--task ID | --patch-digest DIGEST | --patch DIFF] [--log LOG] [--out FILE]
                       [--key-file FILE] [--pub-out FILE] [--predicate vouch|vsa|test-result]
                       [--resource-uri URI] [--policy-uri URI]
-  vouch attest verify FILE --key PUBKEY [--patch DIFF] [--json]
+  vouch attest verify FILE --key PUBKEY [--patch DIFF] [--contract FILE|sha256:HEX]
+                      [--base COMMIT] [--policy sha256:HEX|URI] [--sandbox bwrap|bwrap+network|none]
+                      [--json]
   vouch attest pubkey [--repo DIR]
 
 export   Finds the verified patch of the task (--task), with that digest
@@ -59,7 +65,12 @@ verify   Checks an envelope with only the public key (no vouch state needed):
          payload type, an Ed25519 signature over PAE by that key (keyid is only
          a hint; both base64 alphabets), statement shape (any of the three
          predicates), PASSED;
-         with --patch, that the diff's SHA-256 is a subject.
+         with --patch, that the diff's SHA-256 is a subject; with --contract,
+         that the contract run is that file (its digest as the VerifiedPatch
+         records it: canonical JSON) or that digest; with --base, the base
+         commit; with --policy, the policy's digest or URI; with --sandbox,
+         that the checks ran in at least that sandbox (bwrap > bwrap+network >
+         none). A pin the statement contradicts or does not record is refused.
 pubkey   Prints the repository's attestation public key (SPKI PEM).
 
 Examples:
@@ -67,6 +78,8 @@ Examples:
   vouch attest export --patch fix.patch --out fix.intoto.json
   vouch attest export --task t1 --predicate vsa --policy-uri https://example.com/c.json
   vouch attest verify t1.intoto.json --key vouch.pub --patch t1.diff
+  vouch attest verify t1.intoto.json --key vouch.pub --patch t1.diff --contract vouch.contract.json \
+                      --base 4f1c2e9d... --sandbox bwrap
 `;
 
 async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
@@ -256,10 +269,21 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
     options: {
       key: { type: "string" },
       patch: { type: "string" },
+      contract: { type: "string" },
+      base: { type: "string" },
+      policy: { type: "string" },
+      sandbox: { type: "string" },
       json: { type: "boolean", default: false },
     },
   });
   if (positionals.length !== 1) throw new UsageError("Cannot verify: give exactly one FILE");
+  if (values.sandbox !== undefined && !SANDBOX_STRENGTH.includes(values.sandbox)) {
+    throw new UsageError(
+      `Cannot verify: --sandbox is "${values.sandbox}", expected one of ${
+        SANDBOX_STRENGTH.join(", ")
+      }`,
+    );
+  }
   if (values.key === undefined) throw new UsageError("Cannot verify: --key PUBKEY is required");
   const file = positionals[0]!;
   const readText = async (p: string, what: string) => {
@@ -279,6 +303,23 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
       throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
     }
   }
+  let contractDigest: string | undefined;
+  if (values.contract !== undefined) {
+    if (/^sha256:[0-9a-fA-F]{64}$/.test(values.contract)) contractDigest = values.contract;
+    else {
+      try {
+        contractDigest = (await loadContract(values.contract)).sourceDigest;
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+    }
+  }
+  const pins: StatementPins = {
+    ...(contractDigest !== undefined ? { contractDigest } : {}),
+    ...(values.base !== undefined ? { base: values.base } : {}),
+    ...(values.policy !== undefined ? { policy: values.policy } : {}),
+    ...(values.sandbox !== undefined ? { sandbox: values.sandbox } : {}),
+  };
   const fail = (code: string, message: string) => {
     if (values.json) {
       io.out(JSON.stringify(jsonDocument({ verified: false, code, message })) + "\n");
@@ -293,20 +334,20 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
     } catch {
       return fail("schema", "Cannot verify attestation: not JSON");
     }
-    const { statement, keyid } = await verifyEnvelope(
-      envelope,
-      key,
-      expectPatchSha256 ? { expectPatchSha256 } : {},
-    );
+    const { statement, keyid } = await verifyEnvelope(envelope, key, {
+      ...(expectPatchSha256 ? { expectPatchSha256 } : {}),
+      pins,
+    });
     if (values.json) {
       io.out(JSON.stringify(jsonDocument({ verified: true, keyid, statement }), null, 2) + "\n");
     } else {
       const p = summarizeStatement(statement);
-      io.out(
+      io.out(visible(
         [
           `VERIFIED attestation by key ${keyid.slice(0, 16)}`,
           `  predicate ${p.predicateType}`,
           `  task      ${p.vouch.task}`,
+          ...(p.vouch.baseRevision !== undefined ? [`  base      ${p.vouch.baseRevision}`] : []),
           `  subject   ${
             statement.subject.map((s) =>
               `${s.name ?? ""} ${Object.entries(s.digest).map(([k, v]) => `${k}:${v}`).join(" ")}`
@@ -321,7 +362,7 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
           }, backend ${p.vouch.backend}`,
           "",
         ].join("\n"),
-      );
+      ));
     }
     return EXIT.ok;
   } catch (error) {

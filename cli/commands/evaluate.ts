@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { visible } from "../../adapters/text/mod.ts";
 import { parseArgs } from "node:util";
 import { evaluateBundleIsolated } from "../../adapters/bundle/isolated.ts";
 import type { VerificationResult } from "../../kernel/bundle/types.ts";
@@ -92,7 +93,11 @@ export const evaluateCommand: CliCommand = {
     if (workUnitPath === undefined) throw new UsageError("--work-unit FILE is required");
     if (planPath === undefined) throw new UsageError("--plan FILE is required");
     const result = await evaluateBundleIsolated({ bundleDir, workUnitPath, planPath });
-    io.out(values.json ? JSON.stringify(result, null, 2) + "\n" : renderVerificationResult(result));
+    io.out(
+      values.json
+        ? JSON.stringify(result, null, 2) + "\n"
+        : visible(renderVerificationResult(result)),
+    );
     return result.decision_support.recommendation === "accept_candidate" ? EXIT.ok : EXIT.rejected;
   },
 };

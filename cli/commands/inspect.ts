@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { visible } from "../../adapters/text/mod.ts";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
@@ -278,7 +279,7 @@ export const inspectCommand: CliCommand = {
         JSON.stringify(jsonDocument({ ...json, keyId: key?.keyId ?? null }), null, 2) + "\n",
       );
     } else {
-      io.out(renderAuditReport(report, key?.keyId ?? null));
+      io.out(visible(renderAuditReport(report, key?.keyId ?? null)));
     }
     return report.verdict === "verified" ? EXIT.ok : EXIT.rejected;
   },

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { visible } from "../../adapters/text/mod.ts";
 import process from "node:process";
 import { isatty } from "node:tty";
 import { type CliCommand, type CliIo, UsageError } from "../command.ts";
@@ -232,7 +233,7 @@ function runWithSink(
     ...(signal !== undefined ? { signal } : {}),
     // The verdict first; `runCli` waits for the trees' removal before it returns.
     treeRemoval: "after_return",
-    onNote: (text) => io.err(`${text}\n`),
+    onNote: (text) => io.err(`${visible(text)}\n`),
     onProgress: sink.onProgress,
     onBackendEvent: sink.onBackendEvent,
     onStep: sink.onStep,
@@ -295,7 +296,7 @@ export const runCommand: CliCommand = {
       }
       if (args.json) io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
       else {
-        io.out(renderSummary(outcome));
+        io.out(visible(renderSummary(outcome)));
         if (args.sandbox === "none") io.out(`sandbox: none: ${UNSANDBOXED_WARNING}\n`);
       }
       return outcome.exitCode;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { visibleLine } from "../../adapters/text/mod.ts";
 import type { CliIo } from "../command.ts";
 import type { ProgressMode } from "./run_args.ts";
 import type { RunProgress } from "../../adapters/driver/outcome.ts";
@@ -97,7 +98,8 @@ export function progressSink(
     if (current === null) return "";
     const moved = now ? current.elapsedMs : current.elapsedMs + (elapsedMs() - receivedAt);
     const p = { ...current, elapsedMs: moved, ...(step === null ? {} : { detail: step }) };
-    return renderProgressLine(p) + suffix;
+    // Check names and steps come from contracts and agents: escapes shown, never acted on.
+    return visibleLine(renderProgressLine(p) + suffix);
   };
   const print = (line: string) => {
     lastOut = elapsedMs();

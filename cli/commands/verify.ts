@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { visible, visibleLine } from "../../adapters/text/mod.ts";
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
@@ -176,7 +177,7 @@ export const verifyCommand: CliCommand = {
         if (!values.json) io.err(`verify: ${step}\n`);
       },
       onCheck: (phase, name) => {
-        if (!values.json) io.err(`${phase}: check "${name}"\n`);
+        if (!values.json) io.err(`${phase}: check "${visibleLine(name)}"\n`);
       },
     }).catch(asUsage).finally(() => {
       if (listening) process.off("SIGINT", onSigint);
@@ -184,7 +185,7 @@ export const verifyCommand: CliCommand = {
     if (values.json) {
       io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
     } else {
-      io.out(renderVerifyOutcome(outcome));
+      io.out(visible(renderVerifyOutcome(outcome)));
       if (sandbox === "none") io.out(`sandbox: none: ${UNSANDBOXED_WARNING}\n`);
     }
     if (outcome.verdict === "verified") {
