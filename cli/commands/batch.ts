@@ -169,8 +169,7 @@ export const batchCommand: CliCommand = {
   verdicts: [],
   exits: {
     0: "every candidate judged",
-    1: "a verdict from the queue was refused (not sealed by the fleet key, or not of its job); " +
-      "merge: a shard report's seal does not verify",
+    1: "a queue verdict or a shard report (merge) did not verify",
   },
   async run(argv, io) {
     if (argv[0] === "merge") return await merge(argv.slice(1), io);
