@@ -208,19 +208,26 @@ export function renderVerifyOutcome(outcome: VerifyOutcomeView): string {
     lines.push("why:");
     for (const d of outcome.details) lines.push(...d.split("\n").map((l) => `  ${l}`));
   }
-  const show = (phase: string, checks: readonly CheckSummary[]) => {
+  const show = (phase: string, checks: readonly CheckSummary[], tails: boolean) => {
     for (const c of checks) {
       const detail = c.passed || c.detail === undefined ? "" : `: ${c.detail}`;
       lines.push(
         `  ${phase}${c.passed ? "pass" : c.outcome} ${c.name} (${c.durationMs} ms)${detail}`,
       );
-      if (!c.passed && c.outputTail.trim() !== "") {
+      if (tails && !c.passed && c.outputTail.trim() !== "") {
         lines.push(...tailLines(c.outputTail, 15, "    "));
       }
     }
   };
-  show("baseline ", outcome.baseline.filter((c) => !c.passed));
-  show("", outcome.checks);
+  // A base that fails is what a fix is for: under VERIFIED one line each, no output (the
+  // receipts and artefacts keep it); when the patch did not verify, its tail may say why.
+  const verified = outcome.verdict === "verified";
+  show(
+    verified ? "baseline (before the patch) " : "baseline ",
+    outcome.baseline.filter((c) => !c.passed),
+    !verified,
+  );
+  show("", outcome.checks, true);
   if (outcome.verifiedPatch !== null) lines.push(`verified patch: ${outcome.verifiedPatch}`);
   return lines.join("\n") + "\n";
 }

@@ -16,6 +16,7 @@ import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { jsonDocument } from "../json_document.ts";
 import { leaveNow } from "../leave_now.ts";
+import { commitHeaderNote } from "../patch_note.ts";
 import {
   renderUnstartable,
   type UnstartableCommand,
@@ -137,6 +138,8 @@ export const verifyCommand: CliCommand = {
     } catch (error) {
       throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
     }
+    const header = commitHeaderNote(patch);
+    if (header !== null) io.err(`${header}\n`);
     // A check that cannot start is found before any tree is made or dependency copied.
     const unstartable = values.verify === undefined
       ? null

@@ -90,9 +90,12 @@ export function ranCount(report: TestReport): number | null {
 /**
  * The SWE-bench lists derived from a baseline run: `failToPass` = the
  * baseline's failing tests, `passToPass` = its passing tests (a test shown
- * both failing and passing is failing), `minRan` = how many ran. `null` when
- * the baseline does not show passing ids (a parser or reporter that hides
- * them): then no test-level judgement is possible and the caller must say so.
+ * both failing and passing is failing), `minRan` = how many ran. A failed
+ * mocha hook (`suite "before each" hook for "x"`) goes to `failingHooks`: it
+ * must not fail after the change (a working hook is never listed, and the
+ * tests it blocked never ran at baseline). `null` when the baseline does not
+ * show passing ids (a parser or reporter that hides them): then no test-level
+ * judgement is possible and the caller must say so.
  *
  * @example
  * ```ts
@@ -111,8 +114,17 @@ export function deriveTestLists(baseline: TestReport): TestLists | null {
   const failed = new Set(failing);
   const passing = [...new Set(baseline.passing)].filter((id) => !failed.has(id));
   const ran = ranCount(baseline);
-  return { failToPass: failing, passToPass: passing, ...(ran !== null ? { minRan: ran } : {}) };
+  const hooks = failing.filter((id) => HOOK.test(id));
+  return {
+    failToPass: failing.filter((id) => !HOOK.test(id)),
+    passToPass: passing,
+    ...(ran !== null ? { minRan: ran } : {}),
+    ...(hooks.length > 0 ? { failingHooks: hooks } : {}),
+  };
 }
+
+/** mocha's title of a failed hook: `suite "before each" hook for "test"` (and `: name` forms). */
+const HOOK = /"(?:before|after) (?:each|all)" hook\b/;
 
 /** How a test fails the differential. */
 export type DifferentialClass =

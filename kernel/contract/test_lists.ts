@@ -52,6 +52,11 @@ export function gradeTestLists(lists: TestLists, report: TestReport | null): Lis
       : "missing";
   return [
     ...lists.failToPass.map((id): ListedTest => ({ id, list: "failToPass", status: status(id) })),
+    ...(lists.failingHooks ?? []).map((id): ListedTest => ({
+      id,
+      list: "failToPass",
+      status: failing.has(id) ? "failed" : "passed",
+    })),
     ...lists.passToPass.map((id): ListedTest => ({ id, list: "passToPass", status: status(id) })),
   ];
 }

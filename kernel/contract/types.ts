@@ -91,6 +91,12 @@ export interface TestLists {
    * (`tests_fewer_ran`). Absent: not judged.
    */
   readonly minRan?: number;
+  /**
+   * Hooks that failed at baseline (mocha's `suite "before each" hook for "x"`):
+   * graded with `failToPass`, but a hook passes by not failing, since a hook
+   * that works is never listed. Absent: none.
+   */
+  readonly failingHooks?: readonly string[];
 }
 
 /** Which list a graded test belongs to. */

@@ -193,3 +193,23 @@ Deno.test("judgeCheck applies the lists' minRan: a run with fewer tests fails wi
   assert.equal(skipped.tests?.[0]?.status, "skipped");
   assert.deepEqual(skipped.reasons.map((r) => r.code), ["tests_fail_to_pass_failed"]);
 });
+
+Deno.test("a failed mocha hook at baseline must stop failing; the tests it blocked may appear", () => {
+  const hook = 'calc inner "before each" hook for "adds"';
+  const lists = deriveTestLists({ failing: [hook], passing: ["calc subs"], ran: 2 })!;
+  assert.deepEqual(lists.failToPass, []);
+  assert.deepEqual(lists.failingHooks, [hook]);
+  // The fix: the hook works, so it is not listed; the test it blocked runs and passes.
+  const fixed = judgeTestDifferential(lists, {
+    failing: [],
+    passing: ["calc subs", "calc inner adds"],
+    ran: 2,
+  });
+  assert.equal(fixed.verdict, "passed");
+  // Nothing fixed: the hook still fails.
+  const still = judgeTestDifferential(lists, { failing: [hook], passing: ["calc subs"], ran: 2 });
+  assert.deepEqual(still.offences.map((o) => o.class), ["still_failing"]);
+  // The blocked describe deleted: nothing fails, but fewer ran.
+  const gone = judgeTestDifferential(lists, { failing: [], passing: ["calc subs"], ran: 1 });
+  assert.deepEqual(gone.offences.map((o) => o.class), ["fewer_ran"]);
+});
