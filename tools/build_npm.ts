@@ -1,18 +1,25 @@
 /**
- * Builds the npm package in `dist/npm/`: ESM JavaScript and `.d.ts` types for
- * every source file of the library (kernel, adapters, cli, wasm, the root
- * facade), emitted by TypeScript from npm (`tsc`, relative `.ts` imports
- * rewritten to `.js`), a `package.json` whose `exports` are deno.json's
- * (facade `.` and every sub-path, each with `types` and `import`), a `bin` for
- * `vouch` (`cli/node_bin.ts`), and the runtime dependencies (zod, canonicalize, the ACP SDK,
- * hash-wasm) as real npm dependencies pinned to the versions in deno.lock.
+ * Builds the npm package in `dist/npm/`:
+ *
+ * - `types/`: one `.d.ts` per source file (kernel, adapters, cli, wasm, the root facade), emitted
+ *   by TypeScript from npm (`tsc`, relative `.ts` imports rewritten to `.js`); `cjs/types/` is
+ *   the same tree read as CommonJS (`cjs/package.json` says `"type": "commonjs"`).
+ * - `esm/`: one bundle per entry point (esbuild from npm, ESM with shared chunks, so each module
+ *   exists once), plus `bin.js` (the `vouch` CLI) and `evaluate_child.js` (the child `vouch
+ *   evaluate` starts under Node's permission model).
+ * - `cjs/`: one self-contained CommonJS bundle per entry point, for `require`.
+ * - a `package.json` whose `exports` are deno.json's (facade `.` and every sub-path, each with
+ *   `import` and `require`, each with its `types`) plus `./package.json`; a folder per sub-path
+ *   for resolvers without `exports` (TypeScript's node10); the runtime dependencies pinned to
+ *   the versions in deno.lock; the queue client as an optional peer dependency.
+ *
  * With `--pack` it also runs `npm pack`, printing the tarball's path.
  *
  *   deno task npm [--pack]
  *
- * Needs `node` and `npm` on PATH (the build installs `typescript` and
- * `@types/node` into `dist/npm-build/`, a scratch directory, from the npm
- * registry or npm's cache).
+ * Needs `node` and `npm` on PATH: the build installs its tools (BUILD_TOOLS: typescript,
+ * esbuild, postject for the SEA, publint and arethetypeswrong for the tests) into
+ * `dist/npm-build/`, a scratch directory, from the npm registry or npm's cache.
  *
  * @module
  */
@@ -76,6 +83,9 @@ const BUILD_TOOLS = {
   typescript: "5.9.3",
   "@types/node": "20.19.1",
   postject: "1.0.0-alpha.6",
+  esbuild: "0.28.2",
+  publint: "0.3.25",
+  "@arethetypeswrong/cli": "0.18.5",
 };
 
 interface DenoConfig {
@@ -101,17 +111,53 @@ export function lockedVersions(): Record<string, string> {
   return out;
 }
 
+/** The npm package's entry points: export key, bundle name, source module. */
+export const NPM_ENTRIES: readonly { key: string; name: string; source: string }[] = [
+  { key: ".", name: "index", source: "mod.ts" },
+  { key: "./kernel", name: "kernel", source: "kernel/mod.ts" },
+  { key: "./backends", name: "backends", source: "adapters/backends/mod.ts" },
+  { key: "./log", name: "log", source: "adapters/log/mod.ts" },
+  { key: "./wasm", name: "wasm", source: "wasm/mod.ts" },
+];
+/** Bundles that are no export: the CLI (`bin`) and the evaluation child `vouch evaluate` starts. */
+const INTERNAL_ENTRIES = [
+  { name: "bin", source: "cli/node_bin.ts", cjs: false },
+  { name: "evaluate_child", source: "adapters/bundle/evaluate_child.ts", cjs: false },
+];
+/**
+ * npm packages left out of the bundles (npm installs them): hash-wasm (loaded on first use), the
+ * ACP SDK (loaded when an ACP agent starts; ESM only, so the CommonJS bundles inline it) and the
+ * optional queue client. zod and the RFC 8785 serializer are bundled (one file evaluates far
+ * faster than zod's 95 modules); zod stays a dependency because vouch's types name its types.
+ */
+const ESM_EXTERNAL = ["hash-wasm", "@agentclientprotocol/sdk", "bullmq"];
+const CJS_EXTERNAL = ["hash-wasm", "bullmq"];
+/** Optional: only `vouch batch --queue` and `vouch worker` load them. */
+export const OPTIONAL_PEERS: readonly string[] = ["bullmq"];
+
 /** The package.json of the npm package. */
 export function packageJson(): Record<string, unknown> {
   const config = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as DenoConfig;
-  const exports: Record<string, { types: string; import: string }> = {};
-  for (const [key, path] of Object.entries(config.exports)) {
-    const base = "./esm/" + path.replace(/^\.\//, "").replace(/\.ts$/, "");
-    exports[key] = { types: `${base}.d.ts`, import: `${base}.js` };
+  const exports: Record<string, unknown> = {};
+  for (const entry of NPM_ENTRIES) {
+    if (config.exports[entry.key] !== "./" + entry.source) {
+      throw new Error(`deno.json exports ${entry.key} is not ./${entry.source}`);
+    }
+    const types = entry.source.replace(/\.ts$/, ".d.ts");
+    exports[entry.key] = {
+      import: { types: `./types/${types}`, default: `./esm/${entry.name}.js` },
+      require: { types: `./cjs/types/${types}`, default: `./cjs/${entry.name}.js` },
+    };
   }
+  exports["./package.json"] = "./package.json";
   const dependencies: Record<string, string> = {};
+  const peerDependencies: Record<string, string> = {};
+  const peerDependenciesMeta: Record<string, { optional: true }> = {};
   for (const [name, version] of Object.entries(lockedVersions())) {
-    dependencies[name] = `^${version}`;
+    if (OPTIONAL_PEERS.includes(name)) {
+      peerDependencies[name] = `^${version}`;
+      peerDependenciesMeta[name] = { optional: true };
+    } else if (name !== "canonicalize") dependencies[name] = `^${version}`;
   }
   return {
     name: config.name,
@@ -130,10 +176,23 @@ export function packageJson(): Record<string, unknown> {
     // Importing a vouch module runs nothing but definitions (the CLI is the `bin`, never imported).
     sideEffects: false,
     exports,
-    types: exports["."]!.types,
-    bin: { vouch: "./esm/cli/node_bin.js" },
-    files: ["esm/", "schemas/", "README.md", "LICENSE", "CHANGELOG.md"],
+    main: "./cjs/index.js",
+    module: "./esm/index.js",
+    types: "./types/mod.d.ts",
+    bin: { vouch: "./esm/bin.js" },
+    files: [
+      "esm/",
+      "cjs/",
+      "types/",
+      ...NPM_ENTRIES.filter((e) => e.key !== ".").map((e) => e.key.slice(2) + "/"),
+      "schemas/",
+      "README.md",
+      "LICENSE",
+      "CHANGELOG.md",
+    ],
     dependencies,
+    peerDependencies,
+    peerDependenciesMeta,
   };
 }
 
@@ -199,6 +258,7 @@ export function buildNpm(): string {
     mkdirSync(dirname(join(src, file)), { recursive: true });
     cpSync(join(ROOT, file), join(src, file));
   }
+  // 1. Types: declarations only, one .d.ts per source file (with the JSDoc).
   const tsconfig = {
     compilerOptions: {
       target: "ES2022",
@@ -210,11 +270,12 @@ export function buildNpm(): string {
       allowImportingTsExtensions: true,
       rewriteRelativeImportExtensions: true,
       declaration: true,
+      emitDeclarationOnly: true,
       // The sources are type-checked by `deno check`; tsc only emits.
       noCheck: true,
       skipLibCheck: true,
       rootDir: "src",
-      outDir: join(OUT, "esm"),
+      outDir: join(OUT, "types"),
     },
     files: sources.map((f) => `src/${f}`),
   };
@@ -224,16 +285,66 @@ export function buildNpm(): string {
     "-p",
     join(BUILD, "tsconfig.json"),
   ], BUILD);
-  walk(join(OUT, "esm"), (file) => {
+  walk(join(OUT, "types"), (file) => {
     if (file.endsWith(".d.ts")) {
       writeFileSync(file, rewriteDeclarationSpecifiers(readFileSync(file, "utf8")));
     }
   });
-  chmodSync(join(OUT, "esm/cli/node_bin.js"), 0o755);
-  writeFileSync(join(OUT, "package.json"), JSON.stringify(packageJson(), null, 2) + "\n");
-  for (const file of ["README.md", "LICENSE", "CHANGELOG.md"]) {
-    cpSync(join(ROOT, file), join(OUT, file));
+  // The same declarations read as CommonJS (a folder whose package.json says so), for `require`.
+  cpSync(join(OUT, "types"), join(OUT, "cjs/types"), { recursive: true });
+  writeFileSync(join(OUT, "cjs/package.json"), JSON.stringify({ type: "commonjs" }) + "\n");
+  // 2. Code: one bundle per entry point. ESM with shared chunks (one copy of each module, so
+  // `instanceof VouchError` holds across entry points); CommonJS one self-contained file each.
+  const esbuild = join(BUILD, "node_modules/esbuild/bin/esbuild");
+  const common = ["--bundle", "--platform=node", "--target=node20", "--log-level=warning"];
+  const esmEntries = [...NPM_ENTRIES, ...INTERNAL_ENTRIES].map((e) => `${e.name}=src/${e.source}`);
+  run(esbuild, [
+    ...esmEntries,
+    ...common,
+    "--format=esm",
+    "--splitting",
+    "--chunk-names=chunk-[hash]",
+    `--outdir=${join(OUT, "esm")}`,
+    ...ESM_EXTERNAL.map((x) => `--external:${x}`),
+  ], BUILD);
+  const cjsEntries = [...NPM_ENTRIES, ...INTERNAL_ENTRIES.filter((e) => e.cjs)];
+  for (const entry of cjsEntries) {
+    run(esbuild, [
+      `src/${entry.source}`,
+      ...common,
+      "--format=cjs",
+      // CommonJS has no import.meta: the bundle's own file URL stands in for it.
+      "--define:import.meta.url=__vouch_import_meta_url",
+      '--banner:js=var __vouch_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
+      `--outfile=${join(OUT, "cjs", entry.name + ".js")}`,
+      ...CJS_EXTERNAL.map((x) => `--external:${x}`),
+    ], BUILD);
   }
+  // Resolvers without `exports` (TypeScript's node10, old bundlers): a folder per sub-path.
+  for (const entry of NPM_ENTRIES.filter((e) => e.key !== ".")) {
+    const dir = join(OUT, entry.key);
+    mkdirSync(dir, { recursive: true });
+    const types = entry.source.replace(/\.ts$/, ".d.ts");
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify(
+        {
+          main: `../cjs/${entry.name}.js`,
+          module: `../esm/${entry.name}.js`,
+          types: `../cjs/types/${types}`,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+  }
+  const bin = join(OUT, "esm/bin.js");
+  writeFileSync(bin, "#!/usr/bin/env node\n" + readFileSync(bin, "utf8").replace(/^#!.*\n/, ""));
+  chmodSync(bin, 0o755);
+  writeFileSync(join(OUT, "package.json"), JSON.stringify(packageJson(), null, 2) + "\n");
+  // The package's own README is Node-first (npm, npx, require/import); the repository's is Deno's.
+  cpSync(join(ROOT, "tools/npm/README.md"), join(OUT, "README.md"));
+  for (const file of ["LICENSE", "CHANGELOG.md"]) cpSync(join(ROOT, file), join(OUT, file));
   cpSync(join(ROOT, "schemas"), join(OUT, "schemas"), { recursive: true });
   return OUT;
 }

@@ -9,7 +9,6 @@
  * @module
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import { RequestError } from "@agentclientprotocol/sdk";
 import { isAbsolute, relative } from "node:path";
 import {
   type CompiledToolAccessRules,
@@ -38,6 +37,8 @@ const DEFAULT_TERMINAL_BYTES = 64 * 1024;
 
 /** What the client needs from the backend. */
 export interface AcpClientEnv {
+  /** The SDK's `RequestError` (passed in: the SDK is loaded only when an ACP agent starts). */
+  readonly requestError: typeof acp.RequestError;
   readonly worktree: string;
   readonly rules: CompiledToolAccessRules;
   readonly sandbox: SandboxProfile;
@@ -110,18 +111,18 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
     stats.refusals.push(`${what}: ${detail}`);
     env.emit({ kind: "tool", name: what, isError: true });
     env.record({ refused: what, detail });
-    throw RequestError.invalidParams(undefined, `refused by vouch: ${detail}`);
+    throw env.requestError.invalidParams(undefined, `refused by vouch: ${detail}`);
   };
   // A refusal is counted and shown; a file that is not there is only an answer.
   const fail = (what: string, path: string, a: { content: string; refused: boolean }): never => {
     if (a.refused) return refuse(what, a.content);
     env.record({ failed: what, detail: boundText(a.content, 500) });
-    if (a.content.endsWith("does not exist")) throw RequestError.resourceNotFound(path);
-    throw RequestError.internalError(undefined, boundText(a.content, 500));
+    if (a.content.endsWith("does not exist")) throw env.requestError.resourceNotFound(path);
+    throw env.requestError.internalError(undefined, boundText(a.content, 500));
   };
   const terminal = (id: string): Terminal => {
     const t = terminals.get(id);
-    if (t === undefined) throw RequestError.invalidParams(undefined, `no terminal ${id}`);
+    if (t === undefined) throw env.requestError.invalidParams(undefined, `no terminal ${id}`);
     return t;
   };
   return {

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import * as acp from "@agentclientprotocol/sdk";
+// The ACP SDK is loaded when an ACP agent starts, not when vouch is imported (import cost).
+type AcpSdk = typeof import("@agentclientprotocol/sdk");
 import type { Writable } from "node:stream";
 import { compileToolAccessRules } from "../../kernel/scope/judge_tool_access.ts";
 import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
@@ -216,6 +217,7 @@ async function runAcp(
     sandbox: config.sandbox ?? NO_SANDBOX,
     signal: kill.signal,
   });
+  const acp: AcpSdk = await import("@agentclientprotocol/sdk");
   const conn = new acp.ClientSideConnection(
     () =>
       acpClient({
@@ -228,6 +230,7 @@ async function runAcp(
         terminalTimeoutMs: config.terminalTimeoutMs ?? 300_000,
         files,
         runtime: terminalRuntime(config.sandbox ?? NO_SANDBOX),
+        requestError: acp.RequestError,
         ...(config.askHuman !== undefined ? { askHuman: config.askHuman } : {}),
       }, stats),
     acp.ndJsonStream(toAgent, fromAgent),

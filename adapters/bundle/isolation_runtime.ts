@@ -13,7 +13,7 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, resolve, sep } from "node:path";
+import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { VouchError } from "../../kernel/errors/mod.ts";
@@ -38,17 +38,29 @@ export interface IsolationRuntime {
   command(entry: URL, readPaths: readonly string[], entryArgs: readonly string[]): ChildCommand;
 }
 
-/** The default child entry module: the `.ts` source under Deno, the emitted `.js` in the npm build. */
+/**
+ * Whether this module runs from the npm package's bundles: `esm/*.js` or `cjs/*.js`, each folder
+ * the entry bundles (and chunks); the child is `esm/evaluate_child.js` for both.
+ */
+const BUNDLED = !import.meta.url.endsWith(".ts");
+
+/** The default child entry module: the `.ts` source under Deno, the bundled `.js` in the npm package. */
 export const EVALUATE_CHILD_ENTRY: URL = new URL(
-  import.meta.url.endsWith(".ts") ? "./evaluate_child.ts" : "./evaluate_child.js",
+  BUNDLED ? "../esm/evaluate_child.js" : "./evaluate_child.ts",
   import.meta.url,
 );
+
+/** The child's own code: the npm package's root (its bundles), or the source tree. */
+const OWN_CODE: URL = new URL(BUNDLED ? "../" : "../../", import.meta.url);
 
 /** The repository's deno.json, giving a Deno child its import map (`zod`, ...). */
 export const EVALUATE_CHILD_CONFIG: URL = new URL("../../deno.json", import.meta.url);
 
-/** npm packages the child's module graph imports (their directories are readable to a Node child). */
-export const CHILD_NPM_PACKAGES: readonly string[] = ["zod", "canonicalize"];
+/**
+ * npm packages the child's module graph imports (their directories are readable to a Node child):
+ * none from the npm package, whose child bundle holds all it runs (zod, the RFC 8785 serializer).
+ */
+export const CHILD_NPM_PACKAGES: readonly string[] = BUNDLED ? [] : ["zod", "canonicalize"];
 
 function checkGrantable(readPaths: readonly string[]): void {
   for (const p of readPaths) {
@@ -155,18 +167,12 @@ export const denoIsolation: IsolationRuntime = {
 
 /** The directory of the npm package `name` as this module resolves it, or null. */
 function packageDir(name: string): string | null {
-  let file: string;
   try {
-    file = fileURLToPath(import.meta.resolve(name));
+    // Through require.resolve of its package.json: works from the ESM and the CommonJS bundle.
+    return dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
   } catch {
     return null;
   }
-  const marker = `${sep}node_modules${sep}`;
-  const at = file.lastIndexOf(marker);
-  if (at < 0) return dirname(file);
-  const rest = file.slice(at + marker.length).split(sep);
-  const depth = rest[0]?.startsWith("@") ? 2 : 1;
-  return file.slice(0, at + marker.length) + rest.slice(0, depth).join(sep);
 }
 
 /** Which permission-model flag this Node understands, or null (no permission model). */
@@ -198,7 +204,7 @@ export const nodeIsolation: IsolationRuntime = {
       throw unavailable(`the evaluator child module ${entryPath} is not on disk`);
     }
     // The child's own code: the package's emitted tree and the npm packages it imports.
-    const own = [fileURLToPath(new URL("../../", import.meta.url)), entryPath];
+    const own = [fileURLToPath(OWN_CODE), entryPath];
     for (const name of CHILD_NPM_PACKAGES) {
       const dir = packageDir(name);
       if (dir === null) throw unavailable(`the child's dependency ${name} cannot be resolved`);

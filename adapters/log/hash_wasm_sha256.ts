@@ -1,4 +1,3 @@
-import { createSHA256 } from "hash-wasm";
 import type { Sha256 } from "../../kernel/digest.ts";
 
 /**
@@ -18,6 +17,8 @@ import type { Sha256 } from "../../kernel/digest.ts";
  * ```
  */
 export async function createHashWasmSha256(): Promise<Sha256> {
+  // Loaded on first use, not when vouch is imported (import cost).
+  const { createSHA256 } = await import("hash-wasm");
   const hasher = await createSHA256();
   return {
     name: "hash-wasm",

@@ -21,9 +21,10 @@ export async function loadQueue(): Promise<typeof import("../../adapters/batch/q
     return await import("../../adapters/batch/queue.ts");
   } catch (error) {
     throw new UsageError(
-      `Cannot use --queue: the queue client (npm package bullmq) cannot be loaded: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      "Cannot use --queue: the queue client, the optional npm package bullmq, cannot be loaded " +
+        `(install it beside vouch: npm install bullmq): ${
+          error instanceof Error ? error.message : String(error)
+        }`,
     );
   }
 }

@@ -41,8 +41,23 @@ export class VouchError<C extends string = string> extends Error {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
+    Object.defineProperty(this, VOUCH_ERROR_BRAND, { value: true });
+  }
+
+  /**
+   * `x instanceof VouchError` holds for a VouchError made by ANY copy of vouch in the process
+   * (the npm package's ESM and CommonJS builds, two entry points' CommonJS bundles): they share
+   * a registered symbol. Subclasses keep ordinary `instanceof`.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== VouchError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null &&
+      (value as Record<symbol, unknown>)[VOUCH_ERROR_BRAND] === true;
   }
 }
+
+/** The mark every {@link VouchError} carries (a registered symbol: one per process, not per copy). */
+const VOUCH_ERROR_BRAND: unique symbol = Symbol.for("@vouch/vouch#VouchError");
 
 /**
  * Whether `value` is a {@link VouchError} (of any boundary).
