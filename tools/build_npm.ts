@@ -127,8 +127,9 @@ const INTERNAL_ENTRIES = [
 /**
  * npm packages left out of the bundles (npm installs them): hash-wasm (loaded on first use), the
  * ACP SDK (loaded when an ACP agent starts; ESM only, so the CommonJS bundles inline it) and the
- * optional queue client. zod and the RFC 8785 serializer are bundled (one file evaluates far
- * faster than zod's 95 modules); zod stays a dependency because vouch's types name its types.
+ * optional queue client. Everything else is bundled: zod (one file evaluates far faster than
+ * zod's 95 modules; zod stays a dependency because vouch's types name its types), the RFC 8785
+ * serializer, saxes.
  */
 const ESM_EXTERNAL = ["hash-wasm", "@agentclientprotocol/sdk", "bullmq"];
 const CJS_EXTERNAL = ["hash-wasm", "bullmq"];
@@ -157,7 +158,9 @@ export function packageJson(): Record<string, unknown> {
     if (OPTIONAL_PEERS.includes(name)) {
       peerDependencies[name] = `^${version}`;
       peerDependenciesMeta[name] = { optional: true };
-    } else if (name !== "canonicalize") dependencies[name] = `^${version}`;
+    } else if (name === "zod" || ESM_EXTERNAL.includes(name)) {
+      dependencies[name] = `^${version}`;
+    } // else bundled (the RFC 8785 serializer, saxes): nothing for npm to install
   }
   return {
     name: config.name,
