@@ -521,16 +521,19 @@ function configNames(c: Collector, path: string, text: string, command: string |
 
 /** What the configs and the command name. */
 export function namedByConfigs(
-  configs: Readonly<Record<string, string>>,
+  configs: Readonly<Record<string, string | readonly string[]>>,
   command: string | undefined,
 ): Named {
   const c = new Collector();
   const paths = Object.keys(configs).sort();
   for (const path of paths) {
-    try {
-      configNames(c, path, configs[path]!, path.endsWith("package.json") ? command : undefined);
-    } catch {
-      // A config this cannot read names nothing; its own file is still the oracle.
+    const value = configs[path]!;
+    for (const text of typeof value === "string" ? [value] : value) {
+      try {
+        configNames(c, path, text, path.endsWith("package.json") ? command : undefined);
+      } catch {
+        // A config this cannot read names nothing; its own file is still the oracle.
+      }
     }
   }
   if (command !== undefined) commandNames(c, "", command, "the check command", null);

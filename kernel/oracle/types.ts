@@ -54,11 +54,11 @@ export interface OracleInput {
    * Contents of the configuration files that name what the runner loads,
    * keyed by repository-relative path: `package.json`, `.mocharc.*`,
    * `jest.config.*`, `vitest.config.*`, `pytest.ini`, `pyproject.toml`,
-   * `setup.cfg`, `tox.ini`, `Cargo.toml`, `deno.json`. Pass the base's and,
-   * when a patch changes one, the patched text under the same key joined by
-   * `\n` (what either names is the oracle). Others are ignored.
+   * `setup.cfg`, `tox.ini`, `Cargo.toml`, `deno.json`. A path may carry
+   * several versions (the base's and the patched text): what any of them
+   * names is the oracle. Others are ignored.
    */
-  readonly configs?: Readonly<Record<string, string>>;
+  readonly configs?: Readonly<Record<string, string | readonly string[]>>;
   /** The check command (`npm test`, `pytest -q tests/`): files it names are the oracle. */
   readonly command?: string;
   /** The baseline's tests: the files they live in are the oracle. */

@@ -270,3 +270,21 @@ Deno.test("property: a source file under src/ is never the oracle unless a confi
     ),
   );
 });
+
+Deno.test("several versions of a config: what any of them names is the oracle", () => {
+  const base = JSON.stringify({ scripts: { test: "mocha --require test/env.js" } });
+  const patched = JSON.stringify({ scripts: { test: "mocha --require lib/setup.js" } });
+  const set = oracleSet({
+    paths: [],
+    runners: ["mocha"],
+    configs: { "package.json": [base, patched] },
+  });
+  assert.ok(set.classify("lib/setup.js") !== null);
+  assert.ok(set.classify("test/env.js") !== null);
+  assert.equal(
+    oracleSet({ paths: [], runners: ["mocha"], configs: { "package.json": base } }).classify(
+      "lib/setup.js",
+    ),
+    null,
+  );
+});
