@@ -281,6 +281,15 @@ const LOAD_FLAGS = new Set([
   "-R",
   "-c",
 ]);
+/** Task runners whose own file defines what the check runs. */
+const TASK_FILES: Readonly<Record<string, readonly string[]>> = {
+  make: ["Makefile", "makefile", "GNUmakefile"],
+  just: ["justfile", "Justfile", ".justfile"],
+  tox: ["tox.ini"],
+  nox: ["noxfile.py"],
+  rake: ["Rakefile"],
+  task: ["Taskfile.yml", "Taskfile.yaml"],
+};
 const RUNNER_WORDS =
   /(?:^|\/)(?:node|mocha|_mocha|jest|vitest|tap|tape|ava|deno|pytest|py\.test|python3?|c8|nyc|sh|bash)$/;
 
@@ -347,6 +356,10 @@ function commandNames(
       }
       if (i === 0 && !w.startsWith("-") && (w.includes("/") || /\.(?:sh|py|[cm]?js|ts)$/.test(w))) {
         c.module(base, w, `run by ${where}`);
+      }
+      const definer = i === 0 ? TASK_FILES[w.slice(w.lastIndexOf("/") + 1)] : undefined;
+      if (definer !== undefined) {
+        for (const f of definer) c.spec(base, f, `defines the check (${w}, in ${where})`);
       }
       if (runnerSeen && !w.startsWith("-") && (/[/*]/.test(w) || /\.\w+(?:::|$)/.test(w))) {
         c.spec(base, w, `named by ${where}`, "ignore");

@@ -288,3 +288,20 @@ Deno.test("several versions of a config: what any of them names is the oracle", 
     null,
   );
 });
+
+Deno.test("a check run through a task runner: its file defines the check", () => {
+  const make = oracleSet({ paths: [], runners: [], command: "make test" });
+  assert.deepEqual(make.classify("Makefile")?.reasons, [
+    "defines the check (make, in the check command)",
+  ]);
+  const tox = oracleSet({ paths: [], runners: ["pytest"], command: "tox -e py311" });
+  assert.equal(tox.classify("tox.ini")?.scope, "file");
+  assert.equal(
+    oracleSet({ paths: [], runners: ["pytest"], command: "pytest" }).classify("tox.ini")?.scope,
+    "test-keys",
+  );
+  assert.equal(
+    oracleSet({ paths: [], runners: [], command: "npm test" }).classify("Makefile"),
+    null,
+  );
+});
