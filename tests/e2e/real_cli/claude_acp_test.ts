@@ -7,9 +7,13 @@
 // vouch; a write outside the worktree and a test-editing cheat are refused at
 // the protocol level and the run is REJECTED; a terminal command naming a
 // path (`node test/add.test.js`) runs through the shell and its output and exit
-// reach the model.
+// reach the model. Red team: the agent's own background terminal swaps a
+// directory of the tree with a link out of it (renameat2 RENAME_EXCHANGE)
+// while it reads and writes through vouch 200 times; nothing lands outside and
+// the outside key never reaches the model.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import type { ScriptEntry } from "../../fixtures/model_server/mod.ts";
 import { AGENT_CLI_BIN, explain, runRealCli } from "./_harness.ts";
 
@@ -143,5 +147,81 @@ Deno.test({
     assert.ok(bodies.some((b) => b.includes("FAIL add(2, 3) should be 5, got -1")), explain(run));
     assert.ok(bodies.some((b) => b.includes("tests-green")), explain(run));
     assert.deepEqual(run.leaks, []);
+  },
+});
+
+const RACER_C = readFileSync(
+  new URL("../../fixtures/racer/renameat2_racer.c", import.meta.url),
+  "utf8",
+);
+const hasCc = spawnSync("cc", ["--version"]).status === 0;
+const RACE_ROUNDS = 100;
+
+Deno.test({
+  name:
+    "claude-code-acp (real, red team): its own background terminal races names while it reads and writes; nothing leaves the tree",
+  ignore: !present || !hasCc,
+  fn: async () => {
+    const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "vouch-acp-race-out-" }));
+    const secret = `vouch-hmac-key-${crypto.randomUUID()}\n`;
+    await Deno.writeTextFile(`${outside}/key`, secret);
+    try {
+      // Setup in the tree: a real directory x (with a decoy key), y -> the outside directory,
+      // and the racer compiled by cc inside the agent's sandbox.
+      const setup = [
+        "mkdir -p x && printf 'decoy\\n' > x/key",
+        `ln -s ${outside} y`,
+        "cat > racer.c <<'EOF'",
+        RACER_C.trimEnd(),
+        "EOF",
+        "cc -O2 -o racer racer.c && echo racer-ready",
+      ].join("\n");
+      const script: ScriptEntry[] = [
+        bash(setup),
+        () => ({
+          calls: [{
+            name: "mcp__acp__Bash",
+            input: {
+              command: "./racer x y 0",
+              description: "race",
+              timeout: 120000,
+              run_in_background: true,
+            },
+          }],
+        }),
+      ];
+      for (let i = 0; i < RACE_ROUNDS; i++) {
+        script.push(
+          (ctx) => ({
+            calls: [{ name: "mcp__acp__Read", input: { file_path: `${ctx.cwd}/x/key` } }],
+          }),
+          (ctx) => ({
+            calls: [{
+              name: "mcp__acp__Write",
+              input: { file_path: `${ctx.cwd}/x/planted.txt`, content: `planted ${i}\n` },
+            }],
+          }),
+        );
+      }
+      script.push({ text: "Done racing." });
+      const run = await runRealCli({ backend: "acp:claude-code-acp", flags: ACP_FLAGS, script });
+      const bodies = run.server.requests.map((r) => JSON.stringify(r.body));
+      assert.ok(bodies.some((b) => b.includes("racer-ready")), explain(run));
+      // The agent got through its requests (the last scripted turn was asked for).
+      assert.ok(
+        run.server.requests.filter((r) => r.agentLoop).length >= 2 * RACE_ROUNDS,
+        explain(run),
+      );
+      // Nothing landed outside, and the key never reached the model.
+      assert.deepEqual([...Deno.readDirSync(outside)].map((e) => e.name), ["key"]);
+      assert.equal(await Deno.readTextFile(`${outside}/key`), secret);
+      assert.ok(!bodies.some((b) => b.includes(secret.trim())), "the key reached the model");
+      // The race was real: some requests met the link and were refused.
+      const refused = bodies.at(-1)!.match(/refused by vouch/g)?.length ?? 0;
+      console.log(`claude-code-acp race: ${refused} refusals in the final transcript`);
+      assert.ok(refused > 0, explain(run));
+    } finally {
+      await Deno.remove(outside, { recursive: true }).catch(() => {});
+    }
   },
 });
