@@ -205,10 +205,10 @@ export function textValues(text: string, key: string): string[] {
   const out: string[] = [];
   const lines = text.split(/\r?\n/);
   const head = new RegExp(`^(\\s*)(?:-\\s*)?["']?${key}["']?\\s*[:=]\\s*(.*)$`);
+  const inline = new RegExp(`[{,]\\s*["']?${key}["']?\\s*:\\s*(.*)$`);
   const quoted = /(["'`])((?:(?!\1)[^\\]|\\.)*)\1/g;
   for (let i = 0; i < lines.length && out.length < MAX_VALUES; i++) {
-    const m = head.exec(lines[i]!) ??
-      new RegExp(`[{,]\\s*["']?${key}["']?\\s*:\\s*(.*)$`).exec(lines[i]!);
+    const m = head.exec(lines[i]!) ?? inline.exec(lines[i]!);
     if (m === null) continue;
     let rest = (m.length === 3 ? m[2] : m[1])!.trim();
     if (rest.startsWith("[")) {
