@@ -25,7 +25,7 @@ import {
   terminalLine,
   terminalScript,
 } from "./_terminal.ts";
-import { boundRead, fsDecision, readText, writeTool } from "./_native_tools.ts";
+import { boundRead, fsDecision, readText, type ToolAnswer, writeTool } from "./_native_tools.ts";
 import type { AgentDecision, BackendEvent } from "./types.ts";
 import { boundText, MAX_DECISIONS } from "./types.ts";
 
@@ -114,10 +114,10 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
     throw env.requestError.invalidParams(undefined, `refused by vouch: ${detail}`);
   };
   // A refusal is counted and shown; a file that is not there is only an answer.
-  const fail = (what: string, path: string, a: { content: string; refused: boolean }): never => {
+  const fail = (what: string, path: string, a: ToolAnswer): never => {
     if (a.refused) return refuse(what, a.content);
     env.record({ failed: what, detail: boundText(a.content, 500) });
-    if (a.content.endsWith("does not exist")) throw env.requestError.resourceNotFound(path);
+    if (a.notFound === true) throw env.requestError.resourceNotFound(path);
     throw env.requestError.internalError(undefined, boundText(a.content, 500));
   };
   const terminal = (id: string): Terminal => {

@@ -84,6 +84,8 @@ export interface ToolAnswer {
   readonly refused: boolean;
   readonly command?: string;
   readonly wrote?: string;
+  /** The file (or a directory on its path) does not exist. */
+  readonly notFound?: boolean;
 }
 
 const MAX_READ_CHARS = 256 * 1024;
@@ -225,7 +227,10 @@ function fileRefusal(path: string, r: FileRefusal): ToolAnswer {
     case "too_large":
       return answer(`refused (too_large): ${r.message}`, true, true);
     case "not_found":
-      return answer(`error: ${path === "" ? "." : path} does not exist`, true);
+      return {
+        ...answer(`error: ${path === "" ? "." : path} does not exist`, true),
+        notFound: true,
+      };
     default:
       return answer(`error: ${r.message}`, true);
   }

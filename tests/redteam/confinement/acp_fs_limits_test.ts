@@ -76,7 +76,9 @@ Deno.test({
   fn: async () => {
     const { result, notes, rssGrowth } = await play(
       "reads",
-      { VOUCH_ACP_READS: JSON.stringify(["fifo", "sparse.bin", "dir", "small.txt"]) },
+      {
+        VOUCH_ACP_READS: JSON.stringify(["fifo", "sparse.bin", "dir", "small.txt", "missing.txt"]),
+      },
       60,
       (wt) => {
         execFileSync("mkfifo", [join(wt, "fifo")]);
@@ -99,6 +101,8 @@ Deno.test({
     );
     assert.match(message("read dir"), /refused by vouch: refused \(not_regular\)/);
     assert.deepEqual(notes.get("read small.txt"), { length: 5 });
+    // A file that is not there is ACP's "resource not found", not a refusal.
+    assert.equal((notes.get("read missing.txt") as { code?: number }).code, -32002);
     console.log(`reads: RSS grew ${Math.round(rssGrowth / MiB)} MiB`);
     assert.ok(rssGrowth < 256 * MiB, `RSS grew ${Math.round(rssGrowth / MiB)} MiB`);
   },
