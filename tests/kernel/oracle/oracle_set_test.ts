@@ -305,3 +305,50 @@ Deno.test("a check run through a task runner: its file defines the check", () =>
     null,
   );
 });
+
+Deno.test("property: hostile configs never throw and never name a path outside the repository", () => {
+  const value = fc.oneof(
+    fc.constantFrom(
+      "../../etc/passwd",
+      "/etc/passwd",
+      "./ok.js",
+      "<rootDir>/../x",
+      "a/../../b",
+      "{a,b}/**",
+      "**",
+    ),
+    fc.string({ maxLength: 30 }).filter((s) => !s.includes("etc")),
+  );
+  const pkg = fc.record({
+    scripts: fc.record({
+      test: fc.array(value, { maxLength: 4 }).map((v) => `mocha --require ${v.join(" -r ")}`),
+    }),
+    mocha: fc.record({ require: fc.array(value, { maxLength: 3 }), spec: value }),
+    jest: fc.record({ setupFiles: fc.array(value, { maxLength: 3 }) }),
+  }).map((o) => JSON.stringify(o));
+  fc.assert(
+    fc.property(pkg, fc.array(value, { maxLength: 4 }), anyPath, (pkgText, extra, probe) => {
+      const set = oracleSet({
+        paths: [probe, "etc/passwd", "ok.js"],
+        runners: ["mocha", "jest"],
+        configs: {
+          "package.json": pkgText,
+          ".mocharc.yml": `require:\n${extra.map((e) => `  - ${e}`).join("\n")}\n`,
+          "pytest.ini": `[pytest]\naddopts = -p ${extra.join(" -p ")}\ntestpaths = ${
+            extra.join(" ")
+          }\n`,
+        },
+        command: `mocha ${extra.join(" ")}`,
+      });
+      // `../../etc/passwd`, `/etc/passwd`, `<rootDir>/../x` name nothing inside the repository.
+      const loaded = set.classify("etc/passwd")?.reasons.filter((r) =>
+        /support file|setupFiles|plugin/.test(r)
+      );
+      assert.deepEqual(loaded ?? [], []);
+      assert.equal(
+        set.classify("../etc/passwd")?.reasons.some((r) => /support/.test(r)) ?? false,
+        false,
+      );
+    }),
+  );
+});
