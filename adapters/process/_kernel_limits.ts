@@ -19,6 +19,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
+import process from "node:process";
 import type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
 
 function executable(path: string): boolean {
@@ -139,21 +140,67 @@ export function cgroupHost(): CgroupHost | null {
 
 /** A child's own cgroup: the launcher that joins it. */
 export interface ChildCgroup {
-  /** The cgroup dir (made by the launcher). */
+  /** The cgroup dir (made by the launcher on its first use). */
   readonly dir: string;
-  /** `argv` started through a shell that makes the cgroup, sets its limits and joins it. */
+  /** `argv` started through a shell that sets the cgroup's limits and joins it. */
   wrap(argv: readonly string[]): string[];
 }
 
-// $1 dir, $2 pids.max, $3 memory.max or "-", then the argv. Fails closed: no cgroup, no run.
+// $1 dir, $2 pids.max, $3 memory.max or "-", then the argv. Only builtins once the dir exists.
+// Fails closed: no cgroup, no run.
+// pids.max counts on top of what the cgroup still holds: an exited sandbox's init can linger as a
+// zombie of the host's init (which reaps when it will), still charged to the cgroup.
 const LAUNCH = `d=$1 p=$2 m=$3; shift 3
-mkdir "$d" && echo "$p" > "$d/pids.max" && { [ "$m" = - ] || echo "$m" > "$d/memory.max"; } &&
-  echo $$ > "$d/cgroup.procs" || { echo "vouch: cannot set up the cgroup $d" >&2; exit 125; }
+{ [ -d "$d" ] || mkdir "$d"; } && read -r c < "$d/pids.current" && echo $((p + c)) > "$d/pids.max" &&
+  { [ "$m" = - ] || echo "$m" > "$d/memory.max"; } && echo $$ > "$d/cgroup.procs" ||
+  { echo "vouch: cannot set up the cgroup $d" >&2; exit 125; }
 exec "$@"`;
 
+/** A cgroup dir between children, with the event counts it had after the last one. */
+interface PooledCgroup {
+  readonly dir: string;
+  readonly max: number;
+  readonly oom: number;
+}
+
 /**
- * A fresh cgroup for one child with `limits`, or null when the host has none
- * to give (then rlimits and the watchdog are what bound it).
+ * Cgroups are reused from child to child (making and removing one per child
+ * cost two execs): free ones here, removed when this process exits; one that
+ * still holds processes after its child is never reused and removed later.
+ */
+const pool: PooledCgroup[] = [];
+const inUse = new Map<string, PooledCgroup>();
+const abandoned = new Set<string>();
+let cleanupRegistered = false;
+
+function removeAllAtExit(): void {
+  if (cleanupRegistered || SH === null) return;
+  cleanupRegistered = true;
+  const sh = SH;
+  const removeAll = () => {
+    const dirs = [...pool.map((c) => c.dir), ...inUse.keys(), ...abandoned];
+    pool.length = 0;
+    inUse.clear();
+    abandoned.clear();
+    if (dirs.length === 0) return;
+    spawnSync(sh, ["-c", 'for d in "$@"; do rmdir "$d" 2>/dev/null; done', "vouch-cg", ...dirs], {
+      stdio: "ignore",
+      timeout: 5000,
+      env: { PATH: "/usr/bin:/bin" },
+    });
+  };
+  // Node's exit (process.exit too), and Deno's unload (Deno.exit too).
+  process.on("exit", removeAll);
+  (globalThis as { addEventListener?: (t: string, f: () => void) => void }).addEventListener?.(
+    "unload",
+    removeAll,
+  );
+}
+
+/**
+ * A cgroup for one child with `limits` (a free one of this process, or a new
+ * one), or null when the host has none to give (then rlimits and the watchdog
+ * are what bound it).
  *
  * @example
  * ```ts
@@ -166,37 +213,48 @@ exec "$@"`;
 export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
   const host = cgroupHost();
   if (host === null || SH === null) return null;
-  const dir = `${host.parent}/vouch-${crypto.randomUUID()}`;
+  removeAllAtExit();
+  const entry = pool.pop() ??
+    { dir: `${host.parent}/vouch-${crypto.randomUUID()}`, max: 0, oom: 0 };
+  inUse.set(entry.dir, entry);
   // The launcher shell, bwrap and bwrap's init are in the tree too.
   const pidsMax = String(limits.processes + 4);
   const memoryMax = host.version === 2 && host.memory ? String(limits.memoryMb * MIB) : "-";
+  const sh = SH;
   return {
-    dir,
-    wrap: (argv) => [SH, "-c", LAUNCH, "vouch-cgroup", dir, pidsMax, memoryMax, ...argv],
+    dir: entry.dir,
+    wrap: (argv) => [
+      sh,
+      "-c",
+      LAUNCH,
+      "vouch-cgroup",
+      entry.dir,
+      pidsMax,
+      memoryMax,
+      ...argv,
+    ],
   };
 }
 
-// After a child, in one shell: the cgroup's events, then its removal (a cgroup whose last
-// processes are still being reaped is retried after the next child), and every file of the tree
-// whose status changed since the stamp (ctime: a child can set mtime back, not ctime), with its
-// allocated 512-byte blocks and size. $1 cgroup dir or "-", $2 tree or "-", $3 stamp, then older
-// cgroup dirs to retry.
+// After a child, in one shell (builtins only, but for find): the cgroup's event counts and
+// whether a live process is still in it, removal of cgroups left with processes earlier, and every file
+// of the tree whose status changed since the stamp (ctime: a child can set mtime back, not
+// ctime), with its allocated 512-byte blocks and size. $1 cgroup dir or "-", $2 tree or "-",
+// $3 stamp, then older cgroup dirs to remove.
 const AFTER = `d=$1 t=$2 s=$3; shift 3
 if [ "$d" != - ] && [ -d "$d" ]; then
   for f in "$d/pids.events" "$d/memory.events"; do
     [ -r "$f" ] && while read -r l; do echo "$l"; done < "$f"
   done
-  rmdir "$d" 2>/dev/null || echo "busy $d"
+  read -r n < "$d/cgroup.procs" && echo "live $n"
 fi
 for o in "$@"; do rmdir "$o" 2>/dev/null || { [ -d "$o" ] && echo "busy $o"; }; done
 [ "$t" = - ] || find "$t" -xdev -type f -cnewer "$s" -printf 'w %b %s\\n' 2>/dev/null
 true`;
 
-const busyCgroups = new Set<string>();
-
 /** What {@linkcode afterChild} saw. */
 export interface AfterChild {
-  /** The cgroup refused a fork (`processes`) or OOM-killed (`memory`). */
+  /** The cgroup refused a fork (`processes`) or OOM-killed (`memory`) during this child. */
   readonly cgroupLimit: LimitKind | null;
   /** Allocated bytes of the tree's files changed during the child, or null when not measured. */
   readonly writtenBytes: number | null;
@@ -205,8 +263,9 @@ export interface AfterChild {
 }
 
 /**
- * One shell after a child: reads and removes its cgroup (`dir`) and lists the
- * files of `tree` changed since `stamp` was written (see `_tree_budget.ts`).
+ * One shell after a child: reads its cgroup's events (`dir`; the cgroup goes
+ * back to the pool when empty) and lists the files of `tree` changed since
+ * `stamp` was written (see `_tree_budget.ts`).
  *
  * @example
  * ```ts
@@ -227,8 +286,8 @@ export function afterChild(
 ): AfterChild {
   const none = { cgroupLimit: null, writtenBytes: null, largestFile: 0 };
   if (SH === null || (dir === null && budget === null)) return none;
-  const retry = [...busyCgroups];
-  busyCgroups.clear();
+  const retry = [...abandoned];
+  abandoned.clear();
   // Without a cgroup to read, `find` alone (one exec less per child).
   const [program, args] = dir === null && retry.length === 0 && budget !== null
     ? ["find", [
@@ -245,20 +304,31 @@ export function afterChild(
       SH,
       ["-c", AFTER, "vouch-after", dir ?? "-", budget?.tree ?? "-", budget?.stamp ?? "-", ...retry],
     ];
-  const r = spawnSync(
-    program,
-    args,
-    {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      timeout: 60_000,
-      maxBuffer: 64 * 1024 * 1024,
-      env: { PATH: "/usr/bin:/bin" },
-    },
-  );
+  const r = spawnSync(program, args, {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+    timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { PATH: "/usr/bin:/bin" },
+  });
   const out = typeof r.stdout === "string" ? r.stdout : "";
-  for (const m of out.matchAll(/^busy (\/sys\/fs\/cgroup\/.+)$/gm)) busyCgroups.add(m[1]!);
-  const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(out)?.[1]);
+  for (const m of out.matchAll(/^busy (\/sys\/fs\/cgroup\/.+)$/gm)) abandoned.add(m[1]!);
+  const count = (name: string) => {
+    const n = Number(new RegExp(`^${name} (\\d+)$`, "m").exec(out)?.[1]);
+    return Number.isFinite(n) ? n : null;
+  };
+  let cgroupLimit: LimitKind | null = null;
+  if (dir !== null) {
+    const before = inUse.get(dir) ?? { dir, max: 0, oom: 0 };
+    inUse.delete(dir);
+    const max = count("max") ?? before.max;
+    const oom = count("oom_kill") ?? before.oom;
+    cgroupLimit = max > before.max ? "processes" : oom > before.oom ? "memory" : null;
+    // Reused when no live process is left in it (zombies awaiting the host's init may be:
+    // pids.max is set on top of them); otherwise removed after a later child.
+    if (count("live") === null && count("max") !== null) pool.push({ dir, max, oom });
+    else abandoned.add(dir);
+  }
   let written = 0;
   let largest = 0;
   for (const m of out.matchAll(/^w (\d+) (\d+)$/gm)) {
@@ -266,7 +336,7 @@ export function afterChild(
     largest = Math.max(largest, Number(m[2]));
   }
   return {
-    cgroupLimit: count("max") > 0 ? "processes" : count("oom_kill") > 0 ? "memory" : null,
+    cgroupLimit,
     // A listing cut short (timeout, buffer) is not a measurement.
     writtenBytes: budget === null || r.error !== undefined ? null : written,
     largestFile: largest,
