@@ -15,3 +15,4 @@ export * from "./provision.ts";
 export * from "./setup.ts";
 export * from "./shared.ts";
 export * from "./outside_paths.ts";
+export * from "./python_env.ts";

@@ -10,6 +10,7 @@
 import type { BaselineCapture, CheckJudgement } from "../../kernel/contract/types.ts";
 import type { ProcessResult } from "../process/types.ts";
 import { hiddenPathHint } from "../deps/outside_paths.ts";
+import { editableInstallHint } from "../deps/python_env.ts";
 import { compileGlobs } from "../../kernel/glob/glob_set.ts";
 
 /** Exit codes a shell uses when the command could not start (126 not executable, 127 not found). */
@@ -117,6 +118,8 @@ export function checkDetail(input: CheckDetailInput): string | undefined {
   if (input.sandboxed && result !== undefined) {
     const hint = hiddenPathHint(output(result), { tree: input.tree });
     if (hint !== null) parts.push(hint);
+    const editable = editableInstallHint(output(result), input.tree);
+    if (editable !== null) parts.push(editable);
   }
   return parts.join("; ");
 }

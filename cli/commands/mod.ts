@@ -16,11 +16,13 @@ import { inspectCommand } from "./inspect.ts";
 import { attestCommand } from "./attest.ts";
 import { batchCommand } from "./batch.ts";
 import { workerCommand } from "./worker.ts";
+import { initCommand } from "./init.ts";
 
 /** All subcommands, in the order `vouch --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
   evaluateCommand,
   demoCommand,
+  initCommand,
   runCommand,
   verifyCommand,
   gcCommand,

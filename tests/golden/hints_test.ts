@@ -81,3 +81,57 @@ Deno.test("--baseline under VERIFIED: one line for the failing base, not its tra
     await Deno.remove(state, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("a venv's editable install pointing into the checkout: the failure says so, with the fix that works", async () => {
+  const repo = await createRepo(
+    {
+      "src/pkg/__init__.py": "def add(a, b):\n    return a - b\n",
+      "tests/test_add.py": "import unittest\nfrom pkg import add\n\nclass T(unittest.TestCase):\n" +
+        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
+    },
+    "",
+    { ignored: [".venv/"] },
+  );
+  const state = await Deno.makeTempDir({ prefix: "vouch-venv-" });
+  try {
+    const venv = await new Deno.Command("python3", {
+      args: ["-m", "venv", "--without-pip", ".venv"],
+      cwd: repo.dir,
+    }).output();
+    if (!venv.success) {
+      console.log("hints_test: python3 -m venv unavailable; skipping the venv case");
+      return;
+    }
+    // What `pip install -e .` leaves: a .pth naming the checkout's src/.
+    const lib = [...Deno.readDirSync(`${repo.dir}/.venv/lib`)][0]!.name;
+    await Deno.writeTextFile(
+      `${repo.dir}/.venv/lib/${lib}/site-packages/__editable__.pkg-0.1.pth`,
+      `${await Deno.realPath(repo.dir)}/src\n`,
+    );
+    await writeFiles(repo.dir, { "src/pkg/__init__.py": "def add(a, b):\n    return a + b\n" });
+    const patch = `${repo.dir}/../fix.patch`;
+    await Deno.writeTextFile(patch, await git(repo.dir, "diff", "--binary"));
+    await git(repo.dir, "checkout", "-q", "src/pkg/__init__.py");
+    const test = ".venv/bin/python -m unittest discover -s tests";
+    const run = await runVouch(repo, ["verify", "--patch", patch, "--verify", test], state);
+    assert.notEqual(run.code, 0, run.stdout);
+    assert.match(run.stdout, /No module named 'pkg'/);
+    assert.match(
+      run.stdout,
+      /the virtualenv's editable install \(\.venv\/lib\/python[0-9.]+\/site-packages\/__editable__\.pkg-0\.1\.pth\) points to \S+\/src, outside the clean tree/,
+    );
+    assert.match(run.stdout, /PYTHONPATH=src python -m pytest/);
+    const fixed = await runVouch(repo, [
+      "verify",
+      "--patch",
+      patch,
+      "--verify",
+      `PYTHONPATH=src ${test}`,
+    ], state);
+    assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr);
+    assert.match(fixed.stdout, /^VERIFIED /);
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(state, { recursive: true }).catch(() => {});
+  }
+});

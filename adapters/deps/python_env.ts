@@ -1,0 +1,86 @@
+/**
+ * Python virtualenvs copied into a clean tree whose editable installs
+ * (`pip install -e .`, `uv pip install -e .`) point back into the user's
+ * checkout: the `.pth` file (or setuptools' `__editable___*_finder.py`) names
+ * an absolute path the sandbox does not show, and the tests fail with
+ * `ModuleNotFoundError`. Found from the failing output plus the tree's venv;
+ * said with the fix.
+ *
+ * @module
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const IMPORT_FAILED = /ModuleNotFoundError|No module named|ImportError/;
+const VENV_DIRS = [".venv", "venv"];
+const MAX_FILE = 256 * 1024;
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function small(path: string): string | null {
+  try {
+    if (statSync(path).size > MAX_FILE) return null;
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** Absolute paths outside `tree` that the venv's editable installs put on `sys.path`. */
+export function editableTargets(tree: string): { file: string; target: string }[] {
+  const out: { file: string; target: string }[] = [];
+  for (const venv of VENV_DIRS) {
+    for (const lib of list(join(tree, venv, "lib")).filter((n) => n.startsWith("python"))) {
+      const site = join(venv, "lib", lib, "site-packages");
+      for (const name of list(join(tree, site))) {
+        const editable = name.endsWith(".pth") ||
+          (name.startsWith("__editable__") && name.endsWith("_finder.py"));
+        if (!editable) continue;
+        const text = small(join(tree, site, name)) ?? "";
+        const paths = name.endsWith(".pth")
+          ? text.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("/"))
+          : [...text.matchAll(/['"](\/[^'"\n]+)['"]/g)].map((m) => m[1]!);
+        for (const target of paths) {
+          if (target === tree || target.startsWith(tree + "/")) continue;
+          out.push({ file: join(site, name), target });
+          if (out.length >= 5) return out;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The sentence for an import failure caused by an editable install pointing
+ * outside the tree, or null.
+ *
+ * @example
+ * ```ts
+ * import { match } from "node:assert/strict";
+ * import { editableInstallHint } from "./python_env.ts";
+ * const tree = await Deno.makeTempDir();
+ * const site = `${tree}/.venv/lib/python3.11/site-packages`;
+ * await Deno.mkdir(site, { recursive: true });
+ * await Deno.writeTextFile(`${site}/__editable__.pkg-0.1.pth`, "/home/ann/pkg/src\n");
+ * const hint = editableInstallHint("ModuleNotFoundError: No module named 'pkg'", tree);
+ * match(hint ?? "", /points to \/home\/ann\/pkg\/src, outside the clean tree/);
+ * await Deno.remove(tree, { recursive: true });
+ * ```
+ */
+export function editableInstallHint(output: string, tree: string): string | null {
+  if (!IMPORT_FAILED.test(output)) return null;
+  const found = editableTargets(tree);
+  if (found.length === 0) return null;
+  const first = found[0]!;
+  return `the virtualenv's editable install (${first.file}) points to ${first.target}, outside ` +
+    `the clean tree (your checkout is not visible in the sandbox): import the tree's own ` +
+    `sources instead (e.g. --verify "PYTHONPATH=src python -m pytest", or pytest's ` +
+    `pythonpath = src), or install the package in the contract's setup; see docs/recipes.md`;
+}
