@@ -20,6 +20,7 @@
  * @module
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { isIP } from "node:net";
 import { join } from "node:path";
 import { Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { VouchError } from "../../kernel/errors/mod.ts";
@@ -137,7 +138,7 @@ export interface ConnectionOptions {
   readonly port: number;
   readonly username?: string;
   readonly password?: string;
-  readonly tls?: { readonly servername: string; readonly ca?: string };
+  readonly tls?: { readonly servername?: string; readonly ca?: string };
   readonly maxRetriesPerRequest: null;
   readonly retryStrategy: (times: number) => number | null;
 }
@@ -163,8 +164,10 @@ export function connectionOptions(address: QueueAddress): ConnectionOptions {
     ...(address.password !== undefined ? { password: address.password } : {}),
     ...(address.tls
       ? {
+        // The certificate is checked against the host: its name (SNI too), or its IP address
+        // (an IP is never sent as SNI: Node refuses that, RFC 6066).
         tls: {
-          servername: address.host,
+          ...(isIP(address.host) === 0 ? { servername: address.host } : {}),
           ...(address.ca !== undefined ? { ca: address.ca } : {}),
         },
       }

@@ -23,6 +23,7 @@ import {
   type IsolationRuntime,
   pathForms,
 } from "./isolation_runtime.ts";
+import { findEscapingLink } from "./link_scan.ts";
 import { VerificationResultSchema } from "./schemas.ts";
 import { tryParseStrictJson } from "./strict_json.ts";
 
@@ -133,6 +134,15 @@ export async function evaluateBundleIsolated(
     );
   }
   const runtime = options.runtime ?? currentIsolation();
+  // The permission layer follows links: never grant a bundle with one leading out of it.
+  const escape = await findEscapingLink(input.bundleDir);
+  if (escape !== null) {
+    return unjudgeableResult(
+      "evaluator_error",
+      `Cannot evaluate in isolation: ${escape}; a read permission on the bundle would reach ` +
+        "outside it, so the bundle is not granted",
+    );
+  }
   let command: ChildCommand;
   try {
     command = childCommand(input, entry, [

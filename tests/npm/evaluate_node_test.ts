@@ -91,10 +91,11 @@ Deno.test({
       for (const fixture of BUNDLE_FIXTURES) {
         const result = underNode[fixture.name]!;
         assert.deepEqual(result, underDeno[fixture.name], fixture.name);
-        assert.equal(result.decision_support.recommendation, fixture.recommendation, fixture.name);
+        const want = fixture.isolated ?? fixture;
+        assert.equal(result.decision_support.recommendation, want.recommendation, fixture.name);
         assert.deepEqual(
           result.decision_support.reason_codes.toSorted(),
-          [...fixture.reasons].sort(),
+          [...want.reasons].sort(),
           fixture.name,
         );
       }

@@ -34,6 +34,8 @@ export interface RedisAuth {
   readonly user?: string;
   /** No credentials at all (an open Redis, for the refusal tests). */
   readonly open?: boolean;
+  /** TLS only (no plain port): PEM files of the server's certificate and key. */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 /** A running throwaway server. */
@@ -65,10 +67,21 @@ export function startRedis(path: string, auth: RedisAuth = {}): RedisServer {
     : auth.user !== undefined
     ? ["--user", auth.user, "on", `>${password}`, "~*", "&*", "+@all", "--user", "default", "off"]
     : ["--requirepass", password];
+  const portArgs = auth.tls === undefined ? ["--port", String(port)] : [
+    "--port",
+    "0",
+    "--tls-port",
+    String(port),
+    "--tls-cert-file",
+    auth.tls.cert,
+    "--tls-key-file",
+    auth.tls.key,
+    "--tls-auth-clients",
+    "no",
+  ];
   const child = new Deno.Command(path, {
     args: [
-      "--port",
-      String(port),
+      ...portArgs,
       "--bind",
       "127.0.0.1",
       "--save",
@@ -87,7 +100,7 @@ export function startRedis(path: string, auth: RedisAuth = {}): RedisServer {
     : `${encodeURIComponent(auth.user ?? "")}:${encodeURIComponent(password)}@`;
   return {
     port,
-    url: `redis://${cred}127.0.0.1:${port}`,
+    url: `redis${auth.tls === undefined ? "" : "s"}://${cred}127.0.0.1:${port}`,
     bareUrl,
     password,
     async cli(...args: string[]) {

@@ -73,7 +73,7 @@ Deno.test("evaluateBundleIsolated() accepts the good bundle and rejects hostile 
   for (const name of ["good", "symlinked-artifact", "duplicate-json-keys", "forbidden-path"]) {
     await withFixture(name, async (paths) => {
       const result = await evaluateBundleIsolated(paths);
-      const f = fixture(name);
+      const f = fixture(name).isolated ?? fixture(name);
       assert.equal(result.decision_support.recommendation, f.recommendation, name);
       assert.deepEqual(result.decision_support.reason_codes.toSorted(), [...f.reasons].sort());
     });

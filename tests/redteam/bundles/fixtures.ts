@@ -171,6 +171,12 @@ export interface BundleFixture {
   readonly workUnit?: (w: WorkUnit) => void;
   /** Edits the plan. */
   readonly plan?: (p: EvaluatorPlanV01 | EvaluatorPlanV02) => void;
+  /**
+   * What `evaluateBundleIsolated` gives instead, when it differs: a bundle with a
+   * link leading out of it is never granted to the child (the permission layer
+   * would follow the link), so it is not judged at all.
+   */
+  readonly isolated?: { readonly recommendation: string; readonly reasons: readonly string[] };
   /** Filesystem tricks after writing: symlinks, hard links, FIFOs, extra files. */
   readonly after?: (bundleDir: string, outsideDir: string) => Promise<void>;
 }
@@ -379,6 +385,7 @@ export const BUNDLE_FIXTURES: readonly BundleFixture[] = [
     },
     recommendation: "reject_candidate",
     reasons: ["file_symlink"],
+    isolated: { recommendation: "insufficient_evidence", reasons: ["evaluator_error"] },
   },
   {
     name: "symlinked-log-to-log",
@@ -407,6 +414,7 @@ export const BUNDLE_FIXTURES: readonly BundleFixture[] = [
     },
     recommendation: "reject_candidate",
     reasons: ["file_symlink", "undeclared_file"],
+    isolated: { recommendation: "insufficient_evidence", reasons: ["evaluator_error"] },
   },
   {
     name: "hardlinked-artifact",
@@ -416,6 +424,7 @@ export const BUNDLE_FIXTURES: readonly BundleFixture[] = [
     },
     recommendation: "reject_candidate",
     reasons: ["file_hardlinked"],
+    isolated: { recommendation: "insufficient_evidence", reasons: ["evaluator_error"] },
   },
   {
     name: "fifo-artifact",
@@ -493,6 +502,7 @@ export const BUNDLE_FIXTURES: readonly BundleFixture[] = [
     },
     recommendation: "reject_candidate",
     reasons: ["file_symlink"],
+    isolated: { recommendation: "insufficient_evidence", reasons: ["evaluator_error"] },
   },
   {
     name: "missing-file",
