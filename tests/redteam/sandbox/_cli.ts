@@ -12,6 +12,16 @@ export const probe = await probeSandbox();
 export const skipReason = probe.bwrap.available ? null : `bwrap unavailable: ${probe.bwrap.reason}`;
 if (skipReason !== null) console.log(`SKIP sandbox red-team (bwrap): ${skipReason}`);
 
+/** Whether `/usr/bin/python3` exists (the memory attacks allocate with it); printed when not. */
+export const hasPython = (() => {
+  try {
+    return Deno.statSync("/usr/bin/python3").isFile;
+  } catch {
+    console.log("SKIP sandbox red-team memory attacks: /usr/bin/python3 not installed");
+    return false;
+  }
+})();
+
 /** Whether this test process runs as root (CI does). */
 export const isRoot = Deno.uid() === 0;
 
