@@ -23,7 +23,13 @@
  * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
- * import { contractFromCommand, isVouchError, verifyPatchInRepo } from "./mod.ts";
+ * import {
+ *   assertVerifiedPatch,
+ *   contractFromCommand,
+ *   isVouchError,
+ *   loadOrCreateMacKey,
+ *   verifyPatchInRepo,
+ * } from "./mod.ts";
  *
  * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
  * const repo = join(scratch, "repo");
@@ -47,7 +53,18 @@
  *
  * const fixed = await verifyPatchInRepo({ ...options, patch: patch("42") });
  * equal(fixed.verdict, "verified");
- * ok(fixed.verifiedPatch !== null);
+ * ok(fixed.verifiedPatchPath?.endsWith("verified_patch.json"));
+ *
+ * // Before any consequential use (apply, merge, ship), the gate: the VerifiedPatch's MAC must
+ * // verify under the repository's key and its diff must still match its digest.
+ * const key = await loadOrCreateMacKey({ repoRoot: repo, env, create: false });
+ * const verified = await assertVerifiedPatch(fixed.verifiedPatch, key);
+ * equal(new TextDecoder().decode(verified.diff), new TextDecoder().decode(patch("42")));
+ * // A look-alike (its JSON form, say) is refused: only the minted object passes.
+ * const forged = await assertVerifiedPatch(JSON.parse(JSON.stringify(verified)), key)
+ *   .catch((e: unknown) => e);
+ * ok(isVouchError(forged));
+ * equal(forged.code, "forged");
  * const wrong = await verifyPatchInRepo({ ...options, patch: patch("43") });
  * equal(wrong.verdict, "rejected");
  * equal(wrong.verifiedPatch, null);
@@ -67,7 +84,12 @@
 export { isVouchError, VouchError } from "./kernel/errors/mod.ts";
 
 // Run a task: an agent works in a disposable worktree; only a patch that verifies is kept.
-export { DEFAULT_FORBID, runInRepo, type RunInRepoOptions } from "./adapters/driver/run_in_repo.ts";
+export {
+  DEFAULT_FORBID,
+  runInRepo,
+  type RunInRepoOptions,
+  type RunInRepoOutcome,
+} from "./adapters/driver/run_in_repo.ts";
 export {
   type CheckSummary,
   type RoundSummary,
@@ -90,6 +112,7 @@ export {
   verifyPatchInRepo,
   type VerifyPatchOptions,
   type VerifyPatchOutcome,
+  type VerifyPatchReport,
 } from "./adapters/driver/verify_patch.ts";
 
 // Grade many candidate patches (SWE-bench predictions) against tasks with test lists.

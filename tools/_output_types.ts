@@ -12,7 +12,7 @@ import type { AgentCliProbe } from "../adapters/backends/probe.ts";
 import type { AgentDecision } from "../adapters/backends/types.ts";
 import type { DoctorReport } from "../adapters/host/doctor.ts";
 import type { GcReport } from "../adapters/worktree/gc.ts";
-import type { VerifyPatchOutcome } from "../adapters/driver/verify_patch.ts";
+import type { VerifyPatchReport } from "../adapters/driver/verify_patch.ts";
 import type { KernelActionsBody } from "../adapters/log/kinds.ts";
 import type { AttestationStatement } from "../adapters/attest/predicates.ts";
 import type { KernelEvent } from "../kernel/lifecycle/events.ts";
@@ -26,7 +26,7 @@ interface Versioned {
 }
 
 /** `vouch verify --json`. */
-export type VerifyJson = Versioned & VerifyPatchOutcome;
+export type VerifyJson = Versioned & VerifyPatchReport;
 
 /** `vouch run --json`. */
 export type RunJson = Versioned & RunOutcome;

@@ -49,10 +49,10 @@ function listedTests(
 }
 
 async function attest(outcome: VerifyPatchOutcome, repo: string, dir: string, opts: JudgeOptions) {
-  if (outcome.verifiedPatch === null) return null;
+  if (outcome.verifiedPatchPath === null) return null;
   const env = opts.keyEnv !== undefined ? { env: opts.keyEnv } : {};
   const macKey = await loadOrCreateMacKey({ repoRoot: repo, ...env, create: false });
-  const json = JSON.parse(await readFile(outcome.verifiedPatch, "utf8"));
+  const json = JSON.parse(await readFile(outcome.verifiedPatchPath, "utf8"));
   const patch = await verifyVerifiedPatchJson(json, macKey);
   const signingKey = await loadOrCreateSigningKey({ repoRoot: repo, ...env });
   const envelope = await signStatement(buildVerificationStatement(patch), signingKey);
@@ -127,13 +127,13 @@ export async function judgeCandidate(
     const c = classifyOutcome(outcome);
     // A stable name for the VerifiedPatch (its run directory is named after a fresh task id).
     let verified: string | null = null;
-    if (outcome.verifiedPatch !== null) {
+    if (outcome.verifiedPatchPath !== null) {
       verified = join(dir, "verified_patch.json");
-      await copyFile(outcome.verifiedPatch, verified);
+      await copyFile(outcome.verifiedPatchPath, verified);
     }
     // The verdict stands without an attestation (e.g. no signing key); the record says so.
     const attestation = await attest(outcome, prepared.task.repo, dir, opts).catch(() => null);
-    const unattested = outcome.verifiedPatch !== null && attestation === null;
+    const unattested = outcome.verifiedPatchPath !== null && attestation === null;
     return {
       ...common,
       ...c,

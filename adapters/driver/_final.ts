@@ -7,6 +7,7 @@
  * @module
  */
 import { type StopReason, taskOutcome } from "../../kernel/lifecycle/outcome.ts";
+import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { RoundSummary, RunOutcome } from "./outcome.ts";
 import { RUN_EXIT_CODES } from "./outcome.ts";
 import type { RoundState, TaskRun } from "./_task_run.ts";
@@ -106,8 +107,22 @@ function summary(r: RoundState, cancelled: boolean): RoundSummary {
   };
 }
 
+/** The VerifiedPatch each verified outcome stands for (kept out of the outcome's JSON). */
+const MINTED = new WeakMap<RunOutcome, VerifiedPatch>();
+
+/** The VerifiedPatch minted for `outcome` (by {@link outcomeOf}), or `null` when none was. */
+export function mintedPatchOf(outcome: RunOutcome): VerifiedPatch | null {
+  return MINTED.get(outcome) ?? null;
+}
+
 /** The outcome of a finished run (a live task here is a driver bug: it reads `could_not_run`). */
 export function outcomeOf(run: TaskRun): RunOutcome {
+  const outcome = outcomeFields(run);
+  if (outcome.state === "verified" && run.verified !== null) MINTED.set(outcome, run.verified);
+  return outcome;
+}
+
+function outcomeFields(run: TaskRun): RunOutcome {
   const o = run.o;
   const final = run.record === null ? null : taskOutcome(run.record);
   const state = final?.state ?? "could_not_run";

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { mintedPatchOf } from "./_final.ts";
+import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import type { AgentBackend, BackendEvent } from "../backends/types.ts";
@@ -131,7 +133,52 @@ export function gitIntegrationOps(): IntegrateRequest["ops"] {
  *   wallTimeMs: 600_000 });
  * ```
  */
-export async function runInRepo(opts: RunInRepoOptions): Promise<RunOutcome> {
+export async function runInRepo(opts: RunInRepoOptions): Promise<RunInRepoOutcome> {
+  const outcome = await runInRepoOutcome(opts);
+  const verifiedPatch = mintedPatchOf(outcome);
+  return {
+    ...outcome,
+    verifiedPatch,
+    verifiedPatchPath: verifiedPatch === null
+      ? null
+      : `${outcome.artefactsDir}/verified_patch.json`,
+  };
+}
+
+/**
+ * The result of {@link runInRepo}: the run's outcome (what `vouch run --json` prints) and the
+ * VerifiedPatch itself.
+ */
+export interface RunInRepoOutcome extends RunOutcome {
+  /**
+   * The VerifiedPatch the kernel minted, when verified (else `null`). Check it with
+   * `assertVerifiedPatch(outcome.verifiedPatch, key)` before any consequential use.
+   */
+  readonly verifiedPatch: VerifiedPatch | null;
+  /** Path of its JSON form (`runs/<task>/verified_patch.json`), when verified. */
+  readonly verifiedPatchPath: string | null;
+}
+
+/**
+ * The outcome as `vouch run --json` prints it: {@link RunInRepoOutcome} without the
+ * VerifiedPatch (its JSON form is in the run's artefacts).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { type RunInRepoOutcome, runOutcomeReport } from "./run_in_repo.ts";
+ * const o = { state: "rejected", verifiedPatch: null, verifiedPatchPath: null };
+ * equal("verifiedPatch" in runOutcomeReport(o as unknown as RunInRepoOutcome), false);
+ * ```
+ */
+export function runOutcomeReport(outcome: RunOutcome): RunOutcome {
+  const { verifiedPatch: _patch, verifiedPatchPath: _path, ...rest } = outcome as
+    & Partial<RunInRepoOutcome>
+    & RunOutcome;
+  return rest;
+}
+
+async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
   const info = await readRepoInfo(opts.dir, opts.base ?? "HEAD");
   const commonDir = info.commonDir.startsWith("/")
     ? info.commonDir

@@ -32,6 +32,8 @@ import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
 import { locateRepo } from "./_locate_repo.ts";
 import { ensureStateDir } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
+import { mintedPatchOf } from "./_final.ts";
+import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 
 /** Options of {@link verifyPatchInRepo}. */
 export interface VerifyPatchOptions {
@@ -82,8 +84,12 @@ export interface VerifyPatchOptions {
   readonly treeRemoval?: "before_return" | "after_return";
 }
 
-/** The result of `vouch verify`. */
-export interface VerifyPatchOutcome {
+/**
+ * What `vouch verify --json` prints and the event log records (`verify.outcome`): the outcome
+ * with the VerifiedPatch named by its file (`verifiedPatch`: the path of
+ * `runs/<task>/verified_patch.json`, or `null`).
+ */
+export interface VerifyPatchReport {
   readonly task: string;
   readonly verdict: "verified" | "rejected";
   /**
@@ -100,6 +106,7 @@ export interface VerifyPatchOutcome {
   readonly sensitive: readonly string[];
   readonly baseline: readonly CheckSummary[];
   readonly checks: readonly CheckSummary[];
+  /** Path of the VerifiedPatch's JSON form (`runs/<task>/verified_patch.json`), when verified. */
   readonly verifiedPatch: string | null;
   readonly logPath: string;
   /**
@@ -108,6 +115,39 @@ export interface VerifyPatchOutcome {
    * check that cannot start), each failing check's detail. Empty when verified.
    */
   readonly details: readonly string[];
+}
+
+/** The result of {@link verifyPatchInRepo}: the report, with the VerifiedPatch itself. */
+export interface VerifyPatchOutcome extends Omit<VerifyPatchReport, "verifiedPatch"> {
+  /**
+   * The VerifiedPatch the kernel minted, when verified (else `null`). Check it with
+   * `assertVerifiedPatch(outcome.verifiedPatch, key)` before any consequential use.
+   */
+  readonly verifiedPatch: VerifiedPatch | null;
+  /** Path of its JSON form (`runs/<task>/verified_patch.json`), when verified. */
+  readonly verifiedPatchPath: string | null;
+}
+
+/**
+ * The JSON report of an outcome (what `vouch verify --json` prints): `verifiedPatch` is the
+ * path of the VerifiedPatch's JSON form.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { type VerifyPatchOutcome, verifyPatchReport } from "./verify_patch.ts";
+ * const rejected = { verdict: "rejected", verifiedPatch: null, verifiedPatchPath: null };
+ * const report = verifyPatchReport(rejected as unknown as VerifyPatchOutcome);
+ * equal(report.verifiedPatch, null);
+ * equal("verifiedPatchPath" in report, false);
+ * ```
+ */
+export function verifyPatchReport(outcome: VerifyPatchOutcome): VerifyPatchReport {
+  const { verifiedPatchPath: _path, ...rest } = {
+    ...outcome,
+    verifiedPatch: outcome.verifiedPatchPath,
+  };
+  return rest;
 }
 
 /**
@@ -189,6 +229,9 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       },
     });
     const inspection = await readInspection(`${artefactsDir}/round-1/inspection.json`);
+    const verifiedPatchPath = run.state === "verified"
+      ? `${artefactsDir}/verified_patch.json`
+      : null;
     const outcome: VerifyPatchOutcome = {
       task,
       verdict: run.state === "verified" ? "verified" : "rejected",
@@ -201,11 +244,16 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       sensitive: inspection.sensitive,
       baseline: run.baseline,
       checks: run.rounds[0]?.checks ?? [],
-      verifiedPatch: run.state === "verified" ? `${artefactsDir}/verified_patch.json` : null,
+      verifiedPatch: run.state === "verified" ? mintedPatchOf(run) : null,
       logPath: log.path,
       details: run.state === "verified" ? [] : (run.rounds[0]?.details ?? [run.message]),
+      verifiedPatchPath,
     };
-    await log.append({ task, kind: "verify.outcome", body: JSON.parse(JSON.stringify(outcome)) });
+    await log.append({
+      task,
+      kind: "verify.outcome",
+      body: JSON.parse(JSON.stringify(verifyPatchReport(outcome))),
+    });
     return outcome;
   } finally {
     await log.close();

@@ -16,7 +16,7 @@ import { probeSandbox } from "../../adapters/host/sandbox_probe.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { fnBackend } from "../../adapters/backends/fn_backend.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
-import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
+import { runInRepo, runOutcomeReport } from "../../adapters/driver/run_in_repo.ts";
 import { renderProgressLine, renderSummary } from "../render.ts";
 import { auditLog } from "../../adapters/audit/audit_log.ts";
 import { renderAuditReport } from "./inspect.ts";
@@ -161,7 +161,7 @@ export const demoCommand: CliCommand = {
       const report = await auditLog(outcome.logPath, { key });
       say(`\n$ vouch inspect (what it verifies: chain, receipts, patch MAC, replay)\n`);
       say(renderAuditReport(report, key.keyId));
-      if (values.json) io.out(JSON.stringify(outcome) + "\n");
+      if (values.json) io.out(JSON.stringify(runOutcomeReport(outcome)) + "\n");
       const ok = outcome.state === "verified" && outcome.rounds.length === 2 &&
         report.verdict === "verified";
       if (values.keep) say(`kept: ${root}\n`);

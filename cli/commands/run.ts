@@ -17,7 +17,7 @@ import { type ProgressSink, progressSink } from "./run_progress.ts";
 import { preflightSandbox } from "../sandbox_preflight.ts";
 import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
-import { runInRepo } from "../../adapters/driver/run_in_repo.ts";
+import { runInRepo, runOutcomeReport } from "../../adapters/driver/run_in_repo.ts";
 import { withQueueNet } from "./_queue_net.ts";
 import { askYes } from "../terminal_prompt.ts";
 import { renderSummary } from "../render.ts";
@@ -294,7 +294,7 @@ export const runCommand: CliCommand = {
         if (!(error instanceof BackendUnavailable)) throw error;
         return reportUnavailable(args, io, error.why);
       }
-      if (args.json) io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
+      if (args.json) io.out(JSON.stringify(jsonDocument(runOutcomeReport(outcome))) + "\n");
       else {
         io.out(visible(renderSummary(outcome)));
         if (args.sandbox === "none") io.out(`sandbox: none: ${UNSANDBOXED_WARNING}\n`);

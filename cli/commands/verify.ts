@@ -7,7 +7,7 @@ import { visible, visibleLine } from "../../adapters/text/mod.ts";
 import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
-import { verifyPatchInRepo } from "../../adapters/driver/verify_patch.ts";
+import { verifyPatchInRepo, verifyPatchReport } from "../../adapters/driver/verify_patch.ts";
 import { renderVerifyOutcome } from "../render.ts";
 import { exportVerifiedPatchAttestation } from "./attest.ts";
 import { resolve } from "node:path";
@@ -146,7 +146,11 @@ export const verifyCommand: CliCommand = {
       : await unstartableVerifyCommand(values.verify);
     if (unstartable !== null) {
       if (values.json) {
-        io.out(JSON.stringify(jsonDocument(notStarted(sha256Hex(patch), unstartable))) + "\n");
+        io.out(
+          JSON.stringify(
+            jsonDocument(verifyPatchReport(notStarted(sha256Hex(patch), unstartable))),
+          ) + "\n",
+        );
       } else io.out(renderUnstartable(unstartable));
       return VERDICTS.could_not_run.exitCode;
     }
@@ -186,9 +190,9 @@ export const verifyCommand: CliCommand = {
       if (listening) process.off("SIGINT", onSigint);
     });
     if (values.json) {
-      io.out(JSON.stringify(jsonDocument(outcome)) + "\n");
+      io.out(JSON.stringify(jsonDocument(verifyPatchReport(outcome))) + "\n");
     } else {
-      io.out(visible(renderVerifyOutcome(outcome)));
+      io.out(visible(renderVerifyOutcome(verifyPatchReport(outcome))));
       if (sandbox === "none") io.out(`sandbox: none: ${UNSANDBOXED_WARNING}\n`);
     }
     if (outcome.verdict === "verified") {
@@ -232,5 +236,6 @@ function notStarted(patchDigest: string, u: UnstartableCommand): VerifyPatchOutc
     verifiedPatch: null,
     logPath: "",
     details: [u.message],
+    verifiedPatchPath: null,
   };
 }

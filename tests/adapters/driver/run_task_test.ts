@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import type { AgentBackend, AgentTask, BackendResult } from "../../../adapters/backends/types.ts";
 import { contractFromCommand } from "../../../adapters/verification/clean_verifier.ts";
 import { runInRepo } from "../../../adapters/driver/run_in_repo.ts";
+import { loadOrCreateMacKey } from "../../../adapters/keys/mac_key.ts";
+import { assertVerifiedPatch } from "../../../adapters/verified_patch/verified_patch.ts";
 import { readLogFile } from "../../../adapters/log/store.ts";
 import { receiptDigest, type ToolReceipt } from "../../../adapters/receipts/receipt.ts";
 import { replayKernelRecords } from "../../../adapters/log/replay.ts";
@@ -112,6 +114,15 @@ Deno.test("runTask: a claimed-but-unfixed round is rejected, the fix round is ve
     assert.ok(outcome.patchFile !== null);
     const patch = await Deno.readTextFile(outcome.patchFile);
     assert.match(patch, /\+ {2}return a \+ b;/);
+    // runInRepo hands back the minted VerifiedPatch itself, which passes the gate under the key.
+    const key = await loadOrCreateMacKey({
+      repoRoot: repo.dir,
+      env: { VOUCH_KEY_FILE: `${keyDir}/key`, XDG_STATE_HOME: `${keyDir}/state` },
+      create: false,
+    });
+    const verified = await assertVerifiedPatch(outcome.verifiedPatch, key);
+    assert.equal(new TextDecoder().decode(verified.diff), patch);
+    assert.equal(outcome.verifiedPatchPath, `${outcome.artefactsDir}/verified_patch.json`);
     assert.ok(seen.includes("baseline") && seen.includes("verify"));
     // The verified patch is also exported as a signed in-toto attestation (DSSE).
     const envelope = JSON.parse(

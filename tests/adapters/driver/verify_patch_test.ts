@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { verifyPatchInRepo } from "../../../adapters/driver/verify_patch.ts";
+import { assertVerifiedPatch } from "../../../adapters/verified_patch/verified_patch.ts";
 import { contractFromCommand } from "../../../adapters/verification/clean_verifier.ts";
 import { auditLog } from "../../../adapters/audit/audit_log.ts";
 import { loadOrCreateMacKey } from "../../../adapters/keys/mac_key.ts";
@@ -55,11 +56,16 @@ Deno.test("verifyPatchInRepo: a fixing patch is verified through the kernel; the
     assert.equal(outcome.verdict, "verified", JSON.stringify(outcome));
     assert.equal(outcome.state, "verified");
     assert.equal(outcome.exitCode, 0);
-    assert.ok(outcome.verifiedPatch !== null);
+    assert.ok(outcome.verifiedPatchPath !== null);
     // The VerifiedPatch covers exactly the supplied bytes.
-    const record = JSON.parse(await Deno.readTextFile(outcome.verifiedPatch));
+    const record = JSON.parse(await Deno.readTextFile(outcome.verifiedPatchPath));
     assert.equal(record.patchDigest, outcome.patchDigest);
     const key = await loadOrCreateMacKey({ repoRoot: repo, env: keyEnv });
+    // The outcome carries the minted VerifiedPatch itself: it passes the gate under the key,
+    // and its JSON form is the file's.
+    const verified = await assertVerifiedPatch(outcome.verifiedPatch, key);
+    assert.equal(verified.patchDigest, outcome.patchDigest);
+    assert.deepEqual(JSON.parse(JSON.stringify(verified)), record);
     const report = await auditLog(outcome.logPath, { key });
     assert.equal(report.verdict, "verified", JSON.stringify(report.evidence));
     assert.equal(report.evidence.issue, null);
@@ -90,6 +96,7 @@ Deno.test("verifyPatchInRepo: a patch that does not fix is rejected by the kerne
     assert.equal(outcome.exitCode, 1);
     assert.ok(outcome.reasons.includes("checks_failed"), outcome.reasons.join(","));
     assert.equal(outcome.verifiedPatch, null);
+    assert.equal(outcome.verifiedPatchPath, null);
     const key = await loadOrCreateMacKey({ repoRoot: repo, env: keyEnv });
     const report = await auditLog(outcome.logPath, { key });
     assert.equal(report.replay.status, "deterministic");
