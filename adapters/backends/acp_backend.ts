@@ -20,6 +20,7 @@ import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
 import { acpClient, type AcpClientStats, type PermissionQuestion } from "./_acp_client.ts";
 import { describeRpcError, rpcErrorClass } from "./_acp_errors.ts";
 import { fileService } from "./_file_service.ts";
+import { type AcpAuthChoice, authMethodFor } from "./acp_presets.ts";
 import { terminalRuntime } from "./_terminal.ts";
 
 export type { PermissionQuestion } from "./_acp_client.ts";
@@ -60,6 +61,11 @@ export interface AcpBackendConfig {
   readonly terminalTimeoutMs?: number;
   /** Asks a human about permissions the policy sends to one; absent = they are refused. */
   readonly askHuman?: (question: PermissionQuestion) => Promise<boolean>;
+  /**
+   * `authenticate` choices (a preset's): the first method the agent's `initialize`
+   * lists whose key variable is forwarded is called before `session/new`.
+   */
+  readonly auth?: readonly AcpAuthChoice[];
 }
 
 /**
@@ -245,7 +251,7 @@ async function runAcp(
   let why: BackendFailure | undefined;
   let stopReason: string | null = null;
   // Which request failed: `initialize` or `session/new` (the agent could not start) or the turn.
-  let phase: "initialize" | "session/new" | "session/prompt" = "initialize";
+  let phase: "initialize" | "authenticate" | "session/new" | "session/prompt" = "initialize";
   try {
     const starting = AbortSignal.any([stop, AbortSignal.timeout(config.startTimeoutMs ?? 60_000)]);
     const init = await Promise.race([
@@ -257,6 +263,12 @@ async function runAcp(
       aborted(starting),
     ]);
     record({ initialized: { protocolVersion: init.protocolVersion } });
+    const method = authMethodFor(config.auth ?? [], init.authMethods ?? [], env);
+    if (method !== null) {
+      phase = "authenticate";
+      record({ authenticate: method });
+      await Promise.race([conn.authenticate({ methodId: method }), agentGone, aborted(starting)]);
+    }
     phase = "session/new";
     const session = await Promise.race([
       conn.newSession({ cwd: task.worktree, mcpServers: [] }),

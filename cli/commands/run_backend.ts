@@ -20,6 +20,7 @@ import { CLAUDE_PROVIDER_ENV, claudeBackend } from "../../adapters/backends/clau
 import { commandBackend } from "../../adapters/backends/command_backend.ts";
 import { openaiBackend } from "../../adapters/backends/openai_backend.ts";
 import { acpBackend, type PermissionQuestion } from "../../adapters/backends/acp_backend.ts";
+import { acpPreset } from "../../adapters/backends/acp_presets.ts";
 import { isatty } from "node:tty";
 import {
   type AgentCliConfig,
@@ -196,26 +197,39 @@ export function backendFor(
     }
     case "acp": {
       // The agent runs in the agent sandbox (network shared for its model provider); what it
-      // asks of its client is decided by the kernel and served by vouch.
-      const [first, ...rest] = args.backend.argv;
+      // asks of its client is decided by the kernel and served by vouch. `acp:claude`,
+      // `acp:codex`, `acp:gemini`, `acp:qwen` are presets (flags, provider variables, state).
+      const preset = acpPreset(args.backend.argv);
+      const [first, ...rest] = preset !== null ? [preset.program] : args.backend.argv;
       const program = executableOnPath(first!);
-      const argv = [program, ...rest];
-      const passEnv = forwardedEnvNames("acp", config, args.agentEnv);
+      const passEnv = unique([
+        ...(preset?.providerEnv ?? []),
+        ...forwardedEnvNames("acp", config, args.agentEnv),
+      ]);
       const readOnly = [
         ...(program.includes("/") ? agentProgramDirs(resolve(program)) : []),
         ...rest.filter((a) => a.startsWith("/")).map((a) => dirname(a)),
       ];
+      const stateVar = preset?.stateVar ?? null;
+      const state = stateVar !== null ? process.env[stateVar] : undefined;
       return confinedBackend(
         (sandbox) =>
           acpBackend({
-            argv,
+            argv: [program, ...rest, ...(preset?.args(sandbox.kind === "bwrap") ?? [])],
             sandbox,
             ...(passEnv.length > 0 ? { passEnv } : {}),
+            ...(preset !== null ? { env: preset.env, auth: preset.auth } : {}),
+            ...homeConfig,
             // On a terminal the policy's "ask a human" classes are asked; elsewhere refused.
             ...(isatty(0) && !args.json ? { askHuman: askPermissionOnTerminal } : {}),
           }),
         args.sandbox,
-        { readOnly, ...limits },
+        {
+          readOnly,
+          ...(preset !== null ? { stateEntries: preset.stateEntries } : {}),
+          ...(state !== undefined && state.startsWith("/") ? { stateDirs: [state] } : {}),
+          ...limits,
+        },
       );
     }
     case "openai": {

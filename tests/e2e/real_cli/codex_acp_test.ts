@@ -1,0 +1,76 @@
+// The REAL `@zed-industries/codex-acp` (pinned in tests/fixtures/agent_clis) through
+// `vouch run --backend acp:codex` (the preset: codex-acp with codex's quiet overrides and, inside
+// vouch's bwrap, codex's own sandbox off), driven by the scripted OpenAI Responses server on
+// 127.0.0.1 through a `model_providers` entry in the forwarded $CODEX_HOME.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { AGENT_CLI_BIN, explain, runRealCli } from "./_harness.ts";
+
+const present = existsSync(`${AGENT_CLI_BIN}/codex-acp`);
+if (!present) console.log(`real_cli: SKIP codex-acp scenarios: not installed in ${AGENT_CLI_BIN}`);
+
+const patch = (path: string, minus: string, plus: string) =>
+  `*** Begin Patch\n*** Update File: ${path}\n@@\n-${minus}\n+${plus}\n*** End Patch\n`;
+
+Deno.test({
+  name:
+    "codex-acp (real, acp:codex): an honest fix is VERIFIED; its shell runs inside vouch's bwrap",
+  ignore: !present,
+  fn: async () => {
+    const run = await runRealCli({
+      backend: "acp:codex",
+      script: [
+        {
+          text: "Running the test first.",
+          calls: [{ name: "exec_command", input: { cmd: "node test/add.test.js" } }],
+        },
+        {
+          calls: [{
+            name: "apply_patch",
+            custom: patch("src/add.js", "  return a - b;", "  return a + b;"),
+          }],
+        },
+        { text: "Fixed add(): it now adds its arguments." },
+      ],
+    });
+    assert.equal(run.code, 0, explain(run));
+    assert.equal(run.json.state, "verified", explain(run));
+    const rounds = run.json.rounds as { filesChanged: string[] }[];
+    assert.deepEqual(rounds.at(-1)?.filesChanged, ["src/add.js"]);
+    assert.deepEqual(run.leaks, []);
+    // codex's own bwrap did not fail inside vouch's (the command's output reached the model).
+    const loop = run.server.requests.filter((r) => r.agentLoop);
+    assert.ok(loop.length >= 3, explain(run));
+    // The command ran and its real output (the failing test) reached the model.
+    assert.match(
+      JSON.stringify(loop[1]?.body),
+      /FAIL add\(2, 3\) should be 5, got -1/,
+      explain(run),
+    );
+    assert.doesNotMatch(JSON.stringify(run.server.requests), /uid map/, explain(run));
+    for (const r of run.server.requests) assert.match(r.path, /^\/v1\/(responses|models)$/);
+  },
+});
+
+Deno.test({
+  name:
+    "codex-acp (real, acp:codex): a test-editing cheat is REJECTED with the reason, not cancelled",
+  ignore: !present,
+  fn: async () => {
+    const run = await runRealCli({
+      backend: "acp:codex",
+      script: [
+        {
+          calls: [{
+            name: "apply_patch",
+            custom: patch("test/add.test.js", "if (add(2, 3) !== 5) {", "if (false) {"),
+          }],
+        },
+        { text: "The test passes now." },
+      ],
+    });
+    assert.equal(run.code, 1, explain(run));
+    assert.equal(run.json.state, "rejected", explain(run));
+    assert.match(JSON.stringify(run.json), /test\/add\.test\.js/, explain(run));
+  },
+});
