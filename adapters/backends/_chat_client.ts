@@ -25,11 +25,52 @@ export interface ChatToolCall {
   readonly function: { readonly name: string; readonly arguments: string };
 }
 
+/** A tool call the model sent, read leniently: `id` may be absent, `arguments` an object. */
+export interface ParsedToolCall {
+  /** The model's id, or null when it sent none (the loop names the call). */
+  readonly id: string | null;
+  readonly name: string;
+  /** The arguments as a JSON string (an object the model sent is serialized). */
+  readonly arguments: string;
+  /** True when the model sent the arguments as a JSON value instead of a JSON string. */
+  readonly argumentsWereObject: boolean;
+}
+
 const ToolCallSchema = z.object({
-  id: z.string().max(256),
-  type: z.literal("function").optional(),
-  function: z.object({ name: z.string().max(256), arguments: z.string().max(4_000_000) }),
+  id: z.string().max(256).nullish(),
+  type: z.string().max(64).nullish(),
+  function: z.object({
+    name: z.string().max(256),
+    arguments: z.union([z.string().max(4_000_000), z.record(z.string(), z.unknown())]).nullish(),
+  }),
 });
+
+/** Content as a string or as parts (`[{type:"text", text}]`), as servers send it. */
+const ContentSchema = z.union([
+  z.string(),
+  z.array(z.object({ type: z.string().max(64).optional(), text: z.string().optional() }))
+    .max(10_000),
+]).nullish();
+
+/** The text of a message's content (parts joined; non-text parts skipped). */
+export function contentText(content: z.infer<typeof ContentSchema>): string {
+  if (content === null || content === undefined) return "";
+  if (typeof content === "string") return content;
+  return content.map((p) => (p.type === undefined || p.type === "text") ? p.text ?? "" : "")
+    .join("");
+}
+
+/** A tool call of the schema, normalized. */
+export function normalizeToolCall(c: z.infer<typeof ToolCallSchema>): ParsedToolCall {
+  const a = c.function.arguments;
+  const asObject = a !== null && a !== undefined && typeof a !== "string";
+  return {
+    id: typeof c.id === "string" && c.id !== "" ? c.id : null,
+    name: c.function.name,
+    arguments: asObject ? JSON.stringify(a) : a ?? "",
+    argumentsWereObject: asObject,
+  };
+}
 
 const UsageSchema = z.object({
   prompt_tokens: z.number().int().nonnegative().optional(),
@@ -44,7 +85,7 @@ const UsageSchema = z.object({
 const CompletionSchema = z.object({
   choices: z.array(z.object({
     message: z.object({
-      content: z.string().nullish(),
+      content: ContentSchema,
       tool_calls: z.array(ToolCallSchema).max(64).nullish(),
     }),
     finish_reason: z.string().nullish(),
@@ -55,7 +96,7 @@ const CompletionSchema = z.object({
 /** A parsed completion. */
 export interface ChatCompletion {
   readonly content: string;
-  readonly toolCalls: readonly ChatToolCall[];
+  readonly toolCalls: readonly ParsedToolCall[];
   readonly finishReason: string;
   readonly usage: {
     readonly inputTokens: number;
@@ -142,12 +183,8 @@ export function parseCompletion(text: string): ChatCompletion | ChatFailure {
   const choice = parsed.data.choices[0]!;
   const u = parsed.data.usage ?? {};
   return {
-    content: choice.message.content ?? "",
-    toolCalls: (choice.message.tool_calls ?? []).map((c) => ({
-      id: c.id,
-      type: "function" as const,
-      function: c.function,
-    })),
+    content: contentText(choice.message.content),
+    toolCalls: (choice.message.tool_calls ?? []).map(normalizeToolCall),
     finishReason: choice.finish_reason ?? "",
     usage: {
       inputTokens: u.prompt_tokens ?? 0,

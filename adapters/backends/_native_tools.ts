@@ -86,6 +86,8 @@ export interface ToolAnswer {
   readonly wrote?: string;
   /** The file (or a directory on its path) does not exist. */
   readonly notFound?: boolean;
+  /** The arguments were not JSON (the model is asked to call again). */
+  readonly badJson?: boolean;
 }
 
 const MAX_READ_CHARS = 256 * 1024;
@@ -108,8 +110,16 @@ export async function runNativeTool(
   let json: unknown;
   try {
     json = JSON.parse(rawArguments === "" ? "{}" : rawArguments);
-  } catch {
-    return answer(`error: the arguments of ${name} are not JSON`, true);
+  } catch (error) {
+    const why = error instanceof Error ? `: ${error.message.slice(0, 200)}` : "";
+    return {
+      ...answer(
+        `error: the arguments of ${name} are not JSON${why}; nothing was done. ` +
+          `Call ${name} again with its arguments as one JSON object.`,
+        true,
+      ),
+      badJson: true,
+    };
   }
   const tool = name as keyof typeof ARGS;
   const parsed = ARGS[tool].safeParse(json);

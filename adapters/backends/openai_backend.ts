@@ -24,6 +24,7 @@ import {
   type ChatFailure,
   type ChatMessage,
   isChatFailure,
+  type ParsedToolCall,
   requestCompletion,
 } from "./_chat_client.ts";
 import { type FileService, fileService } from "./_file_service.ts";
@@ -113,6 +114,35 @@ interface LoopState {
   readonly decisions: AgentDecision[];
   usage: { input: number; output: number; cached: number; reasoning: number };
   protocolIssues: number;
+  /** Tool calls made this round. */
+  toolCalls: number;
+  /** The one nudge after a text-only first reply was sent. */
+  nudged: boolean;
+}
+
+/** Told to the model when its text reply was cut off at the length limit. */
+const CUT_OFF_NOTE = "Your reply was cut off at the length limit (finish_reason: length). " +
+  "Continue where you stopped; keep replies short. Answer without a tool call only when the " +
+  "work is done.";
+
+/** Told once to a model whose first reply used no tool. */
+const NUDGE = "You have not used any tool yet, and nothing in the repository has changed. " +
+  "Use the tools (list_files, read_file, write_file, run_command) to do the task; answer " +
+  "without a tool call only when the work is done and the tests pass.";
+
+/** What vouch tells the model about a tool call it accepted leniently. */
+function leniencyNotes(call: ParsedToolCall, synthesized: string): string[] {
+  const notes: string[] = [];
+  if (call.id === null) {
+    notes.push(`note: your tool call had no id; vouch named it ${synthesized}`);
+  }
+  if (call.argumentsWereObject) {
+    notes.push(
+      "note: the arguments came as a JSON object, not as a JSON string; vouch accepted them " +
+        "(send a JSON string next time)",
+    );
+  }
+  return notes;
 }
 
 function failureOf(id: string, f: ChatFailure): BackendFailure {
@@ -156,6 +186,8 @@ async function runLoop(
     decisions: [],
     usage: { input: 0, output: 0, cached: 0, reasoning: 0 },
     protocolIssues: 0,
+    toolCalls: 0,
+    nudged: false,
   };
   const emit = (event: BackendEvent) => {
     st.lines.push(JSON.stringify(event));
@@ -265,15 +297,44 @@ async function converse(
       usage: { inputTokens: st.usage.input, outputTokens: st.usage.output },
     });
     if (reply.content !== "") emit({ kind: "message", text: boundText(reply.content, 2000) });
+    const calls = reply.toolCalls.map((c, i) => ({
+      id: c.id ?? `call_vouch_${turn}_${i + 1}`,
+      name: c.name,
+      arguments: c.arguments,
+      notes: leniencyNotes(c, `call_vouch_${turn}_${i + 1}`),
+    }));
     st.messages.push({
       role: "assistant",
       content: reply.content === "" ? null : reply.content,
-      ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
+      ...(calls.length > 0
+        ? {
+          tool_calls: calls.map((c) => ({
+            id: c.id,
+            type: "function" as const,
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        }
+        : {}),
     });
-    if (reply.toolCalls.length === 0) return { status: "ok", summary: reply.content };
-    for (const call of reply.toolCalls) {
+    if (calls.length === 0) {
+      // A reply cut off at the length limit is not a claim of being done.
+      if (reply.finishReason === "length") {
+        st.messages.push({ role: "user", content: CUT_OFF_NOTE });
+        continue;
+      }
+      // A first reply that used no tool is nudged once before the round ends.
+      if (st.toolCalls === 0 && !st.nudged) {
+        st.nudged = true;
+        st.messages.push({ role: "user", content: NUDGE });
+        continue;
+      }
+      return { status: "ok", summary: reply.content };
+    }
+    for (const call of calls) {
       if (signal.aborted) return { status: "ok", summary: "" };
-      const result = await runNativeTool(call.function.name, call.function.arguments, {
+      st.toolCalls++;
+      if (call.notes.length > 0) st.protocolIssues++;
+      const result = await runNativeTool(call.name, call.arguments, {
         worktree: task.worktree,
         rules,
         sandbox: config.sandbox ?? NO_SANDBOX,
@@ -282,14 +343,21 @@ async function converse(
         commandTimeoutMs: config.commandTimeoutMs ?? 120_000,
         files,
       });
-      emit({ kind: "tool", name: boundText(call.function.name, 100), isError: result.isError });
+      emit({ kind: "tool", name: boundText(call.name, 100), isError: result.isError });
       if (st.decisions.length < MAX_DECISIONS) {
-        st.decisions.push(decisionOf(call.function.name, call.function.arguments, result));
+        st.decisions.push(decisionOf(call.name, call.arguments, result));
       }
       if (result.command !== undefined) st.commands.push(result.command);
-      if (result.refused) st.risks.push(`refused ${call.function.name}: ${result.content}`);
+      if (result.refused) st.risks.push(`refused ${call.name}: ${result.content}`);
       else if (result.isError && result.command === undefined) st.protocolIssues++;
-      st.messages.push({ role: "tool", tool_call_id: call.id, content: result.content });
+      const cut = result.badJson === true && reply.finishReason === "length"
+        ? [
+          "note: your reply hit the length limit, so these arguments were cut off; " +
+          "call the tool again with shorter arguments (e.g. a smaller file)",
+        ]
+        : [];
+      const content = [...call.notes, ...cut, result.content].join("\n");
+      st.messages.push({ role: "tool", tool_call_id: call.id, content });
     }
     const spent = st.usage.input + st.usage.output;
     if (config.maxTokens !== undefined && spent >= config.maxTokens) {

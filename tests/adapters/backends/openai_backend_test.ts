@@ -203,7 +203,8 @@ Deno.test("openai backend: 401 stops at once, with the cause", async () => {
 Deno.test("openai backend: 429 and 500 are retried with backoff; a persistent 500 fails with the cause", async () => {
   const ok = await play([{ status: 429, retryAfter: 0 }, { status: 500 }, { say: "fine" }]);
   assert.equal(ok.result.status, "ok");
-  assert.equal(ok.requests.length, 3);
+  // 429, 500, "fine" (a text-only first reply: nudged once), then the server's "done".
+  assert.equal(ok.requests.length, 4);
   const retries = ok.events.filter((e) => e.kind === "retry");
   assert.deepEqual(retries.map((e) => e.kind === "retry" ? e.httpStatus : null), [429, 500]);
 
@@ -270,4 +271,125 @@ Deno.test("openai backend: symlinks made before the call cannot be written throu
     rmSync(dir, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
   }
+});
+
+/** A raw Chat Completions body with one choice. */
+function completion(message: Record<string, unknown>, finish: string): ChatStep {
+  return {
+    raw: JSON.stringify({
+      choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+    }),
+  };
+}
+
+const FIXED = "export const add = (a, b) => a + b;\n";
+
+Deno.test("openai backend: a tool call without id or with object arguments is accepted, with a note", async () => {
+  const run = await play([
+    completion({
+      content: null,
+      tool_calls: [
+        { type: "function", function: { name: "read_file", arguments: { path: "src/add.js" } } },
+        {
+          id: "",
+          function: { name: "write_file", arguments: { path: "src/add.js", content: FIXED } },
+        },
+      ],
+    }, "tool_calls"),
+    { say: "fixed" },
+  ]);
+  assert.equal(run.result.status, "ok", JSON.stringify(run.result.failure));
+  assert.equal(run.file("src/add.js"), FIXED);
+  const last = run.requests.at(-1)?.body.messages ?? [];
+  const assistant = last.find((m) => m.role === "assistant") as unknown as {
+    tool_calls: { id: string; function: { arguments: unknown } }[];
+  };
+  // vouch sends back what a strict server takes: ids named, arguments as JSON strings.
+  assert.deepEqual(assistant.tool_calls.map((c) => c.id), ["call_vouch_1_1", "call_vouch_1_2"]);
+  assert.equal(typeof assistant.tool_calls[0]!.function.arguments, "string");
+  const answers = last.filter((m) => m.role === "tool");
+  assert.deepEqual(answers.map((m) => m.tool_call_id), ["call_vouch_1_1", "call_vouch_1_2"]);
+  assert.match(String(answers[0]!.content), /no id; vouch named it call_vouch_1_1/);
+  assert.match(String(answers[0]!.content), /JSON object, not as a JSON string/);
+  assert.match(String(answers[0]!.content), /a - b/);
+  assert.match(String(answers[1]!.content), /wrote \d+ characters to src\/add.js/);
+});
+
+Deno.test("openai backend: unparsable arguments are answered with an error and the model retries", async () => {
+  const run = await play([
+    completion({
+      content: null,
+      tool_calls: [{
+        id: "c1",
+        type: "function",
+        function: { name: "write_file", arguments: '{"path": "src/add.js", "content": "exp' },
+      }],
+    }, "length"),
+    { calls: [{ name: "write_file", args: { path: "src/add.js", content: FIXED } }] },
+    { say: "fixed on the second try" },
+  ]);
+  assert.equal(run.result.status, "ok", JSON.stringify(run.result.failure));
+  assert.equal(run.file("src/add.js"), FIXED);
+  const answers = toolAnswers(run.requests);
+  assert.match(answers[0]!, /not JSON.*nothing was done\. Call write_file again/s);
+  assert.match(answers[0]!, /hit the length limit, so these arguments were cut off/);
+});
+
+Deno.test("openai backend: finish_reason length is not a done claim; the model is told to continue", async () => {
+  const run = await play([
+    { calls: [{ name: "list_files", args: {} }] },
+    completion({ content: "I will now change src/add.js so that" }, "length"),
+    { calls: [{ name: "write_file", args: { path: "src/add.js", content: FIXED } }] },
+    { say: "done: add adds" },
+  ]);
+  assert.equal(run.result.status, "ok");
+  assert.equal(run.result.summary, "done: add adds");
+  assert.equal(run.file("src/add.js"), FIXED);
+  assert.equal(run.requests.length, 4);
+  const third = run.requests[2]!.body.messages ?? [];
+  assert.match(String(third.at(-1)?.content), /cut off at the length limit/);
+  assert.equal(third.at(-1)?.role, "user");
+
+  // Cut off on every turn: the round ends limit_exceeded, never "ok".
+  const cut = await play(
+    [completion({ content: "and then" }, "length")],
+    { maxTurns: 3 },
+    { whenSpent: "repeat" },
+  );
+  assert.equal(cut.result.status, "error");
+  assert.equal(cut.result.failure?.code, "limit_exceeded");
+  assert.equal(cut.result.selfClaimedDone, false);
+});
+
+Deno.test("openai backend: a text-only first reply is nudged once, then the round ends", async () => {
+  const run = await play([
+    { say: "Sure, I can help with that." },
+    { calls: [{ name: "write_file", args: { path: "src/add.js", content: FIXED } }] },
+    { say: "fixed" },
+  ]);
+  assert.equal(run.result.status, "ok");
+  assert.equal(run.file("src/add.js"), FIXED);
+  assert.equal(run.requests.length, 3);
+  const second = run.requests[1]!.body.messages ?? [];
+  assert.equal(second.at(-1)?.role, "user");
+  assert.match(String(second.at(-1)?.content), /not used any tool yet/);
+
+  // Text twice: one nudge only, then the round ends with the model's words.
+  const idle = await play([{ say: "nothing to do" }], {}, { whenSpent: "repeat" });
+  assert.equal(idle.result.status, "ok");
+  assert.equal(idle.requests.length, 2);
+  assert.equal(idle.result.summary, "nothing to do");
+});
+
+Deno.test("openai backend: content sent as parts is read as text", async () => {
+  const run = await play([
+    { calls: [{ name: "list_files", args: {} }] },
+    completion(
+      { content: [{ type: "text", text: "all " }, { type: "text", text: "done" }] },
+      "stop",
+    ),
+  ]);
+  assert.equal(run.result.status, "ok");
+  assert.equal(run.result.summary, "all done");
 });
