@@ -2,8 +2,11 @@
  * Check slots bound how many verifications run their commands at once, across
  * verifiers (`vouch batch`): with one slot, two verifications started together
  * never overlap in their checks (a check that fails when another holds the
- * lock directory passes in both); with two slots they do overlap. Real git,
- * real processes (unsandboxed, so both checks see the lock directory).
+ * lock directory passes in both); with two slots they do overlap (a check that
+ * passes only once it has seen the other one start passes in both). Neither
+ * half depends on timing: the rendezvous waits up to 60 s, so a busy machine
+ * only makes it slower. Real git, real processes (unsandboxed, so both checks
+ * see the same directories).
  */
 import assert from "node:assert/strict";
 import { createRepo, git } from "../../golden/fixture_repos.ts";
@@ -33,20 +36,47 @@ function lockingContract(lock: string): OutcomeContract {
   };
 }
 
-async function twoAtOnce(slots: number): Promise<boolean[]> {
+/**
+ * A check that passes only when both checks are running at once: each leaves a
+ * marker in `dir` and waits (at most 60 s) until it sees two.
+ */
+function rendezvousContract(dir: string): OutcomeContract {
+  return {
+    description: "overlap",
+    checks: [{
+      name: "overlap",
+      run: {
+        shell: `touch '${dir}'/m-$$; i=0; while [ "$(ls '${dir}' | wc -l)" -lt 2 ]; do ` +
+          `i=$((i+1)); [ $i -gt 600 ] && exit 1; sleep 0.1; done`,
+      },
+      expect: [{ kind: "exit-zero" }],
+      timeoutMs: 120_000,
+      baseline: false,
+      differential: null,
+      tests: null,
+    }],
+    protect: [],
+  };
+}
+
+async function twoAtOnce(
+  slots: number,
+  contractOf: (dir: string) => OutcomeContract,
+): Promise<boolean[]> {
   const repo = await createRepo({ "README.md": "# x\n" }, "true", { prefix: "vouch-slots-" });
   const dir = await Deno.makeTempDir({ prefix: "vouch-slots-state-" });
   const log = await EventLog.open(`${dir}/events.jsonl`);
   try {
     const base = (await git(repo.dir, "rev-parse", "HEAD")).trim();
     const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
+    await Deno.mkdir(`${dir}/meet`);
     const shared = createCheckSlots(slots);
     const verifiers = [1, 2].map((n) =>
       createCleanVerifier({
         repo: repo.dir,
         base,
         taskId: `t-slots-${n}`,
-        contract: lockingContract(`${dir}/lock`),
+        contract: contractOf(dir),
         receipts,
         sandbox: "none",
         worktreeRoot: `${dir}/trees`,
@@ -66,7 +96,8 @@ async function twoAtOnce(slots: number): Promise<boolean[]> {
 }
 
 Deno.test("check slots: one slot serializes two verifications' checks; two let them overlap", async () => {
-  assert.deepEqual(await twoAtOnce(1), [true, true]);
-  // The same two verifications unbounded: the checks overlap and one finds the lock taken.
-  assert.deepEqual((await twoAtOnce(2)).sort(), [false, true]);
+  // One slot: the checks never overlap, so neither finds the lock taken.
+  assert.deepEqual(await twoAtOnce(1, (dir) => lockingContract(`${dir}/lock`)), [true, true]);
+  // Two slots: both checks run at once, so each sees the other's marker.
+  assert.deepEqual(await twoAtOnce(2, (dir) => rendezvousContract(`${dir}/meet`)), [true, true]);
 });
