@@ -24,3 +24,4 @@ export * from "./dsse.ts";
 export * from "./envelope.ts";
 export * from "./pins.ts";
 export * from "./attest.ts";
+export * from "./export.ts";

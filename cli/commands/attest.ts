@@ -5,17 +5,15 @@
  *
  * @module
  */
-import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import {
   AttestError,
-  buildStatement,
+  exportFromLog,
   PREDICATE_KINDS,
   type PredicateKind,
   SANDBOX_STRENGTH,
-  signStatement,
   type StatementPins,
   summarizeStatement,
   verifyEnvelope,
@@ -27,13 +25,9 @@ import {
   findRepositoryRoot,
   importPublicKey,
   KeyError,
-  loadOrCreateMacKey,
   loadOrCreateSigningKey,
   processKeyEnv,
 } from "../../adapters/keys/mod.ts";
-import { LOG_KINDS, readLogFile } from "../../adapters/log/mod.ts";
-import { verifyReceiptsAgainstLog } from "../../adapters/receipts/mod.ts";
-import { VerifiedPatchError, verifyVerifiedPatchJson } from "../../adapters/verified_patch/mod.ts";
 import { jsonDocument } from "../json_document.ts";
 import { defaultLogPath } from "../log_location.ts";
 import { readFile, writeFile } from "node:fs/promises";
@@ -185,80 +179,38 @@ export async function exportVerifiedPatchAttestation(
   opts: AttestationExport,
   io: CliIo,
 ): Promise<number> {
-  const logPath = resolve(opts.logPath);
-  const repoRoot = findRepositoryRoot(dirname(dirname(logPath)));
-  // An unreadable log is an EventLogError("io"): one line and exit 5 (could not run).
-  const read = await readLogFile(logPath);
-  if (read.status === "tampered") {
-    io.err(
-      `vouch attest: the log is tampered (${read.issue.reason} at line ${read.issue.line}); refusing to attest\n`,
-    );
-    return EXIT.rejected;
-  }
-  const all = read.records.filter((r) => r.kind === LOG_KINDS.verifiedPatchMinted);
-  const digestOf = (body: unknown) => String((body as { patchDigest?: unknown }).patchDigest ?? "");
-  const matching = all.filter((r) =>
-    (opts.task === undefined || r.task === opts.task) &&
-    (opts.patchDigest === undefined || digestOf(r.body).startsWith(opts.patchDigest))
-  );
-  const minted = matching.at(-1);
-  const selector = opts.task !== undefined
-    ? ` for task ${opts.task}`
-    : opts.patchDigest !== undefined
-    ? ` with digest ${opts.patchDigest}`
-    : "";
-  if (!minted) {
-    io.err(`vouch attest: no verified patch${selector} in ${opts.logPath}\n`);
-    return EXIT.rejected;
-  }
-  const digests = new Set(matching.map((r) => digestOf(r.body)));
-  if (opts.patchDigest !== undefined && digests.size > 1) {
-    throw new UsageError(
-      `Cannot export: digest prefix ${opts.patchDigest} matches ${digests.size} verified patches; give more digits`,
-    );
-  }
   const env = opts.keyFile !== undefined
     ? { ...processKeyEnv(), VOUCH_KEY_FILE: opts.keyFile }
     : processKeyEnv();
-  try {
-    const macKey = await loadOrCreateMacKey({ repoRoot, env, create: false });
-    const patch = await verifyVerifiedPatchJson(minted.body, macKey);
-    const issue = await verifyReceiptsAgainstLog(patch.receipts, read.records, macKey);
-    if (issue) {
-      io.err(`vouch attest: receipt check failed: ${issue.code}: ${issue.detail}\n`);
-      return EXIT.rejected;
-    }
-    // Say which patch this is: a log usually holds several.
-    const how = selector !== ""
-      ? `selected${selector}`
-      : all.length > 1
-      ? `the latest of ${all.length} verified patches; select with --task or --patch-digest`
-      : "the only verified patch in the log";
-    io.err(`attesting verified patch ${patch.patchDigest} of task ${patch.task} (${how})\n`);
-    const signingKey = await loadOrCreateSigningKey({ repoRoot, env });
-    const envelope = await signStatement(
-      buildStatement(patch, opts.predicate, {
-        ...(opts.resourceUri !== undefined ? { resourceUri: opts.resourceUri } : {}),
-        ...(opts.policyUri !== undefined ? { policyUri: opts.policyUri } : {}),
-      }),
-      signingKey,
-    );
-    const text = JSON.stringify(envelope, null, 2) + "\n";
-    if (opts.out !== undefined) {
-      await writeFile(opts.out, text);
-      io.err(`wrote ${opts.out} (task ${patch.task}, key ${signingKey.keyId.slice(0, 16)})\n`);
-    } else {
-      io.out(text);
-    }
-    if (opts.pubOut !== undefined) await writeFile(opts.pubOut, signingKey.publicKeyPem);
-    return EXIT.ok;
-  } catch (error) {
-    if (error instanceof KeyError || error instanceof VerifiedPatchError) {
-      io.err(`vouch attest: ${error.message}\n`);
-      return EXIT.rejected;
-    }
-    throw error;
+  // An unreadable log is an EventLogError("io"): one line and exit 5 (could not run).
+  const r = await exportFromLog({
+    logPath: opts.logPath,
+    env,
+    predicate: opts.predicate,
+    ...(opts.task !== undefined ? { task: opts.task } : {}),
+    ...(opts.patchDigest !== undefined ? { patchDigest: opts.patchDigest } : {}),
+    ...(opts.resourceUri !== undefined ? { resourceUri: opts.resourceUri } : {}),
+    ...(opts.policyUri !== undefined ? { policyUri: opts.policyUri } : {}),
+  });
+  if (!r.ok) {
+    if (r.usage) throw new UsageError(r.message);
+    io.err(`vouch attest: ${visible(r.message)}\n`);
+    return EXIT.rejected;
   }
+  io.err(
+    visible(`attesting verified patch ${r.patch.patchDigest} of task ${r.patch.task} (${r.how})\n`),
+  );
+  const text = JSON.stringify(r.envelope, null, 2) + "\n";
+  if (opts.out !== undefined) {
+    await writeFile(opts.out, text);
+    io.err(
+      visible(`wrote ${opts.out} (task ${r.patch.task}, key ${r.signingKey.keyId.slice(0, 16)})\n`),
+    );
+  } else {
+    io.out(text);
+  }
+  if (opts.pubOut !== undefined) await writeFile(opts.pubOut, r.signingKey.publicKeyPem);
+  return EXIT.ok;
 }
 
 async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
