@@ -301,7 +301,15 @@ async function runAcp(
         case "end_turn":
           break;
         case "cancelled":
-          status = "cancelled";
+          // vouch did not ask for it: the agent abandoned its turn (codex-acp does when a
+          // permission is refused). A refusal makes it a round to judge, with the reason.
+          if (stats.refusals.length > 0) {
+            stopReason = "abandoned_after_refusal";
+            stats.agentText += `${stats.agentText === "" ? "" : "\n"}(the agent stopped its ` +
+              `turn after vouch refused: ${stats.refusals.at(-1)})`;
+          } else {
+            status = "cancelled";
+          }
           break;
         case "refusal":
           status = "error";

@@ -60,6 +60,9 @@ export const ACP_PRESETS: Readonly<Record<AcpPreset["name"], AcpPreset>> = {
     args: (inVouchSandbox) => [
       ...CODEX_QUIET_OVERRIDES.flatMap((c) => ["-c", c]),
       ...(inVouchSandbox ? ["-c", 'sandbox_mode="danger-full-access"'] : []),
+      // Every patch and command is asked over ACP, so vouch's policy judges it.
+      "-c",
+      'approval_policy="untrusted"',
     ],
     providerEnv: CODEX_PROVIDER_ENV,
     stateEntries: [".codex"],

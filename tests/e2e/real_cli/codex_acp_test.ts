@@ -54,7 +54,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "codex-acp (real, acp:codex): a test-editing cheat is REJECTED with the reason, not cancelled",
+    "codex-acp (real, acp:codex): a refused test edit is REJECTED with the reason on screen (not exit 4 backend_cancelled)",
   ignore: !present,
   fn: async () => {
     const run = await runRealCli({
@@ -69,8 +69,15 @@ Deno.test({
         { text: "The test passes now." },
       ],
     });
+    // codex asks before every patch (approval_policy untrusted); vouch refuses the protected
+    // file; codex abandons its turn ("cancelled"): a rejection with the reason on screen, not
+    // exit 4 backend_cancelled.
     assert.equal(run.code, 1, explain(run));
     assert.equal(run.json.state, "rejected", explain(run));
-    assert.match(JSON.stringify(run.json), /test\/add\.test\.js/, explain(run));
+    assert.match(run.stderr, /permission:edit \(failed\)/, explain(run));
+    assert.match(run.stderr, /vouch refused: permission edit: test\/add\.test\.js is protected/);
+    const rounds = run.json.rounds as { backendStatus: string; filesChanged: string[] }[];
+    assert.equal(rounds[0]?.backendStatus, "ok", explain(run));
+    assert.deepEqual(rounds[0]?.filesChanged, [], "the protected file was never written");
   },
 });
