@@ -9,6 +9,7 @@
  *   `report.md`, and `report.json` / `--json`.
  * - `vouch run --progress plain`'s sink for backend events and phase lines.
  * - `vouch inspect` of a real log whose transcript carries the escapes.
+ * - `vouch evaluate` of a bundle whose manifest's worker id carries them.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import { EventLog } from "../../../adapters/log/mod.ts";
 import { progressSink } from "../../../cli/commands/run_progress.ts";
 import { runCli } from "../../../cli/main.ts";
 import { makeCohort } from "../../adapters/batch/_cohort.ts";
+import { BUNDLE_FIXTURES, materializeFixture } from "../bundles/fixtures.ts";
 import { bufferIo, buildLogFixture } from "../../cli/_log_fixture.ts";
 import { VOUCH_TASK_FLAGS } from "../../golden/cli_harness.ts";
 
@@ -151,5 +153,40 @@ Deno.test("red team: vouch inspect shows a transcript's escapes escaped; --json 
     }
   } finally {
     await fx.cleanup();
+  }
+});
+
+Deno.test("red team: vouch evaluate shows a manifest's escapes escaped; --json keeps them", async () => {
+  const base = await Deno.makeTempDir({ prefix: "vouch-redteam-hygiene-evaluate-" });
+  try {
+    const good = BUNDLE_FIXTURES.find((f) => f.name === "good")!;
+    // The worker names itself in the manifest (bundle-author text, shown in the summary line).
+    const worker = `w${EVIL}`;
+    const paths = await materializeFixture({
+      ...good,
+      name: "evil-worker-id",
+      manifest: (m) => {
+        good.manifest?.(m);
+        m.worker.id = worker;
+      },
+    }, base);
+    const args = [
+      "evaluate",
+      "--bundle",
+      paths.bundleDir,
+      "--work-unit",
+      paths.workUnitPath,
+      "--plan",
+      paths.planPath,
+    ];
+    const human = bufferIo();
+    await runCli(args, human.io);
+    assert.doesNotMatch(human.out, RAW, human.out);
+    assert.ok(human.out.includes("worker: w\\x1b[2J"), human.out);
+    const json = bufferIo();
+    await runCli([...args, "--json"], json.io);
+    assert.equal(JSON.parse(json.out).independence.worker_id_observed, worker);
+  } finally {
+    await Deno.remove(base, { recursive: true });
   }
 });
