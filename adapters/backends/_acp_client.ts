@@ -15,6 +15,7 @@ import {
   judgePermission,
 } from "../../kernel/scope/judge_tool_access.ts";
 import { runProcess } from "../process/run.ts";
+import { toolCommandProfile } from "../sandbox/agent_profile.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import type { FileService } from "./_file_service.ts";
 import {
@@ -253,7 +254,7 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
       t.done = runProcess({
         argv: terminalArgv(script, env.runtime ?? null),
         cwd: cwd === "." ? env.worktree : `${env.worktree}/${cwd}`,
-        sandbox: env.sandbox,
+        sandbox: toolCommandProfile(env.sandbox),
         timeoutMs: env.terminalTimeoutMs,
         signal: AbortSignal.any([env.signal, abort.signal]),
         onStdout: (chunk) => output.push(chunk),

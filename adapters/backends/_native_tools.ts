@@ -18,6 +18,7 @@ import {
   type ToolAccess,
 } from "../../kernel/scope/judge_tool_access.ts";
 import { runProcess } from "../process/run.ts";
+import { toolCommandProfile } from "../sandbox/agent_profile.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import { type FileRefusal, type FileService, MAX_FILE_BYTES } from "./_file_service.ts";
 import type { AgentDecision, BackendEvent } from "./types.ts";
@@ -35,9 +36,14 @@ export const NATIVE_TOOLS = [
     path: { type: "string" },
     content: { type: "string" },
   }, ["path", "content"]),
-  tool("run_command", "Run a shell command at the repository root (sandboxed, 120 s limit).", {
-    command: { type: "string" },
-  }, ["command"]),
+  tool(
+    "run_command",
+    "Run a shell command at the repository root (sandboxed, no network, 120 s limit).",
+    {
+      command: { type: "string" },
+    },
+    ["command"],
+  ),
 ] as const;
 
 function tool(
@@ -327,7 +333,8 @@ async function commandTool(command: string, env: NativeToolEnv): Promise<ToolAns
   const result = await runProcess({
     argv: ["/bin/sh", "-c", command],
     cwd: env.worktree,
-    sandbox: env.sandbox,
+    // Commands get no network at all (the model's endpoint is vouch's business, not theirs).
+    sandbox: toolCommandProfile(env.sandbox),
     timeoutMs: env.commandTimeoutMs,
     maxCaptureBytes: MAX_COMMAND_OUTPUT,
     signal: env.signal,
@@ -348,8 +355,20 @@ async function commandTool(command: string, env: NativeToolEnv): Promise<ToolAns
     : result.timedOut
     ? `timed out after ${Math.round(env.commandTimeoutMs / 1000)} s`
     : `exit code ${result.exitCode}`;
-  return { ...answer(`${head}\n${out}`, status !== "completed"), command };
+  const offline = env.sandbox.kind === "bwrap" && status !== "completed" && NETWORK_ERROR.test(out)
+    ? `\n${NO_NETWORK_NOTE}`
+    : "";
+  return { ...answer(`${head}\n${out}${offline}`, status !== "completed"), command };
 }
+
+/** Words of a failed connection or name lookup in a command's output. */
+const NETWORK_ERROR =
+  /Connection refused|Network is unreachable|Could not resolve|Temporary failure in name resolution|Name or service not known|getaddrinfo|ENETUNREACH|ECONNREFUSED|EAI_AGAIN|\/dev\/tcp/i;
+
+/** Told to the model when a sandboxed command failed on the network. */
+export const NO_NETWORK_NOTE =
+  "note: the network is unavailable to run_command (it runs in its own empty network " +
+  "namespace: no host, no loopback service of the machine); work offline";
 
 /** The decision behind a file access (the refusal code from `refused (<code>): …`). */
 export function fsDecision(

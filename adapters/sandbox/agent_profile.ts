@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { bwrapProfile, worktreeGitPaths } from "./bwrap.ts";
 import { DEFAULT_AGENT_LIMITS, type SandboxLimits } from "./limits.ts";
-import type { BwrapSandbox } from "./profile.ts";
+import type { BwrapSandbox, SandboxProfile } from "./profile.ts";
 
 /** HOME-relative state each agent CLI needs, copied into its per-run HOME. */
 export const AGENT_STATE_ENTRIES: Readonly<Record<string, readonly string[]>> = {
@@ -136,4 +136,23 @@ export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
     homeSource: homeCopy,
     env: { ...(base.env ?? {}), ...gitEnv },
   };
+}
+
+/**
+ * The profile an agent's tool commands run in (the native loop's
+ * `run_command`, ACP `terminal/create`): the agent's own confinement with no
+ * network at all (`--unshare-net`), whatever the agent process itself may
+ * reach for its model. `none` is unchanged (it never isolated anything).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { toolCommandProfile } from "./agent_profile.ts";
+ * const p = toolCommandProfile({ kind: "bwrap", bwrapPath: "/usr/bin/bwrap", writable: ["/wt"],
+ *   readOnly: [], hiddenDirs: [], hiddenFiles: [], shareNetwork: true });
+ * equal(p.kind === "bwrap" && p.shareNetwork, false);
+ * ```
+ */
+export function toolCommandProfile<P extends SandboxProfile>(profile: P): P {
+  return profile.kind === "bwrap" ? { ...profile, shareNetwork: false } : profile;
 }
