@@ -21,6 +21,7 @@ Deno.test("the package exports exactly the entry points the API names", () => {
   assert.deepEqual(Object.keys(entryPoints()).sort(), [
     ".",
     "./backends",
+    "./cli",
     "./kernel",
     "./log",
     "./wasm",

@@ -60,6 +60,18 @@ Deno.test("a Deno project outside the checkout imports vouch through its own imp
     const bad = run(fx.bad);
     assert.equal(bad.status, 0, bad.stderr);
     assert.equal(JSON.parse(bad.stdout).verdict, "rejected");
+    // The CLI is an export too: `deno run jsr:@vouch/vouch/cli` (no permission needed for this).
+    const cli = spawnSync(Deno.execPath(), [
+      "run",
+      "--no-prompt",
+      "jsr:@vouch/vouch/cli",
+      "--version",
+    ], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.match(cli.stdout, /^vouch \d+\.\d+\.\d+/);
     // The link brings vouch's runtime imports only: no build, bench or test tool (those are the
     // tests/, bench/ and tools/ workspace members' imports).
     const lock = JSON.parse(readFileSync(join(project, "deno.lock"), "utf8"));
