@@ -253,7 +253,14 @@ function result(ctx: StepContext, event: ResultEvent): TransitionTrigger | null 
     case "scope_checked":
       task.sensitive = event.sensitive.slice();
       task.violations = event.violations.slice();
-      if (event.verdict !== "accept" || task.violations.length > 0) return on("scope_reject");
+      if (event.verdict !== "accept" || task.violations.length > 0) {
+        // A path-rule violation with a repair round left is feedback; the last round's is the
+        // verdict. Anything else (a write outside the worktree, symlink or collision tricks, an
+        // unparsable patch) ends the task at once.
+        const retry = task.round < task.budget.repairRounds && task.violations.length > 0 &&
+          task.violations.every(isPathRuleViolation);
+        return on(retry ? "scope_retry" : "scope_reject");
+      }
       if (sensitiveDenied(policyOf(ctx), task.sensitive) !== null) return on("sensitive_denied");
       return on("scope_accept");
     case "verification_result": {
@@ -277,4 +284,12 @@ function result(ctx: StepContext, event: ResultEvent): TransitionTrigger | null 
     case "cleanup_done":
       return on("contradictory_event");
   }
+}
+
+/** Scope violation codes that only say a path is outside the task's rules (`code:path`). */
+const PATH_RULE_CODES = ["forbidden", "outside_allowed", "protected_path"];
+
+/** Whether a recorded violation (`code:path`) is a path-rule one (a repair round may fix it). */
+function isPathRuleViolation(violation: string): boolean {
+  return PATH_RULE_CODES.includes(violation.slice(0, violation.indexOf(":")));
 }

@@ -43,6 +43,7 @@ export const TRIGGERS = [
   "patch_empty_after_error",
   "scope_accept",
   "scope_reject",
+  "scope_retry",
   "sensitive_denied",
   "verification_pass",
   "verification_fail",
@@ -164,6 +165,8 @@ export const TRANSITIONS: TransitionTable = {
     ...BUDGETED,
     scope_accept: { to: "verifying", reason: "scope_accepted" },
     scope_reject: { to: "rejected", reason: "scope_violation" },
+    // Rounds left: the backend gets the violation as feedback, as for a failing check.
+    scope_retry: { to: "worktree_ready", reason: "repair_round", round: "scope_violation" },
     sensitive_denied: { to: "rejected", reason: "policy_denied" },
   },
   verifying: {

@@ -19,13 +19,16 @@
  * backend round, `mint_verified_patch` on entering `verified`, an
  * `awaiting_approval` status, `effect_failed` and `patch_minted` events,
  * `fatal` backend reports, receipt-less passes failing, and compaction of
- * finished tasks.
+ * finished tasks; `vouch.lifecycle/4` gives a path-rule scope violation
+ * (forbidden, outside the allowed globs, protected) a repair round while one
+ * is left (`scope_retry`, feedback `scope_violation`); any other violation
+ * (an outside write, symlink tricks) still ends the task.
  *
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
  * import { KERNEL_LIFECYCLE_VERSION } from "./version.ts";
- * equal(KERNEL_LIFECYCLE_VERSION, "vouch.lifecycle/3");
+ * equal(KERNEL_LIFECYCLE_VERSION, "vouch.lifecycle/4");
  * ```
  */
-export const KERNEL_LIFECYCLE_VERSION = "vouch.lifecycle/3";
+export const KERNEL_LIFECYCLE_VERSION = "vouch.lifecycle/4";

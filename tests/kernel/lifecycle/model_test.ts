@@ -145,6 +145,7 @@ class Scope extends TaskCmd {
   allowed = (m: ModelTask) => m.status === "patch_proposed";
   apply(m: ModelTask, sim: Sim): void {
     sim.scope(this.id, this.accept ? "accept" : "reject", [], this.accept ? [] : ["escape"]);
+    // "escape" is not a path-rule violation: never a repair round (transitions_test has those).
     m.status = this.accept ? "verifying" : "rejected";
   }
   override toString(): string {

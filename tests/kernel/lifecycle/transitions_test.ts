@@ -265,9 +265,36 @@ Deno.test("an empty patch starts a repair round", () => {
   record(sim);
 });
 
-Deno.test("scope reject and denied sensitive classes reject the task", () => {
+/** A proposed patch in a task with no repair round (its scope verdict is final). */
+function proposedWithoutRepair(s: Sim): void {
+  s.submit("t", { ...BIG_BUDGET, repairRounds: 0 });
+  s.worktreeReady("t");
+  s.baseline("t");
+  s.backendFinished("t");
+  s.patch("t");
+}
+
+Deno.test("a scope violation with a repair round left is fed back into the next round", () => {
   const sim = new Sim();
   REACH.patch_proposed!(sim);
+  const retry = only(sim.scope("t", "reject", [], ["forbidden:.github/ci.yml"]), "run_backend");
+  assert.equal(sim.task("t").status, "worktree_ready");
+  assert.equal(retry.round, 1);
+  assert.equal(retry.feedback.reason, "scope_violation");
+  record(sim);
+  // A write outside the worktree (or any non-path-rule violation) ends the task at once.
+  for (const v of ["outside_worktree_write:/home/u/x", "symlink_then_write:a", "forbidden"]) {
+    const hard = new Sim();
+    REACH.patch_proposed!(hard);
+    hard.scope("t", "reject", [], ["forbidden:.github/ci.yml", v]);
+    assert.equal(hard.task("t").status, "rejected", v);
+    assert.equal(hard.task("t").reason, "scope_violation");
+  }
+});
+
+Deno.test("scope reject (no repair round left) and denied sensitive classes reject the task", () => {
+  const sim = new Sim();
+  proposedWithoutRepair(sim);
   const rejected = sim.scope("t", "reject", [], ["path_outside_scope"]);
   assert.equal(sim.task("t").status, "rejected");
   assert.equal(sim.task("t").reason, "scope_violation");
@@ -276,14 +303,14 @@ Deno.test("scope reject and denied sensitive classes reject the task", () => {
   assert.equal(only(rejected, "cleanup").cancelRunning, false, "the scope check was answered");
   record(sim);
   const sim2 = new Sim();
-  REACH.patch_proposed!(sim2);
+  proposedWithoutRepair(sim2);
   sim2.scope("t", "accept", ["secrets"]);
   assert.equal(sim2.task("t").status, "rejected");
   assert.equal(sim2.task("t").reason, "policy_denied");
   record(sim2);
   // An "accept" verdict that still lists violations is not an accept.
   const sim3 = new Sim();
-  REACH.patch_proposed!(sim3);
+  proposedWithoutRepair(sim3);
   sim3.scope("t", "accept", [], ["escape"]);
   assert.equal(sim3.task("t").status, "rejected");
 });
