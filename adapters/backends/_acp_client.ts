@@ -79,6 +79,8 @@ export interface AcpClientStats {
   refusals: string[];
   commands: string[];
   agentText: string;
+  /** The session's latest `usage_update`: context tokens used, and cumulative cost. */
+  usage?: { used: number; size: number; costUsd?: number };
 }
 
 /** The tree-relative form of a path the agent names (absolute inside the worktree, or relative). */
@@ -194,6 +196,21 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
             });
           }
           break;
+        case "usage_update": {
+          const used = Number.isFinite(u.used) && u.used >= 0 ? u.used : 0;
+          const size = Number.isFinite(u.size) && u.size >= 0 ? u.size : 0;
+          const cost = u.cost ?? null;
+          const usd = cost !== null && cost.currency.toUpperCase() === "USD" &&
+              Number.isFinite(cost.amount) && cost.amount >= 0
+            ? cost.amount
+            : undefined;
+          stats.usage = { used, size, ...(usd !== undefined ? { costUsd: usd } : {}) };
+          env.emit({
+            kind: "usage",
+            usage: { inputTokens: used, ...(usd !== undefined ? { costUsd: usd } : {}) },
+          });
+          break;
+        }
         default:
           break;
       }

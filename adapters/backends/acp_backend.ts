@@ -36,6 +36,7 @@ import type {
   BackendFailure,
   BackendResult,
   BackendStatus,
+  BackendUsage,
 } from "./types.ts";
 import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
 
@@ -87,7 +88,7 @@ export function acpBackend(config: AcpBackendConfig): AgentBackend {
     capabilities: () => ({
       streaming: true,
       editsWorktree: true,
-      reportsUsage: false,
+      reportsUsage: true,
       subprocess: true,
     }),
     run: (task, ctx) => guardRun(id, () => runAcp(id, config, task, ctx)),
@@ -100,6 +101,53 @@ export function acpBackend(config: AcpBackendConfig): AgentBackend {
  * at once). An 8 MiB file written through `fs/write_text_file` fits.
  */
 export const MAX_ACP_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** Token counts of a `session/prompt` answer (ACP `Usage`). */
+interface PromptUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedReadTokens?: number | null;
+  readonly cachedWriteTokens?: number | null;
+  readonly thoughtTokens?: number | null;
+}
+
+const count = (n: number | null | undefined): number | undefined =>
+  typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.floor(n) : undefined;
+
+/**
+ * A round's usage: the tokens of the `session/prompt` answer when the agent
+ * reports them, else the context tokens of its last `usage_update` as input;
+ * the cost (USD) of the last `usage_update`.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { acpUsage } from "./acp_backend.ts";
+ * deepEqual(acpUsage(null, { used: 1200, size: 200000, costUsd: 0.05 }), { inputTokens: 1200, costUsd: 0.05 });
+ * deepEqual(acpUsage({ inputTokens: 10, outputTokens: 5, thoughtTokens: 2 }, undefined), { inputTokens: 10, outputTokens: 5, reasoningOutputTokens: 2 });
+ * deepEqual(acpUsage(null, undefined), {});
+ * ```
+ */
+export function acpUsage(
+  prompt: PromptUsage | null,
+  update: { used: number; size: number; costUsd?: number } | undefined,
+): BackendUsage {
+  const out: Record<string, number> = {};
+  const set = (k: keyof BackendUsage, v: number | undefined) => {
+    if (v !== undefined) out[k] = v;
+  };
+  if (prompt !== null) {
+    set("inputTokens", count(prompt.inputTokens));
+    set("cachedInputTokens", count(prompt.cachedReadTokens));
+    set("cacheWriteInputTokens", count(prompt.cachedWriteTokens));
+    set("outputTokens", count(prompt.outputTokens));
+    set("reasoningOutputTokens", count(prompt.thoughtTokens));
+  } else if (update !== undefined) {
+    set("inputTokens", count(update.used));
+  }
+  if (update?.costUsd !== undefined) out["costUsd"] = update.costUsd;
+  return out as BackendUsage;
+}
 
 /** A promise that rejects when `signal` aborts. */
 function aborted(signal: AbortSignal): Promise<never> {
@@ -250,6 +298,7 @@ async function runAcp(
   let status: BackendStatus = "ok";
   let why: BackendFailure | undefined;
   let stopReason: string | null = null;
+  let promptUsage: PromptUsage | null = null;
   // Which request failed: `initialize` or `session/new` (the agent could not start) or the turn.
   let phase: "initialize" | "authenticate" | "session/new" | "session/prompt" = "initialize";
   try {
@@ -296,7 +345,8 @@ async function runAcp(
       status = ctx.signal.aborted ? "cancelled" : "timed_out";
     } else {
       stopReason = turn.r.stopReason;
-      record({ stopReason });
+      promptUsage = turn.r.usage ?? null;
+      record({ stopReason, ...(promptUsage !== null ? { usage: promptUsage } : {}) });
       switch (turn.r.stopReason) {
         case "end_turn":
           break;
@@ -366,8 +416,11 @@ async function runAcp(
   });
   const summary = maskSecrets(boundText(stats.agentText.trim(), MAX_SUMMARY_CHARS)).text;
   if (summary !== "") safeEmit(ctx, { kind: "message", text: boundText(summary, 2000) });
+  const usage = acpUsage(promptUsage, stats.usage);
+  if (promptUsage !== null) safeEmit(ctx, { kind: "usage", usage });
   return {
     ...noClaims(id),
+    usage,
     status,
     summary,
     selfClaimedDone: status === "ok" && stopReason === "end_turn",

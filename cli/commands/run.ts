@@ -53,12 +53,14 @@ Options:
   --contract FILE        outcome contract (JSON) instead of --verify
   --backend B            codex | claude | command:PATH | acp:COMMAND | openai:MODEL (default
                          codex); acp: runs an Agent Client Protocol agent with vouch as its
-                         client (e.g. acp:claude-code-acp)
+                         client (e.g. acp:claude-code-acp); acp:claude, acp:codex, acp:gemini,
+                         acp:qwen are presets (flags, provider variables, state; docs/backends.md)
   --base-url URL         with openai:MODEL, the OpenAI-compatible API root (e.g.
                          http://127.0.0.1:8080/v1 for llama.cpp, vLLM or Ollama)
   --api-key-env NAME     with openai:MODEL, the variable holding the key (default OPENAI_API_KEY)
   --max-cost UNITS       the task's cost budget, in the backend's units (openai: tokens;
-                         claude: cents); past it the task stops with exit 3
+                         claude: cents; acp: cents when the agent reports a cost, else
+                         tokens); past it the task stops with exit 3
   --max-rounds N         backend rounds, first attempt included (default 3)
   --allow GLOB           paths the patch may touch (repeatable; default: anything not forbidden)
   --forbid GLOB          paths the patch may not touch (repeatable; .github/** is forbidden by default)

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { acpBackend, type PermissionQuestion } from "../../../adapters/backends/acp_backend.ts";
+import type { AcpAuthChoice } from "../../../adapters/backends/acp_presets.ts";
 import type { AgentTask, BackendEvent, BackendResult } from "../../../adapters/backends/types.ts";
 import { NODE } from "../../golden/cli_harness.ts";
 
@@ -28,6 +29,8 @@ async function play(
     maxSeconds?: number;
     outside?: string;
     askHuman?: (q: PermissionQuestion) => Promise<boolean>;
+    env?: Record<string, string>;
+    auth?: AcpAuthChoice[];
   } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), "vouch-acp-"));
@@ -55,7 +58,9 @@ async function play(
         VOUCH_ACP_MODE: mode,
         VOUCH_ACP_REPORT: reportFile,
         ...(extra.outside !== undefined ? { VOUCH_ACP_OUTSIDE: extra.outside } : {}),
+        ...(extra.env ?? {}),
       },
+      ...(extra.auth !== undefined ? { auth: extra.auth } : {}),
       cancelGraceMs: 500,
       ...(extra.askHuman !== undefined ? { askHuman: extra.askHuman } : {}),
     }).run(task, { signal: new AbortController().signal, emit: (e) => events.push(e) });
@@ -215,5 +220,59 @@ Deno.test({
     assert.match(asked[0]!.detail, /lockfile; the policy asks a human/);
     const no = await play("sensitive", { askHuman: () => Promise.resolve(false) });
     assert.equal(optionOf(no), "no");
+  },
+});
+
+Deno.test({
+  name:
+    "acp backend: usage_update and the prompt answer's usage feed the round's usage (cost in USD)",
+  ignore: NODE === null,
+  fn: async () => {
+    const p = await play("usage");
+    assert.equal(p.result.status, "ok", JSON.stringify(p.result.failure));
+    assert.deepEqual(p.result.usage, {
+      inputTokens: 1000,
+      cachedInputTokens: 300,
+      outputTokens: 200,
+      costUsd: 0.25,
+    });
+    // Shown live: the usage_update as it came, then the turn's totals.
+    const live = p.events.filter((e) => e.kind === "usage");
+    assert.ok(live.length >= 2, JSON.stringify(live));
+    const only = await play("usage", { env: { VOUCH_ACP_NO_PROMPT_USAGE: "1" } });
+    assert.deepEqual(only.result.usage, { inputTokens: 1500, costUsd: 0.25 });
+    const none = await play("honest");
+    assert.deepEqual(none.result.usage, {});
+  },
+});
+
+Deno.test({
+  name: "acp backend: authenticate is called with the method whose key variable is forwarded",
+  ignore: NODE === null,
+  fn: async () => {
+    const auth = [{ methodId: "gemini-api-key", whenSet: ["VOUCH_TEST_PICK_METHOD"] }];
+    const p = await play("auth", { env: { VOUCH_TEST_PICK_METHOD: "k" }, auth });
+    assert.equal(p.result.status, "ok", JSON.stringify(p.result.failure));
+    assert.equal(entry(p, "authenticate"), "gemini-api-key");
+    // Without the key, vouch does not authenticate and the agent's refusal is the failure.
+    const without = await play("auth", { auth });
+    assert.equal(without.result.status, "error");
+    assert.equal(entry(without, "authenticate"), undefined);
+    assert.match(String(without.result.failure?.message), /session\/new failed/);
+  },
+});
+
+Deno.test({
+  name:
+    "acp backend: an agent that abandons its turn after a refusal is a round to judge, not cancelled",
+  ignore: NODE === null,
+  fn: async () => {
+    const p = await play("abandon");
+    const perm = entry(p, "abandon_permission") as { result: { outcome: { optionId: string } } };
+    assert.equal(perm.result.outcome.optionId, "no");
+    assert.equal(p.result.status, "ok", JSON.stringify(p.result.failure));
+    assert.equal(p.result.selfClaimedDone, false);
+    assert.match(p.result.summary, /stopped its turn after vouch refused: permission edit/);
+    assert.equal(p.files.get("test/add.test.js"), "assert(add(2, 3) === 5);\n");
   },
 });

@@ -81,3 +81,29 @@ Deno.test({
     assert.deepEqual(rounds[0]?.filesChanged, [], "the protected file was never written");
   },
 });
+
+Deno.test({
+  name:
+    "codex-acp (real, acp:codex): its usage_update is counted live and --max-cost stops the run",
+  ignore: !present,
+  fn: async () => {
+    const run = await runRealCli({
+      backend: "acp:codex",
+      script: [
+        {
+          calls: [{
+            name: "apply_patch",
+            custom: patch("src/add.js", "  return a - b;", "  return a + b;"),
+          }],
+        },
+        { text: "Fixed." },
+      ],
+      // The scripted server reports ~230 tokens per request: 5 units is spent by round 1.
+      flags: ["--max-cost", "5"],
+    });
+    assert.match(run.stderr, /round 1 · acp · tokens in \d{2,}/, explain(run));
+    assert.equal(run.code, 3, explain(run));
+    assert.equal(run.json.state, "budget_exhausted", explain(run));
+    assert.equal(run.json.reason, "budget_cost_units", explain(run));
+  },
+});
