@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { parseGitDiff } from "../kernel/diff/mod.ts";
 import { createWasmDiffScanner } from "../wasm/mod.ts";
+import { type BudgetSpec, interleavedMs, type Timed } from "./_budget.ts";
 
 const VERSIONS = ["5.0.4", "5.1.6", "5.2.2"];
 const CACHE = Deno.env.get("VOUCH_BENCH_CACHE") ?? join(tmpdir(), "vouch-bench-diff");
@@ -314,3 +315,78 @@ Deno.bench({ group: SMALL, name: "parse-diff" }, () => {
 Deno.bench({ group: SMALL, name: "gitdiff-parser" }, () => {
   for (const t of small.texts) gitdiffParser.parse(t);
 });
+
+// ------------------------------------------------------------------ budgets
+
+const vouchBig: Timed = () => {
+  parseGitDiff(big);
+};
+const vouchSmall: Timed = () => {
+  for (const b of small.bytes) parseGitDiff(b);
+};
+const bigNote = `${(big.length / 1e6).toFixed(1)} MB git log -p`;
+const smallNote = `${small.bytes.length} one-hunk patches, ${(small.total / 1e6).toFixed(2)} MB`;
+
+function vsPeer(id: string, peer: string, fn: Timed, on: "big" | "small", bound: string) {
+  return {
+    id,
+    measures: `vouch parseGitDiff (strict, TS scanner) on the ${
+      on === "big" ? bigNote : smallNote
+    }, ms`,
+    peer,
+    bound,
+    measure: () =>
+      interleavedMs(on === "big" ? vouchBig : vouchSmall, fn, {
+        warmup: 1,
+        rounds: 5,
+        note: on === "big" ? bigNote : smallNote,
+      }),
+  };
+}
+
+/** Budgets checked by `deno task bench:check` (docs/benchmarks.md). */
+export const budgets: readonly BudgetSpec[] = [
+  vsPeer(
+    "diff.vs_jsdiff",
+    "jsdiff parsePatch on the same text",
+    () => {
+      parsePatch(bigText);
+    },
+    "big",
+    "<= 0.5x",
+  ),
+  vsPeer(
+    "diff.vs_parse_diff",
+    "parse-diff on the same text",
+    () => {
+      parseDiff(bigText);
+    },
+    "big",
+    "<= 0.5x",
+  ),
+  vsPeer(
+    "diff.vs_gitdiff_parser",
+    "gitdiff-parser on the same text",
+    () => {
+      gitdiffParser.parse(bigText);
+    },
+    "big",
+    "<= 0.5x",
+  ),
+  vsPeer(
+    "diff.vs_git_numstat",
+    "git apply --numstat - (C, one process) on the same bytes",
+    () => run("git", ["apply", "--numstat", "-"], CACHE, big),
+    "big",
+    "<= 1x",
+  ),
+  vsPeer(
+    "diff.small.vs_jsdiff",
+    "jsdiff parsePatch on the same patches",
+    () => {
+      for (const t of small.texts) parsePatch(t);
+    },
+    "small",
+    "<= 1x",
+  ),
+];

@@ -14,6 +14,7 @@ import {
   verifyLogBytes,
 } from "../adapters/log/mod.ts";
 import { canonicalJson } from "../adapters/canonical_json/mod.ts";
+import { type BudgetSpec, interleavedMs, type Measured } from "./_budget.ts";
 
 const wasmSha256 = await createHashWasmSha256();
 const encoder = new TextEncoder();
@@ -125,3 +126,41 @@ Deno.bench(
     if (r.status !== "ok") throw new Error("verification failed");
   },
 );
+
+// ------------------------------------------------------------------ budgets
+
+/**
+ * Full-chain verification of the 100,000-record log against the floor: one
+ * SHA-256 (node:crypto) over the same bytes, which every verifier must do.
+ */
+async function measureVerify(): Promise<Measured> {
+  const r = await interleavedMs(
+    () => {
+      const v = verifyLogBytes(logBytes, { keepRecords: false });
+      if (v.status !== "ok" || v.head.seq !== RECORDS) throw new Error("verification failed");
+    },
+    () => {
+      nodeCrypto.createHash("sha256").update(logBytes).digest("hex");
+    },
+    { warmup: 2, rounds: 7 },
+  );
+  const rate = (ms: number) => RECORDS / (ms / 1000);
+  return {
+    subject: rate(r.subject),
+    peer: rate(r.peer),
+    unit: "records/s",
+    samples: r.samples,
+    note: `${RECORDS} records, ${(logBytes.length / 1e6).toFixed(1)} MB; medians ${
+      r.subject.toFixed(0)
+    } ms vs ${r.peer.toFixed(0)} ms; ${r.note}`,
+  };
+}
+
+/** Budgets checked by `deno task bench:check` (docs/benchmarks.md). */
+export const budgets: readonly BudgetSpec[] = [{
+  id: "log.verify",
+  measures: "verifyLogBytes over a 100,000-record hash-chained log (node:crypto), records/s",
+  peer: "one node:crypto SHA-256 over the same bytes (the floor), as records/s",
+  bound: ">= 150000 records/s",
+  measure: measureVerify,
+}];

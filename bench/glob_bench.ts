@@ -10,6 +10,7 @@ import { minimatch } from "minimatch";
 import { compileGlobs } from "../kernel/glob/mod.ts";
 import { wasmGlobEngine } from "../wasm/glob_matcher.ts";
 import { collectRealPaths } from "./_real_paths.ts";
+import { type BudgetSpec, interleavedMs } from "./_budget.ts";
 
 const PATHS = collectRealPaths(100_000);
 const PATTERNS = [
@@ -68,3 +69,41 @@ Deno.bench({
 globalThis.addEventListener("unload", () => {
   if (sink < 0) console.log(sink);
 });
+
+// ------------------------------------------------------------------ budgets
+
+/** Budgets checked by `deno task bench:check` (docs/benchmarks.md). */
+export const budgets: readonly BudgetSpec[] = [
+  {
+    id: "glob.vs_picomatch",
+    measures: `vouch TS glob matcher, ${PATHS.length} real paths x ${PATTERNS.length} patterns, ms`,
+    peer: "picomatch (dot: true), same paths and patterns",
+    bound: "<= 1x",
+    measure: () =>
+      interleavedMs(
+        () => {
+          for (const s of vouchTs) for (const p of PATHS) if (s.matches(p)) sink++;
+        },
+        () => {
+          for (const m of pico) for (const p of PATHS) if (m(p)) sink++;
+        },
+        { warmup: 1, rounds: 5 },
+      ),
+  },
+  {
+    id: "glob.vs_minimatch",
+    measures: `vouch TS glob matcher, ${PATHS.length} real paths x ${PATTERNS.length} patterns, ms`,
+    peer: "minimatch (dot: true), same paths and patterns",
+    bound: "<= 1x",
+    measure: () =>
+      interleavedMs(
+        () => {
+          for (const s of vouchTs) for (const p of PATHS) if (s.matches(p)) sink++;
+        },
+        () => {
+          for (const m of mini) for (const p of PATHS) if (m.match(p)) sink++;
+        },
+        { warmup: 1, rounds: 5 },
+      ),
+  },
+];

@@ -6,6 +6,8 @@
 import process from "node:process";
 import { reportFromOutcomes } from "../kernel/contract/mod.ts";
 import { parseJunit } from "../adapters/test_results/mod.ts";
+import { SaxesParser } from "saxes";
+import { type BudgetSpec, interleavedMs } from "./_budget.ts";
 
 const STACK =
   "Error [ERR_TEST_FAILURE]: 2 == 3\n    at TestContext.&lt;anonymous> (/r/test/x.test.js:3:27)\n"
@@ -81,3 +83,28 @@ for (const [name, xml, ids] of [["node", node, "node"], ["pytest", pytest, "pyte
     } ms CPU per read`,
   );
 }
+
+// ------------------------------------------------------------------ budgets
+
+/** Budgets checked by `deno task bench:check` (docs/benchmarks.md). */
+export const budgets: readonly BudgetSpec[] = [{
+  id: "junit.10k",
+  measures: "parseJunit + reportFromOutcomes on a 10,000-test node --test JUnit report, ms",
+  peer: "saxes (the XML parser it uses) over the same text with one element counter",
+  bound: "<= 50 ms",
+  measure: () =>
+    interleavedMs(
+      () => {
+        const r = reportFromOutcomes(parseJunit(node, { ids: "node" }));
+        if (r.failing.length !== 200 || r.ran !== 9900) throw new Error("unexpected report");
+      },
+      () => {
+        let elements = 0;
+        const p = new SaxesParser();
+        p.on("opentag", () => elements++);
+        p.write(node).close();
+        if (elements < 10_000) throw new Error("unexpected element count");
+      },
+      { warmup: 3, rounds: 21, note: `${(node.length / 1024 / 1024).toFixed(1)} MiB` },
+    ),
+}];

@@ -25,6 +25,7 @@ import {
   step,
   type TaskRecord,
 } from "../kernel/mod.ts";
+import { type BudgetSpec, interleavedMs, type Measured } from "./_budget.ts";
 
 const STREAM_LENGTH = 10_000;
 
@@ -394,3 +395,57 @@ if (import.meta.main) {
   profile();
   churnProfile();
 }
+
+// ------------------------------------------------------------------ budgets
+
+/** A self-timed slice runner over one workload (re-parses the start state, untimed, at the end). */
+function sliceRunner(w: Workload): () => number {
+  let state = freshState(w);
+  let cursor = 0;
+  return () => {
+    if (cursor + SLICE > w.events.length) {
+      state = freshState(w);
+      cursor = 0;
+      settleHeap();
+    }
+    const end = cursor + SLICE;
+    let sink = 0;
+    const t0 = performance.now();
+    for (let i = cursor; i < end; i++) sink += step(state, w.events[i]!).actions.length;
+    const ms = performance.now() - t0;
+    cursor = end;
+    if (sink < 0) throw new Error("unreachable");
+    return ms;
+  };
+}
+
+/** Median per-step time (ns) over 1,000-step slices at 10k live tasks vs 1 live task. */
+async function measureSteps(): Promise<Measured> {
+  const big = sliceRunner(WORKLOADS.get(10_000)!);
+  const one = sliceRunner(WORKLOADS.get(1)!);
+  const r = await interleavedMs(big, one, { warmup: 20, rounds: 300 });
+  // ms per 1,000 steps = us per step.
+  return { ...r, subject: r.subject * 1000, peer: r.peer * 1000, unit: "ns" };
+}
+
+let stepsOnce: Promise<Measured> | undefined;
+const steps = () => (stepsOnce ??= measureSteps());
+
+/** Budgets checked by `deno task bench:check` (docs/benchmarks.md). */
+export const budgets: readonly BudgetSpec[] = [
+  {
+    id: "kernel.step.10k",
+    measures: "kernel step at 10,000 live tasks, median over 300 slices of each slice's mean " +
+      "per event (1,000 events of the realistic mix)",
+    peer: "the same mix over 1 live task",
+    bound: "<= 1 us",
+    measure: steps,
+  },
+  {
+    id: "kernel.step.scale",
+    measures: "kernel step at 10,000 live tasks relative to 1 live task (same run as above)",
+    peer: "the same mix over 1 live task",
+    bound: "<= 3x",
+    measure: steps,
+  },
+];

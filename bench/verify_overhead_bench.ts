@@ -8,6 +8,7 @@
 import { verifyPatchInRepo } from "../adapters/driver/verify_patch.ts";
 import { contractFromCommand } from "../adapters/verification/clean_verifier.ts";
 import { createRepo, git } from "../tests/golden/fixture_repos.ts";
+import { type BudgetSpec, interleavedMs } from "./_budget.ts";
 
 const TEST = `'${Deno.execPath()}' test --no-check --no-prompt --quiet`;
 const repo = await createRepo(
@@ -49,18 +50,32 @@ async function sh(cwd: string, command: string): Promise<void> {
   if (!out.success) throw new Error(`bench command failed: ${command}`);
 }
 
+async function bare(): Promise<void> {
+  const wt = `${state}/bare-${n++}`;
+  await sh(repo.dir, `git worktree add -q --detach '${wt}' HEAD`);
+  await sh(wt, `git apply --index '${patchFile}' && ${TEST}`);
+  await sh(repo.dir, `git worktree remove --force '${wt}'`);
+}
+
+async function verify(sandbox: "none" | "auto"): Promise<void> {
+  const r = await verifyPatchInRepo({
+    dir: repo.dir,
+    patch,
+    contract,
+    sandbox,
+    keyEnv: { VOUCH_KEY_FILE: `${state}/key` },
+    worktreeRoot: `${state}/worktrees`,
+  });
+  if (r.verdict !== "verified") throw new Error(`not verified: ${r.reasons.join(", ")}`);
+}
+
 Deno.bench({
   group: "verify_overhead",
   name: "bare: worktree + git apply --index + test",
   baseline: true,
   n: 5,
   warmup: 1,
-  async fn() {
-    const wt = `${state}/bare-${n++}`;
-    await sh(repo.dir, `git worktree add -q --detach '${wt}' HEAD`);
-    await sh(wt, `git apply --index '${patchFile}' && ${TEST}`);
-    await sh(repo.dir, `git worktree remove --force '${wt}'`);
-  },
+  fn: bare,
 });
 
 for (const sandbox of ["none", "auto"] as const) {
@@ -69,19 +84,19 @@ for (const sandbox of ["none", "auto"] as const) {
     name: `vouch verify (sandbox ${sandbox})`,
     n: 5,
     warmup: 1,
-    async fn() {
-      const r = await verifyPatchInRepo({
-        dir: repo.dir,
-        patch,
-        contract,
-        sandbox,
-        keyEnv: { VOUCH_KEY_FILE: `${state}/key` },
-        worktreeRoot: `${state}/worktrees`,
-      });
-      if (r.verdict !== "verified") throw new Error(`not verified: ${r.reasons.join(", ")}`);
-    },
+    fn: () => verify(sandbox),
   });
 }
+
+/** Budgets checked by `deno task bench:check` (docs/benchmarks.md). */
+export const budgets: readonly BudgetSpec[] = [{
+  id: "verify.overhead",
+  measures: "vouch verify (library verifyPatchInRepo, default sandbox auto) of a real patch " +
+    "against a one-second deno test suite, ms",
+  peer: "bare git worktree add + git apply --index + the test command + git worktree remove",
+  bound: "<= 1.15x",
+  measure: () => interleavedMs(() => verify("auto"), bare, { warmup: 1, rounds: 7 }),
+}];
 
 globalThis.addEventListener("unload", () => {
   Deno.removeSync(state, { recursive: true });
