@@ -8,6 +8,7 @@
  * @module
  */
 import { VouchError } from "../kernel/errors/mod.ts";
+import { permissionDenied } from "../adapters/process/permission.ts";
 import { DiffParseError } from "../kernel/diff/error.ts";
 import { GlobError } from "../kernel/glob/error.ts";
 import { BackendError } from "../adapters/backends/errors.ts";
@@ -82,6 +83,9 @@ export function describeFailure(command: string, error: unknown, debug = false):
       text: `${prefix}: ${oneLine(error.message)}\nRun \`${help}\` for usage.\n${trace(error)}`,
     };
   }
+  // A permission the runtime refused, wherever it surfaced: say so and name the flag.
+  const denied = permissionDenied(error);
+  if (denied !== null) error = denied;
   if (error instanceof VouchError) {
     const message = oneLine(error.message);
     const coded = message.endsWith(`(${error.code})`) ? message : `${message} (${error.code})`;

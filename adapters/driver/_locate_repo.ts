@@ -10,6 +10,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { resolveCommit } from "../git/repo_info.ts";
 import { gitChecked, GitError } from "../git/git_checked.ts";
+import { permissionDenied } from "../process/permission.ts";
 
 /**
  * Repositories located in this process (real directory -> top level and common
@@ -63,7 +64,10 @@ async function locateUncached(
       { cwd: abs },
     );
     [top, commonDir] = r.stdout.head.split("\n");
-  } catch {
+  } catch (error) {
+    // A refused permission (git cannot start, the directory cannot be read) is not "not a repo".
+    const denied = permissionDenied(error);
+    if (denied !== null) throw denied;
     top = undefined;
   }
   if (!top || !commonDir) {

@@ -1,3 +1,4 @@
+import { permissionDenied } from "./permission.ts";
 import { mkdtempSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir as osTmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
@@ -344,6 +345,10 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     if (privateDir) removeQuietly(privateDir);
     if (privateTmp) removeQuietly(privateTmp);
     budget?.dispose();
+    // The runtime refusing the spawn (Deno's --allow-run) is no result of the command: a
+    // permission error naming the flag, never "not found" or "not a repository" further up.
+    const denied = permissionDenied(error);
+    if (denied !== null) throw denied;
     const message = error instanceof Error ? error.message : String(error);
     return emptyResult(argv, spec, envNames, {
       code: "spawn_failed",

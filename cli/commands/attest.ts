@@ -31,6 +31,7 @@ import {
 import { jsonDocument } from "../json_document.ts";
 import { defaultLogPath } from "../log_location.ts";
 import { readFile, writeFile } from "node:fs/promises";
+import { permissionDenied } from "../../adapters/process/permission.ts";
 
 const HELP = `vouch attest: export and verify signed attestations of verified patches
 
@@ -126,7 +127,8 @@ async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
     try {
       digest = sha256Hex(await readFile(values.patch));
     } catch (error) {
-      throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
+      throw permissionDenied(error) ??
+        new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
     }
   }
   return await exportVerifiedPatchAttestation({
@@ -252,7 +254,8 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
     try {
       expectPatchSha256 = sha256Hex(await readFile(values.patch));
     } catch (error) {
-      throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
+      throw permissionDenied(error) ??
+        new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
     }
   }
   let contractDigest: string | undefined;

@@ -14,6 +14,7 @@ import { judgePatch, type PatchJudgement } from "../../kernel/scope/judge_patch.
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { jsonDocument } from "../json_document.ts";
 import { readInput } from "../input.ts";
+import { permissionDenied } from "../../adapters/process/permission.ts";
 
 const HELP = `vouch scope: check which paths a patch touches, and whether it may
 
@@ -54,6 +55,8 @@ async function readPatch(file: string): Promise<Uint8Array> {
   try {
     return await readInput(file);
   } catch (error) {
+    const denied = permissionDenied(error);
+    if (denied !== null) throw denied;
     const why = error instanceof Error ? error.message : String(error);
     throw new UsageError(`Cannot read patch ${JSON.stringify(file)}: ${why}`);
   }
