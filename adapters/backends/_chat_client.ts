@@ -6,113 +6,23 @@
  *
  * @module
  */
-import { z } from "zod";
+import {
+  type ChatCompletion,
+  type ChatFailure,
+  CompletionSchema,
+  contentText,
+  normalizeToolCall,
+  usageOf,
+} from "./_chat_schema.ts";
+import { parseChatStream } from "./_chat_stream.ts";
 
-/** A message of the conversation, as the API takes it. */
-export type ChatMessage =
-  | { readonly role: "system" | "user"; readonly content: string }
-  | {
-    readonly role: "assistant";
-    readonly content: string | null;
-    readonly tool_calls?: readonly ChatToolCall[];
-  }
-  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
-
-/** A tool call the model made (arguments are a JSON string, unparsed). */
-export interface ChatToolCall {
-  readonly id: string;
-  readonly type: "function";
-  readonly function: { readonly name: string; readonly arguments: string };
-}
-
-/** A tool call the model sent, read leniently: `id` may be absent, `arguments` an object. */
-export interface ParsedToolCall {
-  /** The model's id, or null when it sent none (the loop names the call). */
-  readonly id: string | null;
-  readonly name: string;
-  /** The arguments as a JSON string (an object the model sent is serialized). */
-  readonly arguments: string;
-  /** True when the model sent the arguments as a JSON value instead of a JSON string. */
-  readonly argumentsWereObject: boolean;
-}
-
-const ToolCallSchema = z.object({
-  id: z.string().max(256).nullish(),
-  type: z.string().max(64).nullish(),
-  function: z.object({
-    name: z.string().max(256),
-    arguments: z.union([z.string().max(4_000_000), z.record(z.string(), z.unknown())]).nullish(),
-  }),
-});
-
-/** Content as a string or as parts (`[{type:"text", text}]`), as servers send it. */
-const ContentSchema = z.union([
-  z.string(),
-  z.array(z.object({ type: z.string().max(64).optional(), text: z.string().optional() }))
-    .max(10_000),
-]).nullish();
-
-/** The text of a message's content (parts joined; non-text parts skipped). */
-export function contentText(content: z.infer<typeof ContentSchema>): string {
-  if (content === null || content === undefined) return "";
-  if (typeof content === "string") return content;
-  return content.map((p) => (p.type === undefined || p.type === "text") ? p.text ?? "" : "")
-    .join("");
-}
-
-/** A tool call of the schema, normalized. */
-export function normalizeToolCall(c: z.infer<typeof ToolCallSchema>): ParsedToolCall {
-  const a = c.function.arguments;
-  const asObject = a !== null && a !== undefined && typeof a !== "string";
-  return {
-    id: typeof c.id === "string" && c.id !== "" ? c.id : null,
-    name: c.function.name,
-    arguments: asObject ? JSON.stringify(a) : a ?? "",
-    argumentsWereObject: asObject,
-  };
-}
-
-const UsageSchema = z.object({
-  prompt_tokens: z.number().int().nonnegative().optional(),
-  completion_tokens: z.number().int().nonnegative().optional(),
-  prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().optional() })
-    .nullish(),
-  completion_tokens_details: z.object({
-    reasoning_tokens: z.number().int().nonnegative().optional(),
-  }).nullish(),
-}).nullish();
-
-const CompletionSchema = z.object({
-  choices: z.array(z.object({
-    message: z.object({
-      content: ContentSchema,
-      tool_calls: z.array(ToolCallSchema).max(64).nullish(),
-    }),
-    finish_reason: z.string().nullish(),
-  })).min(1),
-  usage: UsageSchema,
-});
-
-/** A parsed completion. */
-export interface ChatCompletion {
-  readonly content: string;
-  readonly toolCalls: readonly ParsedToolCall[];
-  readonly finishReason: string;
-  readonly usage: {
-    readonly inputTokens: number;
-    readonly outputTokens: number;
-    readonly cachedInputTokens: number;
-    readonly reasoningOutputTokens: number;
-  };
-}
-
-/** Why a request failed for good. */
-export interface ChatFailure {
-  /** `auth`: 401/403; `refused`: another 4xx; `unavailable`: retries spent; `protocol`: bad answer. */
-  readonly kind: "auth" | "refused" | "unavailable" | "protocol" | "cancelled";
-  readonly status: number | null;
-  readonly message: string;
-}
+export type {
+  ChatCompletion,
+  ChatFailure,
+  ChatMessage,
+  ChatToolCall,
+  ParsedToolCall,
+} from "./_chat_schema.ts";
 
 /** Options of {@linkcode requestCompletion}. */
 export interface ChatRequestOptions {
@@ -181,17 +91,11 @@ export function parseCompletion(text: string): ChatCompletion | ChatFailure {
     };
   }
   const choice = parsed.data.choices[0]!;
-  const u = parsed.data.usage ?? {};
   return {
     content: contentText(choice.message.content),
     toolCalls: (choice.message.tool_calls ?? []).map(normalizeToolCall),
     finishReason: choice.finish_reason ?? "",
-    usage: {
-      inputTokens: u.prompt_tokens ?? 0,
-      outputTokens: u.completion_tokens ?? 0,
-      cachedInputTokens: u.prompt_tokens_details?.cached_tokens ?? 0,
-      reasoningOutputTokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
-    },
+    usage: usageOf(parsed.data.usage),
   };
 }
 
@@ -228,7 +132,11 @@ export async function requestCompletion(
       if (text.length > MAX_ANSWER_BYTES) {
         return { kind: "protocol", status: res.status, message: "the answer is too large" };
       }
-      if (res.ok) return parseCompletion(text);
+      if (res.ok) {
+        // A server that ignores `stream: true` answers JSON: read it as such.
+        const sse = (res.headers.get("content-type") ?? "").includes("text/event-stream");
+        return sse ? parseChatStream(text) : parseCompletion(text);
+      }
       const message = `HTTP ${res.status}: ${errorText(text)}`;
       if (res.status === 401 || res.status === 403) {
         return { kind: "auth", status: res.status, message };

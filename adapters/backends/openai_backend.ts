@@ -68,6 +68,12 @@ export interface OpenAiBackendConfig {
   readonly requestTimeoutMs?: number;
   /** Time limit of one `run_command`, ms. @default 120000 */
   readonly commandTimeoutMs?: number;
+  /**
+   * Ask for streamed answers (`stream: true` with `stream_options.include_usage`), as real
+   * clients do; a server answering JSON anyway is read as JSON, one answering 400 is asked again
+   * without streaming. @default true
+   */
+  readonly stream?: boolean;
   /** Injected for tests. */
   readonly fetch?: typeof fetch;
 }
@@ -118,6 +124,8 @@ interface LoopState {
   toolCalls: number;
   /** The one nudge after a text-only first reply was sent. */
   nudged: boolean;
+  /** Ask for a streamed answer (until the server refuses it). */
+  stream: boolean;
 }
 
 /** Told to the model when its text reply was cut off at the length limit. */
@@ -188,6 +196,7 @@ async function runLoop(
     protocolIssues: 0,
     toolCalls: 0,
     nudged: false,
+    stream: config.stream ?? true,
   };
   const emit = (event: BackendEvent) => {
     st.lines.push(JSON.stringify(event));
@@ -268,6 +277,7 @@ async function converse(
         messages: st.messages,
         tools: NATIVE_TOOLS,
         tool_choice: "auto",
+        ...(st.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
       },
       signal,
       maxRetries: config.maxRetries ?? 3,
@@ -283,6 +293,13 @@ async function converse(
         }),
       ...(config.fetch !== undefined ? { fetch: config.fetch } : {}),
     });
+    if (isChatFailure(reply) && st.stream && reply.kind === "refused" && reply.status === 400) {
+      // A server that refuses streaming is asked again without it (once per round).
+      st.stream = false;
+      emit({ kind: "message", text: "the endpoint refused streaming; asking without it" });
+      turn--;
+      continue;
+    }
     if (isChatFailure(reply)) {
       if (reply.kind === "protocol") st.protocolIssues++;
       emit({ kind: "error", message: boundText(reply.message, 500), fatal: true });

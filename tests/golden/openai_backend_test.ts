@@ -16,12 +16,18 @@ import { CHAT_API_KEY, type ChatStep, startChatServer } from "../fixtures/chat_s
 
 const KEY_VAR = "VOUCH_TEST_CHAT_KEY";
 
+type Mode = "sse" | "json";
+
 async function scenario(
   script: ChatStep[],
   flags: string[] = [],
   key = CHAT_API_KEY,
+  mode: Mode = "sse",
 ) {
-  const server = await startChatServer(script, { whenSpent: "repeat" });
+  const server = await startChatServer(script, {
+    whenSpent: "repeat",
+    sse: mode === "sse" ? "auto" : "never",
+  });
   const repo: FixtureRepo = await createRepo(denoProjectFiles(), denoTestCommand());
   const state = await Deno.makeTempDir({ prefix: "vouch-openai-state-" });
   try {
@@ -41,8 +47,8 @@ async function scenario(
         denoTestCommand(),
         "--max-rounds",
         "1",
-        "--json",
-        ...flags,
+        ...(flags.includes("--no-json") ? [] : ["--json"]),
+        ...flags.filter((f) => f !== "--no-json"),
       ],
       state,
       "deno",
@@ -62,76 +68,99 @@ async function cleanup(s: { repo: FixtureRepo; state: string }) {
 const explain = (s: { run: { stdout: string; stderr: string } }) =>
   `stdout: ${s.run.stdout}\nstderr: ${s.run.stderr}`;
 
-Deno.test("golden openai: an honest fix through vouch's own tools is VERIFIED", async () => {
-  const s = await scenario([
-    { calls: [{ name: "read_file", args: { path: "math.ts" } }] },
-    {
-      calls: [{
-        name: "write_file",
-        args: {
-          path: "math.ts",
-          content: "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+for (const mode of ["sse", "json"] as const) {
+  Deno.test(`golden openai (${mode}): an honest fix through vouch's own tools is VERIFIED`, async () => {
+    const s = await scenario(
+      [
+        { calls: [{ name: "read_file", args: { path: "math.ts" } }] },
+        {
+          calls: [{
+            name: "write_file",
+            args: {
+              path: "math.ts",
+              content: "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+            },
+          }],
         },
-      }],
-    },
-    { say: "add() adds now." },
-  ]);
-  try {
-    assert.equal(s.run.code, 0, explain(s));
-    assert.equal(s.run.json?.["state"], "verified", explain(s));
-    await assertLog(s.repo, "verified", s.state);
-    // The key reached the server and nothing vouch wrote.
-    assert.equal(s.requests[0]?.authorization, `Bearer ${CHAT_API_KEY}`);
-    assert.ok(!s.run.stdout.includes(CHAT_API_KEY) && !s.run.stderr.includes(CHAT_API_KEY));
-  } finally {
-    await cleanup(s);
-  }
-});
+        { say: "add() adds now." },
+      ],
+      [],
+      CHAT_API_KEY,
+      mode,
+    );
+    try {
+      assert.equal(s.run.code, 0, explain(s));
+      assert.equal(s.run.json?.["state"], "verified", explain(s));
+      await assertLog(s.repo, "verified", s.state);
+      // The key reached the server and nothing vouch wrote.
+      assert.equal(s.requests[0]?.authorization, `Bearer ${CHAT_API_KEY}`);
+      assert.ok(!s.run.stdout.includes(CHAT_API_KEY) && !s.run.stderr.includes(CHAT_API_KEY));
+      // vouch asks as real clients do; the server streamed (sse) or answered JSON anyway (json).
+      assert.equal(s.requests[0]?.body.stream, true);
+      assert.equal(s.requests[0]?.body.stream_options?.include_usage, true);
+      // Usage from the stream's last chunk (or the JSON body): 3 answers of 100 in / 20 out.
+      const result = JSON.parse(
+        await Deno.readTextFile(`${s.run.json?.["artefactsDir"]}/round-1/backend_result.json`),
+      );
+      assert.equal(result.usage?.inputTokens, 300, JSON.stringify(result.usage));
+      assert.equal(result.usage?.outputTokens, 60, JSON.stringify(result.usage));
+    } finally {
+      await cleanup(s);
+    }
+  });
 
-Deno.test("golden openai: a test-editing cheat is refused at the tool and the run REJECTED", async () => {
-  const s = await scenario(
-    [
-      {
-        calls: [{
-          name: "write_file",
-          args: { path: "math_test.ts", content: "Deno.test('ok', () => {});\n" },
-        }],
-      },
-      { say: "tests pass now" },
-    ],
-    ["--forbid", "math_test.ts"],
-  );
-  try {
-    assert.equal(s.run.code, 1, explain(s));
-    assert.equal(s.run.json?.["state"], "rejected", explain(s));
-    const answers = (s.requests.at(-1)?.body.messages ?? []).filter((m) => m.role === "tool");
-    assert.match(String(answers[0]?.content), /^refused \(protected_path\)/);
-    // The user's test is untouched.
-    const test = await Deno.readTextFile(`${s.repo.dir}/math_test.ts`);
-    assert.equal(test, denoProjectFiles()["math_test.ts"]);
-  } finally {
-    await cleanup(s);
-  }
-});
+  Deno.test(`golden openai (${mode}): a test-editing cheat is refused at the tool and the run REJECTED`, async () => {
+    const s = await scenario(
+      [
+        {
+          calls: [{
+            name: "write_file",
+            args: { path: "math_test.ts", content: "Deno.test('ok', () => {});\n" },
+          }],
+        },
+        { say: "tests pass now" },
+      ],
+      ["--forbid", "math_test.ts"],
+      CHAT_API_KEY,
+      mode,
+    );
+    try {
+      assert.equal(s.run.code, 1, explain(s));
+      assert.equal(s.run.json?.["state"], "rejected", explain(s));
+      const answers = (s.requests.at(-1)?.body.messages ?? []).filter((m) => m.role === "tool");
+      assert.match(String(answers[0]?.content), /^refused \(protected_path\)/);
+      // The user's test is untouched.
+      const test = await Deno.readTextFile(`${s.repo.dir}/math_test.ts`);
+      assert.equal(test, denoProjectFiles()["math_test.ts"]);
+    } finally {
+      await cleanup(s);
+    }
+  });
 
-Deno.test("golden openai: a 401 ends backend_failed (exit 4) with its cause on screen", async () => {
-  const s = await scenario([{ say: "never" }], [], "wrong-key");
-  try {
-    assert.equal(s.run.code, 4, explain(s));
-    assert.equal(s.run.json?.["state"], "backend_failed", explain(s));
-    assert.match(JSON.stringify(s.run.json), /HTTP 401/, explain(s));
-    assert.equal(s.requests.length, 1, "no retry after an authentication failure");
-  } finally {
-    await cleanup(s);
-  }
-});
+  Deno.test(`golden openai (${mode}): a 401 ends backend_failed (exit 4) with its cause on screen`, async () => {
+    const s = await scenario([{ say: "never" }], [], "wrong-key", mode);
+    try {
+      assert.equal(s.run.code, 4, explain(s));
+      assert.equal(s.run.json?.["state"], "backend_failed", explain(s));
+      assert.match(JSON.stringify(s.run.json), /HTTP 401/, explain(s));
+      assert.equal(s.requests.length, 1, "no retry after an authentication failure");
+    } finally {
+      await cleanup(s);
+    }
+  });
 
-Deno.test("golden openai: the cost budget (tokens) stops the task with exit 3", async () => {
-  const s = await scenario([{ calls: [{ name: "list_files", args: {} }] }], ["--max-cost", "300"]);
-  try {
-    assert.equal(s.run.code, 3, explain(s));
-    assert.equal(s.run.json?.["state"], "budget_exhausted", explain(s));
-  } finally {
-    await cleanup(s);
-  }
-});
+  Deno.test(`golden openai (${mode}): the cost budget (tokens) stops the task with exit 3`, async () => {
+    const s = await scenario(
+      [{ calls: [{ name: "list_files", args: {} }] }],
+      ["--max-cost", "300"],
+      CHAT_API_KEY,
+      mode,
+    );
+    try {
+      assert.equal(s.run.code, 3, explain(s));
+      assert.equal(s.run.json?.["state"], "budget_exhausted", explain(s));
+    } finally {
+      await cleanup(s);
+    }
+  });
+}

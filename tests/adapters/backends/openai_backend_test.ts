@@ -393,3 +393,119 @@ Deno.test("openai backend: content sent as parts is read as text", async () => {
   assert.equal(run.result.status, "ok");
   assert.equal(run.result.summary, "all done");
 });
+
+Deno.test("openai backend: streams like a real client (SSE, parallel calls, usage from the last chunk)", async () => {
+  const run = await play(
+    [
+      {
+        calls: [
+          { name: "read_file", args: { path: "src/add.js" } },
+          { name: "write_file", args: { path: "src/add.js", content: FIXED } },
+        ],
+      },
+      { say: "add() adds now, and this sentence arrives in many pieces." },
+    ],
+    {},
+    { usage: [40, 2] },
+  );
+  assert.equal(run.result.status, "ok", JSON.stringify(run.result.failure));
+  assert.equal(run.result.summary, "add() adds now, and this sentence arrives in many pieces.");
+  assert.equal(run.file("src/add.js"), FIXED);
+  for (const r of run.requests) {
+    assert.equal(r.body.stream, true);
+    assert.equal(r.body.stream_options?.include_usage, true);
+  }
+  // Both calls of the one reply, each answered under its own id, arguments reassembled.
+  const answers = (run.requests.at(-1)?.body.messages ?? []).filter((m) => m.role === "tool");
+  assert.deepEqual(answers.map((m) => m.tool_call_id), ["call_1", "call_2"]);
+  assert.match(String(answers[0]!.content), /a - b/);
+  assert.match(String(answers[1]!.content), /^wrote /);
+  assert.equal(run.result.usage?.inputTokens, 80);
+  assert.equal(run.result.usage?.outputTokens, 4);
+});
+
+Deno.test("openai backend: a server that answers JSON to stream:true, or refuses streaming, still works", async () => {
+  const json = await play(
+    [
+      { calls: [{ name: "write_file", args: { path: "src/add.js", content: FIXED } }] },
+      { say: "fixed" },
+    ],
+    {},
+    { sse: "never" },
+  );
+  assert.equal(json.result.status, "ok", JSON.stringify(json.result.failure));
+  assert.equal(json.file("src/add.js"), FIXED);
+  assert.equal(json.result.usage?.inputTokens, 200);
+
+  const refused = await play([
+    { status: 400 },
+    { calls: [{ name: "write_file", args: { path: "src/add.js", content: FIXED } }] },
+    { say: "fixed" },
+  ]);
+  assert.equal(refused.result.status, "ok", JSON.stringify(refused.result.failure));
+  assert.equal(refused.file("src/add.js"), FIXED);
+  assert.equal(refused.requests[0]!.body.stream, true);
+  assert.equal(refused.requests[1]!.body.stream, undefined);
+});
+
+const sse = (...chunks: unknown[]) =>
+  chunks.map((c) =>
+    typeof c === "string" && c.startsWith(":")
+      ? c // an SSE comment line, as servers send keep-alives
+      : `data: ${typeof c === "string" ? c : JSON.stringify(c)}\n\n`
+  ).join("");
+
+Deno.test("openai backend: streamed content as parts, arguments as objects, cut and broken streams", async () => {
+  const parts = await play([
+    { calls: [{ name: "list_files", args: {} }] },
+    {
+      rawSse: sse(
+        { choices: [{ index: 0, delta: { content: [{ type: "text", text: "all " }] } }] },
+        ": keep-alive comment\n",
+        { choices: [{ index: 0, delta: { content: [{ type: "text", text: "done" }] } }] },
+        { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+        { choices: [], usage: { prompt_tokens: 5, completion_tokens: 1 } },
+        "[DONE]",
+      ),
+    },
+  ]);
+  assert.equal(parts.result.status, "ok");
+  assert.equal(parts.result.summary, "all done");
+
+  const objectArgs = await play([
+    {
+      rawSse: sse(
+        {
+          choices: [{
+            delta: {
+              tool_calls: [{
+                function: { name: "write_file", arguments: { path: "src/add.js", content: FIXED } },
+              }],
+            },
+            finish_reason: "tool_calls",
+          }],
+        },
+        "[DONE]",
+      ),
+    },
+    { say: "fixed" },
+  ]);
+  assert.equal(objectArgs.result.status, "ok", JSON.stringify(objectArgs.result.failure));
+  assert.equal(objectArgs.file("src/add.js"), FIXED);
+  assert.match(toolAnswers(objectArgs.requests)[0]!, /no id; vouch named it call_vouch_1_1/);
+
+  for (
+    const [body, why] of [
+      [sse({ choices: [{ delta: { content: "half a" } }] }), /ended before its last chunk/],
+      [sse({ error: { message: "model overloaded" } }), /streamed an error: model overloaded/],
+      [sse("{not json"), /not JSON/],
+      [sse({ choices: [{ delta: { tool_calls: "x" } }] }), /not a chat completion chunk/],
+      ["", /no chunk/],
+    ] as const
+  ) {
+    const run = await play([{ rawSse: body }]);
+    assert.equal(run.result.status, "error", body);
+    assert.equal(run.result.failure?.code, "protocol", body);
+    assert.match(run.result.failure?.message ?? "", why);
+  }
+});
