@@ -18,6 +18,7 @@ const FILES = [
   "./diff_parse_bench.ts",
   "./sandbox_startup_bench.ts",
   "./verify_overhead_bench.ts",
+  "./oracle_bench.ts",
 ];
 
 function arg(name: string): string | undefined {

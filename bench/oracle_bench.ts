@@ -13,11 +13,13 @@
  * - a patch that also touches the tests (graded on the patched tree and against
  *   the base's tests: two oracles), baseline cached: <= 2.2x.
  *
- * Runnable alone: `deno bench -A bench/oracle_bench.ts`.
+ * Runnable alone: `deno bench -A bench/oracle_bench.ts`; the same three are
+ * budgets of `deno task bench:check` (measured interleaved with the bare peer).
  */
 import { verifyPatchInRepo } from "../adapters/driver/verify_patch.ts";
 import { contractFromCommand } from "../adapters/verification/clean_verifier.ts";
 import { createRepo, git } from "../tests/golden/fixture_repos.ts";
+import { type BudgetSpec, interleavedMs } from "./_budget.ts";
 
 const TEST = "node --test";
 const CALC_TEST = [
@@ -69,7 +71,7 @@ const [withTest] = await patchOf({
 // Fresh bases for "first verify": siblings of HEAD that differ only in BUILD_ID.
 const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
 const freshBases: string[] = [];
-for (let i = 1; i <= 12; i++) {
+for (let i = 1; i <= 24; i++) {
   await Deno.writeTextFile(`${repo.dir}/BUILD_ID`, `${i}\n`);
   await git(repo.dir, "commit", "-q", "-am", `build ${i}`);
   freshBases.push((await git(repo.dir, "rev-parse", "HEAD")).trim());
@@ -102,18 +104,28 @@ async function verify(patch: Uint8Array, base?: string): Promise<void> {
   if (r.verdict !== "verified") throw new Error(`not verified: ${r.reasons.join(", ")}`);
 }
 
+async function bare(): Promise<void> {
+  const wt = `${state}/bare-${n++}`;
+  await sh(repo.dir, `git worktree add -q --detach '${wt}' HEAD`);
+  await sh(wt, `git apply --index '${fixFile}' && ${TEST}`);
+  await sh(repo.dir, `git worktree remove --force '${wt}'`);
+}
+
+let fresh = 0;
+/** A verify of the fix on a base never verified before (its baseline not cached). */
+function verifyOnFreshBase(): Promise<void> {
+  const base = freshBases[fresh++];
+  if (base === undefined) throw new Error("bench: out of fresh bases");
+  return verify(fix, base);
+}
+
 Deno.bench({
   group: "oracle",
   name: "bare: worktree + git apply --index + node --test",
   baseline: true,
   n: 5,
   warmup: 1,
-  async fn() {
-    const wt = `${state}/bare-${n++}`;
-    await sh(repo.dir, `git worktree add -q --detach '${wt}' HEAD`);
-    await sh(wt, `git apply --index '${fixFile}' && ${TEST}`);
-    await sh(repo.dir, `git worktree remove --force '${wt}'`);
-  },
+  fn: bare,
 });
 
 Deno.bench({
@@ -126,17 +138,12 @@ Deno.bench({
   },
 });
 
-let fresh = 0;
 Deno.bench({
   group: "oracle",
   name: "vouch verify, first verify of a base (target <= 2.1x)",
   n: 5,
   warmup: 1,
-  async fn() {
-    const base = freshBases[fresh++];
-    if (base === undefined) throw new Error("bench: out of fresh bases");
-    await verify(fix, base);
-  },
+  fn: verifyOnFreshBase,
 });
 
 Deno.bench({
@@ -148,6 +155,35 @@ Deno.bench({
     await verify(withTest);
   },
 });
+
+const PEER = "bare git worktree add + git apply --index + node --test + git worktree remove";
+
+/** Budgets checked by `deno task bench:check` (docs/benchmarks.md). */
+export const budgets: readonly BudgetSpec[] = [
+  {
+    id: "oracle.cached",
+    measures: "vouch verify (library, defaults) of a patch that touches no oracle file, " +
+      "the base's baseline cached, one-second node --test suite, ms",
+    peer: PEER,
+    bound: "<= 1.10x",
+    measure: () => interleavedMs(() => verify(fix), bare, { warmup: 1, rounds: 5 }),
+  },
+  {
+    id: "oracle.first_verify",
+    measures: "the same verify on a base never verified before (baseline + check), ms",
+    peer: PEER,
+    bound: "<= 2.1x",
+    measure: () => interleavedMs(verifyOnFreshBase, bare, { warmup: 1, rounds: 5 }),
+  },
+  {
+    id: "oracle.two_oracles",
+    measures: "vouch verify of a fix that also adds a test (graded on the patched tree and " +
+      "against the base's tests), baseline cached, ms",
+    peer: PEER,
+    bound: "<= 2.2x",
+    measure: () => interleavedMs(() => verify(withTest), bare, { warmup: 1, rounds: 5 }),
+  },
+];
 
 globalThis.addEventListener("unload", () => {
   Deno.removeSync(state, { recursive: true });
