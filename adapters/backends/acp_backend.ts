@@ -18,6 +18,7 @@ import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
 import { acpClient, type AcpClientStats, type PermissionQuestion } from "./_acp_client.ts";
+import { preflightAcp } from "./_acp_preflight.ts";
 import { describeRpcError, rpcErrorClass } from "./_acp_errors.ts";
 import { fileService } from "./_file_service.ts";
 import { type AcpAuthChoice, authMethodFor } from "./acp_presets.ts";
@@ -91,6 +92,16 @@ export function acpBackend(config: AcpBackendConfig): AgentBackend {
       reportsUsage: true,
       subprocess: true,
     }),
+    // The agent starts and answers `initialize` before the baseline spends any time.
+    preflight: () =>
+      preflightAcp({
+        argv: config.argv,
+        sandbox: config.sandbox ?? NO_SANDBOX,
+        ...(config.env !== undefined ? { env: config.env } : {}),
+        ...(config.passEnv !== undefined ? { passEnv: config.passEnv } : {}),
+        ...(config.home !== undefined ? { home: config.home } : {}),
+        timeoutMs: config.startTimeoutMs ?? 60_000,
+      }),
     run: (task, ctx) => guardRun(id, () => runAcp(id, config, task, ctx)),
   };
 }

@@ -107,3 +107,24 @@ Deno.test({
     assert.equal(run.json.reason, "budget_cost_units", explain(run));
   },
 });
+
+Deno.test("acp: a missing agent is named before the baseline (exit 4, nothing ran)", async () => {
+  const run = await runRealCli({ backend: "acp:codex", script: [], withoutCli: true });
+  assert.equal(run.code, 4, explain(run));
+  assert.deepEqual(run.json.backendFailure, {
+    code: "config",
+    message: "acp: codex-acp: not found on PATH",
+  });
+  assert.match(run.stdout, /acp: codex-acp: not found on PATH/);
+  assert.equal(run.server.requests.length, 0);
+  assert.equal(run.artefacts, false, "no baseline, no round: nothing ran");
+});
+
+Deno.test("acp: a program that does not speak ACP is named before the baseline, saying why", async () => {
+  const run = await runRealCli({ backend: "acp:/bin/true", script: [] });
+  assert.equal(run.code, 4, explain(run));
+  const failure = run.json.backendFailure as { code: string; message: string };
+  assert.equal(failure.code, "config", explain(run));
+  assert.equal(failure.message, "acp: true exited (code 0) before answering initialize");
+  assert.equal(run.artefacts, false, "no baseline, no round: nothing ran");
+});
