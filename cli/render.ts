@@ -179,6 +179,8 @@ export interface VerifyOutcomeView {
   readonly baseline: readonly CheckSummary[];
   readonly checks: readonly CheckSummary[];
   readonly verifiedPatch: string | null;
+  /** How the oracle rule graded the patch, in words. */
+  readonly oracle?: { readonly sentences: readonly string[] };
 }
 
 /**
@@ -228,6 +230,8 @@ export function renderVerifyOutcome(outcome: VerifyOutcomeView): string {
     !verified,
   );
   show("", outcome.checks, true);
+  const [first, ...rest] = outcome.oracle?.sentences ?? [];
+  if (first !== undefined) lines.push(`tests: ${first}`, ...rest.map((s) => `  ${s}`));
   if (outcome.verifiedPatch !== null) lines.push(`verified patch: ${outcome.verifiedPatch}`);
   return lines.join("\n") + "\n";
 }

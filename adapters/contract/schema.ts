@@ -128,6 +128,11 @@ export const contractFileSchema = z.strictObject({
     .describe("globs of paths a patch may not touch"),
   setup: setupSchema.optional(),
   sandbox: sandboxSchema.optional(),
+  testsEditable: z.boolean().optional()
+    .describe(
+      "the patch may redefine the tests: a patch touching test files is graded against its " +
+        "own tests only (default false: also against the base's tests)",
+    ),
 }).superRefine((file, ctx) => {
   const names = new Map<string, number>();
   file.checks.forEach((c, i) => {
@@ -320,6 +325,7 @@ export function toOutcomeContract(file: ContractFile): OutcomeContract {
     description: file.description ?? "",
     checks,
     protect: file.protect ?? [],
+    ...(file.testsEditable !== undefined ? { testsEditable: file.testsEditable } : {}),
     ...(file.sandbox !== undefined
       ? {
         sandbox: {

@@ -101,6 +101,7 @@ function summary(r: RoundState, cancelled: boolean): RoundSummary {
     reasons: unique(r.reasons),
     details: r.verdict === "verified" ? [] : unique(r.details),
     checks: r.checks,
+    ...(r.run?.oracle !== undefined ? { oracle: r.run.oracle } : {}),
     ...(failure !== undefined
       ? { backendFailure: { code: failure.code, message: failure.message } }
       : {}),

@@ -5,7 +5,7 @@
  * @module
  */
 import { FINAL_STATES, type FinalState } from "../../kernel/lifecycle/outcome.ts";
-import type { CheckSummary } from "../verification/verifier.ts";
+import type { CheckSummary, OracleReport } from "../verification/verifier.ts";
 import { VERDICTS } from "./verdicts.ts";
 
 export type { CheckSummary };
@@ -62,6 +62,12 @@ export interface RoundSummary {
    * differential's delta). Empty when verified.
    */
   readonly details: readonly string[];
+  /**
+   * How the oracle rule graded this round's patch (absent when no checks ran):
+   * every decision in words (which test files changed, whether the base's
+   * tests judged it too, per test or by exit code).
+   */
+  readonly oracle?: OracleReport;
   /** Per-check results of this round's clean re-verification (empty if it never got there). */
   readonly checks: readonly CheckSummary[];
   /** The backend's own failure report for this round, when it gave one (a claim). */

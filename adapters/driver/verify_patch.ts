@@ -34,6 +34,18 @@ import { ensureStateDir } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
 import { mintedPatchOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
+import type { OracleReport } from "../verification/verifier.ts";
+import { oracleClassifier } from "../verification/oracle_paths.ts";
+import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
+import { changedPaths } from "../../kernel/diff/changed_paths.ts";
+
+/** Whether a patch changes a path that is the oracle (an unparsable one: assume it does). */
+function touchesOracle(patch: Uint8Array): boolean {
+  const parsed = tryParseGitDiff(patch);
+  if (!parsed.ok) return true;
+  const oracle = oracleClassifier();
+  return changedPaths(parsed.diff).some((e) => oracle.classify(e.path)?.scope === "file");
+}
 
 /** Options of {@link verifyPatchInRepo}. */
 export interface VerifyPatchOptions {
@@ -63,11 +75,21 @@ export interface VerifyPatchOptions {
   /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
   readonly allowSetupNetwork?: boolean;
   /**
-   * Run the contract on the untouched base first (catches contracts that cannot
-   * run or gate nothing). @default true when the contract has baseline or
-   * differential checks (they need the captures), else false
+   * Run the contract on the untouched base first. It is what the verdict is
+   * judged against: the baseline's failing tests must pass and its passing
+   * tests must still pass (per test when the output shows test ids). Given
+   * explicitly (or needed by baseline/differential checks or test lists), it
+   * also gates: a contract that cannot run at the base ends the task. False
+   * (`--no-baseline`): no test-level differential, only exit codes (and the
+   * base's tests for a patch that touches them). @default true
    */
   readonly baseline?: boolean;
+  /**
+   * Tests are editable (`--tests-editable`): a patch that touches test files
+   * is graded against its own tests only, and the verdict says so.
+   * @default the contract's `testsEditable`, else false
+   */
+  readonly testsEditable?: boolean;
   /**
    * Where the event log (`events.jsonl`, with its lock) and `runs/<task>/`
    * artefacts live. Parallel verifications in one repository each need their
@@ -115,6 +137,12 @@ export interface VerifyPatchReport {
    * check that cannot start), each failing check's detail. Empty when verified.
    */
   readonly details: readonly string[];
+  /**
+   * How the oracle rule graded the patch (absent when no round ran checks):
+   * once (it touches no test), by its own tests and the base's, or (tests
+   * editable) by its own only; per test or by exit code; every decision in words.
+   */
+  readonly oracle?: OracleReport;
 }
 
 /** The result of {@link verifyPatchInRepo}: the report, with the VerifiedPatch itself. */
@@ -179,7 +207,10 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   const needsCaptures = opts.contract.checks.some((c) =>
     c.baseline || c.differential !== null || c.testLists !== undefined
   );
-  const baseline = opts.baseline ?? needsCaptures;
+  const baseline = opts.baseline ?? true;
+  const testsEditable = opts.testsEditable ?? opts.contract.testsEditable ?? false;
+  // A patch that touches oracle files is graded twice (its tests, then the base's).
+  const gradings = !testsEditable && touchesOracle(opts.patch) ? 2 : 1;
   try {
     const allow = opts.allow ?? [];
     const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
@@ -198,8 +229,11 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
       ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
-      // One round: the tree is used by the baseline (when there is one) and the verification.
-      maxTreeUses: baseline ? 2 : 1,
+      // One round: the tree is used by the baseline (when there is one) and each grading.
+      maxTreeUses: (baseline ? 1 : 0) + gradings,
+      testsEditable,
+      // An implicit baseline is only the reference the round is judged against.
+      baselineGates: opts.baseline === true || needsCaptures,
     });
     const artefactsDir = `${stateDir}/runs/${task}`;
     const run = await runTask({
@@ -248,6 +282,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       logPath: log.path,
       details: run.state === "verified" ? [] : (run.rounds[0]?.details ?? [run.message]),
       verifiedPatchPath,
+      ...(run.rounds[0]?.oracle !== undefined ? { oracle: run.rounds[0].oracle } : {}),
     };
     await log.append({
       task,

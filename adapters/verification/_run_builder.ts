@@ -16,79 +16,15 @@ import type { RoundCheckResult } from "../../kernel/lifecycle/events.ts";
 import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import { judgeAppliedPatch } from "../../kernel/scope/judge_applied.ts";
 import type { ChecksRun } from "../contract/run_checks.ts";
-import { utf8Tail } from "../process/capture.ts";
-import type { ProcessResult } from "../process/types.ts";
-import { maskSecrets } from "../backends/transcript.ts";
-import type { SetupReport } from "../deps/setup.ts";
 import { receiptDigest, type ToolReceipt } from "../receipts/receipt.ts";
 import { sandboxLabel } from "../sandbox/profile.ts";
 import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
 import type { CleanTree } from "../worktree/clean_tree.ts";
-import { cannotStart, checkDetail } from "./check_detail.ts";
+import { cannotStart } from "./check_detail.ts";
+import { setupSummary, summarize } from "./_summaries.ts";
 import { setupEvidence, type SetupStep } from "./_setup_step.ts";
-import type { CheckSummary, VerificationRun } from "./verifier.ts";
-
-const OUTPUT_TAIL_BYTES = 4096;
-
-/** What summaries need to know about the run. */
-interface SummaryContext {
-  readonly contract: OutcomeContract;
-  readonly captures: readonly BaselineCapture[];
-  readonly tree: string;
-  readonly sandboxed: boolean;
-}
-
-function summarize(
-  judgement: CheckJudgement,
-  result: ProcessResult | undefined,
-  ctx: SummaryContext,
-): CheckSummary {
-  const check = ctx.contract.checks.find((c) => c.name === judgement.name);
-  const against = check?.differential?.against;
-  const capture = against === undefined ? undefined : ctx.captures.find((c) => c.name === against);
-  const detail = checkDetail({
-    judgement,
-    ...(result !== undefined ? { result } : {}),
-    timeoutMs: check?.timeoutMs ?? 0,
-    ...(capture !== undefined ? { capture } : {}),
-    sandboxed: ctx.sandboxed,
-    tree: ctx.tree,
-  });
-  const passed = judgement.status === "passed" || judgement.status === "captured";
-  const text = result === undefined
-    ? ""
-    : `${result.stdout.tail || result.stdout.head}\n${result.stderr.tail || result.stderr.head}`;
-  const why = judgement.reasons.map((r) => `${r.code}: ${r.message}`).join("\n");
-  return {
-    name: judgement.name,
-    passed,
-    outcome: judgement.status === "passed" ? "pass" : judgement.status,
-    exitCode: result?.exitCode ?? null,
-    durationMs: Math.round(result?.durationMs ?? 0),
-    outputTail: maskSecrets(
-      utf8Tail(`${text.trim()}${why ? `\n${why}` : ""}`, OUTPUT_TAIL_BYTES),
-    ).text,
-    ...(judgement.tests !== undefined ? { tests: judgement.tests } : {}),
-    ...(detail !== undefined ? { detail } : {}),
-  };
-}
-
-function setupSummary(report: SetupReport): CheckSummary {
-  const last = report.results.at(-1);
-  const result = last?.result;
-  const text = result === undefined
-    ? ""
-    : `${result.stdout.tail || result.stdout.head}\n${result.stderr.tail || result.stderr.head}`;
-  const why = `setup_failed: ${report.failed ?? "?"} (${report.reason ?? "failed"})`;
-  return {
-    name: `setup: ${report.failed ?? "?"}`,
-    passed: false,
-    outcome: "setup_failed",
-    exitCode: last !== undefined && last.command === report.failed ? last.result.exitCode : null,
-    durationMs: Math.round(result?.durationMs ?? 0),
-    outputTail: maskSecrets(utf8Tail(`${text.trim()}\n${why}`, OUTPUT_TAIL_BYTES)).text,
-  };
-}
+import type { CheckSummary, OracleReport, VerificationRun } from "./verifier.ts";
+import type { BaseOracleJudgement } from "../../kernel/contract/two_oracles.ts";
 
 /**
  * The kernel's outcome word of one judged check.
@@ -329,6 +265,74 @@ export function roundRun(
       verdict: judgement.verdict,
       checks: judgement.checks,
       summaries,
+    },
+  };
+}
+
+/** The id prefix (and receipt tool infix) of the base-oracle grading's checks. */
+export const BASE_TESTS = "base-tests:";
+
+/** The second grading of a round: the patch's non-oracle part against the base's tests. */
+export interface BaseGrading {
+  readonly parts: RunParts;
+  readonly judged: ReadonlyMap<string, BaseOracleJudgement>;
+}
+
+/** A round's run with its oracle report, and the base grading's checks when there was one. */
+export function withOracle(
+  round: VerificationRun,
+  oracle: OracleReport,
+  second: BaseGrading | null,
+): VerificationRun {
+  if (second === null) {
+    return { ...round, oracle, evidence: { ...(round.evidence as object), oracle } };
+  }
+  const { parts, judged } = second;
+  const entries = [...judged].map(([name, j]) => {
+    const receipt = parts.receipts.get(name);
+    const result = parts.run.results.get(name);
+    const passed = j.verdict === "passed";
+    const summary: CheckSummary = {
+      name: `${name} (base's tests)`,
+      passed,
+      outcome: passed ? "pass" : "fail",
+      exitCode: result?.exitCode ?? null,
+      durationMs: Math.round(result?.durationMs ?? 0),
+      outputTail: "",
+      ...(passed ? {} : { detail: `graded against the base's tests: ${j.sentences.join("; ")}` }),
+    };
+    const check: RoundCheckResult = {
+      id: `${BASE_TESTS}${name}`,
+      outcome: passed ? "pass" : "fail",
+      receipts: receipt === undefined ? [] : [receiptDigest(receipt)],
+    };
+    return { summary, check, passed, receipt };
+  });
+  const common = commonOf(parts);
+  return {
+    ...round,
+    checks: [...round.checks, ...entries.map((e) => e.check)],
+    summaries: [...round.summaries, ...entries.map((e) => e.summary)],
+    passed: round.passed && entries.length > 0 && entries.every((e) => e.passed),
+    checkEvidence: [
+      ...round.checkEvidence,
+      ...entries.map((e) => ({
+        id: e.check.id,
+        outcome: e.check.outcome,
+        receipt: e.receipt === undefined ? "sha256:" + "0".repeat(64) : receiptDigest(e.receipt),
+      })),
+    ],
+    receipts: [...round.receipts, ...common.receipts],
+    setupReceipts: [...round.setupReceipts, ...common.setupReceipts],
+    oracle,
+    evidence: {
+      ...(round.evidence as object),
+      oracle,
+      baseTests: {
+        sandbox: common.sandbox,
+        ...(parts.setup !== null ? { setup: setupEvidence(parts.setup) } : {}),
+        judged: Object.fromEntries(judged),
+      },
     },
   };
 }

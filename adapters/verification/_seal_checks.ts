@@ -18,8 +18,8 @@ export const declaredOf = (p: SandboxProfile): readonly string[] =>
   p.kind === "bwrap" ? p.declaredReadOnly ?? [] : [];
 
 /**
- * Records the receipts of `run`'s checks under `<phase>:<check>` (`phase` may
- * carry a grading's name, e.g. `round:base-oracle`).
+ * Records the receipts of `run`'s checks under `<phase>:<prefix><check>` (the
+ * prefix names a second grading: `round:base-tests:verify`).
  */
 export async function sealChecks(
   recorder: ReceiptRecorder,
@@ -27,6 +27,7 @@ export async function sealChecks(
   phase: string,
   run: ChecksRun,
   judged: readonly CheckJudgement[],
+  prefix = "",
 ): Promise<Map<string, ToolReceipt>> {
   const outcomes = new Map(judged.map((j) => [j.name, outcomeOf(j)]));
   const receipts = new Map<string, ToolReceipt>();
@@ -34,7 +35,7 @@ export async function sealChecks(
     const outcome = outcomes.get(name);
     const input = receiptInputFromProcess(
       taskId,
-      `${phase}:${name}`,
+      `${phase}:${prefix}${name}`,
       result,
       run.started.get(name)!,
       sandboxLabel(run.sandbox),

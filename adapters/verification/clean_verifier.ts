@@ -22,7 +22,7 @@ import type { BaselineCapture, OutcomeContract } from "../../kernel/contract/typ
 import { judgeBaseline, judgeContract } from "../../kernel/contract/judge.ts";
 import { compileGlobs } from "../../kernel/glob/glob_set.ts";
 import { canonicalDigest } from "../canonical_json/canonical_json.ts";
-import { type CheckPhase, runChecks } from "../contract/run_checks.ts";
+import { type CheckPhase, type ChecksRun, runChecks } from "../contract/run_checks.ts";
 import type { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxProbe, SandboxRequirement } from "../host/sandbox_probe.ts";
 import type { CleanTree } from "../worktree/clean_tree.ts";
@@ -38,11 +38,26 @@ import { runSetupStep, setupNetworkRefusal } from "./_setup_step.ts";
 import { declaredOf, sealChecks } from "./_seal_checks.ts";
 import {
   appliedRefusal,
+  BASE_TESTS,
   baselineRun,
   refusedRun,
   roundRun,
   setupFailedRun,
+  withOracle,
 } from "./_run_builder.ts";
+import { type OracleClassifier, oracleClassifier, type OraclePath } from "./oracle_paths.ts";
+import {
+  type BaselineReports,
+  baselineReports,
+  editableReport,
+  judgeBaseGrading,
+  readTests,
+  twoOraclesReport,
+  untouchedReport,
+  withDerivedLists,
+} from "./_oracle_grading.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 
 export { commandContractFile, contractFromCommand } from "../contract/from_command.ts";
 
@@ -100,6 +115,21 @@ export interface CleanVerifierOptions {
    * only in a free slot; trees are prepared outside it. @default no limit
    */
   readonly checkSlots?: CheckSlots;
+  /**
+   * Tests are editable (`--tests-editable`, or the contract's `testsEditable`):
+   * a patch that touches oracle files is graded against its own tests only,
+   * and the verdict says so. @default the contract's, else false
+   */
+  readonly testsEditable?: boolean;
+  /** Which paths are the oracle. @default the repository conventions (`oracleClassifier`) */
+  readonly oracle?: OracleClassifier;
+  /**
+   * The baseline gates the task: a contract that cannot run at the base ends
+   * it before any round. False: the baseline is only the reference the
+   * rounds are judged against (per-test lists), and a base where the check
+   * cannot run simply gives none. @default true
+   */
+  readonly baselineGates?: boolean;
 }
 
 /** Refusal codes of the setup step (in {@linkcode VerificationRun.refusals}). */
@@ -159,6 +189,12 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     return why === null ? null : refusedRun("setup_network_not_allowed", why);
   };
   let captures: readonly BaselineCapture[] = [];
+  // The baseline's per-test results (null until a baseline ran) and the lists derived from them.
+  let reports: BaselineReports | null = null;
+  let derived = contract;
+  const oracle = opts.oracle ?? oracleClassifier();
+  const testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
+  const isOracleFile = (p: string) => oracle.classify(p)?.scope === "file";
 
   /**
    * The contract's commands (setup, then the checks) in one of the shared check
@@ -207,6 +243,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       allowGatesNothing: !(opts.requireFailingBaseline ?? false),
     });
     captures = judgement.captures;
+    reports = baselineReports(run);
+    derived = withDerivedLists(contract, reports);
     const receipts = await sealChecks(
       opts.receipts,
       opts.taskId,
@@ -215,7 +253,96 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       judgement.before,
     );
     const parts = { contract, base: opts.base, run, setup, receipts, tree: clean.worktree.path };
-    return baselineRun(parts, judgement);
+    const result = baselineRun(parts, judgement);
+    if (opts.baselineGates ?? true) return result;
+    // Only the reference: whatever the base shows, the rounds are what is judged.
+    const { cannotStart: _, why: __, ...reference } = result;
+    return { ...reference, ran: true, refusals: [], diagnostics: [] };
+  }
+
+  /** One grading: a clean tree with the patch (the base winning where `protect` says), checks run. */
+  async function grade(
+    patch: Uint8Array,
+    signal: AbortSignal,
+    onCheck: (name: string) => void,
+    protect?: (path: string) => boolean,
+  ) {
+    let clean;
+    try {
+      clean = await trees.next(patch, signal, protect);
+    } catch (error) {
+      if (error instanceof WorktreeError) return { refused: refusedRun(error.code, error.message) };
+      throw error;
+    }
+    const refusal = protect === undefined ? appliedRefusal(patch, clean.applied) : null;
+    if (refusal !== null) return { refused: refusal };
+    let provided;
+    try {
+      provided = await deps.provide(clean.worktree.path, clean.changed);
+    } catch (error) {
+      if (error instanceof DependencyCopyError) {
+        return { refused: refusedRun(error.code, error.message) };
+      }
+      throw error;
+    }
+    if (!provided.ok) {
+      return { refused: refusedRun("dependency_change_needs_setup", provided.reason) };
+    }
+    const { setup, run } = await execute(clean, provided.views, "round", signal, onCheck);
+    return { clean, setup, run };
+  }
+
+  /**
+   * The second oracle: the patch's non-oracle part against the BASE's tests
+   * (every oracle file restored from the base), in its own clean tree.
+   */
+  async function gradeAgainstBase(
+    patch: Uint8Array,
+    round: { run: ChecksRun; tree: string },
+    touched: readonly OraclePath[],
+    signal: AbortSignal,
+    onCheck: (name: string) => void,
+  ) {
+    const inPatch = touched.filter((t) => existsSync(join(round.tree, t.path)));
+    const graded = await grade(patch, signal, onCheck, (p) => isProtected(p) || isOracleFile(p));
+    if ("refused" in graded) return { refused: graded.refused! };
+    if (graded.run === null) return { refused: setupFailedRun(graded.setup!, "round") };
+    const tree = graded.clean.worktree.path;
+    const exit = judgeContract(contract, graded.run.observations, captures);
+    const judged = judgeBaseGrading({
+      contract,
+      derived,
+      round: round.run,
+      base: graded.run,
+      exitPassed: new Map(exit.checks.map((j) => [j.name, j.status === "passed"])),
+      tree,
+      rewrittenFiles: new Set(
+        inPatch.filter((t) => existsSync(join(tree, t.path))).map((t) => t.path),
+      ),
+    });
+    const outcomes = [...judged].map(([name, j]) => ({
+      name,
+      status: j.verdict === "passed" ? "passed" as const : "failed" as const,
+      reasons: [],
+      failingTests: [],
+    }));
+    const receipts = await sealChecks(
+      opts.receipts,
+      opts.taskId,
+      "round",
+      graded.run,
+      outcomes,
+      BASE_TESTS,
+    );
+    const parts = {
+      contract,
+      base: opts.base,
+      run: graded.run,
+      setup: graded.setup,
+      receipts,
+      tree,
+    };
+    return { second: { parts, judged } };
   }
 
   async function verify(
@@ -224,29 +351,34 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     signal: AbortSignal,
     onCheck: (name: string) => void,
   ): Promise<VerificationRun> {
-    let clean;
-    try {
-      clean = await trees.next(patch, signal);
-    } catch (error) {
-      if (error instanceof WorktreeError) return refusedRun(error.code, error.message);
-      throw error;
-    }
-    const refusal = appliedRefusal(patch, clean.applied);
-    if (refusal !== null) return refusal;
-    let provided;
-    try {
-      provided = await deps.provide(clean.worktree.path, clean.changed);
-    } catch (error) {
-      if (error instanceof DependencyCopyError) return refusedRun(error.code, error.message);
-      throw error;
-    }
-    if (!provided.ok) return refusedRun("dependency_change_needs_setup", provided.reason);
-    const { setup, run } = await execute(clean, provided.views, "round", signal, onCheck);
+    const first = await grade(patch, signal, onCheck);
+    if ("refused" in first) return first.refused;
+    const { clean, setup, run } = first;
     if (run === null) return setupFailedRun(setup!, "round");
-    const judgement = judgeContract(contract, run.observations, captures);
+    const touched = clean.changed.map((p) => oracle.classify(p)).filter((e) =>
+      e !== null && e.scope === "file"
+    ) as OraclePath[];
+    // A patch that touches no oracle file is judged per test against the baseline's lists.
+    const judgeWith = touched.length === 0 ? derived : contract;
+    const judgement = judgeContract(judgeWith, readTests(judgeWith, run.observations), captures);
     const receipts = await sealChecks(opts.receipts, opts.taskId, "round", run, judgement.checks);
-    const parts = { contract, base: opts.base, run, setup, receipts, tree: clean.worktree.path };
-    return roundRun(parts, round, judgement, captures, clean);
+    const tree = clean.worktree.path;
+    const parts = { contract, base: opts.base, run, setup, receipts, tree };
+    const result = roundRun(parts, round, judgement, captures, clean);
+    if (touched.length === 0) {
+      return withOracle(result, untouchedReport(derived, reports !== null, testsEditable), null);
+    }
+    if (testsEditable) return withOracle(result, editableReport(touched), null);
+    if ((result.cannotStart ?? []).length > 0) return result;
+    const graded = await gradeAgainstBase(patch, { run, tree }, touched, signal, onCheck);
+    if (!("second" in graded)) {
+      const refused = graded.refused;
+      return {
+        ...refused,
+        why: `Cannot grade the patch against the base's tests: ${refused.why ?? "refused"}`,
+      };
+    }
+    return withOracle(result, twoOraclesReport(touched, graded.second.judged), graded.second);
   }
 
   return {

@@ -35,6 +35,36 @@ export interface CheckSummary {
   readonly detail?: string;
 }
 
+/** One oracle path a patch changed, and why it is the oracle. */
+export interface OracleTouch {
+  readonly path: string;
+  /** `file`: the whole file is the oracle; `test-keys`: its test keys; `tests-inside`: doctests. */
+  readonly scope: "file" | "test-keys" | "tests-inside";
+  readonly reasons: readonly string[];
+}
+
+/**
+ * How a patch was graded under the oracle rule (the patch never defines the
+ * test that judges it), every decision in words.
+ */
+export interface OracleReport {
+  /**
+   * `once`: the patch touches no oracle file (its tests are the base's);
+   * `patch-and-base-tests`: it does, and it was graded by its own tests AND by
+   * the base's (VERIFIED needs both); `patch-tests-only`: it does, and tests
+   * were declared editable (`--tests-editable`), so only its own tests judged it.
+   */
+  readonly grading: "once" | "patch-and-base-tests" | "patch-tests-only";
+  /** The oracle files the patch changed. */
+  readonly touched: readonly OracleTouch[];
+  /** Whether tests were declared editable (`--tests-editable` or the contract's `testsEditable`). */
+  readonly testsEditable: boolean;
+  /** `test`: judged per test (ids read from the output); `exit-code`: no ids could be read. */
+  readonly level: "test" | "exit-code";
+  /** Every decision, one sentence each. */
+  readonly sentences: readonly string[];
+}
+
 /** The result of one contract evaluation. */
 export interface VerificationRun {
   /** Whether the contract could run at all (a baseline that cannot run fails closed). */
@@ -67,6 +97,8 @@ export interface VerificationRun {
   readonly why?: string;
   /** Checks whose command could not start at all (not found, not executable: exit 126/127). */
   readonly cannotStart?: readonly string[];
+  /** How the oracle rule graded the patch (a round that ran checks). */
+  readonly oracle?: OracleReport;
   /** JSON evidence to store as an artefact. */
   readonly evidence: unknown;
 }

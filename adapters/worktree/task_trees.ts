@@ -36,8 +36,16 @@ export interface TaskTreesOptions {
 
 /** One task's clean trees; see {@linkcode createTaskTrees}. */
 export interface TaskTrees {
-  /** A clean tree of the base with `patch` applied (the held tree reset, or a new one). */
-  next(patch: Uint8Array, signal: AbortSignal): Promise<CleanTree>;
+  /**
+   * A clean tree of the base with `patch` applied (the held tree reset, or a
+   * new one); `isProtected` replaces the task's for this tree (the base's
+   * version of every path it matches wins: e.g. the base's tests).
+   */
+  next(
+    patch: Uint8Array,
+    signal: AbortSignal,
+    isProtected?: (path: string) => boolean,
+  ): Promise<CleanTree>;
   /** The task is over: its tree goes (back to the pool, or removed); waits for removals. */
   settle(): Promise<void>;
 }
@@ -64,7 +72,7 @@ export function createTaskTrees(opts: TaskTreesOptions): TaskTrees {
   let held: CleanTree | null = null;
   let uses = 0;
   return {
-    async next(patch, signal) {
+    async next(patch, signal, protect = opts.isProtected) {
       const reuse = held ?? opts.pool?.take(opts.repo, opts.base) ?? null;
       held = null;
       const use = ++uses;
@@ -79,9 +87,7 @@ export function createTaskTrees(opts: TaskTreesOptions): TaskTrees {
         ...(FULL_COMMIT.test(opts.base)
           ? { resolved: { top: await realTop(), base: opts.base } }
           : {}),
-        ...(patch.length > 0 && opts.isProtected !== undefined
-          ? { isProtected: opts.isProtected }
-          : {}),
+        ...(patch.length > 0 && protect !== undefined ? { isProtected: protect } : {}),
         ...(opts.root !== undefined ? { root: opts.root } : {}),
         ...(reuse !== null ? { reuse } : {}),
         signal,

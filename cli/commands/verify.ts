@@ -57,8 +57,15 @@ Options:
                     when the contract asks for it (setup.network "allow", e.g. npm ci);
                     without it such a contract is refused: setup_network_not_allowed
   --timeout SECONDS per-check timeout (default 600)
-  --baseline        also run the contract on the untouched base first
-                    (always done when the contract has baseline/differential checks)
+  --baseline        the base must be able to run the contract: a contract that cannot run
+                    at the base (or gates nothing) stops there (the baseline itself always
+                    runs: the verdict is judged against it, per test when the output shows
+                    test ids: the base's failing tests must pass, its passing ones still pass)
+  --no-baseline     skip the baseline: gives up the test-level differential (only exit
+                    codes judge; a patch touching tests is still graded by the base's tests)
+  --tests-editable  the patch may redefine the tests: a patch that changes test files is
+                    graded against its own tests only, NOT also against the base's (the
+                    verdict says so); without it, the patch never defines the test that judges it
   --attest-out FILE when verified, also write a signed in-toto attestation of exactly this
                     patch (DSSE, Ed25519; as \`vouch attest export --task\` would)
   --worktree-root DIR
@@ -96,6 +103,8 @@ export const verifyCommand: CliCommand = {
         timeout: { type: "string", default: "600" },
         json: { type: "boolean", default: false },
         baseline: { type: "boolean" },
+        "no-baseline": { type: "boolean", default: false },
+        "tests-editable": { type: "boolean", default: false },
         "allow-setup-network": { type: "boolean", default: false },
         "attest-out": { type: "string" },
         "worktree-root": { type: "string" },
@@ -103,6 +112,9 @@ export const verifyCommand: CliCommand = {
     });
     if (positionals.length > 0) {
       throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
+    }
+    if (values["no-baseline"] && values.baseline === true) {
+      throw new UsageError("Cannot use --baseline with --no-baseline");
     }
     if (values.patch === undefined) throw new UsageError("Cannot verify: --patch FILE is required");
     if ((values.verify === undefined) === (values.contract === undefined)) {
@@ -176,7 +188,12 @@ export const verifyCommand: CliCommand = {
       ...(values["worktree-root"] !== undefined
         ? { worktreeRoot: resolve(values["worktree-root"]) }
         : {}),
-      ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
+      ...(values["no-baseline"]
+        ? { baseline: false }
+        : values.baseline !== undefined
+        ? { baseline: values.baseline }
+        : {}),
+      ...(values["tests-editable"] ? { testsEditable: true } : {}),
       // The verdict first; `runCli` waits for the trees' removal before it returns.
       treeRemoval: "after_return",
       onNote: (text) => io.err(`${text}\n`),

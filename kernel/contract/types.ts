@@ -142,6 +142,12 @@ export interface OutcomeContract {
    * code: their digest is that of this object's canonical JSON.
    */
   readonly sourceDigest?: string;
+  /**
+   * The patch may redefine the tests (opt-out of the oracle rule): a patch that
+   * touches test files is graded against its own tests only, and the verdict
+   * and receipts say so. Absent: false (the base's tests judge it too).
+   */
+  readonly testsEditable?: boolean;
 }
 
 /** A contract's sandbox needs: declared read-only paths outside the tree, resource limits. */

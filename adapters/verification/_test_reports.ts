@@ -1,0 +1,56 @@
+/**
+ * Per-test results of a check, for the test-level differential and the second
+ * oracle: the check's own parser when it declares `tests`, else the format its
+ * command names (`node --test`, `pytest`, `mocha`, ...), read from its output;
+ * and, where the output says so, the file each test lives in (node's TAP
+ * `location:`, pytest node ids).
+ *
+ * @module
+ */
+import type {
+  CheckObservation,
+  ContractCheck,
+  TestFormat,
+  TestReport,
+} from "../../kernel/contract/types.ts";
+import { parseFailingTests } from "../test_failures/parse.ts";
+import { guessTestFormat } from "../verify_command/detect.ts";
+
+/** The format of a check's test output: declared, else guessed from its command; null: unknown. */
+export function testFormatOf(check: ContractCheck): TestFormat | null {
+  if (check.tests !== null) return check.tests;
+  return guessTestFormat("shell" in check.run ? check.run.shell : check.run.argv.join(" "));
+}
+
+/** The per-test report of one observed check, or null when no ids can be read. */
+export function testReportOf(check: ContractCheck, o: CheckObservation): TestReport | null {
+  if (o.cannotRun !== null) return null;
+  const format = testFormatOf(check);
+  if (format === null) return null;
+  const report = o.testReport ?? parseFailingTests(format, `${o.stdout}\n${o.stderr}`);
+  return report.passing === undefined ? null : report;
+}
+
+/**
+ * The repository-relative file of each test the output locates, by id:
+ * pytest ids carry it (`tests/test_calc.py::test_add`); node's TAP reporter
+ * gives `location: '<tree>/test/calc.test.js:4:1'` after each test.
+ */
+export function testFilesOf(o: CheckObservation, tree: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const text = `${o.stdout}\n${o.stderr}`;
+  let current: string | null = null;
+  for (const line of text.split("\n")) {
+    const py = /^(?:PASSED |FAILED |ERROR )?([^\s:]+\.py)::(\S+)/.exec(line);
+    if (py) files.set(`${py[1]}::${py[2]}`, py[1]!);
+    const sub = /^\s*# Subtest: (.+)$/.exec(line);
+    if (sub) current = sub[1]!.trim();
+    const at = /^\s*location: '(.+):\d+:\d+'$/.exec(line);
+    if (at && current !== null) {
+      const path = at[1]!;
+      if (path.startsWith(`${tree}/`)) files.set(current, path.slice(tree.length + 1));
+      current = null;
+    }
+  }
+  return files;
+}
