@@ -58,6 +58,13 @@ export interface TaskTimeline {
   readonly verifiedPatch: string | null;
   /** Recorded transcript excerpts, with secret-looking values masked. */
   readonly transcripts: readonly { readonly seq: number; readonly text: string }[];
+  /**
+   * How the oracle rule graded the task's last verified round, in words, from
+   * its recorded outcome (which test files changed, whether the base's tests
+   * judged it too, per test or by exit code); empty when none was recorded.
+   * The outcomes themselves are the checks above, bound to their receipts.
+   */
+  readonly oracle: readonly string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -83,6 +90,7 @@ interface Draft {
   outcome: FinalState | null;
   verifiedPatch: string | null;
   transcripts: { seq: number; text: string }[];
+  oracle: string[];
 }
 
 /** The kernel's final state of the recorded transitions (null while the task is live). */
@@ -135,6 +143,7 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         outcome: null,
         verifiedPatch: null,
         transcripts: [],
+        oracle: [],
       };
       drafts.set(task, d);
     }
@@ -213,6 +222,14 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
       if (FINAL_STATES.includes(state as FinalState)) d.outcome = state as FinalState;
     } else if (r.kind === LOG_KINDS.verifiedPatchMinted && isObj(body)) {
       d.verifiedPatch = str(body["patchDigest"]);
+    } else if ((r.kind === "verify.outcome" || r.kind === "run.outcome") && isObj(body)) {
+      const rounds = Array.isArray(body["rounds"]) ? body["rounds"] : [];
+      const last: unknown = rounds.at(-1);
+      const oracle = body["oracle"] ?? (isObj(last) ? last["oracle"] : null);
+      const sentences = isObj(oracle) && Array.isArray(oracle["sentences"])
+        ? oracle["sentences"]
+        : [];
+      d.oracle = sentences.flatMap((x) => typeof x === "string" ? [x] : []);
     } else if (r.kind === LOG_KINDS.transcript && isObj(body)) {
       const text = str(body["text"]);
       if (text !== null) d.transcripts.push({ seq: r.seq, text: redactSecrets(text).text });
@@ -233,5 +250,6 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
     status: d.status,
     verifiedPatch: d.verifiedPatch,
     transcripts: d.transcripts,
+    oracle: d.oracle,
   }));
 }

@@ -80,6 +80,12 @@ export interface RunInRepoOptions {
   readonly requireFailingBaseline?: boolean;
   /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
   readonly allowSetupNetwork?: boolean;
+  /**
+   * Tests are editable (`--tests-editable`): a patch that touches test files is
+   * graded against its own tests only, and the verdict says so.
+   * @default the contract's `testsEditable`, else false
+   */
+  readonly testsEditable?: boolean;
 }
 
 /** A fresh, file-name-safe task id: `t-YYYYMMDD-HHMMSS-xxxx`. */
@@ -219,6 +225,7 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
       ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       allowSetupNetwork: opts.allowSetupNetwork ?? false,
+      ...(opts.testsEditable !== undefined ? { testsEditable: opts.testsEditable } : {}),
       // No check or setup command may outlive the task's wall-time budget.
       deadline,
       // "Make the failing tests pass": a contract that already passes proves nothing.

@@ -202,6 +202,9 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
       ]);
     }
     for (const [key, checks] of groups) lines.push(`  checks    ${key}: ${checks.join(", ")}`);
+    for (const [i, s] of t.oracle.entries()) {
+      lines.push(`  ${i === 0 ? "tests    " : "         "} ${s}`);
+    }
     for (const r of t.receipts) {
       lines.push(
         `  receipt   seq ${r.seq} ${r.tool} exit ${r.exit}${r.timedOut ? " (timed out)" : ""} ${

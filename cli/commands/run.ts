@@ -75,6 +75,9 @@ Options:
   --allow-setup-network  let the contract's setup commands (never its checks) use the network
                          when the contract asks for it (setup.network "allow", e.g. npm ci);
                          without it such a contract is refused: setup_network_not_allowed
+  --tests-editable       the agent may redefine the tests: a patch that changes test files is
+                         graded against its own tests only, NOT also against the base's (the
+                         verdict says so); without it the patch never defines its own judge
   --worktree-root DIR    where worktrees live (default $VOUCH_WORKTREE_ROOT, else
                          <tmp>/vouch-<user>/worktrees: no dot-directory in the path)
   --integrate branch:NAME  commit the verified patch on a new branch (asks first)
@@ -222,6 +225,7 @@ function runWithSink(
     sandbox: args.sandbox,
     sandboxReadOnly: args.sandboxReadOnly,
     allowSetupNetwork: args.allowSetupNetwork,
+    ...(args.testsEditable ? { testsEditable: true } : {}),
     ...(args.worktreeRoot !== null ? { worktreeRoot: args.worktreeRoot } : {}),
     ...(args.integrateBranch !== null
       ? {

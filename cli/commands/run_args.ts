@@ -50,6 +50,8 @@ export interface RunArgs {
   readonly sandboxReadOnly: readonly string[];
   /** Let the contract's setup commands use the network when it asks for it. */
   readonly allowSetupNetwork: boolean;
+  /** Tests are editable (`--tests-editable`): graded against the patch's own tests only. */
+  readonly testsEditable: boolean;
   /** Where worktrees live (`--worktree-root`, resolved), or null for the default. */
   readonly worktreeRoot: string | null;
   /** Extra variable names forwarded to the agent (`--agent-env NAME`, repeatable; values never logged). */
@@ -125,6 +127,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
       sandbox: { type: "string", default: "auto" },
       "sandbox-ro": { type: "string", multiple: true },
       "allow-setup-network": { type: "boolean", default: false },
+      "tests-editable": { type: "boolean", default: false },
       "worktree-root": { type: "string" },
       "agent-env": { type: "string", multiple: true },
       "agent-config": { type: "string" },
@@ -207,6 +210,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
     sandbox,
     sandboxReadOnly: parseSandboxReadOnly(values["sandbox-ro"] ?? []),
     allowSetupNetwork: values["allow-setup-network"],
+    testsEditable: values["tests-editable"],
     worktreeRoot: values["worktree-root"] !== undefined ? resolve(values["worktree-root"]) : null,
     agentEnv,
     agentConfig: values["agent-config"] ?? null,

@@ -69,12 +69,15 @@ Deno.test("verifyPatchInRepo: a fixing patch is verified through the kernel; the
     const report = await auditLog(outcome.logPath, { key });
     assert.equal(report.verdict, "verified", JSON.stringify(report.evidence));
     assert.equal(report.evidence.issue, null);
-    assert.equal(report.evidence.events, 1, "the verification result names its receipt");
+    // The baseline (run by default: the reference the verdict is judged against) and the
+    // verification each name their receipts.
+    assert.equal(report.evidence.events, 2, "the baseline and verification results name receipts");
     assert.equal(report.replay.status, "deterministic");
     const task = report.tasks.find((t) => t.task === outcome.task)!;
     const phases = task.phases.map((p) => p.to);
     assert.deepEqual(phases, [
       "submitted",
+      "baselining",
       "worktree_ready",
       "backend_running",
       "extracting",
@@ -102,7 +105,7 @@ Deno.test("verifyPatchInRepo: a patch that does not fix is rejected by the kerne
     assert.equal(report.replay.status, "deterministic");
     // The failing verification result is bound to the receipt that shows the failure.
     assert.equal(report.evidence.issue, null, JSON.stringify(report.evidence));
-    assert.equal(report.evidence.events, 1);
+    assert.equal(report.evidence.events, 2);
   });
 });
 
