@@ -129,6 +129,8 @@ export interface BaseGradingInput {
   readonly tree: string;
   /** Test files the patch rewrites (modifies and keeps). */
   readonly rewrittenFiles: ReadonlySet<string>;
+  /** Whether a baseline ran (else there are no per-test lists, and the words say why). */
+  readonly baselineRan: boolean;
 }
 
 /** The judgement of each gating check in the base grading, by name. */
@@ -148,6 +150,7 @@ export function judgeBaseGrading(input: BaseGradingInput): Map<string, BaseOracl
         base: testReportOf(check, record.observation),
         patch: mine === undefined ? null : testReportOf(check, mine.observation),
         exitPassed: input.exitPassed.get(check.name) ?? false,
+        noBaseline: !input.baselineRan,
         rewritten: (id) => {
           const file = files.get(id);
           return file !== undefined && input.rewrittenFiles.has(file);

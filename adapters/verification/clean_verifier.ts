@@ -316,6 +316,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       base: graded.run,
       exitPassed: new Map(exit.checks.map((j) => [j.name, j.status === "passed"])),
       tree,
+      baselineRan: reports !== null,
       rewrittenFiles: new Set(
         inPatch.filter((t) => existsSync(join(tree, t.path))).map((t) => t.path),
       ),

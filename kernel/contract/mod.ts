@@ -10,3 +10,4 @@ export * from "./json.ts";
 export * from "./judge.ts";
 export * from "./test_lists.ts";
 export * from "./differential.ts";
+export * from "./two_oracles.ts";

@@ -26,6 +26,8 @@ export interface BaseOracleInput {
   readonly exitPassed: boolean;
   /** Whether the patch rewrites (modifies, keeps) the test file the test `id` lives in. */
   readonly rewritten: (id: string) => boolean;
+  /** No baseline was run (`--no-baseline`): the words say so instead of "could not be read". */
+  readonly noBaseline?: boolean;
 }
 
 /** A baseline-passing test that fails against the base's version, excused. */
@@ -78,7 +80,10 @@ export function judgeBaseOracle(input: BaseOracleInput): BaseOracleJudgement {
       offences: [],
       excused: [],
       sentences: [
-        "no per-test results could be read, so it is graded by exit code: " +
+        (input.noBaseline === true
+          ? "no baseline was run (--no-baseline), so there are no per-test lists and it is " +
+            "graded by exit code: "
+          : "no per-test results could be read, so it is graded by exit code: ") +
         (input.exitPassed ? "the base's tests pass there" : "the base's tests fail there"),
       ],
     };

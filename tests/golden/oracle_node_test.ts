@@ -148,3 +148,36 @@ for (const c of CASES) {
     },
   });
 }
+
+Deno.test({
+  name:
+    "oracle (node:test): the control: with --tests-editable the expectation edit is VERIFIED, and says so",
+  ignore: skip !== null,
+  sanitizeResources: false,
+  fn: async () => {
+    const repo = await calcRepo();
+    const state = await Deno.makeTempDir({ prefix: "vouch-oracle-state-" });
+    try {
+      const patch = await patchOf(repo, {
+        "test/calc.test.js": TESTS.replace("add(2, 3), 5", "add(2, 3), -1"),
+      });
+      const args = ["verify", "--dir", repo.dir, "--patch", patch, "--verify", "node --test"];
+      const run = await runVouch(repo, [...args, "--tests-editable"], state);
+      assert.match(run.stdout, /^VERIFIED /, run.stdout + run.stderr);
+      assert.match(
+        run.stdout,
+        /tests are editable \(--tests-editable\): graded against the patch's own tests only, NOT against the base's tests/,
+      );
+      // --no-baseline: no test-level differential, said; the base's tests still judge it.
+      const nb = await runVouch(repo, [...args, "--no-baseline"], state);
+      assert.match(nb.stdout, /^REJECTED /, nb.stdout + nb.stderr);
+      assert.match(
+        nb.stdout,
+        /no baseline was run \(--no-baseline\), so there are no per-test lists and it is graded by exit code: the base's tests fail there/,
+      );
+    } finally {
+      await repo.cleanup();
+      await Deno.remove(state, { recursive: true }).catch(() => {});
+    }
+  },
+});
