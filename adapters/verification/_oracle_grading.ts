@@ -25,9 +25,25 @@ import type { OracleReport } from "./verifier.ts";
 /** The baseline's per-test report of each check that ran, by name (null: no ids readable). */
 export type BaselineReports = ReadonlyMap<string, TestReport | null>;
 
-/** The baseline's reports of a baseline run. */
+/**
+ * The baseline's reports of a baseline run. An id that is an absolute path is
+ * a whole file that failed to load (node names it by its path in the tree):
+ * no test of it ran, so it is no test to pass, and it names this tree only.
+ */
 export function baselineReports(run: ChecksRun): Map<string, TestReport | null> {
-  return new Map(run.records.map((r) => [r.check.name, testReportOf(r.check, r.observation)]));
+  const inTree = (ids: readonly string[] | undefined) => ids?.filter((id) => !id.startsWith("/"));
+  return new Map(run.records.map((r) => {
+    const report = testReportOf(r.check, r.observation);
+    if (report === null) return [r.check.name, null];
+    const passing = inTree(report.passing);
+    const skipped = inTree(report.skipped);
+    return [r.check.name, {
+      ...report,
+      failing: inTree(report.failing)!,
+      ...(passing !== undefined ? { passing } : {}),
+      ...(skipped !== undefined ? { skipped } : {}),
+    }];
+  }));
 }
 
 /**
@@ -151,9 +167,14 @@ export function judgeBaseGrading(input: BaseGradingInput): Map<string, BaseOracl
         patch: mine === undefined ? null : testReportOf(check, mine.observation),
         exitPassed: input.exitPassed.get(check.name) ?? false,
         noBaseline: !input.baselineRan,
+        // Where the output locates the test, the patch must rewrite that file; where it does
+        // not (mocha, vitest ids), some existing test file it rewrites. A baseline-failing
+        // test is never excused either way, so a harness cheat still fails there.
         rewritten: (id) => {
           const file = files.get(id);
-          return file !== undefined && input.rewrittenFiles.has(file);
+          return file !== undefined
+            ? input.rewrittenFiles.has(file)
+            : input.rewrittenFiles.size > 0;
         },
       }),
     );

@@ -237,7 +237,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     const provided = await deps.provide(clean.worktree.path, []);
     if (!provided.ok) throw new WorktreeError("apply_failed", provided.reason);
     const { setup, run } = await execute(clean, provided.views, "baseline", signal, onCheck);
-    if (run === null) return setupFailedRun(setup!, "baseline");
+    if (run === null) return asReference(setupFailedRun(setup!, "baseline"));
     const judgement = judgeBaseline(contract, run.observations, {
       requireFailingBaseline: opts.requireFailingBaseline ?? false,
       allowGatesNothing: !(opts.requireFailingBaseline ?? false),
@@ -253,9 +253,15 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       judgement.before,
     );
     const parts = { contract, base: opts.base, run, setup, receipts, tree: clean.worktree.path };
-    const result = baselineRun(parts, judgement);
+    return asReference(baselineRun(parts, judgement));
+  }
+
+  /**
+   * A baseline that only is the reference (`baselineGates: false`): whatever the
+   * base shows (a check or setup that cannot run there), the rounds are judged.
+   */
+  function asReference(result: VerificationRun): VerificationRun {
     if (opts.baselineGates ?? true) return result;
-    // Only the reference: whatever the base shows, the rounds are what is judged.
     const { cannotStart: _, why: __, ...reference } = result;
     return { ...reference, ran: true, refusals: [], diagnostics: [] };
   }
@@ -387,7 +393,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     settle: () => trees.settle(),
     async baseline(signal, onCheck) {
       const refusal = networkRefusal();
-      if (refusal !== null) return refusal;
+      if (refusal !== null) return asReference(refusal);
       try {
         return await baseline(signal, onCheck);
       } catch (error) {

@@ -199,7 +199,7 @@ Deno.test("golden setup: vouch verify of a dependency patch: refused without set
     assert.equal(ok.code, 0, ok.stderr + ok.stdout);
     assert.equal(ok.json?.["verdict"], "verified");
     const receipts = await receiptsOf(repo, state);
-    assertSetupReceipts(receipts.filter((r) => r.exit.code === 0), ["round"]);
+    assertSetupReceipts(receipts.filter((r) => r.exit.code === 0), ["baseline", "round"]);
     const setup = receipts.filter((r) => r.tool === "round:setup:1");
     // One failing setup (exit 1), one successful `npm install`.
     assert.deepEqual(setup.map((r) => r.exit.code), [1, 0]);
