@@ -35,16 +35,17 @@ import { runTask } from "./run_task.ts";
 import { mintedPatchOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { OracleReport } from "../verification/verifier.ts";
-import { oracleClassifier } from "../verification/oracle_paths.ts";
+import { oracleFor } from "../verification/oracle_of.ts";
 import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import { changedPaths } from "../../kernel/diff/changed_paths.ts";
 
 /** Whether a patch changes a path that is the oracle (an unparsable one: assume it does). */
-function touchesOracle(patch: Uint8Array): boolean {
+function touchesOracle(patch: Uint8Array, contract: OutcomeContract): boolean {
   const parsed = tryParseGitDiff(patch);
   if (!parsed.ok) return true;
-  const oracle = oracleClassifier();
-  return changedPaths(parsed.diff).some((e) => oracle.classify(e.path)?.scope === "file");
+  // Without the base's configs: a path that may be the oracle counts (it costs a tree mark).
+  const oracle = oracleFor(contract, new Map(), []);
+  return changedPaths(parsed.diff).some((e) => oracle.classify(e.path) !== null);
 }
 
 /** Options of {@link verifyPatchInRepo}. */
@@ -210,7 +211,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   const baseline = opts.baseline ?? true;
   const testsEditable = opts.testsEditable ?? opts.contract.testsEditable ?? false;
   // A patch that touches oracle files is graded twice (its tests, then the base's).
-  const gradings = !testsEditable && touchesOracle(opts.patch) ? 2 : 1;
+  const gradings = !testsEditable && touchesOracle(opts.patch, opts.contract) ? 2 : 1;
   try {
     const allow = opts.allow ?? [];
     const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];

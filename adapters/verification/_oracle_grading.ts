@@ -18,9 +18,8 @@ import type {
 } from "../../kernel/contract/types.ts";
 import { type BaseOracleJudgement, judgeBaseOracle } from "../../kernel/contract/two_oracles.ts";
 import type { ChecksRun } from "../contract/run_checks.ts";
-import type { OraclePath } from "./oracle_paths.ts";
 import { testFilesOf, testFormatOf, testReportOf } from "./_test_reports.ts";
-import type { OracleReport } from "./verifier.ts";
+import type { OracleReport, OracleTouch } from "./verifier.ts";
 
 /** The baseline's per-test report of each check that ran, by name (null: no ids readable). */
 export type BaselineReports = ReadonlyMap<string, TestReport | null>;
@@ -109,14 +108,15 @@ export function untouchedReport(
   };
 }
 
-function touchedWords(touched: readonly OraclePath[]): string {
-  const shown = touched.slice(0, 5).map((t) => `${t.path} (${t.reasons[0] ?? "oracle"})`);
+function touchedWords(touched: readonly OracleTouch[]): string {
+  // Each reason leads with the kernel's sentence: "test/calc.test.js changed (node:test file ...)".
+  const shown = touched.slice(0, 5).map((t) => t.reasons[0] ?? `${t.path} changed`);
   const more = touched.length > 5 ? ` and ${touched.length - 5} more` : "";
-  return `${shown.join(", ")}${more} changed`;
+  return `${shown.join(", ")}${more}`;
 }
 
 /** The report of a patch graded against its own tests only (`--tests-editable`). */
-export function editableReport(touched: readonly OraclePath[]): OracleReport {
+export function editableReport(touched: readonly OracleTouch[]): OracleReport {
   return {
     grading: "patch-tests-only",
     touched,
@@ -184,7 +184,7 @@ export function judgeBaseGrading(input: BaseGradingInput): Map<string, BaseOracl
 
 /** The report of a patch graded by both oracles. */
 export function twoOraclesReport(
-  touched: readonly OraclePath[],
+  touched: readonly OracleTouch[],
   judged: ReadonlyMap<string, BaseOracleJudgement>,
 ): OracleReport {
   const all = [...judged.values()];

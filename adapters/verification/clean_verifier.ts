@@ -45,7 +45,14 @@ import {
   setupFailedRun,
   withOracle,
 } from "./_run_builder.ts";
-import { type OracleClassifier, oracleClassifier, type OraclePath } from "./oracle_paths.ts";
+import {
+  baseConfigs,
+  checkCommands,
+  oracleFor,
+  type PatchOracleView,
+  patchOracleView,
+} from "./oracle_of.ts";
+import type { OracleSet } from "../../kernel/oracle/types.ts";
 import {
   type BaselineReports,
   baselineReports,
@@ -121,8 +128,6 @@ export interface CleanVerifierOptions {
    * and the verdict says so. @default the contract's, else false
    */
   readonly testsEditable?: boolean;
-  /** Which paths are the oracle. @default the repository conventions (`oracleClassifier`) */
-  readonly oracle?: OracleClassifier;
   /**
    * The baseline gates the task: a contract that cannot run at the base ends
    * it before any round. False: the baseline is only the reference the
@@ -192,9 +197,13 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   // The baseline's per-test results (null until a baseline ran) and the lists derived from them.
   let reports: BaselineReports | null = null;
   let derived = contract;
-  const oracle = opts.oracle ?? oracleClassifier();
   const testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
-  const isOracleFile = (p: string) => oracle.classify(p)?.scope === "file";
+  const command = checkCommands(contract).join(" && ");
+  // The base's runner configs (read once) and the oracle set (with the baseline's test ids).
+  let configs: Promise<Map<string, string>> | null = null;
+  const getConfigs = () => configs ??= baseConfigs(opts.repo, opts.base).catch(() => new Map());
+  let oracle: OracleSet | null = null;
+  const getOracle = async () => oracle ??= oracleFor(contract, await getConfigs(), []);
 
   /**
    * The contract's commands (setup, then the checks) in one of the shared check
@@ -245,6 +254,10 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     captures = judgement.captures;
     reports = baselineReports(run);
     derived = withDerivedLists(contract, reports);
+    const ids = [...reports.values()].flatMap((r) =>
+      r === null ? [] : [...r.failing, ...(r.passing ?? [])]
+    );
+    oracle = oracleFor(contract, await getConfigs(), ids);
     const receipts = await sealChecks(
       opts.receipts,
       opts.taskId,
@@ -271,16 +284,16 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     patch: Uint8Array,
     signal: AbortSignal,
     onCheck: (name: string) => void,
-    protect?: (path: string) => boolean,
+    second = false,
   ) {
     let clean;
     try {
-      clean = await trees.next(patch, signal, protect);
+      clean = await trees.next(patch, signal);
     } catch (error) {
       if (error instanceof WorktreeError) return { refused: refusedRun(error.code, error.message) };
       throw error;
     }
-    const refusal = protect === undefined ? appliedRefusal(patch, clean.applied) : null;
+    const refusal = second ? null : appliedRefusal(patch, clean.applied);
     if (refusal !== null) return { refused: refusal };
     let provided;
     try {
@@ -303,14 +316,13 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
    * (every oracle file restored from the base), in its own clean tree.
    */
   async function gradeAgainstBase(
-    patch: Uint8Array,
+    view: PatchOracleView,
     round: { run: ChecksRun; tree: string },
-    touched: readonly OraclePath[],
     signal: AbortSignal,
     onCheck: (name: string) => void,
   ) {
-    const inPatch = touched.filter((t) => existsSync(join(round.tree, t.path)));
-    const graded = await grade(patch, signal, onCheck, (p) => isProtected(p) || isOracleFile(p));
+    const inPatch = view.touched.filter((t) => existsSync(join(round.tree, t.path)));
+    const graded = await grade(view.rest, signal, onCheck, true);
     if ("refused" in graded) return { refused: graded.refused! };
     if (graded.run === null) return { refused: setupFailedRun(graded.setup!, "round") };
     const tree = graded.clean.worktree.path;
@@ -362,14 +374,13 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     if ("refused" in first) return first.refused;
     const { clean, setup, run } = first;
     if (run === null) return setupFailedRun(setup!, "round");
-    const touched = clean.changed.map((p) => oracle.classify(p)).filter((e) =>
-      e !== null && e.scope === "file"
-    ) as OraclePath[];
+    const tree = clean.worktree.path;
+    const view = await patchOracleView(patch, await getOracle(), await getConfigs(), tree, command);
+    const touched = view?.touched ?? [];
     // A patch that touches no oracle file is judged per test against the baseline's lists.
     const judgeWith = touched.length === 0 ? derived : contract;
     const judgement = judgeContract(judgeWith, readTests(judgeWith, run.observations), captures);
     const receipts = await sealChecks(opts.receipts, opts.taskId, "round", run, judgement.checks);
-    const tree = clean.worktree.path;
     const parts = { contract, base: opts.base, run, setup, receipts, tree };
     const result = roundRun(parts, round, judgement, captures, clean);
     if (touched.length === 0) {
@@ -377,7 +388,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     }
     if (testsEditable) return withOracle(result, editableReport(touched), null);
     if ((result.cannotStart ?? []).length > 0) return result;
-    const graded = await gradeAgainstBase(patch, { run, tree }, touched, signal, onCheck);
+    const graded = await gradeAgainstBase(view!, { run, tree }, signal, onCheck);
     if (!("second" in graded)) {
       const refused = graded.refused;
       return {

@@ -22,4 +22,4 @@ export * from "./outside_watch.ts";
 export * from "./clean_verifier.ts";
 export * from "./verifier.ts";
 export * from "./check_slots.ts";
-export * from "./oracle_paths.ts";
+export * from "./oracle_of.ts";

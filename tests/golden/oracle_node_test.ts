@@ -64,7 +64,7 @@ const CASES: readonly Case[] = [
     files: { "test/calc.test.js": TESTS.replace("add(2, 3), 5", "add(2, 3), -1") },
     verdict: "REJECTED",
     says: [
-      /test\/calc\.test\.js \(.*\) changed; graded also against the base's tests: `adds` still fails there/,
+      /test\/calc\.test\.js changed \(.*\); graded also against the base's tests: `adds` still fails there/,
     ],
   },
   {
@@ -72,7 +72,7 @@ const CASES: readonly Case[] = [
     files: { "test/calc.test.js": TESTS.replace('test("adds"', 'test.skip("adds"') },
     verdict: "REJECTED",
     says: [
-      /test\/calc\.test\.js .*changed; graded also against the base's tests: `adds` still fails there/,
+      /test\/calc\.test\.js changed \(.*\); graded also against the base's tests: `adds` still fails there/,
     ],
   },
   {
@@ -80,7 +80,7 @@ const CASES: readonly Case[] = [
     files: { "test/calc.test.js": null },
     verdict: "REJECTED",
     says: [
-      /test\/calc\.test\.js .*changed; graded also against the base's tests: `adds` still fails there/,
+      /test\/calc\.test\.js deleted \(.*\); graded also against the base's tests: `adds` still fails there/,
     ],
   },
   {
@@ -97,7 +97,7 @@ const CASES: readonly Case[] = [
     },
     verdict: "VERIFIED",
     says: [
-      /test\/more\.test\.js .*changed; graded also against the base's tests: the base's failing test \(`adds`\) pass there/,
+      /test\/more\.test\.js added \(.*\); graded also against the base's tests: the base's failing test \(`adds`\) passes there/,
     ],
   },
   {
