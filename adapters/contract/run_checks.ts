@@ -19,6 +19,13 @@ import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import { parseFailingTests } from "../test_failures/parse.ts";
+import type { TestFormat } from "../../kernel/contract/types.ts";
+import type { TestOutcome } from "../../kernel/contract/differential.ts";
+import { structuredReportPlan } from "../test_results/plan.ts";
+import { readReport } from "../test_results/read.ts";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
 
 /** Bytes of output tail kept as evidence and in baseline captures. */
 export const EVIDENCE_TAIL_BYTES = 4096;
@@ -44,6 +51,21 @@ export interface RunChecksOptions {
   readonly onCheck?: (name: string) => void;
   /** Clock (default `Date.now`). */
   readonly now?: () => number;
+  /**
+   * The test format of a check, when its runner should also write a structured
+   * report (junit through `NODE_OPTIONS` / `PYTEST_ADDOPTS`, vitest flags, the
+   * mocha hook: `structuredReportPlan`), read into {@linkcode CheckRecord.structured}.
+   * @default none (the text output only)
+   */
+  readonly reportFormat?: (check: ContractCheck) => TestFormat | null;
+}
+
+/** A check's structured report, when vouch added one and could read it. */
+export interface StructuredReport {
+  /** Per-test outcomes (ids as the text parser of that runner names them, files where given). */
+  readonly outcomes: readonly TestOutcome[];
+  /** What vouch added to the check, in words. */
+  readonly note: string;
 }
 
 /** One check of a phase, as it ran (or did not). */
@@ -58,6 +80,8 @@ export interface CheckRecord {
   readonly result: ProcessResult | null;
   /** When it started (ms since epoch), or null when it never started. */
   readonly startedAt: number | null;
+  /** Its structured report, or null (none added, or unreadable: the text output stands). */
+  readonly structured: StructuredReport | null;
 }
 
 /** What {@linkcode runChecks} returns. */
@@ -143,13 +167,20 @@ async function runOne(
       cannotRun: null,
       timedOut: true,
     };
-    return { check, timeoutMs, observation, result: null, startedAt: null };
+    return { check, timeoutMs, observation, result: null, startedAt: null, structured: null };
   }
+  const plan = await reportPlan(check, opts);
   const startedAt = now();
   const result = await runProcess({
-    ...("argv" in check.run ? { argv: check.run.argv } : { shell: check.run.shell }),
+    ...(plan !== null && plan.command !== null
+      ? { shell: plan.command }
+      : "argv" in check.run
+      ? { argv: check.run.argv }
+      : { shell: check.run.shell }),
     cwd: opts.cwd,
     env: { NO_COLOR: "1" },
+    // The structured-report hook vouch composed (NODE_OPTIONS / PYTEST_ADDOPTS / VOUCH_MOCHA_REPORT).
+    ...(plan !== null ? { vouchEnv: plan.env } : {}),
     timeoutMs,
     ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
     sandbox: opts.sandbox,
@@ -161,7 +192,47 @@ async function runOne(
   const observation = opts.signal?.aborted === true && observed.cannotRun === null
     ? atDeadline ? { ...observed, timedOut: true } : { ...observed, cannotRun: "cancelled" }
     : observed;
-  return { check, timeoutMs, observation, result, startedAt };
+  const structured = plan === null ? null : await readStructured(plan, opts.cwd);
+  return { check, timeoutMs, observation, result, startedAt, structured };
+}
+
+/** Where a check's structured report is written: a private directory in the tree. */
+const REPORT_DIR = ".vouch-test-report";
+
+type Plan = Extract<ReturnType<typeof structuredReportPlan>, { ok: true }>["plan"];
+
+async function reportPlan(check: ContractCheck, opts: RunChecksOptions): Promise<Plan | null> {
+  const format = opts.reportFormat?.(check) ?? null;
+  if (format === null) return null;
+  const reportDir = join(opts.cwd, REPORT_DIR);
+  const planned = structuredReportPlan({
+    command: "shell" in check.run ? check.run.shell : check.run.argv.join(" "),
+    format,
+    reportDir,
+    nodeMajor: Number(process.versions.node.split(".")[0]),
+  });
+  if (!planned.ok) return null;
+  try {
+    await rm(reportDir, { recursive: true, force: true });
+    await mkdir(reportDir, { recursive: true });
+    for (const f of planned.plan.files) await writeFile(f.path, f.content);
+  } catch {
+    return null;
+  }
+  return planned.plan;
+}
+
+async function readStructured(plan: Plan, cwd: string): Promise<StructuredReport | null> {
+  try {
+    const info = await stat(plan.reportPath);
+    if (!info.isFile() || info.size > 64 * 1024 * 1024) return null;
+    const outcomes = readReport(plan, await readFile(plan.reportPath, "utf8"), { root: cwd });
+    return outcomes.length > 0 ? { outcomes, note: plan.note } : null;
+  } catch {
+    return null;
+  } finally {
+    await rm(join(cwd, REPORT_DIR), { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 function text(s: ProcessResult["stdout"]): string {

@@ -42,7 +42,7 @@ function hostEnv(name: string): string | undefined {
  * private HOME and TMPDIR, plus the caller's extras after the deny rules.
  */
 export function childEnv(
-  spec: Pick<ProcessSpec, "env" | "allowSecretEnv">,
+  spec: Pick<ProcessSpec, "env" | "allowSecretEnv" | "vouchEnv">,
   home: string,
   tmpdir: string,
 ): Record<string, string> {
@@ -72,6 +72,15 @@ export function childEnv(
       );
     }
     env[name] = name === "PATH" ? sanitizePath(value) : value;
+  }
+  for (const [name, value] of Object.entries(spec.vouchEnv ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name === "PATH") {
+      throw new ProcessSpecError(
+        "env_denied",
+        `Cannot pass environment: invalid name ${JSON.stringify(name)}`,
+      );
+    }
+    env[name] = value;
   }
   return env;
 }

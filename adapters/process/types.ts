@@ -15,6 +15,12 @@ export interface ProcessSpec {
   readonly env?: Readonly<Record<string, string>>;
   /** Names the caller explicitly lets through although they look like secrets (never injection names). */
   readonly allowSecretEnv?: readonly string[];
+  /**
+   * Variables VOUCH itself composed (never a user's or an agent's value), passed
+   * although their names change what code runs: a check's structured-report
+   * hook (`NODE_OPTIONS=--require <vouch's hook>`, `PYTEST_ADDOPTS=--junitxml`).
+   */
+  readonly vouchEnv?: Readonly<Record<string, string>>;
   /** Wall-clock limit; on expiry SIGTERM, `graceMs`, then SIGKILL to the whole group. */
   readonly timeoutMs?: number;
   /** Time between SIGTERM and SIGKILL (default 2000 ms). */

@@ -32,7 +32,7 @@ export type BaselineReports = ReadonlyMap<string, TestReport | null>;
 export function baselineReports(run: ChecksRun): Map<string, TestReport | null> {
   const inTree = (ids: readonly string[] | undefined) => ids?.filter((id) => !id.startsWith("/"));
   return new Map(run.records.map((r) => {
-    const report = testReportOf(r.check, r.observation);
+    const report = testReportOf(r.check, r.observation, r.structured);
     if (report === null) return [r.check.name, null];
     const passing = inTree(report.passing);
     const skipped = inTree(report.skipped);
@@ -65,15 +65,16 @@ export function withDerivedLists(
   return { ...contract, checks };
 }
 
-/** Observations with the per-test report the (derived) contract's checks read. */
-export function readTests(
-  contract: OutcomeContract,
-  observations: readonly CheckObservation[],
-): CheckObservation[] {
-  return observations.map((o) => {
+/**
+ * Observations with the per-test report the (derived) contract's checks read
+ * (a structured report replaces the text parser's).
+ */
+export function readTests(contract: OutcomeContract, run: ChecksRun): CheckObservation[] {
+  return run.records.map(({ observation: o, structured }) => {
     const check = contract.checks.find((c) => c.name === o.name);
-    if (check === undefined || check.tests === null || o.testReport !== null) return o;
-    return { ...o, testReport: testReportOf(check, o) };
+    if (check === undefined || check.tests === null) return o;
+    if (structured === null && o.testReport !== null) return o;
+    return { ...o, testReport: testReportOf(check, o, structured) };
   });
 }
 
@@ -156,15 +157,15 @@ export function judgeBaseGrading(input: BaseGradingInput): Map<string, BaseOracl
     const check = input.derived.checks.find((c) => c.name === record.check.name)!;
     const mine = input.round.records.find((r) => r.check.name === check.name);
     const files = new Map([
-      ...(mine !== undefined ? testFilesOf(mine.observation, input.tree) : []),
-      ...testFilesOf(record.observation, input.tree),
+      ...(mine !== undefined ? testFilesOf(mine.observation, input.tree, mine.structured) : []),
+      ...testFilesOf(record.observation, input.tree, record.structured),
     ]);
     out.set(
       check.name,
       judgeBaseOracle({
         lists: check.testLists ?? null,
-        base: testReportOf(check, record.observation),
-        patch: mine === undefined ? null : testReportOf(check, mine.observation),
+        base: testReportOf(check, record.observation, record.structured),
+        patch: mine === undefined ? null : testReportOf(check, mine.observation, mine.structured),
         exitPassed: input.exitPassed.get(check.name) ?? false,
         noBaseline: !input.baselineRan,
         // Where the output locates the test, the patch must rewrite that file; where it does

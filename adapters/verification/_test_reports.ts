@@ -14,6 +14,8 @@ import type {
   TestReport,
 } from "../../kernel/contract/types.ts";
 import { parseFailingTests } from "../test_failures/parse.ts";
+import { reportFromOutcomes } from "../../kernel/contract/differential.ts";
+import type { StructuredReport } from "../contract/run_checks.ts";
 import { guessTestFormat } from "../verify_command/detect.ts";
 
 /** The format of a check's test output: declared, else guessed from its command; null: unknown. */
@@ -22,9 +24,17 @@ export function testFormatOf(check: ContractCheck): TestFormat | null {
   return guessTestFormat("shell" in check.run ? check.run.shell : check.run.argv.join(" "));
 }
 
-/** The per-test report of one observed check, or null when no ids can be read. */
-export function testReportOf(check: ContractCheck, o: CheckObservation): TestReport | null {
+/**
+ * The per-test report of one observed check, or null when no ids can be read:
+ * its structured report when vouch added one and could read it, else its text.
+ */
+export function testReportOf(
+  check: ContractCheck,
+  o: CheckObservation,
+  structured: StructuredReport | null = null,
+): TestReport | null {
   if (o.cannotRun !== null) return null;
+  if (structured !== null) return reportFromOutcomes(structured.outcomes);
   const format = testFormatOf(check);
   if (format === null) return null;
   const report = o.testReport ?? parseFailingTests(format, `${o.stdout}\n${o.stderr}`);
@@ -36,8 +46,13 @@ export function testReportOf(check: ContractCheck, o: CheckObservation): TestRep
  * pytest ids carry it (`tests/test_calc.py::test_add`); node's TAP reporter
  * gives `location: '<tree>/test/calc.test.js:4:1'` after each test.
  */
-export function testFilesOf(o: CheckObservation, tree: string): Map<string, string> {
+export function testFilesOf(
+  o: CheckObservation,
+  tree: string,
+  structured: StructuredReport | null = null,
+): Map<string, string> {
   const files = new Map<string, string>();
+  for (const t of structured?.outcomes ?? []) if (t.file !== undefined) files.set(t.id, t.file);
   const text = `${o.stdout}\n${o.stderr}`;
   let current: string | null = null;
   for (const line of text.split("\n")) {

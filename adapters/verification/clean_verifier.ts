@@ -64,6 +64,7 @@ import {
   withDerivedLists,
 } from "./_oracle_grading.ts";
 import { existsSync } from "node:fs";
+import { testFormatOf } from "./_test_reports.ts";
 import { join } from "node:path";
 
 export { commandContractFile, contractFromCommand } from "../contract/from_command.ts";
@@ -231,6 +232,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         signal,
         onCheck,
         ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+        // Where the runner allows it, it also writes a structured report (ids of every test).
+        reportFormat: testFormatOf,
       });
       return { setup, run };
     } finally {
@@ -379,7 +382,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     const touched = view?.touched ?? [];
     // A patch that touches no oracle file is judged per test against the baseline's lists.
     const judgeWith = touched.length === 0 ? derived : contract;
-    const judgement = judgeContract(judgeWith, readTests(judgeWith, run.observations), captures);
+    const judgement = judgeContract(judgeWith, readTests(judgeWith, run), captures);
     const receipts = await sealChecks(opts.receipts, opts.taskId, "round", run, judgement.checks);
     const parts = { contract, base: opts.base, run, setup, receipts, tree };
     const result = roundRun(parts, round, judgement, captures, clean);
