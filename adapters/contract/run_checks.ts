@@ -58,6 +58,8 @@ export interface RunChecksOptions {
    * @default none (the text output only)
    */
   readonly reportFormat?: (check: ContractCheck) => TestFormat | null;
+  /** Texts a check may take options from (the base's `package.json`, `.mocharc.*`, ...). */
+  readonly reportConfigTexts?: readonly string[];
 }
 
 /** A check's structured report, when vouch added one and could read it. */
@@ -209,6 +211,7 @@ async function reportPlan(check: ContractCheck, opts: RunChecksOptions): Promise
     command: "shell" in check.run ? check.run.shell : check.run.argv.join(" "),
     format,
     reportDir,
+    ...(opts.reportConfigTexts !== undefined ? { configTexts: opts.reportConfigTexts } : {}),
     nodeMajor: Number(process.versions.node.split(".")[0]),
   });
   if (!planned.ok) return null;

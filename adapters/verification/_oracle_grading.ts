@@ -29,10 +29,13 @@ export type BaselineReports = ReadonlyMap<string, TestReport | null>;
  * a whole file that failed to load (node names it by its path in the tree):
  * no test of it ran, so it is no test to pass, and it names this tree only.
  */
-export function baselineReports(run: ChecksRun): Map<string, TestReport | null> {
+export function baselineReports(
+  run: ChecksRun,
+  configs: ReadonlyMap<string, string>,
+): Map<string, TestReport | null> {
   const inTree = (ids: readonly string[] | undefined) => ids?.filter((id) => !id.startsWith("/"));
   return new Map(run.records.map((r) => {
-    const report = testReportOf(r.check, r.observation, r.structured);
+    const report = testReportOf(r.check, r.observation, r.structured, configs);
     if (report === null) return [r.check.name, null];
     const passing = inTree(report.passing);
     const skipped = inTree(report.skipped);
@@ -53,12 +56,13 @@ export function baselineReports(run: ChecksRun): Map<string, TestReport | null> 
 export function withDerivedLists(
   contract: OutcomeContract,
   reports: BaselineReports | null,
+  configs: ReadonlyMap<string, string>,
 ): OutcomeContract {
   if (reports === null) return contract;
   const checks = contract.checks.map((c): ContractCheck => {
     if (c.baseline || c.testLists !== undefined) return c;
     const report = reports.get(c.name) ?? null;
-    const format = testFormatOf(c);
+    const format = testFormatOf(c, configs);
     const lists = report === null ? null : deriveTestLists(report);
     return lists === null || format === null ? c : { ...c, tests: format, testLists: lists };
   });

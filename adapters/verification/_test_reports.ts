@@ -18,10 +18,33 @@ import { reportFromOutcomes } from "../../kernel/contract/differential.ts";
 import type { StructuredReport } from "../contract/run_checks.ts";
 import { guessTestFormat } from "../verify_command/detect.ts";
 
-/** The format of a check's test output: declared, else guessed from its command; null: unknown. */
-export function testFormatOf(check: ContractCheck): TestFormat | null {
+/**
+ * The format of a check's test output: declared, else guessed from its
+ * command, or from the package script it runs (`npm test` -> `scripts.test` of
+ * the base's `package.json` in `configs`); null: unknown.
+ */
+export function testFormatOf(
+  check: ContractCheck,
+  configs: ReadonlyMap<string, string> = new Map(),
+): TestFormat | null {
   if (check.tests !== null) return check.tests;
-  return guessTestFormat("shell" in check.run ? check.run.shell : check.run.argv.join(" "));
+  const command = "shell" in check.run ? check.run.shell : check.run.argv.join(" ");
+  const script = packageScriptOf(command, configs.get("package.json"));
+  return guessTestFormat(command) ?? (script === null ? null : guessTestFormat(script));
+}
+
+/** The `package.json` script an `npm test` / `npm run NAME` (pnpm, yarn) command runs, or null. */
+export function packageScriptOf(command: string, packageJson: string | undefined): string | null {
+  if (packageJson === undefined) return null;
+  const m = /^\s*(?:npm|pnpm|yarn)\s+(?:(test|t)\b|run(?:-script)?\s+([\w:.-]+))/.exec(command);
+  if (m === null) return null;
+  try {
+    const scripts = (JSON.parse(packageJson) as { scripts?: Record<string, unknown> }).scripts;
+    const script = scripts?.[m[2] ?? "test"];
+    return typeof script === "string" ? script : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -32,10 +55,11 @@ export function testReportOf(
   check: ContractCheck,
   o: CheckObservation,
   structured: StructuredReport | null = null,
+  configs: ReadonlyMap<string, string> = new Map(),
 ): TestReport | null {
   if (o.cannotRun !== null) return null;
   if (structured !== null) return reportFromOutcomes(structured.outcomes);
-  const format = testFormatOf(check);
+  const format = testFormatOf(check, configs);
   if (format === null) return null;
   const report = o.testReport ?? parseFailingTests(format, `${o.stdout}\n${o.stderr}`);
   return report.passing === undefined ? null : report;

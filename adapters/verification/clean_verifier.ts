@@ -218,6 +218,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     onCheck: (name: string) => void,
   ) {
     const tree = clean.worktree.path;
+    const base = await getConfigs();
     const release = opts.checkSlots === undefined ? () => {} : await opts.checkSlots.acquire();
     try {
       const sandbox = await sandboxFor(tree, views);
@@ -233,7 +234,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         onCheck,
         ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
         // Where the runner allows it, it also writes a structured report (ids of every test).
-        reportFormat: testFormatOf,
+        reportFormat: (c) => testFormatOf(c, base),
+        reportConfigTexts: [...base.values()],
       });
       return { setup, run };
     } finally {
@@ -255,8 +257,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       allowGatesNothing: !(opts.requireFailingBaseline ?? false),
     });
     captures = judgement.captures;
-    reports = baselineReports(run);
-    derived = withDerivedLists(contract, reports);
+    reports = baselineReports(run, await getConfigs());
+    derived = withDerivedLists(contract, reports, await getConfigs());
     const ids = [...reports.values()].flatMap((r) =>
       r === null ? [] : [...r.failing, ...(r.passing ?? [])]
     );
