@@ -96,8 +96,19 @@ Deno.test("clean verifier: setup runs before the baseline and each verification,
     const run = await verifier.verify(1, ADD_MANIFEST, signal(), (n) => seen.push(n));
     assert.deepEqual(run.refusals, [], JSON.stringify(run.evidence));
     assert.equal(run.passed, true, JSON.stringify(run.summaries));
-    assert.deepEqual(tools(run.receipts), ["round:setup:1", "round:setup:2", "round:marker"]);
-    assert.deepEqual(seen, ["setup", "marker", "setup", "marker"]);
+    // A created package.json may define tests (the kernel's oracle counts its test keys as
+    // changed), so the patch is also graded without it against the base's tests: setup and
+    // the check run again there, sealed as round:base-tests:<check>.
+    assert.deepEqual(tools(run.receipts), [
+      "round:setup:1",
+      "round:setup:2",
+      "round:marker",
+      "round:setup:1",
+      "round:setup:2",
+      "round:base-tests:marker",
+    ]);
+    assert.equal(run.oracle?.grading, "patch-and-base-tests");
+    assert.deepEqual(seen, ["setup", "marker", "setup", "marker", "setup", "marker"]);
     // Setup receipts record the sandbox; without network consent never `+network`.
     for (const r of run.receipts) assert.equal(r.sandboxProfile, run.sandbox);
     const evidence = run.evidence as { setup: { ok: boolean; commands: unknown[] } };
