@@ -49,7 +49,7 @@ export function packageScriptOf(command: string, packageJson: string | undefined
 
 /**
  * The per-test report of one observed check, or null when no ids can be read:
- * its structured report when vouch added one and could read it, else its text.
+ * its structured report when vouch added one and could read it, else (node only) its TAP text.
  */
 export function testReportOf(
   check: ContractCheck,
@@ -60,7 +60,10 @@ export function testReportOf(
   if (o.cannotRun !== null) return null;
   if (structured !== null) return reportFromOutcomes(structured.outcomes);
   const format = testFormatOf(check, configs);
-  if (format === null) return null;
+  // Only node's TAP lists every test, passing or failing, the same way in every run; other
+  // runners' default text output (vitest's per-file lines, mocha's dot, pytest -q) does not,
+  // so without a structured report their ids are not per-test evidence.
+  if (format !== "node") return null;
   const report = o.testReport ?? parseFailingTests(format, `${o.stdout}\n${o.stderr}`);
   return report.passing === undefined ? null : report;
 }
