@@ -13,7 +13,7 @@ import { parseRunArgs, type RunArgs } from "./run_args.ts";
 import type { AgentBackend } from "../../adapters/backends/types.ts";
 import type { BackendFailure } from "../../adapters/backends/types.ts";
 import { agentConfigFor, backendFor } from "./run_backend.ts";
-import { type ProgressSink, progressSink } from "./run_progress.ts";
+import { plainProgressEveryMs, type ProgressSink, progressSink } from "./run_progress.ts";
 import { preflightSandbox } from "../sandbox_preflight.ts";
 import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
@@ -183,21 +183,6 @@ export async function executeRun(
   } finally {
     sink.stop();
   }
-}
-
-/**
- * Off a terminal, how long progress may stay silent before a "still running"
- * line: `VOUCH_PROGRESS_EVERY` seconds (1..3600), else 15 s.
- */
-function plainProgressEveryMs(): number {
-  let raw: string | undefined;
-  try {
-    raw = process.env["VOUCH_PROGRESS_EVERY"];
-  } catch {
-    raw = undefined;
-  }
-  const n = raw !== undefined && /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
-  return n >= 1 && n <= 3600 ? n * 1000 : 15_000;
 }
 
 function runWithSink(

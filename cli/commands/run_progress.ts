@@ -7,6 +7,7 @@
  * @module
  */
 import { visibleLine } from "../../adapters/text/mod.ts";
+import process from "node:process";
 import type { CliIo } from "../command.ts";
 import type { ProgressMode } from "./run_args.ts";
 import type { RunProgress } from "../../adapters/driver/outcome.ts";
@@ -159,4 +160,19 @@ export function progressSink(
     },
     stop,
   };
+}
+
+/**
+ * Off a terminal, how long progress may stay silent before a "still running"
+ * line: `VOUCH_PROGRESS_EVERY` seconds (1..3600), else 15 s.
+ */
+export function plainProgressEveryMs(): number {
+  let raw: string | undefined;
+  try {
+    raw = process.env["VOUCH_PROGRESS_EVERY"];
+  } catch {
+    raw = undefined;
+  }
+  const n = raw !== undefined && /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
+  return n >= 1 && n <= 3600 ? n * 1000 : 15_000;
 }

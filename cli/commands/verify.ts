@@ -16,6 +16,7 @@ import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { jsonDocument } from "../json_document.ts";
 import { leaveNow } from "../leave_now.ts";
+import { plainProgressEveryMs, realEvery } from "./run_progress.ts";
 import { commitHeaderNote } from "../patch_note.ts";
 import {
   renderUnstartable,
@@ -175,6 +176,19 @@ export const verifyCommand: CliCommand = {
     } catch {
       // Signals unavailable: Ctrl-C kills the process; the next command takes the dead lock over.
     }
+    // Off --json: a "still running" line when nothing was said for a while (the clock moves).
+    const started = Date.now();
+    let lastSaid = started;
+    let current: string | null = null;
+    const say = (text: string) => {
+      lastSaid = Date.now();
+      io.err(text);
+    };
+    const every = plainProgressEveryMs();
+    const stopClock = values.json ? () => {} : realEvery(Math.max(250, every / 4), () => {
+      if (current === null || Date.now() - lastSaid < every) return;
+      say(`${current} · still running (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
+    });
     const outcome = await verifyPatchInRepo({
       dir: values.dir,
       patch,
@@ -198,12 +212,14 @@ export const verifyCommand: CliCommand = {
       treeRemoval: "after_return",
       onNote: (text) => io.err(`${text}\n`),
       onStep: (step) => {
-        if (!values.json) io.err(`verify: ${step}\n`);
+        if (!values.json) say(`verify: ${step}\n`);
       },
       onCheck: (phase, name) => {
-        if (!values.json) io.err(`${phase}: check "${visibleLine(name)}"\n`);
+        current = `${phase}: check "${visibleLine(name)}"`;
+        if (!values.json) say(`${current}\n`);
       },
     }).catch(asUsage).finally(() => {
+      stopClock();
       if (listening) process.off("SIGINT", onSigint);
     });
     if (values.json) {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnVouch } from "./cli_harness.ts";
-import { createRepo, writeFiles } from "./fixture_repos.ts";
+import { createRepo, git, writeFiles } from "./fixture_repos.ts";
 
 Deno.test("vouch run off a terminal: sub-steps with sizes, and the clock moves while a check runs", async () => {
   const repo = await createRepo(
@@ -77,6 +77,52 @@ Deno.test("vouch run off a terminal: sub-steps with sizes, and the clock moves w
       .map((m) => Number(m[1]));
     assert.ok(clocks.length >= 2, err);
     assert.ok(clocks[1]! > clocks[0]!, `the clock moves: ${clocks.join(", ")}`);
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(state, { recursive: true }).catch(() => {});
+    await Deno.remove(gate, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("vouch verify: 'still running' lines with a moving clock while a check runs", async () => {
+  const repo = await createRepo({ "a.txt": "a\n" }, "true");
+  const state = await Deno.makeTempDir({ prefix: "vouch-progress-" });
+  const gate = await Deno.makeTempDir({ prefix: "vouch-progress-gate-" });
+  try {
+    await writeFiles(repo.dir, { "a.txt": "b\n" });
+    const patch = `${repo.dir}/../a.patch`;
+    await Deno.writeTextFile(patch, await git(repo.dir, "diff", "--binary"));
+    await git(repo.dir, "checkout", "-q", "a.txt");
+    const check =
+      `i=0; while [ ! -e ${gate}/go ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`;
+    const child = spawnVouch(
+      repo,
+      ["verify", "--patch", patch, "--verify", check, "--sandbox-ro", gate],
+      state,
+      "deno",
+      { VOUCH_PROGRESS_EVERY: "1" },
+    );
+    const decoder = new TextDecoder();
+    let err = "";
+    const reader = child.stderr.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      err += decoder.decode(value, { stream: true });
+      if ((err.match(/still running/g)?.length ?? 0) >= 2) break;
+    }
+    await Deno.writeTextFile(`${gate}/go`, "");
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      err += decoder.decode(value, { stream: true });
+    }
+    const out = await new Response(child.stdout).text();
+    assert.equal((await child.status).code, 0, err + out);
+    const clocks = [
+      ...err.matchAll(/^verify: check "verify" · still running \(([0-9.]+)s\)$/gm),
+    ].map((m) => Number(m[1]));
+    assert.ok(clocks.length >= 2 && clocks[1]! > clocks[0]!, err);
   } finally {
     await repo.cleanup();
     await Deno.remove(state, { recursive: true }).catch(() => {});
