@@ -169,3 +169,16 @@ export {
 } from "./adapters/verified_patch/errors.ts";
 export { loadOrCreateMacKey, type MacKey, type MacKeyOptions } from "./adapters/keys/mac_key.ts";
 export type { KeyEnv } from "./adapters/keys/paths.ts";
+
+// Types the API above names in its options and results (exported so the reference links them).
+export type { IntegrationTarget } from "./adapters/verified_patch/capabilities.ts";
+export type { CleanTreePool } from "./adapters/worktree/tree_pool.ts";
+export type { SandboxProbe } from "./adapters/host/sandbox_probe.ts";
+export type { CheckSlots } from "./adapters/verification/check_slots.ts";
+export type { CandidateStatus } from "./adapters/batch/schema.ts";
+export type { JudgeOptions } from "./adapters/batch/options.ts";
+export type { Shard } from "./adapters/batch/plan.ts";
+export type { Executor } from "./adapters/batch/local_executor.ts";
+export type { IsolationRuntime } from "./adapters/bundle/isolation_runtime.ts";
+export type { ReceiptExit, ReceiptOutcome, StreamDigest } from "./adapters/receipts/receipt.ts";
+export type { EvidenceReport } from "./adapters/audit/evidence_binding.ts";

@@ -17,6 +17,9 @@ import { describeFailure } from "./failure.ts";
 import { renderVerdictLine, VERDICT_ROWS } from "../adapters/driver/verdicts.ts";
 import { COMMANDS } from "./commands/mod.ts";
 
+/** Standard input, output and error as the commands see them (what {@link processIo} returns). */
+export type { CliIo } from "./command.ts";
+
 const encoder = new TextEncoder();
 
 /** Deno's permission query, where the runtime has one (never under Node). */

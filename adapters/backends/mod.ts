@@ -25,3 +25,9 @@ export * from "./command_backend.ts";
 export * from "./fn_backend.ts";
 export * from "./openai_backend.ts";
 export * from "./probe.ts";
+
+// Types the backends name in their options and results (exported so the reference links them).
+export type { UnverifiedPatch } from "../verified_patch/verified_patch.ts";
+export type { CapturedStream } from "../process/capture.ts";
+export type { SandboxProfile } from "../sandbox/profile.ts";
+export type { ProcessResult } from "../process/types.ts";

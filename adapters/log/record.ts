@@ -14,7 +14,7 @@ export const LOG_RECORD_VERSION = 1 as const;
 export const LOG_HASH_DOMAIN = "vouch.log.v1\n";
 
 /** The `prev` of the first record, and the head hash of an empty log. */
-export const GENESIS_HASH = "0".repeat(64);
+export const GENESIS_HASH: string = "0".repeat(64);
 
 /** A JSON value as stored in a record body. */
 export type JsonValue =
