@@ -134,7 +134,8 @@ Deno.test("a tool the sandbox hides: the failure names it with the --sandbox-ro 
     // A project's mocha outside the tree, under /tmp (private in the sandbox): .bin links into its package.
     const tools = `${repo.dir}/../tools`;
     await writeFiles(tools, {
-      "node_modules/mocha/bin/mocha": '#!/bin/sh\n. "$(dirname "$(readlink -f "$0")")/../lib/run.sh"\n',
+      "node_modules/mocha/bin/mocha":
+        '#!/bin/sh\n. "$(dirname "$(readlink -f "$0")")/../lib/run.sh"\n',
       "node_modules/mocha/lib/run.sh": "sh test.sh\n",
     });
     await Deno.chmod(`${tools}/node_modules/mocha/bin/mocha`, 0o755);
