@@ -18,6 +18,9 @@ import {
   type Prediction,
   predictionSchema,
 } from "./schema.ts";
+import { isSwebenchRow, type SwebenchDefaults, swebenchLine } from "./_swebench_row.ts";
+
+export type { SwebenchDefaults } from "./_swebench_row.ts";
 
 /** Stable codes of {@linkcode BatchInputError}. */
 export type BatchInputErrorCode =
@@ -115,6 +118,9 @@ function taskContract(line: BatchTaskLine, where: string): OutcomeContract {
 
 /**
  * Reads and validates a tasks file; `repo` paths resolve against its directory.
+ * A line in SWE-bench's dataset shape (`instance_id`, `repo` as owner/name,
+ * `base_commit`, `test_patch`, `FAIL_TO_PASS`/`PASS_TO_PASS`) is read as a
+ * task too, its repository found under `swebench.repos` (DIR/owner__name or DIR/name).
  *
  * @example
  * ```ts
@@ -126,7 +132,10 @@ function taskContract(line: BatchTaskLine, where: string): OutcomeContract {
  * equal(tasks[0]?.contract.checks[0]?.name, "tests");
  * ```
  */
-export async function readTasks(path: string): Promise<TasksFile> {
+export async function readTasks(
+  path: string,
+  swebench: SwebenchDefaults = {},
+): Promise<TasksFile> {
   const dir = dirname(resolve(path));
   const tasks: BatchTask[] = [];
   const seen = new Set<string>();
@@ -135,7 +144,7 @@ export async function readTasks(path: string): Promise<TasksFile> {
     if (error !== null) {
       throw new BatchInputError("tasks_invalid", `Cannot parse ${where}: ${error}`);
     }
-    const task = resolveTask(value, dir, where);
+    const task = resolveTask(value, dir, where, swebench);
     if (seen.has(task.id)) {
       throw new BatchInputError(
         "duplicate_task",
@@ -160,7 +169,21 @@ export async function readTasks(path: string): Promise<TasksFile> {
  * equal(t.repo, "/w/r");
  * ```
  */
-export function resolveTask(value: unknown, dir: string, where: string): BatchTask {
+export function resolveTask(
+  value: unknown,
+  dir: string,
+  where: string,
+  swebench: SwebenchDefaults = {},
+): BatchTask {
+  let digestLine: unknown = null;
+  if (isSwebenchRow(value)) {
+    const row = swebenchLine(value, swebench);
+    if (typeof row === "string") {
+      throw new BatchInputError("tasks_invalid", `Cannot use ${where}: ${row}`);
+    }
+    value = row.line;
+    digestLine = row.digestLine;
+  }
   const r = batchTaskSchema.safeParse(value);
   if (!r.success) {
     throw new BatchInputError("tasks_invalid", `Cannot use ${where}: ${issues(r.error)}`);
@@ -175,7 +198,8 @@ export function resolveTask(value: unknown, dir: string, where: string): BatchTa
     allow: t.allow ?? [],
     forbid: t.forbid ?? [],
     // As written (relative repo): the same task file digests the same on every machine.
-    digest: canonicalDigest(t as never),
+    // A SWE-bench row digests with its owner/name, not the local clone's path.
+    digest: canonicalDigest((digestLine ?? t) as never),
     source: { line: t, dir },
   };
 }

@@ -16,6 +16,8 @@ export interface JudgeOptions {
   readonly outDir: string;
   /** Sandbox requirement for every check. @default "auto" */
   readonly sandbox?: SandboxRequirement;
+  /** Paths outside the tree the checks need, read-only in their sandbox (`--sandbox-ro`). */
+  readonly sandboxReadOnly?: readonly string[];
   /** Where clean trees are made (default: the worktree module's). */
   readonly worktreeRoot?: string;
   /** Key locations (tests). */
@@ -54,6 +56,7 @@ export interface JudgeOptions {
  */
 export function verificationOptions(opts: JudgeOptions): {
   readonly sandbox: SandboxRequirement;
+  readonly sandboxReadOnly?: readonly string[];
   readonly worktreeRoot?: string;
   readonly keyEnv?: KeyEnv;
   readonly treePool?: CleanTreePool;
@@ -62,6 +65,9 @@ export function verificationOptions(opts: JudgeOptions): {
 } {
   return {
     sandbox: opts.sandbox ?? "auto",
+    ...(opts.sandboxReadOnly !== undefined && opts.sandboxReadOnly.length > 0
+      ? { sandboxReadOnly: opts.sandboxReadOnly }
+      : {}),
     ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
     ...(opts.keyEnv !== undefined ? { keyEnv: opts.keyEnv } : {}),
     ...(opts.treePool !== undefined ? { treePool: opts.treePool } : {}),

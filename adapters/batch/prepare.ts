@@ -151,6 +151,9 @@ async function judgeBase(
       contract,
       receipts: ReceiptRecorder.resume(log, key, log.openReport.lastReceipt),
       sandbox: opts.sandbox ?? "auto",
+      ...(opts.sandboxReadOnly !== undefined && opts.sandboxReadOnly.length > 0
+        ? { sandboxReadOnly: opts.sandboxReadOnly }
+        : {}),
       ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
       ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),

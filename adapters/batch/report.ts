@@ -19,6 +19,20 @@ export class MergeError extends VouchError<MergeErrorCode> {}
 
 const sorted = (ids: Iterable<string>) => [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
+/** Codes that say a suite's result was not the patch's to answer for (inconclusive runs). */
+const AMBIGUOUS_CODES = ["tests_exit_without_failures", "tests_none_ran"];
+
+/**
+ * A failure that does not clearly rest on the patch: the task's own lists
+ * contradict its base (`contract_invalid`), or the suite's run was
+ * inconclusive (it exited non-zero showing no failing test, or ran none).
+ */
+function isAmbiguous(c: CandidateRecord): boolean {
+  if (c.status === "resolved" || c.status === "empty_patch") return false;
+  return c.reason === "contract_invalid" ||
+    c.reasons.some((r) => AMBIGUOUS_CODES.includes(r)) || /\(inconclusive\)/.test(c.detail);
+}
+
 /**
  * Builds the report from the batch's input summary and the judged candidates.
  *
@@ -47,6 +61,10 @@ export function buildReport(
   const completed = sorted([...resolved, ...unresolved]);
   const empty = ids("empty_patch");
   const errors = ids("error");
+  const failureReasons: Record<string, string> = {};
+  for (const c of candidates) {
+    if (c.status !== "resolved") failureReasons[c.id] = `${c.reason}: ${c.detail}`;
+  }
   return {
     schema_version: 2,
     vouch_batch_report: 1,
@@ -67,6 +85,9 @@ export function buildReport(
     resolved_ids: resolved,
     unresolved_ids: unresolved,
     error_ids: errors,
+    failure_reasons: failureReasons,
+    infra_failure_ids: candidates.filter((c) => c.reason === "could_not_run").map((c) => c.id),
+    ambiguous_failure_ids: candidates.filter(isAmbiguous).map((c) => c.id),
     input,
     shard: shard === null ? null : { index: shard.index, count: shard.count },
     reasons: Object.fromEntries(Object.entries(reasons).sort(([a], [b]) => (a < b ? -1 : 1))),

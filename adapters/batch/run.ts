@@ -11,7 +11,7 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { sha256Hex } from "../digest/sha256.ts";
 import { resolveCommit } from "../git/repo_info.ts";
-import { type BatchTask, readPredictions, readTasks } from "./input.ts";
+import { type BatchTask, readPredictions, readTasks, type SwebenchDefaults } from "./input.ts";
 import { candidateKey } from "./key.ts";
 import { type Executor, localExecutor, type WorkItem } from "./local_executor.ts";
 import type { JudgeOptions } from "./options.ts";
@@ -45,6 +45,8 @@ export interface BatchOptions extends JudgeOptions {
   readonly concurrency?: number;
   /** Only this slice. */
   readonly shard?: Shard | null;
+  /** SWE-bench dataset rows: where their clones live (`--repos`) and their test command. */
+  readonly swebench?: SwebenchDefaults;
   /** Judge again even what the store holds. @default false */
   readonly fresh?: boolean;
   /** Progress. */
@@ -132,7 +134,7 @@ function unknownTask(c: PlannedCandidate): CandidateRecord {
 export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
   const outDir = resolve(opts.outDir);
   const judgeOpts: JudgeOptions = { ...opts, outDir };
-  const tasks = await readTasks(opts.tasks);
+  const tasks = await readTasks(opts.tasks, opts.swebench ?? {});
   const predictions = await readPredictions(opts.predictions);
   const planned = planCandidates(tasks.tasks, predictions.predictions);
   const predicted = new Set(planned.map((c) => c.instance_id));
@@ -169,13 +171,18 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
     });
   const store = new VerdictStore(outDir, fleetKey);
   const todo: WorkItem[] = [];
+  let cached = 0;
   for (const item of items.values()) {
     const stored = opts.fresh ? null : await store.get(item.key);
     if (stored === null) todo.push(item);
-    else records.push(...item.candidates.map((c) => record(c, stored)));
+    else {
+      records.push(...item.candidates.map((c) => record(c, stored)));
+      cached += item.candidates.length;
+    }
   }
   const total = mine.length;
-  opts.onEvent?.({ kind: "planned", total, cached: records.length });
+  // Already judged: verdicts from the store only (a prediction without a task is not one).
+  opts.onEvent?.({ kind: "planned", total, cached });
   const counts: Record<CandidateStatus, number> = {
     resolved: 0,
     unresolved: 0,

@@ -147,6 +147,12 @@ export const batchReportSchema = z.strictObject({
   resolved_ids: z.array(z.string()),
   unresolved_ids: z.array(z.string()),
   error_ids: z.array(z.string()),
+  failure_reasons: z.record(z.string(), z.string())
+    .describe("every candidate not resolved: its reason word and detail line"),
+  infra_failure_ids: z.array(z.string())
+    .describe("candidates that could not run (sandbox, setup, a check that cannot start)"),
+  ambiguous_failure_ids: z.array(z.string())
+    .describe("failures not clearly the patch's: an invalid contract or an inconclusive run"),
   input: z.strictObject({
     tasks: z.string().describe("sha256 of the task definitions"),
     predictions: z.string().describe("sha256 of the predictions"),

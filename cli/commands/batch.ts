@@ -14,6 +14,7 @@ import { jsonDocument } from "../json_document.ts";
 import {
   type BatchEvent,
   BatchInputError,
+  type BatchReport,
   batchReportSchema,
   candidateLine,
   MergeError,
@@ -24,7 +25,10 @@ import {
   writeReports,
 } from "../../adapters/batch/mod.ts";
 import type { Executor } from "../../adapters/batch/local_executor.ts";
+import type { SwebenchDefaults } from "../../adapters/batch/input.ts";
+import { TEST_FORMATS } from "../../adapters/test_failures/parse.ts";
 import { withQueueNet } from "./_queue_net.ts";
+import { parseSandboxReadOnly } from "./run_args.ts";
 import { checkReportSeal, sealReport } from "../../adapters/batch/fleet_seal.ts";
 import {
   concurrencyFlag,
@@ -40,7 +44,9 @@ const HELP = `vouch batch: grade many candidate patches (SWE-bench predictions) 
 Usage:
   vouch batch --tasks FILE --predictions FILE [--out DIR] [--concurrency N]
               [--shard I/N] [--queue redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME]]
-              [--fleet-key FILE] [--sandbox MODE] [--fresh] [--json]
+              [--fleet-key FILE] [--sandbox MODE] [--sandbox-ro PATH]...
+              [--repos DIR] [--test-command CMD] [--test-format FMT]
+              [--fail-on-unresolved] [--fresh] [--json]
   vouch batch merge --out DIR [--fleet-key FILE] REPORT.json...
 
 Every candidate goes through the same verification as \`vouch verify\`, in its
@@ -48,10 +54,18 @@ own clean tree with its own log, receipts, VerifiedPatch and attestation under
 DIR/candidates/<key>/. A rerun skips candidates already judged (keyed by task,
 base and patch digest). Writes DIR/report.json (SWE-bench's run-report keys
 plus vouch's reason per candidate, sealed with the fleet key), DIR/report.md
-and DIR/junit.xml. \`merge\` refuses a shard report whose seal does not verify.
+and DIR/junit.xml. Exit 5 when any candidate is in error (could not run: a
+check that cannot start, a sandbox or infrastructure failure, an unknown task),
+whatever the others; with --fail-on-unresolved, exit 1 when any is not
+resolved. \`merge\` refuses a shard report whose seal does not verify.
 
 Options:
-  --tasks FILE         tasks, JSONL (schemas/batch-task.schema.json)
+  --tasks FILE         tasks, JSONL (schemas/batch-task.schema.json), or SWE-bench dataset
+                       rows ({instance_id, repo, base_commit, test_patch, FAIL_TO_PASS,
+                       PASS_TO_PASS, ...}; other fields ignored)
+  --repos DIR          where SWE-bench rows' repositories are cloned: DIR/owner__name or DIR/name
+  --test-command CMD   the test command of SWE-bench rows without their own "verify"
+  --test-format FMT    its output format (pytest, mocha, tap, ...; needed for the test lists)
   --predictions FILE   SWE-bench predictions: JSON array or JSONL of
                        {instance_id, model_name_or_path, model_patch}
   --out DIR            output directory (default .vouch/batch)
@@ -67,6 +81,9 @@ Options:
   --fleet-key FILE     the key jobs, verdicts and reports are sealed with (default
                        fleet.hmac.json in the key store, created when missing)
   --sandbox MODE       auto | bwrap | none (default auto)
+  --sandbox-ro PATH    a path outside the trees the checks need (a venv, a shared
+                       node_modules), read-only in their sandbox; repeatable
+  --fail-on-unresolved exit 1 when any candidate is not resolved (unresolved or empty patch)
   --fresh              judge again what DIR already holds
   --json               print the report on stdout, with "schemaVersion": 1 first
                        (schemas/batch-output.schema.json; merge: the same)
@@ -161,6 +178,40 @@ function progress(io: CliIo, quiet: boolean): (e: BatchEvent) => void {
   };
 }
 
+/** The SWE-bench row flags (`--repos`, `--test-command`, `--test-format`), as readTasks takes them. */
+export function swebenchFlags(
+  values: { repos?: string; "test-command"?: string; "test-format"?: string },
+): SwebenchDefaults {
+  const format = values["test-format"];
+  if (format !== undefined && !(TEST_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(
+      `Cannot use --test-format "${format}": expected one of ${TEST_FORMATS.join(", ")}`,
+    );
+  }
+  return {
+    ...(values.repos !== undefined ? { repos: values.repos } : {}),
+    ...(values["test-command"] !== undefined ? { testCommand: values["test-command"] } : {}),
+    ...(format !== undefined ? { testFormat: format } : {}),
+  };
+}
+
+/** The batch's exit: 5 when a candidate is in error, 1 when asked to fail on unresolved ones. */
+function exitOf(report: BatchReport, failOnUnresolved: boolean, io: CliIo): number {
+  if (report.error_instances > 0) {
+    io.err(
+      `vouch batch: ${report.error_instances} of ${report.submitted_instances} candidate(s) in error ` +
+        `(could not be judged; see report.json's failure_reasons); exit ${EXIT.couldNotRun}\n`,
+    );
+    return EXIT.couldNotRun;
+  }
+  const notResolved = report.unresolved_instances + report.empty_patch_instances;
+  if (failOnUnresolved && notResolved > 0) {
+    io.err(`vouch batch: ${notResolved} candidate(s) not resolved (--fail-on-unresolved)\n`);
+    return EXIT.rejected;
+  }
+  return EXIT.ok;
+}
+
 /** `vouch batch`. */
 export const batchCommand: CliCommand = {
   name: "batch",
@@ -168,8 +219,8 @@ export const batchCommand: CliCommand = {
   help: HELP,
   verdicts: [],
   exits: {
-    0: "every candidate judged",
-    1: "a queue verdict or a shard report (merge) did not verify",
+    0: "every candidate judged, none in error (one in error: 5)",
+    1: "with --fail-on-unresolved a candidate is not resolved; a queue verdict or a shard report (merge) did not verify",
   },
   async run(argv, io) {
     if (argv[0] === "merge") return await merge(argv.slice(1), io);
@@ -181,6 +232,11 @@ export const batchCommand: CliCommand = {
       concurrency: { type: "string" },
       shard: { type: "string" },
       sandbox: { type: "string", default: "auto" },
+      "sandbox-ro": { type: "string", multiple: true },
+      repos: { type: "string" },
+      "test-command": { type: "string" },
+      "test-format": { type: "string" },
+      "fail-on-unresolved": { type: "boolean", default: false },
       fresh: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     });
@@ -188,6 +244,8 @@ export const batchCommand: CliCommand = {
       throw new UsageError("Cannot run a batch: --tasks FILE and --predictions FILE are required");
     }
     const sandbox = sandboxFlag(values.sandbox);
+    const sandboxReadOnly = parseSandboxReadOnly(values["sandbox-ro"] ?? []);
+    const swebench = swebenchFlags(values);
     const concurrency = concurrencyFlag(values.concurrency, availableParallelism());
     const shard = values.shard === undefined ? null : parseShard(values.shard);
     if (values.shard !== undefined && shard === null) {
@@ -221,6 +279,8 @@ export const batchCommand: CliCommand = {
         shard,
         sandbox,
         fresh: values.fresh,
+        sandboxReadOnly,
+        swebench,
         onEvent: progress(io, values.json),
         fleetKey,
         ...(executor !== undefined ? { executor } : {}),
@@ -235,7 +295,7 @@ export const batchCommand: CliCommand = {
         );
         return EXIT.rejected;
       }
-      return EXIT.ok;
+      return exitOf(report, values["fail-on-unresolved"], io);
     } catch (error) {
       if (error instanceof BatchInputError) throw new UsageError(error.message);
       if (error instanceof Error && error.name === "QueueError") {

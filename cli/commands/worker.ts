@@ -10,6 +10,8 @@ import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { jsonDocument } from "../json_document.ts";
 import { candidateLine } from "../../adapters/batch/progress.ts";
 import { withQueueNet } from "./_queue_net.ts";
+import { swebenchFlags } from "./batch.ts";
+import { parseSandboxReadOnly } from "./run_args.ts";
 import { visibleLine as visible } from "../../adapters/text/mod.ts";
 import { BatchInputError, readTasks } from "../../adapters/batch/input.ts";
 import {
@@ -26,7 +28,8 @@ const HELP = `vouch worker: judge the candidates a \`vouch batch --queue\` enque
 
 Usage:
   vouch worker --queue redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME] --tasks FILE
-               [--fleet-key FILE] [--concurrency N] [--out DIR] [--sandbox MODE] [--json]
+               [--fleet-key FILE] [--concurrency N] [--out DIR] [--sandbox MODE]
+               [--sandbox-ro PATH]... [--repos DIR] [--test-command CMD] [--test-format FMT] [--json]
 
 Takes jobs from the BullMQ queue on Redis, judges each through the same
 verification as \`vouch verify\` (artefacts under DIR/candidates/<key>/), and
@@ -45,6 +48,9 @@ ${QUEUE_HELP}
                      others prepare their trees meanwhile
   --out DIR          artefact directory (default .vouch/batch)
   --sandbox MODE     auto | bwrap | none (default auto)
+  --sandbox-ro PATH  a path outside the trees the checks need, read-only in their sandbox
+  --repos DIR, --test-command CMD, --test-format FMT
+                     SWE-bench dataset rows in --tasks, as \`vouch batch\` reads them
   --lock-ms MS       job lock; a dead worker's job is retried after about this long (default 30000)
   --json             print each verdict as one JSON line on stdout ("schemaVersion": 1 first;
                      schemas/worker-output.schema.json); progress stays on stderr
@@ -68,6 +74,10 @@ export const workerCommand: CliCommand = {
       out: { type: "string", default: ".vouch/batch" },
       sandbox: { type: "string", default: "auto" },
       "lock-ms": { type: "string", default: "30000" },
+      "sandbox-ro": { type: "string", multiple: true },
+      repos: { type: "string" },
+      "test-command": { type: "string" },
+      "test-format": { type: "string" },
       json: { type: "boolean", default: false },
     });
     if (values.queue === undefined) {
@@ -93,7 +103,7 @@ export const workerCommand: CliCommand = {
     const fleetKey = await fleetKeyFlag(values["fleet-key"], { create: true });
     let tasks;
     try {
-      tasks = (await readTasks(values.tasks)).tasks;
+      tasks = (await readTasks(values.tasks, swebenchFlags(values))).tasks;
     } catch (error) {
       if (error instanceof BatchInputError) throw new UsageError(error.message);
       throw error;
@@ -116,6 +126,7 @@ export const workerCommand: CliCommand = {
         outDir: resolve(values.out),
         concurrency,
         sandbox,
+        sandboxReadOnly: parseSandboxReadOnly(values["sandbox-ro"] ?? []),
         lockMs,
         signal: stop.signal,
         onJob: (e) => {

@@ -73,6 +73,25 @@ Deno.test("property: the report has SWE-bench's keys, counts match the id lists,
     assert.equal(r.empty_patch_instances, r.empty_patch_ids.length);
     assert.deepEqual(r.completed_ids, [...r.resolved_ids, ...r.unresolved_ids].sort());
     assert.deepEqual(r.incomplete_ids, ["unpredicted"]);
+    // SWE-bench's newer keys: a failure reason per candidate not resolved, infra and ambiguous ids.
+    assert.deepEqual(
+      Object.keys(r.failure_reasons).sort(),
+      rs.filter((c) => c.status !== "resolved").map((c) => c.id).sort(),
+    );
+    for (const c of rs.filter((c) => c.status !== "resolved")) {
+      assert.equal(r.failure_reasons[c.id], `${c.reason}: ${c.detail}`);
+    }
+    assert.deepEqual(
+      r.infra_failure_ids,
+      rs.filter((c) => c.reason === "could_not_run").map((c) => c.id).sort(),
+    );
+    assert.deepEqual(
+      r.ambiguous_failure_ids,
+      rs.filter((c) =>
+        c.reason === "contract_invalid" && c.status !== "resolved" &&
+        c.status !== "empty_patch"
+      ).map((c) => c.id).sort(),
+    );
     batchReportSchema.parse(r);
     assert.equal(reportJunit(r).match(/<testcase /g)?.length ?? 0, rs.length);
     assert.ok(reportMarkdown(r).includes(`| candidates | ${rs.length} |`));
