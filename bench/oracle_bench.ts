@@ -16,6 +16,7 @@
  * Runnable alone: `deno bench -A bench/oracle_bench.ts`; the same three are
  * budgets of `deno task bench:check` (measured interleaved with the bare peer).
  */
+import { dirname } from "node:path";
 import { verifyPatchInRepo } from "../adapters/driver/verify_patch.ts";
 import { contractFromCommand } from "../adapters/verification/clean_verifier.ts";
 import { createRepo, git } from "../tests/golden/fixture_repos.ts";
@@ -187,5 +188,6 @@ export const budgets: readonly BudgetSpec[] = [
 
 globalThis.addEventListener("unload", () => {
   Deno.removeSync(state, { recursive: true });
-  Deno.removeSync(`${repo.dir}/..`, { recursive: true });
+  // Not `${repo.dir}/..`: removing a path that ends in ".." empties the directory but leaves it.
+  Deno.removeSync(dirname(repo.dir), { recursive: true });
 });
