@@ -84,6 +84,8 @@ export interface AcpBackendConfig {
  */
 export function acpBackend(config: AcpBackendConfig): AgentBackend {
   const id = "acp";
+  // Live sessions kept between the rounds of a task (agents that advertise `loadSession`).
+  const sessions = new Map<string, LiveAgent>();
   return {
     id,
     capabilities: () => ({
@@ -102,8 +104,47 @@ export function acpBackend(config: AcpBackendConfig): AgentBackend {
         ...(config.home !== undefined ? { home: config.home } : {}),
         timeoutMs: config.startTimeoutMs ?? 60_000,
       }),
-    run: (task, ctx) => guardRun(id, () => runAcp(id, config, task, ctx)),
+    run: (task, ctx) => guardRun(id, () => runAcp(id, config, task, ctx, sessions)),
+    endTask: async (taskId) => {
+      const live = sessions.get(taskId);
+      sessions.delete(taskId);
+      if (live !== undefined) await endAgent(live);
+    },
   };
+}
+
+/** The agent process and session of a task, kept for its next round. */
+interface LiveAgent {
+  readonly worktree: string;
+  readonly conn: InstanceType<AcpSdk["ClientSideConnection"]>;
+  readonly sessionId: string;
+  readonly exited: Promise<ProcessResult>;
+  readonly kill: AbortController;
+  readonly toAgent: WritableStream<Uint8Array>;
+  readonly files: { close(): Promise<void> };
+  readonly agentGone: Promise<never>;
+  /** The round the client's requests belong to now. */
+  readonly hooks: RoundHooks;
+  readonly stats: AcpClientStats;
+  readonly state: { overflow: string | null; gone: boolean; costUsd: number };
+  readonly protocolVersion: number;
+}
+
+interface RoundHooks {
+  emit: (event: BackendEvent) => void;
+  record: (entry: Record<string, unknown>) => void;
+  signal: AbortSignal;
+}
+
+/** Closes the agent's stdin, gives it a second to leave, then ends it. */
+async function endAgent(live: Pick<LiveAgent, "toAgent" | "kill" | "exited" | "files">) {
+  try {
+    await live.toAgent.close();
+  } catch { /* closed */ }
+  const timer = setTimeout(() => live.kill.abort(), 1000);
+  await live.exited.catch(() => {});
+  clearTimeout(timer);
+  await live.files.close();
 }
 
 /**
@@ -173,9 +214,18 @@ async function runAcp(
   config: AcpBackendConfig,
   task: AgentTask,
   ctx: BackendContext,
+  sessions: Map<string, LiveAgent>,
 ): Promise<BackendResult> {
   const cancelled = cancelledBeforeStart(id, ctx);
   if (cancelled !== null) return cancelled;
+  const kept = sessions.get(task.taskId);
+  sessions.delete(task.taskId);
+  if (kept !== undefined && (kept.worktree !== task.worktree || kept.state.gone)) {
+    await endAgent(kept);
+  }
+  const live = kept !== undefined && kept.worktree === task.worktree && !kept.state.gone
+    ? kept
+    : null;
   const lines: string[] = [];
   const record = (entry: Record<string, unknown>) => {
     if (lines.length < 20_000) lines.push(JSON.stringify(entry));
@@ -184,160 +234,71 @@ async function runAcp(
     record({ event });
     safeEmit(ctx, event);
   };
-  const stats: AcpClientStats = {
+  const deadline = AbortSignal.timeout(Math.max(1, task.maxSeconds * 1000));
+  const stop = AbortSignal.any([ctx.signal, deadline]);
+  const env = { ...(config.env ?? {}), ...passedEnvValues(config.passEnv ?? []) };
+  const agent = live ?? await startAgent(id, config, task);
+  const { conn, exited, kill, files, agentGone, stats, state } = agent;
+  // This round's counters, transcript and signal (a kept session's client serves them now).
+  Object.assign(stats, {
     permissionRequests: 0,
     decisions: [],
     refusals: [],
     commands: [],
     agentText: "",
-  };
-  const kill = new AbortController(); // ends the agent process
-  const deadline = AbortSignal.timeout(Math.max(1, task.maxSeconds * 1000));
-  let opened!: (s: Writable) => void;
-  const stdinReady = new Promise<Writable>((resolve) => (opened = resolve));
-  let toSdk!: ReadableStreamDefaultController<Uint8Array>;
-  const fromAgent = new ReadableStream<Uint8Array>({ start: (c) => void (toSdk = c) });
-  const env = { ...(config.env ?? {}), ...passedEnvValues(config.passEnv ?? []) };
-  // The message being read is held here until its newline (the SDK gets whole lines only, so
-  // its own buffer never grows); past the bound the agent is ended.
-  let partial: Uint8Array[] = [];
-  let lineBytes = 0;
-  let overflow: string | null = null;
-  const forward = (chunk: Uint8Array) => {
-    if (overflow !== null) return;
-    for (let start = 0;;) {
-      const nl = chunk.indexOf(0x0a, start);
-      lineBytes += (nl < 0 ? chunk.length : nl) - start;
-      if (lineBytes > MAX_ACP_MESSAGE_BYTES) break;
-      if (nl < 0) {
-        const last = chunk.lastIndexOf(0x0a);
-        if (last >= 0) {
-          enqueue([...partial, chunk.subarray(0, last + 1)]);
-          partial = [];
-        }
-        partial.push(chunk.slice(last + 1));
-        return;
-      }
-      lineBytes = 0;
-      start = nl + 1;
-    }
-    partial = [];
-    overflow = `${id}: the agent sent a JSON-RPC message longer than ${
-      MAX_ACP_MESSAGE_BYTES / (1024 * 1024)
-    } MiB; vouch ended it`;
-    record({ protocolError: overflow });
-    kill.abort();
-    try {
-      toSdk.close();
-    } catch { /* already closed */ }
-  };
-  const enqueue = (parts: Uint8Array[]) => {
-    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      all.set(p, at);
-      at += p.length;
-    }
-    try {
-      toSdk.enqueue(all);
-    } catch { /* the SDK stopped reading */ }
-  };
-  const proc: Promise<ProcessResult> = runProcess({
-    argv: config.argv,
-    cwd: task.worktree,
-    sandbox: config.sandbox ?? NO_SANDBOX,
-    env,
-    ...(config.passEnv !== undefined ? { allowSecretEnv: config.passEnv } : {}),
-    ...(config.home !== undefined ? { home: config.home } : {}),
-    signal: kill.signal,
-    maxCaptureBytes: 256 * 1024,
-    openStdin: (s) => opened(s),
-    onStdout: forward,
   });
-  const exited = proc.then((r) => {
-    try {
-      toSdk.close();
-    } catch { /* already closed */ }
-    return r;
-  });
-  // Writes wait for the process to start (a spawn failure resolves `exited` instead).
-  const stdin = Promise.race([stdinReady, exited.then(() => null)]);
-  const toAgent = new WritableStream<Uint8Array>({
-    write: async (chunk) => {
-      const s = await stdin;
-      if (s === null || s.destroyed) return;
-      await new Promise<void>((resolve) => s.write(chunk, () => resolve()));
-    },
-    close: async () => void (await stdin)?.end(),
-  });
-  const rules = compileToolAccessRules({
-    allow: task.allowedRoots.filter((g) => g !== "**"),
-    protect: task.forbiddenPaths,
-    policy: config.policy ?? defaultPolicy(),
-  });
-  const stop = AbortSignal.any([ctx.signal, deadline]);
-  // fs/* requests are served inside the agent's sandbox, never by vouch's own process.
-  const files = fileService({
-    worktree: task.worktree,
-    sandbox: config.sandbox ?? NO_SANDBOX,
-    signal: kill.signal,
-  });
-  const acp: AcpSdk = await import("@agentclientprotocol/sdk");
-  const conn = new acp.ClientSideConnection(
-    () =>
-      acpClient({
-        worktree: task.worktree,
-        rules,
-        sandbox: config.sandbox ?? NO_SANDBOX,
-        signal: AbortSignal.any([stop, kill.signal]),
-        emit,
-        record,
-        terminalTimeoutMs: config.terminalTimeoutMs ?? 300_000,
-        files,
-        runtime: terminalRuntime(config.sandbox ?? NO_SANDBOX),
-        requestError: acp.RequestError,
-        ...(config.askHuman !== undefined ? { askHuman: config.askHuman } : {}),
-      }, stats),
-    acp.ndJsonStream(toAgent, fromAgent),
-  );
-  const agentGone = exited.then((r) => {
-    throw new Error(`the agent exited (code ${r.exitCode}) before answering`);
-  });
-  agentGone.catch(() => {});
+  delete stats.usage;
+  agent.hooks.emit = emit;
+  agent.hooks.record = record;
+  agent.hooks.signal = AbortSignal.any([stop, kill.signal]);
   emit({ kind: "started", backend: id });
+  if (live !== null) record({ continued: { sessionId: live.sessionId } });
 
   let status: BackendStatus = "ok";
   let why: BackendFailure | undefined;
   let stopReason: string | null = null;
   let promptUsage: PromptUsage | null = null;
+  let keep = false;
+  let sessionId = live?.sessionId ?? "";
   // Which request failed: `initialize` or `session/new` (the agent could not start) or the turn.
-  let phase: "initialize" | "authenticate" | "session/new" | "session/prompt" = "initialize";
+  let phase: "initialize" | "authenticate" | "session/new" | "session/prompt" = live !== null
+    ? "session/prompt"
+    : "initialize";
   try {
-    const starting = AbortSignal.any([stop, AbortSignal.timeout(config.startTimeoutMs ?? 60_000)]);
-    const init = await Promise.race([
-      conn.initialize({
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
-      }),
-      agentGone,
-      aborted(starting),
-    ]);
-    record({ initialized: { protocolVersion: init.protocolVersion } });
-    const method = authMethodFor(config.auth ?? [], init.authMethods ?? [], env);
-    if (method !== null) {
-      phase = "authenticate";
-      record({ authenticate: method });
-      await Promise.race([conn.authenticate({ methodId: method }), agentGone, aborted(starting)]);
+    if (live === null) {
+      const starting = AbortSignal.any([
+        stop,
+        AbortSignal.timeout(config.startTimeoutMs ?? 60_000),
+      ]);
+      const init = await Promise.race([
+        conn.initialize({
+          protocolVersion: agent.protocolVersion,
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+        }),
+        agentGone,
+        aborted(starting),
+      ]);
+      record({ initialized: { protocolVersion: init.protocolVersion } });
+      keep = init.agentCapabilities?.loadSession === true;
+      const method = authMethodFor(config.auth ?? [], init.authMethods ?? [], env);
+      if (method !== null) {
+        phase = "authenticate";
+        record({ authenticate: method });
+        await Promise.race([conn.authenticate({ methodId: method }), agentGone, aborted(starting)]);
+      }
+      phase = "session/new";
+      const session = await Promise.race([
+        conn.newSession({ cwd: task.worktree, mcpServers: [] }),
+        agentGone,
+        aborted(starting),
+      ]);
+      sessionId = session.sessionId;
+    } else {
+      keep = true;
     }
-    phase = "session/new";
-    const session = await Promise.race([
-      conn.newSession({ cwd: task.worktree, mcpServers: [] }),
-      agentGone,
-      aborted(starting),
-    ]);
     phase = "session/prompt";
     const prompt = conn.prompt({
-      sessionId: session.sessionId,
+      sessionId,
       prompt: [{ type: "text", text: composePrompt(task) }],
     });
     prompt.catch(() => {});
@@ -347,8 +308,9 @@ async function runAcp(
       aborted(stop).catch(() => null),
     ]);
     if (turn === null) {
+      keep = false;
       // Timeout or Ctrl-C: ask the agent to stop its turn, then end it.
-      await conn.cancel({ sessionId: session.sessionId }).catch(() => {});
+      await conn.cancel({ sessionId }).catch(() => {});
       await Promise.race([
         prompt.catch(() => {}),
         new Promise((r) => setTimeout(r, config.cancelGraceMs ?? 3000)),
@@ -382,8 +344,10 @@ async function runAcp(
       }
     }
   } catch (error) {
+    keep = false;
     status = stop.aborted ? (ctx.signal.aborted ? "cancelled" : "timed_out") : "error";
     const rpc = describeRpcError(error);
+    const overflow = state.overflow;
     if (overflow !== null) {
       status = "error";
       why = failure("protocol", overflow);
@@ -397,18 +361,17 @@ async function runAcp(
       why = failure("protocol", `${id}: ${boundText(maskSecrets(message).text, 500)}`);
     }
   } finally {
-    try {
-      await toAgent.close();
-    } catch { /* closed */ }
-    // The agent has a second to leave on its own once its stdin closes.
-    const timer = setTimeout(() => kill.abort(), 1000);
-    await exited.catch(() => {});
-    clearTimeout(timer);
-    await files.close();
+    // A session the agent can continue stays live for the task's next round (ended by endTask).
+    keep = keep && status === "ok" && state.overflow === null && !state.gone;
+    if (keep) {
+      sessions.set(task.taskId, { ...agent, worktree: task.worktree, sessionId });
+    } else {
+      await endAgent(agent);
+    }
   }
-  const result = await exited;
-  const stderr = result.stderr.head.trim().split("\n").at(-1) ?? "";
-  if (result.spawnError !== null && status !== "cancelled") {
+  const result: ProcessResult | null = keep ? null : await exited;
+  const stderr = result?.stderr.head.trim().split("\n").at(-1) ?? "";
+  if (result !== null && result.spawnError !== null && status !== "cancelled") {
     status = "error";
     why = failure("config", `${id}: ${result.spawnError.message}`);
   } else if (status === "error" && why?.code === "protocol" && stderr !== "") {
@@ -427,7 +390,13 @@ async function runAcp(
   });
   const summary = maskSecrets(boundText(stats.agentText.trim(), MAX_SUMMARY_CHARS)).text;
   if (summary !== "") safeEmit(ctx, { kind: "message", text: boundText(summary, 2000) });
-  const usage = acpUsage(promptUsage, stats.usage);
+  // A kept session's cost is cumulative: this round's share is what it added.
+  const last = stats.usage as AcpClientStats["usage"]; // set by the client during the turn
+  const roundUsage = last?.costUsd !== undefined
+    ? { ...last, costUsd: Math.max(0, last.costUsd - state.costUsd) }
+    : last;
+  if (last?.costUsd !== undefined) state.costUsd = last.costUsd;
+  const usage = acpUsage(promptUsage, roundUsage);
   if (promptUsage !== null) safeEmit(ctx, { kind: "usage", usage });
   return {
     ...noClaims(id),
@@ -439,7 +408,156 @@ async function runAcp(
     risks: boundList(stats.refusals.map((r) => `refused ${r}`)),
     transcript,
     decisions: stats.decisions,
-    exitCode: result.exitCode,
+    exitCode: result?.exitCode ?? null,
     ...(why !== undefined ? { failure: why } : {}),
+  };
+}
+
+/** Starts the agent process and its connection (vouch is the client). */
+async function startAgent(
+  id: string,
+  config: AcpBackendConfig,
+  task: AgentTask,
+): Promise<LiveAgent> {
+  const hooks: RoundHooks = {
+    emit: () => {},
+    record: () => {},
+    signal: new AbortController().signal,
+  };
+  const record = (entry: Record<string, unknown>) => hooks.record(entry);
+  const state = { overflow: null as string | null, gone: false, costUsd: 0 };
+  const stats: AcpClientStats = {
+    permissionRequests: 0,
+    decisions: [],
+    refusals: [],
+    commands: [],
+    agentText: "",
+  };
+  const kill = new AbortController(); // ends the agent process
+  let opened!: (s: Writable) => void;
+  const stdinReady = new Promise<Writable>((resolve) => (opened = resolve));
+  let toSdk!: ReadableStreamDefaultController<Uint8Array>;
+  const fromAgent = new ReadableStream<Uint8Array>({ start: (c) => void (toSdk = c) });
+  const env = { ...(config.env ?? {}), ...passedEnvValues(config.passEnv ?? []) };
+  // The message being read is held here until its newline (the SDK gets whole lines only, so
+  // its own buffer never grows); past the bound the agent is ended.
+  let partial: Uint8Array[] = [];
+  let lineBytes = 0;
+  const forward = (chunk: Uint8Array) => {
+    if (state.overflow !== null) return;
+    for (let start = 0;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      lineBytes += (nl < 0 ? chunk.length : nl) - start;
+      if (lineBytes > MAX_ACP_MESSAGE_BYTES) break;
+      if (nl < 0) {
+        const last = chunk.lastIndexOf(0x0a);
+        if (last >= 0) {
+          enqueue([...partial, chunk.subarray(0, last + 1)]);
+          partial = [];
+        }
+        partial.push(chunk.slice(last + 1));
+        return;
+      }
+      lineBytes = 0;
+      start = nl + 1;
+    }
+    partial = [];
+    state.overflow = `${id}: the agent sent a JSON-RPC message longer than ${
+      MAX_ACP_MESSAGE_BYTES / (1024 * 1024)
+    } MiB; vouch ended it`;
+    record({ protocolError: state.overflow });
+    kill.abort();
+    try {
+      toSdk.close();
+    } catch { /* already closed */ }
+  };
+  const enqueue = (parts: Uint8Array[]) => {
+    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      all.set(p, at);
+      at += p.length;
+    }
+    try {
+      toSdk.enqueue(all);
+    } catch { /* the SDK stopped reading */ }
+  };
+  const proc: Promise<ProcessResult> = runProcess({
+    argv: config.argv,
+    cwd: task.worktree,
+    sandbox: config.sandbox ?? NO_SANDBOX,
+    env,
+    ...(config.passEnv !== undefined ? { allowSecretEnv: config.passEnv } : {}),
+    ...(config.home !== undefined ? { home: config.home } : {}),
+    signal: kill.signal,
+    maxCaptureBytes: 256 * 1024,
+    openStdin: (s) => opened(s),
+    onStdout: forward,
+  });
+  const exited = proc.then((r) => {
+    state.gone = true;
+    try {
+      toSdk.close();
+    } catch { /* already closed */ }
+    return r;
+  });
+  // Writes wait for the process to start (a spawn failure resolves `exited` instead).
+  const stdin = Promise.race([stdinReady, exited.then(() => null)]);
+  const toAgent = new WritableStream<Uint8Array>({
+    write: async (chunk) => {
+      const s = await stdin;
+      if (s === null || s.destroyed) return;
+      await new Promise<void>((resolve) => s.write(chunk, () => resolve()));
+    },
+    close: async () => void (await stdin)?.end(),
+  });
+  const rules = compileToolAccessRules({
+    allow: task.allowedRoots.filter((g) => g !== "**"),
+    protect: task.forbiddenPaths,
+    policy: config.policy ?? defaultPolicy(),
+  });
+  // fs/* requests are served inside the agent's sandbox, never by vouch's own process.
+  const files = fileService({
+    worktree: task.worktree,
+    sandbox: config.sandbox ?? NO_SANDBOX,
+    signal: kill.signal,
+  });
+  const acp: AcpSdk = await import("@agentclientprotocol/sdk");
+  const conn = new acp.ClientSideConnection(
+    () =>
+      acpClient({
+        worktree: task.worktree,
+        rules,
+        sandbox: config.sandbox ?? NO_SANDBOX,
+        get signal() {
+          return hooks.signal;
+        },
+        emit: (event) => hooks.emit(event),
+        record,
+        terminalTimeoutMs: config.terminalTimeoutMs ?? 300_000,
+        files,
+        runtime: terminalRuntime(config.sandbox ?? NO_SANDBOX),
+        requestError: acp.RequestError,
+        ...(config.askHuman !== undefined ? { askHuman: config.askHuman } : {}),
+      }, stats),
+    acp.ndJsonStream(toAgent, fromAgent),
+  );
+  const agentGone = exited.then((r) => {
+    throw new Error(`the agent exited (code ${r.exitCode}) before answering`);
+  });
+  agentGone.catch(() => {});
+  return {
+    worktree: task.worktree,
+    conn,
+    sessionId: "",
+    exited,
+    kill,
+    toAgent,
+    files,
+    agentGone,
+    hooks,
+    stats,
+    state,
+    protocolVersion: acp.PROTOCOL_VERSION,
   };
 }

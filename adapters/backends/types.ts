@@ -231,6 +231,11 @@ export interface AgentBackend {
    * run spends any time; resolves to the failure, or null. Never rejects.
    */
   preflight?(): Promise<BackendFailure | null>;
+  /**
+   * Ends what the backend keeps between the rounds of `taskId` (a live ACP
+   * session); called once the task needs no further round. Never rejects.
+   */
+  endTask?(taskId: string): Promise<void>;
 }
 
 /** Maximum characters kept in {@linkcode BackendResult.summary}. */

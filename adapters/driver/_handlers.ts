@@ -394,6 +394,8 @@ const integrateHandler: Handler<"integrate"> = async (run, action) => {
 const cleanup: Handler<"cleanup"> = async (run, action) => {
   run.progress("cleanup");
   run.running?.controller.abort();
+  // A session the backend kept for a next round ends before the tree goes.
+  await run.o.backend.endTask?.(run.o.taskId).catch(() => {});
   // Nothing runs in the worktree any more; its files go now, or after the verdict is
   // reported (`treeRemoval: "after_return"`).
   const removal = run.releaseTrees();

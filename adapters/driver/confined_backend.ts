@@ -131,6 +131,10 @@ export function confinedBackend(
     }
   };
   const isFailure = (s: SandboxProfile | BackendFailure): s is BackendFailure => "code" in s;
+  const perTask = new Map<
+    string,
+    { worktree: string; backend: AgentBackend; scratch: string | null }
+  >();
   return {
     ...plain,
     id: plain.id,
@@ -159,16 +163,45 @@ export function confinedBackend(
       : {}),
     async run(task, ctx): Promise<BackendResult> {
       const limits = withDefaultLimits(options.limits, DEFAULT_AGENT_LIMITS);
-      if (requirement === "none") return await make({ kind: "none", limits }).run(task, ctx);
+      // A backend that keeps an agent between rounds (a live ACP session) keeps its sandbox,
+      // private HOME included, until the task ends (endTask).
+      const kept = perTask.get(task.taskId);
+      if (kept !== undefined && kept.worktree === task.worktree) {
+        return await kept.backend.run(task, ctx);
+      }
+      if (requirement === "none") {
+        const backend = make({ kind: "none", limits });
+        if (plain.endTask !== undefined) {
+          perTask.set(task.taskId, { worktree: task.worktree, backend, scratch: null });
+        }
+        return await backend.run(task, ctx);
+      }
       const scratch = await mkdtemp(join(tmpdir(), "vouch-agent-"));
+      let keep = false;
       try {
         const sandbox = await sandboxFor(task.worktree, scratch, limits);
         if (isFailure(sandbox)) return failedRun(plain.id, "error", sandbox);
-        return await make(sandbox).run(task, ctx);
+        const backend = make(sandbox);
+        keep = plain.endTask !== undefined;
+        if (keep) perTask.set(task.taskId, { worktree: task.worktree, backend, scratch });
+        return await backend.run(task, ctx);
       } finally {
-        await rm(scratch, { recursive: true, force: true }).catch(() => {});
+        if (!keep) await rm(scratch, { recursive: true, force: true }).catch(() => {});
       }
     },
+    ...(plain.endTask !== undefined
+      ? {
+        async endTask(taskId: string): Promise<void> {
+          const kept = perTask.get(taskId);
+          perTask.delete(taskId);
+          if (kept === undefined) return;
+          await kept.backend.endTask?.(taskId).catch(() => {});
+          if (kept.scratch !== null) {
+            await rm(kept.scratch, { recursive: true, force: true }).catch(() => {});
+          }
+        },
+      }
+      : {}),
   };
 }
 

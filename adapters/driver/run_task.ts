@@ -81,6 +81,8 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
     return outcome;
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
+    // Whatever path ended the task, nothing the backend kept for a next round outlives it.
+    await opts.backend.endTask?.(opts.taskId).catch(() => {});
     const removal = Promise.all([
       opts.verifier.settle().catch(() => {}),
       run.releaseTrees(),

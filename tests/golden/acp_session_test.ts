@@ -1,0 +1,82 @@
+// Sessions across rounds through `vouch run --backend acp:COMMAND` (real CLI, real git, bwrap):
+// an agent that advertises `loadSession` keeps its live session, so round 2's prompt (with the
+// round's feedback) lands in the session that saw round 1; one that does not gets a fresh agent
+// and session. The raw fixture agent (tests/fixtures/acp_agent.mjs, mode `session`) writes the
+// right fix only when it remembers round 1, so only a kept session VERIFIES in round 2.
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { createRepo } from "./fixture_repos.ts";
+import { NODE, runVouch } from "./cli_harness.ts";
+
+const AGENT = fileURLToPath(new URL("../fixtures/acp_agent.mjs", import.meta.url));
+
+const files = {
+  "package.json": '{ "type": "module" }\n',
+  "src/add.js": "export const add = (a, b) => a - b;\n",
+  "test/add.test.js": [
+    'import { add } from "../src/add.js";',
+    "if (add(2, 3) !== 5) {",
+    '  console.error("FAIL add(2, 3) = " + add(2, 3));',
+    "  process.exit(1);",
+    "}",
+    "",
+  ].join("\n"),
+};
+
+async function twoRounds(extraEnv: Record<string, string>) {
+  const repo = await createRepo(files, `${NODE} test/add.test.js`);
+  const state = await Deno.makeTempDir({ prefix: "vouch-acp-session-" });
+  const run = await runVouch(
+    repo,
+    [
+      "run",
+      "--backend",
+      `acp:${NODE} ${AGENT}`,
+      "--agent-env",
+      "VOUCH_ACP_MODE",
+      "--agent-env",
+      "VOUCH_ACP_NO_LOAD",
+      "--goal",
+      "make the test pass",
+      "--verify",
+      `${NODE} test/add.test.js`,
+      "--forbid",
+      "test/**",
+      "--max-rounds",
+      "2",
+      "--json",
+      "--progress",
+      "plain",
+    ],
+    state,
+    "deno",
+    { VOUCH_ACP_MODE: "session", ...extraEnv },
+  );
+  const json = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+  return { run, json, explain: `stdout: ${run.stdout}\nstderr: ${run.stderr}` };
+}
+
+Deno.test({
+  name: "acp sessions: with loadSession, round 2 continues round 1's live session and VERIFIES",
+  ignore: NODE === null,
+  fn: async () => {
+    const { run, json, explain } = await twoRounds({});
+    assert.equal(json.state, "verified", explain);
+    assert.equal(run.code, 0, explain);
+    assert.equal(json.rounds.length, 2, explain);
+    assert.deepEqual(json.rounds[0].reasons, ["empty_patch"], explain);
+    // The agent's own words: round 2 was the second prompt of the same session.
+    assert.match(run.stderr, /prompt 2 of session s1; writing a \+ b/, explain);
+  },
+});
+
+Deno.test({
+  name: "acp sessions: without loadSession, round 2 is a fresh agent and session (REJECTED here)",
+  ignore: NODE === null,
+  fn: async () => {
+    const { run, json, explain } = await twoRounds({ VOUCH_ACP_NO_LOAD: "1" });
+    assert.equal(json.state, "rejected", explain);
+    assert.equal(run.code, 1, explain);
+    assert.match(run.stderr, /prompt 1 of session s1; writing a \* b/, explain);
+  },
+});
