@@ -225,3 +225,37 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "claude-code-acp (real): round 2 continues round 1's live session (its context is sent)",
+  ignore: !present,
+  fn: async () => {
+    const run = await runRealCli({
+      backend: "acp:claude",
+      flags: ["--max-rounds", "2"],
+      script: [
+        { text: "ROUND-ONE-MARKER: I will not change anything yet." },
+        (ctx) => ({
+          calls: [{
+            name: "mcp__acp__Edit",
+            input: {
+              file_path: `${ctx.cwd}/src/add.js`,
+              old_string: "return a - b;",
+              new_string: "return a + b;",
+            },
+          }],
+        }),
+        { text: "Fixed add(): it adds now." },
+      ],
+    });
+    assert.equal(run.code, 0, explain(run));
+    assert.equal(run.json.state, "verified", explain(run));
+    const rounds = run.json.rounds as { reasons: string[] }[];
+    assert.equal(rounds.length, 2, explain(run));
+    // Round 2's first model request carries round 1's conversation: the same session.
+    const second = run.server.requests.find((r) => r.turn === 1);
+    assert.match(JSON.stringify(second?.body), /ROUND-ONE-MARKER/, explain(run));
+    assert.match(JSON.stringify(second?.body), /previous attempt was not verified/, explain(run));
+    assert.deepEqual(run.leaks, []);
+  },
+});
