@@ -5,7 +5,12 @@
  *
  * @module
  */
-import type { CheckSummary, RunOutcome, RunProgress } from "../adapters/driver/outcome.ts";
+import type {
+  CheckSummary,
+  RoundSummary,
+  RunOutcome,
+  RunProgress,
+} from "../adapters/driver/outcome.ts";
 import type { RunFinalState } from "../adapters/driver/outcome.ts";
 import { VERDICTS } from "../adapters/driver/verdicts.ts";
 
@@ -130,6 +135,17 @@ export function renderSummary(outcome: RunOutcome): string {
       lines.push(`round ${round.round} backend: ${round.backendFailure.message}`);
     }
   }
+  const used = outcome.rounds.filter((r) => r.usage !== undefined);
+  if (used.length > 0) {
+    const sum = (f: (u: NonNullable<RoundSummary["usage"]>) => number) =>
+      used.reduce((n, r) => n + f(r.usage!), 0);
+    const cost = used.some((r) => r.usage!.costUsd !== undefined)
+      ? ` · $${sum((u) => u.costUsd ?? 0).toFixed(4)}`
+      : "";
+    lines.push(
+      `tokens: in ${sum((u) => u.inputTokens)} · out ${sum((u) => u.outputTokens)}${cost}`,
+    );
+  }
   lines.push("");
   // Why, for the last round that was judged (earlier rounds are in the artefacts).
   const last = outcome.state === "verified" ? undefined : outcome.rounds.at(-1);
@@ -137,6 +153,7 @@ export function renderSummary(outcome: RunOutcome): string {
     ...outcome.baseline.filter((c) => !c.passed && c.detail !== undefined && n === 0)
       .map((c) => `baseline check "${c.name}": ${c.detail}`),
     ...(last?.details ?? []),
+    ...(last?.refusals ?? []).map((r) => `vouch ${r}`),
   ];
   if (why.length > 0) {
     lines.push(n > 0 ? `why (round ${n}):` : "why:");

@@ -105,7 +105,33 @@ function summary(r: RoundState, cancelled: boolean): RoundSummary {
     ...(failure !== undefined
       ? { backendFailure: { code: failure.code, message: failure.message } }
       : {}),
+    ...usageOf(r.backend?.usage),
+    ...refusalsOf(r.backend?.risks),
   };
+}
+
+/** The round's reported usage, when there is any. */
+function usageOf(
+  u: { inputTokens?: number; outputTokens?: number; costUsd?: number } | undefined,
+): Pick<RoundSummary, "usage"> {
+  if (u === undefined) return {};
+  const input = u.inputTokens ?? 0;
+  const output = u.outputTokens ?? 0;
+  if (input === 0 && output === 0 && u.costUsd === undefined) return {};
+  return {
+    usage: {
+      inputTokens: input,
+      outputTokens: output,
+      ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}),
+    },
+  };
+}
+
+/** The refusals among the backend's risks (`refused …`), bounded. */
+function refusalsOf(risks: readonly string[] | undefined): Pick<RoundSummary, "refusals"> {
+  const refused = (risks ?? []).filter((r) => r.startsWith("refused ")).slice(0, 20)
+    .map((r) => r.length > 300 ? `${r.slice(0, 300)}…` : r);
+  return refused.length > 0 ? { refusals: refused } : {};
 }
 
 /** The VerifiedPatch each verified outcome stands for (kept out of the outcome's JSON). */

@@ -72,6 +72,14 @@ export interface RoundSummary {
   readonly checks: readonly CheckSummary[];
   /** The backend's own failure report for this round, when it gave one (a claim). */
   readonly backendFailure?: { readonly code: string; readonly message: string };
+  /** Tokens (and cost) the backend reported for this round, when it reported any (a claim). */
+  readonly usage?: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly costUsd?: number;
+  };
+  /** Tool requests vouch refused this round, each with its reason (at most 20). */
+  readonly refusals?: readonly string[];
 }
 
 /** The result of `runTask`. */

@@ -129,6 +129,10 @@ for (const mode of ["sse", "json"] as const) {
       assert.equal(s.run.json?.["state"], "rejected", explain(s));
       const answers = (s.requests.at(-1)?.body.messages ?? []).filter((m) => m.role === "tool");
       assert.match(String(answers[0]?.content), /^refused \(protected_path\)/);
+      // The reason is in --json (and on screen, below), not only in backend_result.json.
+      const round = (s.run.json?.["rounds"] as { refusals?: string[]; usage?: unknown }[])[0]!;
+      assert.match(String(round.refusals?.[0]), /^refused write_file: refused \(protected_path\)/);
+      assert.deepEqual(round.usage, { inputTokens: 200, outputTokens: 40 });
       // The user's test is untouched.
       const test = await Deno.readTextFile(`${s.repo.dir}/math_test.ts`);
       assert.equal(test, denoProjectFiles()["math_test.ts"]);
@@ -164,3 +168,26 @@ for (const mode of ["sse", "json"] as const) {
     }
   });
 }
+
+Deno.test("golden openai: the screen names the refusal and the tokens spent", async () => {
+  const s = await scenario(
+    [
+      {
+        calls: [{
+          name: "write_file",
+          args: { path: "math_test.ts", content: "Deno.test('ok', () => {});\n" },
+        }],
+      },
+      { say: "tests pass now" },
+    ],
+    ["--forbid", "math_test.ts", "--no-json"],
+  );
+  try {
+    assert.equal(s.run.code, 1, explain(s));
+    assert.match(s.run.stdout, /^REJECTED/, explain(s));
+    assert.match(s.run.stdout, /vouch refused write_file: refused \(protected_path\)/, explain(s));
+    assert.match(s.run.stdout, /^tokens: in 200 · out 40$/m, explain(s));
+  } finally {
+    await cleanup(s);
+  }
+});
