@@ -60,6 +60,8 @@ export interface RunChecksOptions {
   readonly reportFormat?: (check: ContractCheck) => TestFormat | null;
   /** Texts a check may take options from (the base's `package.json`, `.mocharc.*`, ...). */
   readonly reportConfigTexts?: readonly string[];
+  /** The package script an `npm test` check runs (its reporter flags then go after `--`). */
+  readonly packageScript?: (check: ContractCheck) => string | null;
 }
 
 /** A check's structured report, when vouch added one and could read it. */
@@ -207,13 +209,35 @@ async function reportPlan(check: ContractCheck, opts: RunChecksOptions): Promise
   const format = opts.reportFormat?.(check) ?? null;
   if (format === null) return null;
   const reportDir = join(opts.cwd, REPORT_DIR);
-  const planned = structuredReportPlan({
-    command: "shell" in check.run ? check.run.shell : check.run.argv.join(" "),
-    format,
-    reportDir,
-    ...(opts.reportConfigTexts !== undefined ? { configTexts: opts.reportConfigTexts } : {}),
-    nodeMajor: Number(process.versions.node.split(".")[0]),
-  });
+  const command = "shell" in check.run ? check.run.shell : check.run.argv.join(" ");
+  const planOf = (c: string) =>
+    structuredReportPlan({
+      command: c,
+      format,
+      reportDir,
+      ...(opts.reportConfigTexts !== undefined ? { configTexts: opts.reportConfigTexts } : {}),
+      nodeMajor: Number(process.versions.node.split(".")[0]),
+    });
+  let planned = planOf(command);
+  // `npm test` whose script runs vitest directly: the same flags, passed through npm's `--`
+  // (the same script and lifecycle run; only the reporters are added).
+  const script = planned.ok ? null : opts.packageScript?.(check) ?? null;
+  if (script !== null && /^\s*npm\s+(?:test|t|run(?:-script)?\s+[\w:.-]+)\s*$/.test(command)) {
+    const viaScript = planOf(script);
+    const flags = viaScript.ok && viaScript.plan.command?.startsWith(script.trim())
+      ? viaScript.plan.command.slice(script.trim().length).trim()
+      : "";
+    if (viaScript.ok && flags !== "") {
+      planned = {
+        ok: true,
+        plan: {
+          ...viaScript.plan,
+          command: `${command.trim()} -- ${flags}`,
+          note: `${viaScript.plan.note} (after npm's --)`,
+        },
+      };
+    }
+  }
   if (!planned.ok) return null;
   try {
     await rm(reportDir, { recursive: true, force: true });

@@ -64,7 +64,7 @@ import {
   withDerivedLists,
 } from "./_oracle_grading.ts";
 import { existsSync } from "node:fs";
-import { testFormatOf } from "./_test_reports.ts";
+import { packageScriptOf, testFormatOf } from "./_test_reports.ts";
 import { join } from "node:path";
 
 export { commandContractFile, contractFromCommand } from "../contract/from_command.ts";
@@ -236,6 +236,11 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         // Where the runner allows it, it also writes a structured report (ids of every test).
         reportFormat: (c) => testFormatOf(c, base),
         reportConfigTexts: [...base.values()],
+        packageScript: (c) =>
+          packageScriptOf(
+            "shell" in c.run ? c.run.shell : c.run.argv.join(" "),
+            base.get("package.json"),
+          ),
       });
       return { setup, run };
     } finally {
