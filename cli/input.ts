@@ -11,12 +11,15 @@ import process from "node:process";
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { equal } from "node:assert/strict";
  * import { readInput } from "./input.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/p`, "x");
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * writeFileSync(`${dir}/p`, "x");
  * equal((await readInput(`${dir}/p`)).length, 1);
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function readInput(path: string): Promise<Uint8Array> {

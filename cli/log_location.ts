@@ -16,13 +16,16 @@ import { findRepositoryRoot } from "../adapters/keys/mod.ts";
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
  * import { equal } from "node:assert/strict";
  * import { defaultLogPath } from "./log_location.ts";
- * const dir = Deno.makeTempDirSync();
- * Deno.mkdirSync(`${dir}/.git`);
- * Deno.mkdirSync(`${dir}/src/deep`, { recursive: true });
- * equal(defaultLogPath(`${dir}/src/deep`), `${Deno.realPathSync(dir)}/.vouch/events.jsonl`);
- * Deno.removeSync(dir, { recursive: true });
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * mkdirSync(`${dir}/.git`);
+ * mkdirSync(`${dir}/src/deep`, { recursive: true });
+ * equal(defaultLogPath(`${dir}/src/deep`), `${realpathSync(dir)}/.vouch/events.jsonl`);
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export function defaultLogPath(from: string = cwd()): string {

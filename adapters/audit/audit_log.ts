@@ -185,13 +185,16 @@ async function checkPatches(
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { equal } from "node:assert/strict";
  * import { auditLog } from "./audit_log.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/events.jsonl`, "");
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * writeFileSync(`${dir}/events.jsonl`, "");
  * const report = await auditLog(`${dir}/events.jsonl`, { key: null });
  * equal(report.verdict, "not_a_log");
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function auditLog(path: string, options: AuditOptions): Promise<AuditReport> {

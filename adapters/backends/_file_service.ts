@@ -198,15 +198,18 @@ interface Helper {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { equal } from "node:assert/strict";
  * import { fileService } from "./_file_service.ts";
- * const wt = Deno.makeTempDirSync();
- * Deno.writeTextFileSync(`${wt}/a.txt`, "hi");
+ * const wt = mkdtempSync(join(tmpdir(), "vouch-"));
+ * writeFileSync(`${wt}/a.txt`, "hi");
  * const files = fileService({ worktree: wt, sandbox: { kind: "none" } });
  * const r = await files.read("a.txt", 100);
  * equal(r.ok && new TextDecoder().decode(r.data), "hi");
  * await files.close();
- * Deno.removeSync(wt, { recursive: true });
+ * rmSync(wt, { recursive: true, force: true });
  * ```
  */
 export function fileService(options: FileServiceOptions): FileService {

@@ -171,16 +171,19 @@ function errorCode(error: unknown): string | undefined {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
  * import { equal } from "node:assert/strict";
  * import { compileToolAccessRules } from "../../kernel/scope/judge_tool_access.ts";
  * import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
  * import { resolveInside } from "./_native_tools.ts";
- * const wt = Deno.makeTempDirSync();
- * Deno.symlinkSync("/nonexistent-vouch-target", `${wt}/dangling`);
+ * const wt = mkdtempSync(join(tmpdir(), "vouch-"));
+ * symlinkSync("/nonexistent-vouch-target", `${wt}/dangling`);
  * const rules = compileToolAccessRules({ allow: [], protect: [], policy: defaultPolicy() });
  * const r = await resolveInside("dangling/x", "write", { worktree: wt, rules });
  * equal("refused" in r && r.refused, true);
- * Deno.removeSync(wt, { recursive: true });
+ * rmSync(wt, { recursive: true, force: true });
  * ```
  */
 export async function resolveInside(

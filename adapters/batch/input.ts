@@ -124,10 +124,13 @@ function taskContract(line: BatchTaskLine, where: string): OutcomeContract {
  *
  * @example
  * ```ts
+ * import { mkdtempSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { equal } from "node:assert/strict";
  * import { readTasks } from "./input.ts";
- * const file = Deno.makeTempFileSync({ suffix: ".jsonl" });
- * Deno.writeTextFileSync(file, JSON.stringify({ id: "t1", repo: ".", base: "HEAD", verify: { command: "true" } }) + "\n");
+ * const file = join(mkdtempSync(join(tmpdir(), "vouch-")), "tasks.jsonl");
+ * writeFileSync(file, JSON.stringify({ id: "t1", repo: ".", base: "HEAD", verify: { command: "true" } }) + "\n");
  * const { tasks } = await readTasks(file);
  * equal(tasks[0]?.contract.checks[0]?.name, "tests");
  * ```
@@ -218,10 +221,13 @@ export interface PredictionsFile {
  *
  * @example
  * ```ts
+ * import { mkdtempSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { equal } from "node:assert/strict";
  * import { readPredictions } from "./input.ts";
- * const file = Deno.makeTempFileSync();
- * Deno.writeTextFileSync(file, JSON.stringify([{ instance_id: "t1", model_name_or_path: "m", model_patch: "" }]));
+ * const file = join(mkdtempSync(join(tmpdir(), "vouch-")), "predictions.json");
+ * writeFileSync(file, JSON.stringify([{ instance_id: "t1", model_name_or_path: "m", model_patch: "" }]));
  * equal((await readPredictions(file)).predictions[0]?.model_patch, "");
  * ```
  */

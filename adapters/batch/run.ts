@@ -219,13 +219,16 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, readFileSync } from "node:fs";
  * import { ok } from "node:assert/strict";
  * import { buildReport } from "./report.ts";
  * import { writeReports } from "./run.ts";
- * const dir = Deno.makeTempDirSync();
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * const input = { tasks: "t", predictions: "p", task_ids: [], candidate_ids: [], unpredicted_task_ids: [] };
  * const files = await writeReports(dir, buildReport(input, [], null));
- * ok(Deno.readTextFileSync(files.junit).includes("<testsuites"));
+ * ok(readFileSync(files.junit, "utf8").includes("<testsuites"));
  * ```
  */
 export async function writeReports(

@@ -30,11 +30,14 @@ export class VerdictStore {
    *
    * @example
    * ```ts
+   * import { join } from "node:path";
+   * import { tmpdir } from "node:os";
+   * import { mkdtempSync } from "node:fs";
    * import { equal } from "node:assert/strict";
    * import { importMacKey } from "../keys/mac_key.ts";
    * import { VerdictStore } from "./store.ts";
    * const key = await importMacKey(new Uint8Array(32), "memory");
-   * equal(await new VerdictStore(Deno.makeTempDirSync(), key).get("ab"), null);
+   * equal(await new VerdictStore(mkdtempSync(join(tmpdir(), "vouch-")), key).get("ab"), null);
    * ```
    */
   async get(key: string): Promise<KeyVerdict | null> {

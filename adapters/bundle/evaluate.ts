@@ -132,8 +132,11 @@ async function observeManifest(root: string): Promise<ManifestObservation> {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { evaluateBundle } from "./evaluate.ts";
- * const missing = await Deno.makeTempDir();
+ * const missing = mkdtempSync(join(tmpdir(), "vouch-"));
  * const result = await evaluateBundle({
  *   bundleDir: missing,
  *   workUnitPath: `${missing}/work-unit.json`,
@@ -141,7 +144,7 @@ async function observeManifest(root: string): Promise<ManifestObservation> {
  * });
  * // No WorkUnit: nothing can be judged, and the failure is a reason code, not an exception.
  * if (result.decision_support.reason_codes.join() !== "work_unit_invalid") throw new Error();
- * await Deno.remove(missing);
+ * rmSync(missing, { recursive: true, force: true });
  * ```
  */
 export async function evaluateBundle(input: EvaluateBundleInput): Promise<VerificationResult> {

@@ -45,14 +45,17 @@ function lstatBig(path: string): Promise<BigIntStats> {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { readBundleFile } from "./files.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/a.txt`, "abc");
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * writeFileSync(`${dir}/a.txt`, "abc");
  * const seen = await readBundleFile(dir, "a.txt", { maxBytes: 10 });
  * if (!seen.ok || !seen.digest.startsWith("sha256:ba7816bf")) throw new Error("unexpected");
  * const big = await readBundleFile(dir, "a.txt", { maxBytes: 2 });
  * if (big.ok || big.code !== "file_oversize") throw new Error("unexpected");
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function readBundleFile(
@@ -195,13 +198,16 @@ export interface ListBundleEntriesOptions {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { listBundleEntries } from "./files.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.mkdir(`${dir}/d`);
- * await Deno.writeTextFile(`${dir}/d/x`, "1");
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * mkdirSync(`${dir}/d`);
+ * writeFileSync(`${dir}/d/x`, "1");
  * const listed = await listBundleEntries(dir);
  * if (!listed.ok || listed.paths.join() !== "d/x") throw new Error("unexpected");
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function listBundleEntries(

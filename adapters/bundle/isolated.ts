@@ -110,8 +110,11 @@ function cappedSink(max: number) {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { evaluateBundleIsolated } from "./isolated.ts";
- * const missing = await Deno.makeTempDir();
+ * const missing = mkdtempSync(join(tmpdir(), "vouch-"));
  * const result = await evaluateBundleIsolated({
  *   bundleDir: missing,
  *   workUnitPath: `${missing}/work-unit.json`,
@@ -119,7 +122,7 @@ function cappedSink(max: number) {
  * });
  * // No WorkUnit: nothing can be judged, and the failure is a reason code, not an exception.
  * if (result.decision_support.reason_codes.join() !== "work_unit_invalid") throw new Error();
- * await Deno.remove(missing);
+ * rmSync(missing, { recursive: true, force: true });
  * ```
  */
 export async function evaluateBundleIsolated(

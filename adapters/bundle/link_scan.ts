@@ -34,16 +34,19 @@ function inside(root: string, path: string): boolean {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
  * import { equal, match } from "node:assert/strict";
  * import { findEscapingLink } from "./link_scan.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.mkdir(`${dir}/b`);
- * await Deno.writeTextFile(`${dir}/b/a.txt`, "a");
- * await Deno.symlink("a.txt", `${dir}/b/inner`);
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * mkdirSync(`${dir}/b`);
+ * writeFileSync(`${dir}/b/a.txt`, "a");
+ * symlinkSync("a.txt", `${dir}/b/inner`);
  * equal(await findEscapingLink(`${dir}/b`), null);
- * await Deno.symlink("/etc/passwd", `${dir}/b/out`);
+ * symlinkSync("/etc/passwd", `${dir}/b/out`);
  * match((await findEscapingLink(`${dir}/b`))!, /out is a symbolic link leaving the bundle/);
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function findEscapingLink(

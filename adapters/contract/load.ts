@@ -89,20 +89,23 @@ export const MAX_CONTRACT_BYTES = 1024 * 1024;
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { deepEqual, rejects } from "node:assert/strict";
  * import { loadContract } from "./load.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/vouch.contract.json`, JSON.stringify({
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * writeFileSync(`${dir}/vouch.contract.json`, JSON.stringify({
  *   description: "unit tests pass",
  *   checks: [{ name: "unit", run: "deno test" }],
  * }));
  * const contract = await loadContract(`${dir}/vouch.contract.json`);
  * deepEqual(contract.checks[0]?.run, { shell: "deno test" });
  * deepEqual(contract.checks[0]?.expect, [{ kind: "exit-zero" }]); // the default expectation
- * await Deno.writeTextFile(`${dir}/broken.json`, "{");
+ * writeFileSync(`${dir}/broken.json`, "{");
  * await rejects(loadContract(`${dir}/broken.json`), { code: "contract_not_json" });
  * await rejects(loadContract(`${dir}/absent.json`), { code: "contract_unreadable" });
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function loadContract(path: string): Promise<OutcomeContract> {

@@ -25,16 +25,19 @@ export class DependencyCopyError extends VouchError<"dependency_copy_failed"> {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
  * import { equal } from "node:assert/strict";
  * import { copyDirectory } from "./copy_dir.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.mkdir(`${dir}/a/.bin`, { recursive: true });
- * await Deno.writeTextFile(`${dir}/a/x.js`, "x");
- * await Deno.symlink("../x.js", `${dir}/a/.bin/x`);
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * mkdirSync(`${dir}/a/.bin`, { recursive: true });
+ * writeFileSync(`${dir}/a/x.js`, "x");
+ * symlinkSync("../x.js", `${dir}/a/.bin/x`);
  * await copyDirectory(`${dir}/a`, `${dir}/b`);
- * equal(await Deno.readTextFile(`${dir}/b/.bin/x`), "x");
- * equal(await Deno.readLink(`${dir}/b/.bin/x`), "../x.js");
- * await Deno.remove(dir, { recursive: true });
+ * equal(readFileSync(`${dir}/b/.bin/x`, "utf8"), "x");
+ * equal(readlinkSync(`${dir}/b/.bin/x`), "../x.js");
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function copyDirectory(source: string, dest: string): Promise<void> {

@@ -47,13 +47,16 @@ export interface DependencyProvisioner {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { equal } from "node:assert/strict";
  * import { createDependencyProvisioner } from "./provision.ts";
- * const dir = await Deno.makeTempDir();
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * const p = createDependencyProvisioner({ repo: dir, hasSetup: false });
  * const got = await p.provide(dir, ["package.json"]);
  * equal(got.ok, false);
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export function createDependencyProvisioner(

@@ -63,15 +63,18 @@ export function editableTargets(tree: string): { file: string; target: string }[
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { match } from "node:assert/strict";
  * import { editableInstallHint } from "./python_env.ts";
- * const tree = await Deno.makeTempDir();
+ * const tree = mkdtempSync(join(tmpdir(), "vouch-"));
  * const site = `${tree}/.venv/lib/python3.11/site-packages`;
- * await Deno.mkdir(site, { recursive: true });
- * await Deno.writeTextFile(`${site}/__editable__.pkg-0.1.pth`, "/home/ann/pkg/src\n");
+ * mkdirSync(site, { recursive: true });
+ * writeFileSync(`${site}/__editable__.pkg-0.1.pth`, "/home/ann/pkg/src\n");
  * const hint = editableInstallHint("ModuleNotFoundError: No module named 'pkg'", tree);
  * match(hint ?? "", /points to \/home\/ann\/pkg\/src, outside the clean tree/);
- * await Deno.remove(tree, { recursive: true });
+ * rmSync(tree, { recursive: true, force: true });
  * ```
  */
 export function editableInstallHint(output: string, tree: string): string | null {

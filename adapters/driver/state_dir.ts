@@ -24,14 +24,17 @@ export class StateDirError extends VouchError<StateDirErrorCode> {}
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
  * import { equal, rejects } from "node:assert/strict";
  * import { ensureStateDir } from "./state_dir.ts";
- * const dir = await Deno.makeTempDir();
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * await ensureStateDir(`${dir}/.vouch`);
- * equal((await Deno.stat(`${dir}/.vouch/runs`)).isDirectory, true);
- * await Deno.writeTextFile(`${dir}/file`, "");
+ * equal(statSync(`${dir}/.vouch/runs`).isDirectory(), true);
+ * writeFileSync(`${dir}/file`, "");
  * await rejects(ensureStateDir(`${dir}/file`), { code: "state_dir_not_directory" });
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function ensureStateDir(stateDir: string): Promise<void> {

@@ -58,14 +58,17 @@ export function fleetKeyPath(options: FleetKeyOptions = {}): string {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { equal, rejects } from "node:assert/strict";
  * import { loadFleetKey } from "./fleet_key.ts";
- * const state = await Deno.makeTempDir();
+ * const state = mkdtempSync(join(tmpdir(), "vouch-"));
  * const env = { XDG_STATE_HOME: state };
  * await rejects(loadFleetKey({ env }), { code: "io" });
  * const a = await loadFleetKey({ env, create: true });
  * equal((await loadFleetKey({ env })).keyId, a.keyId);
- * await Deno.remove(state, { recursive: true });
+ * rmSync(state, { recursive: true, force: true });
  * ```
  */
 export async function loadFleetKey(options: FleetKeyOptions = {}): Promise<MacKey> {

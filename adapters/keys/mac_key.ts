@@ -78,14 +78,17 @@ export async function importMacKey(raw: Uint8Array, path: string): Promise<MacKe
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { loadOrCreateMacKey } from "./mac_key.ts";
- * const state = await Deno.makeTempDir();
- * const repo = await Deno.makeTempDir();
+ * const state = mkdtempSync(join(tmpdir(), "vouch-"));
+ * const repo = mkdtempSync(join(tmpdir(), "vouch-"));
  * const a = await loadOrCreateMacKey({ repoRoot: repo, env: { XDG_STATE_HOME: state } });
  * const b = await loadOrCreateMacKey({ repoRoot: repo, env: { XDG_STATE_HOME: state } });
  * if (a.keyId !== b.keyId) throw new Error("key not persisted");
- * await Deno.remove(state, { recursive: true });
- * await Deno.remove(repo, { recursive: true });
+ * rmSync(state, { recursive: true, force: true });
+ * rmSync(repo, { recursive: true, force: true });
  * ```
  */
 export async function loadOrCreateMacKey(options: MacKeyOptions): Promise<MacKey> {

@@ -7,13 +7,16 @@
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { loadOrCreateMacKey } from "./mod.ts";
- * const state = await Deno.makeTempDir();
- * const repo = await Deno.makeTempDir();
+ * const state = mkdtempSync(join(tmpdir(), "vouch-"));
+ * const repo = mkdtempSync(join(tmpdir(), "vouch-"));
  * const key = await loadOrCreateMacKey({ repoRoot: repo, env: { XDG_STATE_HOME: state } });
  * if (!key.path.startsWith(state)) throw new Error();
- * await Deno.remove(state, { recursive: true });
- * await Deno.remove(repo, { recursive: true });
+ * rmSync(state, { recursive: true, force: true });
+ * rmSync(repo, { recursive: true, force: true });
  * ```
  *
  * @module

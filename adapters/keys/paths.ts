@@ -95,12 +95,15 @@ export function assertOutsideRepository(file: string, repoRoot: string): void {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
  * import { findRepositoryRoot } from "./paths.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.mkdir(`${dir}/.git`);
- * await Deno.mkdir(`${dir}/a/b`, { recursive: true });
- * if (findRepositoryRoot(`${dir}/a/b`) !== Deno.realPathSync(dir)) throw new Error();
- * await Deno.remove(dir, { recursive: true });
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * mkdirSync(`${dir}/.git`);
+ * mkdirSync(`${dir}/a/b`, { recursive: true });
+ * if (findRepositoryRoot(`${dir}/a/b`) !== realpathSync(dir)) throw new Error();
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export function findRepositoryRoot(start: string): string {

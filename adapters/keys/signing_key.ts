@@ -104,14 +104,17 @@ export function signingKeyPath(repoRoot: string, env: KeyEnv): string {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { loadOrCreateSigningKey } from "./signing_key.ts";
- * const state = await Deno.makeTempDir();
- * const repo = await Deno.makeTempDir();
+ * const state = mkdtempSync(join(tmpdir(), "vouch-"));
+ * const repo = mkdtempSync(join(tmpdir(), "vouch-"));
  * const a = await loadOrCreateSigningKey({ repoRoot: repo, env: { XDG_STATE_HOME: state } });
  * const b = await loadOrCreateSigningKey({ repoRoot: repo, env: { XDG_STATE_HOME: state } });
  * if (a.keyId !== b.keyId) throw new Error();
- * await Deno.remove(state, { recursive: true });
- * await Deno.remove(repo, { recursive: true });
+ * rmSync(state, { recursive: true, force: true });
+ * rmSync(repo, { recursive: true, force: true });
  * ```
  */
 export async function loadOrCreateSigningKey(

@@ -156,14 +156,17 @@ const held = new Set<WriterLock>();
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { equal, throws } from "node:assert/strict";
  * import { acquireWriterLock, releaseHeldWriterLocks } from "./lock.ts";
- * const dir = Deno.makeTempDirSync();
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * acquireWriterLock(`${dir}/events.jsonl.lock`);
  * throws(() => acquireWriterLock(`${dir}/events.jsonl.lock`), { code: "locked" });
  * equal(releaseHeldWriterLocks(), 1);
  * acquireWriterLock(`${dir}/events.jsonl.lock`).release(); // free again
- * Deno.removeSync(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export function releaseHeldWriterLocks(): number {
@@ -215,14 +218,17 @@ function readOwner(path: string): LockOwner | null {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { throws } from "node:assert/strict";
  * import { acquireWriterLock } from "./lock.ts";
- * const dir = Deno.makeTempDirSync();
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * const lock = acquireWriterLock(`${dir}/events.jsonl.lock`);
  * throws(() => acquireWriterLock(`${dir}/events.jsonl.lock`), { code: "locked" });
  * lock.release();
  * acquireWriterLock(`${dir}/events.jsonl.lock`).release(); // free again
- * Deno.removeSync(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export function acquireWriterLock(path: string): WriterLock {

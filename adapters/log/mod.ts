@@ -6,14 +6,17 @@
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { EventLog, readLogFile } from "./mod.ts";
- * const dir = await Deno.makeTempDir();
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * const log = await EventLog.open(`${dir}/events.jsonl`);
  * await log.append({ task: "t1", kind: "demo", body: { hello: "world" } });
  * await log.close();
  * const result = await readLogFile(`${dir}/events.jsonl`);
  * if (result.status !== "ok" || result.head.seq !== 1) throw new Error();
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  *
  * @module

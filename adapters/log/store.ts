@@ -77,13 +77,16 @@ function firstFreeTornPath(path: string): string {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { EventLog } from "./store.ts";
- * const dir = await Deno.makeTempDir();
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * const log = await EventLog.open(`${dir}/events.jsonl`);
  * const r = await log.append({ task: "t1", kind: "demo", body: { n: 1 } });
  * if (r.seq !== 1 || log.head.seq !== 1) throw new Error();
  * await log.close();
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export class EventLog {
@@ -316,11 +319,14 @@ export class EventLog {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { readLogFile } from "./store.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/e.jsonl`, "");
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * writeFileSync(`${dir}/e.jsonl`, "");
  * if ((await readLogFile(`${dir}/e.jsonl`)).status !== "ok") throw new Error();
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function readLogFile(

@@ -269,15 +269,18 @@ export interface AfterChild {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { equal } from "node:assert/strict";
  * import { afterChild } from "./_kernel_limits.ts";
- * const dir = Deno.makeTempDirSync();
- * Deno.writeFileSync(`${dir}/stamp`, new Uint8Array());
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * writeFileSync(`${dir}/stamp`, new Uint8Array());
  * await new Promise((r) => setTimeout(r, 20));
- * Deno.writeFileSync(`${dir}/f`, new Uint8Array(8192).fill(1));
+ * writeFileSync(`${dir}/f`, new Uint8Array(8192).fill(1));
  * const a = afterChild(null, { tree: dir, stamp: `${dir}/stamp` });
  * equal(a.largestFile, 8192);
- * Deno.removeSync(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export function afterChild(

@@ -25,10 +25,13 @@ export interface AnchoredLog {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync } from "node:fs";
  * import { EventLog } from "../log/store.ts";
  * import { importMacKey } from "../keys/mac_key.ts";
  * import { ReceiptRecorder } from "./chain.ts";
- * const dir = await Deno.makeTempDir();
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * const log = await EventLog.open(`${dir}/events.jsonl`);
  * const recorder = ReceiptRecorder.resume(log, await importMacKey(new Uint8Array(32), "m"));
  * const z = { digest: "sha256:" + "0".repeat(64), bytes: 0 };
@@ -38,7 +41,7 @@ export interface AnchoredLog {
  * });
  * if (r.anchor.seq !== 0) throw new Error();
  * await log.close();
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export class ReceiptRecorder {

@@ -76,15 +76,18 @@ function copyState(from: string, to: string): void {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, realpathSync, rmSync } from "node:fs";
  * import { equal, ok } from "node:assert/strict";
  * import { agentProfile } from "./agent_profile.ts";
- * const wt = Deno.makeTempDirSync();
- * const scratch = Deno.makeTempDirSync();
+ * const wt = mkdtempSync(join(tmpdir(), "vouch-"));
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-"));
  * const p = agentProfile({ worktree: wt, scratch, bwrapPath: "/usr/bin/bwrap", home: "/nonexistent-home" });
  * equal(p.shareNetwork, true);
- * ok(p.writable.includes(Deno.realPathSync(scratch)));
- * Deno.removeSync(wt, { recursive: true });
- * Deno.removeSync(scratch, { recursive: true });
+ * ok(p.writable.includes(realpathSync(scratch)));
+ * rmSync(wt, { recursive: true, force: true });
+ * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
 export function agentProfile(options: AgentProfileOptions): BwrapSandbox {

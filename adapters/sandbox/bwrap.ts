@@ -129,13 +129,16 @@ function hostEnv(name: string): string | undefined {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, realpathSync, rmSync } from "node:fs";
  * import { ok } from "node:assert/strict";
  * import { bwrapProfile } from "./bwrap.ts";
- * const wt = Deno.makeTempDirSync();
+ * const wt = mkdtempSync(join(tmpdir(), "vouch-"));
  * const profile = bwrapProfile({ worktree: wt, bwrapPath: "/usr/bin/bwrap" });
- * ok(profile.writable.includes(Deno.realPathSync(wt)));
+ * ok(profile.writable.includes(realpathSync(wt)));
  * ok(!(profile.root ?? []).some((m) => m.kind === "ro" && m.path === "/"));
- * Deno.removeSync(wt);
+ * rmSync(wt, { recursive: true, force: true });
  * ```
  */
 export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {

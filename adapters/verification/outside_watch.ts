@@ -105,13 +105,16 @@ const escapeGlob = (path: string) => path.replace(/[\\*?[\]]/g, (c) => `\\${c}`)
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { diffStatSnapshots, snapshotTrees } from "./outside_watch.ts";
- * const dir = await Deno.makeTempDir();
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * const before = await snapshotTrees([{ root: dir, skip: [] }]);
- * await Deno.writeTextFile(`${dir}/escaped.txt`, "x");
+ * writeFileSync(`${dir}/escaped.txt`, "x");
  * const after = await snapshotTrees([{ root: dir, skip: [] }]);
  * if (diffStatSnapshots(before, after).length !== 1) throw new Error();
- * await Deno.remove(dir, { recursive: true });
+ * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export async function snapshotTrees(trees: readonly WatchedTree[]): Promise<StatSnapshot> {

@@ -237,13 +237,13 @@ Deno.test({
     assert.equal(pkg.dependencies.bullmq, undefined);
     assert.ok(!existsSync(join(s.project, "node_modules/bullmq")), "npm left bullmq out");
     assert.ok(!existsSync(join(s.project, "node_modules/ioredis")), "and its ioredis");
-    const r = spawnSync("npx", [
-      "--no-install",
-      "vouch",
-      "worker",
-      "--queue",
-      "redis://127.0.0.1:9",
-    ], {
+    const tasks = join(s.root, "tasks.jsonl");
+    writeFileSync(
+      tasks,
+      JSON.stringify({ id: "t1", repo: s.repo, base: "HEAD", verify: { command: "true" } }) + "\n",
+    );
+    const args = ["worker", "--queue", "redis://127.0.0.1:9", "--tasks", tasks];
+    const r = spawnSync("npx", ["--no-install", "vouch", ...args], {
       cwd: s.project,
       env: { ...Deno.env.toObject(), XDG_STATE_HOME: join(s.root, "state") },
       encoding: "utf8",

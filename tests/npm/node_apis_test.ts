@@ -58,3 +58,22 @@ Deno.test("every npm package the library imports is a dependency of the npm pack
   );
   assert.deepEqual(missing, [], `add to RUNTIME_DEPENDENCIES in tools/build_npm.ts: ${missing}`);
 });
+
+/** Files whose JSDoc examples may call Deno APIs, and why (everything else shows node: APIs). */
+const DENO_ONLY_EXAMPLES: Record<string, string> = {};
+
+Deno.test("JSDoc examples (shipped in the npm package's .d.ts) use node: APIs, not Deno.*", () => {
+  const found = new Set<string>();
+  for (const tree of ["kernel", "adapters", "cli", "wasm"]) {
+    for (const file of codeFiles(join(ROOT, tree))) {
+      let inExample = false;
+      for (const line of readFileSync(file, "utf8").split("\n")) {
+        if (/^\s*\* ```/.test(line)) inExample = !inExample;
+        else if (inExample && /\bDeno\.[A-Za-z]/.test(line)) found.add(relative(ROOT, file));
+      }
+    }
+  }
+  const unexpected = [...found].filter((f) => !(f in DENO_ONLY_EXAMPLES));
+  assert.deepEqual(unexpected, [], `Deno.* in the examples of ${unexpected.join(", ")}`);
+  assert.deepEqual(Object.keys(DENO_ONLY_EXAMPLES).filter((f) => !found.has(f)), []);
+});
