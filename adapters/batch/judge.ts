@@ -72,6 +72,17 @@ export async function judgeCandidate(
   patchText: string,
   opts: JudgeOptions,
 ): Promise<KeyVerdict> {
+  const started = performance.now();
+  const verdict = await judgeTimed(prepared, patchText, opts);
+  // Wall-clock seconds this candidate took (junit.xml's `time`), ms precision.
+  return { ...verdict, duration_s: Math.round(performance.now() - started) / 1000 };
+}
+
+async function judgeTimed(
+  prepared: PreparedTask,
+  patchText: string,
+  opts: JudgeOptions,
+): Promise<KeyVerdict> {
   const patch = new TextEncoder().encode(patchText);
   const patchDigest = sha256Hex(patch);
   const key = candidateKey(prepared.task.digest, prepared.base, patchDigest);

@@ -99,7 +99,16 @@ export async function prepareTask(task: BatchTask, opts: JudgeOptions): Promise<
         violations: [],
         checks: [],
       });
-      return { ...prepared, before: judged.before, invalid: { ...c, reasons: judged.reasons } };
+      // Say why on screen too: the checks' own sentences (a path the sandbox hides and the
+      // --sandbox-ro that shows it, a command that cannot start) and listed tests the output lacks.
+      const detail = judged.details.length > 0
+        ? `${c.detail}: ${judged.details.join("; ")}`
+        : c.detail;
+      return {
+        ...prepared,
+        before: judged.before,
+        invalid: { ...c, detail, reasons: judged.reasons },
+      };
     }
     return { ...prepared, before: judged.before };
   } catch (error) {
@@ -120,6 +129,25 @@ export async function prepareTask(task: BatchTask, opts: JudgeOptions): Promise<
 }
 
 /**
+ * What to say when listed tests are missing from a check's output on the base:
+ * most often the reporter prints only failures and counts (mocha `dot`,
+ * pytest `-q`), so passing tests have no id to find.
+ *
+ * @example
+ * ```ts
+ * import { match } from "node:assert/strict";
+ * import { missingTestsHint } from "./prepare.ts";
+ * match(missingTestsHint("tests", ["a", "b"]), /2 listed test\(s\) missing from "tests"/);
+ * ```
+ */
+export function missingTestsHint(check: string, missing: readonly string[]): string {
+  const shown = missing.slice(0, 3).join(", ") + (missing.length > 3 ? ", ..." : "");
+  return `${missing.length} listed test(s) missing from "${check}"'s output on the base (${shown}): ` +
+    "the reporter may hide passing tests' ids (mocha's dot, pytest -q); use one that names " +
+    "every test (mocha --reporter spec or tap, pytest -rA or -v, node --test) or a structured report";
+}
+
+/**
  * The task's base judged once, by the same clean verifier `verifyPatchInRepo`
  * runs its baseline with (fresh tree, sandbox, MAC'd receipts in
  * `tasks/<dir>/events.jsonl`): every listed test's status before any change,
@@ -131,7 +159,7 @@ async function judgeBase(
   applyTo: string,
   contract: OutcomeContract,
   opts: JudgeOptions,
-): Promise<{ before: Map<string, ListedTestStatus>; reasons: string[] }> {
+): Promise<{ before: Map<string, ListedTestStatus>; reasons: string[]; details: string[] }> {
   const stateDir = join(opts.outDir, "tasks", taskDirName(task, applyTo));
   await rm(stateDir, { recursive: true, force: true });
   await mkdir(stateDir, { recursive: true });
@@ -166,6 +194,15 @@ async function judgeBase(
     for (const s of b.summaries) {
       for (const t of s.tests ?? []) before.set(`${s.name}\0${t.id}`, t.status);
     }
+    const details = [
+      ...new Set(
+        b.summaries.filter((s) => !s.passed && s.detail !== undefined).map((s) => s.detail!),
+      ),
+    ];
+    for (const s of b.summaries) {
+      const missing = (s.tests ?? []).filter((t) => t.status === "missing").map((t) => t.id);
+      if (missing.length > 0) details.push(missingTestsHint(s.name, missing));
+    }
     await log.append({
       task: taskId,
       kind: "batch.task_baseline",
@@ -173,7 +210,7 @@ async function judgeBase(
         JSON.stringify({ task: task.id, base: applyTo, reasons, summaries: b.summaries }),
       ),
     });
-    return { before, reasons };
+    return { before, reasons, details };
   } finally {
     await log.close();
   }

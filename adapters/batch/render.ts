@@ -93,21 +93,28 @@ function xml(text: string): string {
 export function reportJunit(report: BatchReport): string {
   const count = (list: CandidateRecord[], status: CandidateRecord["status"]) =>
     list.filter((c) => c.status === status).length;
+  const time = (list: CandidateRecord[]) =>
+    (list.reduce((t, c) => t + (c.duration_s ?? 0), 0)).toFixed(3);
   const all = report.candidates;
+  // junit-10.xsd (Jenkins): `skipped` is a testsuite attribute, never a testsuites one.
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="vouch batch" tests="${all.length}" failures="${
       count(all, "unresolved")
-    }" errors="${count(all, "error")}" skipped="${count(all, "empty_patch")}">`,
+    }" errors="${count(all, "error")}" time="${time(all)}">`,
   ];
   for (const [task, list] of byTask(report)) {
     out.push(
       `  <testsuite name="${xml(task)}" tests="${list.length}" failures="${
         count(list, "unresolved")
-      }" errors="${count(list, "error")}" skipped="${count(list, "empty_patch")}">`,
+      }" errors="${count(list, "error")}" skipped="${count(list, "empty_patch")}" time="${
+        time(list)
+      }">`,
     );
     for (const c of list) {
-      const open = `    <testcase classname="${xml(task)}" name="${xml(c.id)}">`;
+      const open = `    <testcase classname="${xml(task)}" name="${xml(c.id)}" time="${
+        (c.duration_s ?? 0).toFixed(3)
+      }">`;
       const body = c.status === "resolved"
         ? ""
         : c.status === "empty_patch"

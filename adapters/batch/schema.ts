@@ -107,6 +107,8 @@ export const candidateRecordSchema = z.strictObject({
     verified_patch: z.string().nullable(),
     attestation: z.string().nullable(),
   }).describe("paths relative to the output directory"),
+  duration_s: z.number().nonnegative().optional()
+    .describe("wall-clock seconds judging took (junit.xml's time)"),
 });
 
 /** One judged candidate. */

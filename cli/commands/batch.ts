@@ -28,6 +28,7 @@ import type { Executor } from "../../adapters/batch/local_executor.ts";
 import type { SwebenchDefaults } from "../../adapters/batch/input.ts";
 import { TEST_FORMATS } from "../../adapters/test_failures/parse.ts";
 import { withQueueNet } from "./_queue_net.ts";
+import { visibleLine } from "../../adapters/text/mod.ts";
 import { parseSandboxReadOnly } from "./run_args.ts";
 import { checkReportSeal, sealReport } from "../../adapters/batch/fleet_seal.ts";
 import {
@@ -195,6 +196,34 @@ export function swebenchFlags(
   };
 }
 
+/**
+ * Why candidates could not be judged, on screen (not only in report.json):
+ * each distinct detail once, with the fix for a sandbox that hides a path.
+ */
+function explainErrors(report: BatchReport, io: CliIo): void {
+  const byDetail = new Map<string, number>();
+  for (const c of report.candidates) {
+    if (c.reason !== "could_not_run" && c.reason !== "contract_invalid") continue;
+    const k = `${c.reason}: ${c.detail}`;
+    byDetail.set(k, (byDetail.get(k) ?? 0) + 1);
+  }
+  if (byDetail.size === 0) return;
+  const shown = [...byDetail].slice(0, 5);
+  for (const [detail, n] of shown) {
+    io.err(`vouch batch: ${n} candidate(s) ${visibleLine(detail)}\n`);
+  }
+  if (byDetail.size > shown.length) {
+    io.err(`vouch batch: ... and ${byDetail.size - shown.length} more (report.json)\n`);
+  }
+  if (report.candidates.some((c) => c.reason === "could_not_run")) {
+    io.err(
+      "vouch batch: hint: the checks run in a sandbox that sees only the clean tree and the " +
+        "system; a tool or dependency outside the repository (a venv, node_modules elsewhere, " +
+        "/opt/...) is hidden: pass --sandbox-ro PATH for it (and --fresh to judge those again)\n",
+    );
+  }
+}
+
 /** The batch's exit: 5 when a candidate is in error, 1 when asked to fail on unresolved ones. */
 function exitOf(report: BatchReport, failOnUnresolved: boolean, io: CliIo): number {
   if (report.error_instances > 0) {
@@ -295,6 +324,7 @@ export const batchCommand: CliCommand = {
         );
         return EXIT.rejected;
       }
+      if (!values.json) explainErrors(report, io);
       return exitOf(report, values["fail-on-unresolved"], io);
     } catch (error) {
       if (error instanceof BatchInputError) throw new UsageError(error.message);

@@ -158,6 +158,51 @@ Deno.test({
       assert.equal(broken.code, 5, broken.stderr);
       assert.match(broken.stdout, /error 2, empty patch 1/);
       assert.match(broken.stderr, /2 of 3 candidate\(s\) in error/);
+      // Why, on screen (not only in report.json), with the sandbox hint.
+      assert.match(broken.stderr, /vouch batch: 2 candidate\(s\) could_not_run: /);
+      assert.match(broken.stderr, /pass --sandbox-ro PATH for it \(and --fresh/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "golden: vouch batch says on screen that a reporter hiding passing ids made listed tests missing",
+  ignore: !PYTEST,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "vouch-golden-swebench-hints-" });
+    const here = { dir, verify: "", cleanup: async () => {} };
+    const state = join(dir, "state");
+    try {
+      const { row, predictions } = await swebenchFixture(dir);
+      await Deno.writeTextFile(join(dir, "tasks.jsonl"), JSON.stringify(row) + "\n");
+      await Deno.writeTextFile(join(dir, "preds.json"), predictions);
+      const args = ["batch", "--tasks", "tasks.jsonl", "--predictions", "preds.json"];
+      // pytest -q names failures only: the passToPass test is "missing" on the base; say so.
+      const quiet = await runVouch(here, [
+        ...args,
+        "--test-command",
+        "python3 -m pytest -q -p no:cacheprovider",
+        "--test-format",
+        "pytest",
+        "--repos",
+        "repos",
+        "--out",
+        "o3",
+      ], state);
+      const report = batchReportSchema.parse(
+        JSON.parse(await Deno.readTextFile(join(dir, "o3", "report.json"))),
+      );
+      assert.equal(report.error_instances, 2);
+      assert.deepEqual(report.ambiguous_failure_ids, ["acme__calc-1@right", "acme__calc-1@wrong"]);
+      assert.equal(quiet.code, 5, quiet.stderr);
+      assert.match(
+        quiet.stderr,
+        /listed test\(s\) missing from "tests"'s output on the base \(tests\/test_sub\.py::test_sub\): the reporter may hide passing tests' ids/,
+      );
+      assert.match(quiet.stderr, /pytest -rA or -v/);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

@@ -10,6 +10,7 @@
  */
 import { join } from "node:path";
 import { git, writeFiles } from "../../golden/fixture_repos.ts";
+import type { BatchReport } from "../../../adapters/batch/schema.ts";
 
 /** The kinds of candidates, and what each must come out as. */
 export const KINDS = {
@@ -207,4 +208,16 @@ export async function makeCohort(dir: string, opts: CohortOptions): Promise<Coho
   await Deno.writeTextFile(tasksFile, taskLines.join("\n") + "\n");
   await Deno.writeTextFile(predictionsFile, JSON.stringify(predictions, null, 1) + "\n");
   return { tasksFile, predictionsFile, expected, tasks };
+}
+
+/**
+ * A report without what timing makes differ between two runs of the same
+ * batch: each candidate's `duration_s` and the `seal` over them.
+ */
+export function timeless(report: BatchReport): unknown {
+  const { seal: _, ...rest } = report;
+  return {
+    ...rest,
+    candidates: rest.candidates.map(({ duration_s: _d, ...c }) => c),
+  };
 }
