@@ -49,6 +49,12 @@ function progressWords(progress: RunProgress): string | null {
   const rounds = `${n} round${n === 1 ? "" : "s"}`;
   if (progress.phase === "paused") {
     if (progress.detail === "budget_repair_rounds") return `rejected after ${rounds}`;
+    // The state is backend_failed (the verdict table's words), not a rejection.
+    if (progress.detail === "backend_failed") {
+      return `${VERDICTS.backend_failed.label} in ${
+        n === 1 ? "its only round" : `all ${rounds}`
+      }; stopping`;
+    }
     if (progress.detail === "budget_wall_time") return "out of time (--timeout); stopping";
     if (progress.detail?.startsWith("budget_")) {
       return `out of budget (${

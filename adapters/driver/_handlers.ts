@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { changedPaths } from "../../kernel/diff/changed_paths.ts";
 import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
+import { taskOutcome } from "../../kernel/lifecycle/outcome.ts";
 import { sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
 import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
 import { sha256Hex } from "../digest/sha256.ts";
@@ -404,11 +405,27 @@ const cleanup: Handler<"cleanup"> = async (run, action) => {
   await run.feed({ kind: "cleanup_done", taskId: run.o.taskId, effectId: action.effectId });
 };
 
+/**
+ * The detail of a status notification: a task whose rounds all ended in the backend's own
+ * failure is paused by the round budget but ends `backend_failed` (the kernel's
+ * `taskOutcome`), so the live line says that, never "rejected after N rounds".
+ */
+function notifyDetail(
+  run: TaskRun,
+  action: Extract<KernelAction, { kind: "notify" }>,
+): string | undefined {
+  const task = run.state.tasks[run.o.taskId] ?? run.record;
+  if (action.status === "paused" && action.reason === "budget_repair_rounds" && task) {
+    if (taskOutcome(task)?.state === "backend_failed") return "backend_failed";
+  }
+  return action.reason;
+}
+
 /** The handler of every action kind. */
 export const HANDLERS: { readonly [K in KernelAction["kind"]]: Handler<K> } = {
   // Already recorded with the step.
   append_log: () => Promise.resolve(),
-  notify: (run, action) => Promise.resolve(run.progress(action.status, action.reason)),
+  notify: (run, action) => Promise.resolve(run.progress(action.status, notifyDetail(run, action))),
   cancel_effect: (run, action) => {
     if (run.running?.effectId === action.effectId) run.running.controller.abort();
     return Promise.resolve();

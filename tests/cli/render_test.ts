@@ -140,6 +140,15 @@ Deno.test("renderProgressLine: kernel notifications read as what happened", () =
     renderProgressLine({ ...at, phase: "paused", detail: "budget_repair_rounds" }),
     "[   1.0s] · round 3 · rejected after 3 rounds",
   );
+  // A run whose every round was the backend's failure ends backend_failed: said so.
+  assert.equal(
+    renderProgressLine({ ...at, phase: "paused", detail: "backend_failed" }),
+    "[   1.0s] · round 3 · backend failed in all 3 rounds; stopping",
+  );
+  assert.equal(
+    renderProgressLine({ ...at, round: 1, phase: "paused", detail: "backend_failed" }),
+    "[   1.0s] · round 1 · backend failed in its only round; stopping",
+  );
   assert.match(
     renderProgressLine({ ...at, phase: "paused", detail: "budget_wall_time" }),
     /out of time \(--timeout\); stopping$/,

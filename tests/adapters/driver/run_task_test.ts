@@ -257,11 +257,16 @@ Deno.test("runTask: a non-retryable backend failure ends backend_failed after on
 
 Deno.test("runTask: retryable failures in every round end backend_failed", async () => {
   await withRepo(async (repo, state) => {
+    const seen: { phase: string; detail?: string }[] = [];
     const outcome = await runInRepo({
       ...baseOptions(repo, state),
       backend: scripted([claimOnly], { retryable: true }),
+      onProgress: (p) => seen.push({ phase: p.phase, ...(p.detail ? { detail: p.detail } : {}) }),
     });
     assert.equal(outcome.state, "backend_failed");
+    // The live line never calls it a rejection (the renderer's "rejected after N rounds").
+    const paused = seen.filter((p) => p.phase === "paused");
+    assert.deepEqual(paused, [{ phase: "paused", detail: "backend_failed" }]);
     assert.equal(outcome.rounds.length, 2);
     // Each round's real diff was still extracted: it was empty, so each is a failed round.
     for (const r of outcome.rounds) {
