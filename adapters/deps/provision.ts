@@ -9,6 +9,7 @@
  * @module
  */
 import { findDependencyDirs, planDependencies } from "./dependency_plan.ts";
+import { withoutConfigOnlyManifests } from "./_manifest_fields.ts";
 import { provideDependencyDirs } from "./provide.ts";
 import type { DependencySnapshots, DependencyView } from "./shared.ts";
 
@@ -70,7 +71,9 @@ export function createDependencyProvisioner(
   const shared = opts.views === true ? opts.snapshots : undefined;
   return {
     async provide(tree, changed) {
-      const plan = planDependencies(changed, opts.hasSetup ? [] : await getInstalled(), {
+      // A package.json edit that leaves its install fields alone (a mocha config) installs nothing new.
+      const deps = opts.hasSetup ? changed : await withoutConfigOnlyManifests(tree, changed);
+      const plan = planDependencies(deps, opts.hasSetup ? [] : await getInstalled(), {
         hasSetup: opts.hasSetup,
       });
       if (plan.mode === "refuse") return { ok: false, reason: plan.reason };
