@@ -128,7 +128,9 @@ export function checkEvidenceBinding(records: readonly LogRecord[]): EvidenceRep
     });
     const list = claims(body!.checks);
     const setup = body!.setupReceipts === undefined ? [] : strings(body!.setupReceipts);
-    const task = body!.taskId;
+    // A cached baseline cites the receipts of the task whose baseline ran (same log).
+    const reused = kind === "baseline_result" ? body!.reusedFrom : undefined;
+    const task = reused === undefined ? body!.taskId : reused;
     if (list === null || setup === null || typeof task !== "string") {
       return fail("malformed_result", "its checks are not a list of {id, outcome, receipts}");
     }

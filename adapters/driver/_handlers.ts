@@ -125,6 +125,7 @@ const runContract: Handler<"run_contract"> = async (run, action) => {
       unusable: b.ran ? b.diagnostics : [],
       checks: b.checks,
       setupReceipts: b.setupReceipts,
+      ...(b.reusedFrom !== undefined ? { reusedFrom: b.reusedFrom.task } : {}),
     });
     return;
   }

@@ -97,6 +97,14 @@ export interface VerifyPatchOptions {
    * own (`vouch batch` gives every candidate one). @default `<top>/.vouch`
    */
   readonly stateDir?: string;
+  /**
+   * Cache the baseline in `<state dir>/baseline-cache/` (keyed by base tree,
+   * contract digest and environment, MAC'd with the receipt key, used only
+   * when this log holds its receipts). @default true
+   */
+  readonly baselineCache?: boolean;
+  /** Told debugging lines (why the baseline cache missed), e.g. with `VOUCH_DEBUG`. */
+  readonly onDebug?: (line: string) => void;
   /** Wall-time budget of the whole verification, in milliseconds. @default 6 hours */
   readonly wallTimeMs?: number;
   /**
@@ -155,6 +163,14 @@ export interface VerifyPatchOutcome extends Omit<VerifyPatchReport, "verifiedPat
   readonly verifiedPatch: VerifiedPatch | null;
   /** Path of its JSON form (`runs/<task>/verified_patch.json`), when verified. */
   readonly verifiedPatchPath: string | null;
+  /**
+   * The baseline came from the baseline cache: the base tree, when it ran
+   * (ms since epoch) and the task whose receipts it cites. Null: it ran now
+   * (or none ran: `--no-baseline`).
+   */
+  readonly baselineCached:
+    | { readonly tree: string; readonly at: number; readonly task: string }
+    | null;
 }
 
 /**
@@ -172,7 +188,7 @@ export interface VerifyPatchOutcome extends Omit<VerifyPatchReport, "verifiedPat
  * ```
  */
 export function verifyPatchReport(outcome: VerifyPatchOutcome): VerifyPatchReport {
-  const { verifiedPatchPath: _path, ...rest } = {
+  const { verifiedPatchPath: _path, baselineCached: _cached, ...rest } = {
     ...outcome,
     verifiedPatch: outcome.verifiedPatchPath,
   };
@@ -216,7 +232,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
     const allow = opts.allow ?? [];
     const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
     const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
-    const verifier = createCleanVerifier({
+    const cleanVerifier = createCleanVerifier({
       ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
       repo: info.top,
       base: info.base,
@@ -235,7 +251,26 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       testsEditable,
       // An implicit baseline is only the reference the round is judged against.
       baselineGates: opts.baseline === true || needsCaptures,
+      ...(opts.baselineCache ?? true
+        ? {
+          baselineCache: {
+            dir: `${stateDir}/baseline-cache`,
+            key,
+            logPath: log.path,
+            ...(opts.onDebug !== undefined ? { onDebug: opts.onDebug } : {}),
+          },
+        }
+        : {}),
     });
+    let baselineCached: VerifyPatchOutcome["baselineCached"] = null;
+    const verifier: typeof cleanVerifier = {
+      ...cleanVerifier,
+      async baseline(signal, onCheck) {
+        const b = await cleanVerifier.baseline(signal, onCheck);
+        if (b.reusedFrom !== undefined) baselineCached = b.reusedFrom;
+        return b;
+      },
+    };
     const artefactsDir = `${stateDir}/runs/${task}`;
     const run = await runTask({
       repo: info.top,
@@ -283,6 +318,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       logPath: log.path,
       details: run.state === "verified" ? [] : (run.rounds[0]?.details ?? [run.message]),
       verifiedPatchPath,
+      baselineCached,
       ...(run.rounds[0]?.oracle !== undefined ? { oracle: run.rounds[0].oracle } : {}),
     };
     await log.append({

@@ -66,6 +66,19 @@ import {
 import { existsSync } from "node:fs";
 import { packageScriptOf, testFormatOf } from "./_test_reports.ts";
 import { join } from "node:path";
+import {
+  type BaselineCacheOptions,
+  baselineKey,
+  readBaselineEntry,
+  writeBaselineEntry,
+} from "./baseline_cache.ts";
+
+/** Every test id a baseline's reports name. */
+function idsOf(reports: BaselineReports): string[] {
+  return [...reports.values()].flatMap((r) =>
+    r === null ? [] : [...r.failing, ...(r.passing ?? [])]
+  );
+}
 
 export { commandContractFile, contractFromCommand } from "../contract/from_command.ts";
 
@@ -136,6 +149,12 @@ export interface CleanVerifierOptions {
    * cannot run simply gives none. @default true
    */
   readonly baselineGates?: boolean;
+  /**
+   * The baseline cache (`vouch verify`): a base already verified under the
+   * same contract and environment, whose receipts this log holds, is not run
+   * again. @default no cache
+   */
+  readonly baselineCache?: BaselineCacheOptions;
 }
 
 /** Refusal codes of the setup step (in {@linkcode VerificationRun.refusals}). */
@@ -248,7 +267,56 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     }
   }
 
+  /** The cache's key for this base, contract and environment (null: no cache). */
+  const cacheKey = () =>
+    opts.baselineCache === undefined || contract.setup?.network === "allow"
+      ? Promise.resolve(null)
+      : baselineKey({
+        repo: opts.repo,
+        base: opts.base,
+        contract,
+        contractDigest,
+        sandbox: opts.sandbox,
+        sandboxReadOnly: opts.sandboxReadOnly ?? [],
+      });
+
   async function baseline(
+    signal: AbortSignal,
+    onCheck: (name: string) => void,
+  ): Promise<VerificationRun> {
+    const cache = opts.baselineCache;
+    const keyed = await cacheKey();
+    if (cache !== undefined && keyed !== null) {
+      const hit = await readBaselineEntry(cache, keyed.key);
+      if (hit !== null) {
+        captures = hit.captures;
+        reports = new Map(hit.reports as [string, never][]);
+        derived = withDerivedLists(contract, reports, await getConfigs());
+        oracle = oracleFor(contract, await getConfigs(), idsOf(reports));
+        return asReference({
+          ...hit.run,
+          reusedFrom: { task: hit.task, tree: hit.tree, at: hit.at },
+        });
+      }
+    }
+    const result = await runBaseline(signal, onCheck);
+    if (
+      cache !== undefined && keyed !== null && reports !== null && result.ran &&
+      result.refusals.length === 0 && (result.cannotStart ?? []).length === 0
+    ) {
+      await writeBaselineEntry(cache, keyed.key, {
+        task: opts.taskId,
+        tree: keyed.tree,
+        at: Date.now(),
+        run: result,
+        captures,
+        reports: [...reports],
+      });
+    }
+    return asReference(result);
+  }
+
+  async function runBaseline(
     signal: AbortSignal,
     onCheck: (name: string) => void,
   ): Promise<VerificationRun> {
@@ -256,7 +324,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     const provided = await deps.provide(clean.worktree.path, []);
     if (!provided.ok) throw new WorktreeError("apply_failed", provided.reason);
     const { setup, run } = await execute(clean, provided.views, "baseline", signal, onCheck);
-    if (run === null) return asReference(setupFailedRun(setup!, "baseline"));
+    if (run === null) return setupFailedRun(setup!, "baseline");
     const judgement = judgeBaseline(contract, run.observations, {
       requireFailingBaseline: opts.requireFailingBaseline ?? false,
       allowGatesNothing: !(opts.requireFailingBaseline ?? false),
@@ -264,10 +332,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     captures = judgement.captures;
     reports = baselineReports(run, await getConfigs());
     derived = withDerivedLists(contract, reports, await getConfigs());
-    const ids = [...reports.values()].flatMap((r) =>
-      r === null ? [] : [...r.failing, ...(r.passing ?? [])]
-    );
-    oracle = oracleFor(contract, await getConfigs(), ids);
+    oracle = oracleFor(contract, await getConfigs(), idsOf(reports));
     const receipts = await sealChecks(
       opts.receipts,
       opts.taskId,
@@ -276,7 +341,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       judgement.before,
     );
     const parts = { contract, base: opts.base, run, setup, receipts, tree: clean.worktree.path };
-    return asReference(baselineRun(parts, judgement));
+    return baselineRun(parts, judgement);
   }
 
   /**

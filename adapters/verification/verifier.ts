@@ -99,6 +99,11 @@ export interface VerificationRun {
   readonly cannotStart?: readonly string[];
   /** How the oracle rule graded the patch (a round that ran checks). */
   readonly oracle?: OracleReport;
+  /**
+   * A baseline taken from the baseline cache: the task whose baseline ran (the
+   * receipts cited are its, in the same log), the base tree and when it ran.
+   */
+  readonly reusedFrom?: { readonly task: string; readonly tree: string; readonly at: number };
   /** JSON evidence to store as an artefact. */
   readonly evidence: unknown;
 }

@@ -208,6 +208,7 @@ export const verifyCommand: CliCommand = {
         ? { baseline: values.baseline }
         : {}),
       ...(values["tests-editable"] ? { testsEditable: true } : {}),
+      ...(io.debug === true ? { onDebug: (line: string) => io.err(`${line}\n`) } : {}),
       // The verdict first; `runCli` waits for the trees' removal before it returns.
       treeRemoval: "after_return",
       onNote: (text) => io.err(`${text}\n`),
@@ -222,6 +223,16 @@ export const verifyCommand: CliCommand = {
       stopClock();
       if (listening) process.off("SIGINT", onSigint);
     });
+    if (!values.json && outcome.task !== "" && !values["no-baseline"]) {
+      const c = outcome.baselineCached;
+      say(
+        c === null
+          ? "baseline: ran\n"
+          : `baseline: cached (base ${c.tree.slice(0, 12)}, from ${
+            new Date(c.at).toISOString()
+          })\n`,
+      );
+    }
     if (values.json) {
       io.out(JSON.stringify(jsonDocument(verifyPatchReport(outcome))) + "\n");
     } else {
@@ -270,5 +281,6 @@ function notStarted(patchDigest: string, u: UnstartableCommand): VerifyPatchOutc
     logPath: "",
     details: [u.message],
     verifiedPatchPath: null,
+    baselineCached: null,
   };
 }

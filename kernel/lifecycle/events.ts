@@ -159,6 +159,11 @@ export interface BaselineResultEvent extends KernelEventBase {
   readonly checks: readonly RoundCheckResult[];
   /** Receipt digests of the contract's setup commands run before the checks (in order). */
   readonly setupReceipts: readonly string[];
+  /**
+   * A cached baseline (the baseline cache): the task whose baseline receipts,
+   * in the same log, this result cites. Absent: this task's own baseline ran.
+   */
+  readonly reusedFrom?: string;
 }
 
 /** The contract ran on the patched worktree in a clean sandbox. */
