@@ -124,6 +124,8 @@ async function judgeTimed(
       allow: prepared.task.allow,
       forbid: prepared.task.forbid,
       stateDir: dir,
+      // Each candidate's state dir is fresh (its own log): a cached entry could never be used.
+      baselineCache: false,
       ...(prepared.before !== null ? { baseline: false } : {}),
     });
     const own = new Map(
