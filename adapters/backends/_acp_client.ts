@@ -26,6 +26,7 @@ import {
   terminalLine,
   terminalScript,
 } from "./_terminal.ts";
+import { ToolLines } from "./_acp_tool_lines.ts";
 import { boundRead, fsDecision, readText, type ToolAnswer, writeTool } from "./_native_tools.ts";
 import type { AgentDecision, BackendEvent } from "./types.ts";
 import { boundText, MAX_DECISIONS } from "./types.ts";
@@ -81,6 +82,8 @@ export interface AcpClientStats {
   agentText: string;
   /** The session's latest `usage_update`: context tokens used, and cumulative cost. */
   usage?: { used: number; size: number; costUsd?: number };
+  /** Set by the client: shows the tool calls of the turn not shown yet (call at the turn's end). */
+  endTurn?: () => void;
 }
 
 /** The tree-relative form of a path the agent names (absolute inside the worktree, or relative). */
@@ -97,6 +100,9 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
   // What the agent announced of each tool call (a permission request may name only its id).
   const announced = new Map<string, { kind?: string; paths: string[] }>();
   let nextTerminal = 0;
+  // Each tool call once in the progress, with worktree-relative paths.
+  const tools = new ToolLines(env.worktree, (event) => env.emit(event));
+  stats.endTurn = () => tools.flush();
   const remember = (id: string, kind?: string, locations?: readonly { path: string }[]) => {
     if (announced.size > 10_000) announced.clear();
     const before = announced.get(id) ?? { paths: [] };
@@ -163,6 +169,7 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
         reason: allow ? "allowed" : judged.reason,
         by: answeredBy,
       });
+      tools.permission(params.toolCall, !allow);
       if (!allow) {
         stats.refusals.push(`permission ${kind}: ${judged.detail}`);
         env.emit({ kind: "tool", name: `permission:${kind}`, isError: true });
@@ -184,17 +191,11 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
           break;
         case "tool_call":
           remember(u.toolCallId, u.kind ?? undefined, u.locations ?? undefined);
-          env.emit({ kind: "tool", name: boundText(u.title, 200), isError: false });
+          tools.call(u);
           break;
         case "tool_call_update":
           remember(u.toolCallId, u.kind ?? undefined, u.locations ?? undefined);
-          if (u.status === "failed") {
-            env.emit({
-              kind: "tool",
-              name: boundText(u.title ?? u.toolCallId, 200),
-              isError: true,
-            });
-          }
+          tools.update(u);
           break;
         case "usage_update": {
           const used = Number.isFinite(u.used) && u.used >= 0 ? u.used : 0;

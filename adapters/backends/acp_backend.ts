@@ -23,6 +23,7 @@ import { describeRpcError, rpcErrorClass } from "./_acp_errors.ts";
 import { fileService } from "./_file_service.ts";
 import { type AcpAuthChoice, authMethodFor } from "./acp_presets.ts";
 import { terminalRuntime } from "./_terminal.ts";
+import { captureSdkLog } from "./_acp_sdk_log.ts";
 
 export type { PermissionQuestion } from "./_acp_client.ts";
 import { composePrompt } from "./prompt.ts";
@@ -126,7 +127,7 @@ interface LiveAgent {
   /** The round the client's requests belong to now. */
   readonly hooks: RoundHooks;
   readonly stats: AcpClientStats;
-  readonly state: { overflow: string | null; gone: boolean; costUsd: number };
+  readonly state: { overflow: string | null; gone: boolean; costUsd: number; sessionId: string };
   readonly protocolVersion: number;
 }
 
@@ -238,7 +239,7 @@ async function runAcp(
   const stop = AbortSignal.any([ctx.signal, deadline]);
   const env = { ...(config.env ?? {}), ...passedEnvValues(config.passEnv ?? []) };
   const agent = live ?? await startAgent(id, config, task);
-  const { conn, exited, kill, files, agentGone, stats, state } = agent;
+  const { conn, exited, kill, agentGone, stats, state } = agent;
   // This round's counters, transcript and signal (a kept session's client serves them now).
   Object.assign(stats, {
     permissionRequests: 0,
@@ -293,6 +294,7 @@ async function runAcp(
         aborted(starting),
       ]);
       sessionId = session.sessionId;
+      state.sessionId = sessionId;
     } else {
       keep = true;
     }
@@ -361,6 +363,7 @@ async function runAcp(
       why = failure("protocol", `${id}: ${boundText(maskSecrets(message).text, 500)}`);
     }
   } finally {
+    stats.endTurn?.();
     // A session the agent can continue stays live for the task's next round (ended by endTask).
     keep = keep && status === "ok" && state.overflow === null && !state.gone;
     if (keep) {
@@ -371,6 +374,14 @@ async function runAcp(
   }
   const result: ProcessResult | null = keep ? null : await exited;
   const stderr = result?.stderr.head.trim().split("\n").at(-1) ?? "";
+  // The agent's own stderr (SDK dumps, debug lines) is kept in the transcript, never shown live.
+  if (result !== null && result.stderr.totalBytes > 0) {
+    record({
+      agentStderr: result.stderr.head +
+        (result.stderr.truncated ? `\n[… truncated …]\n${result.stderr.tail}` : ""),
+      bytes: result.stderr.totalBytes,
+    });
+  }
   if (result !== null && result.spawnError !== null && status !== "cancelled") {
     status = "error";
     why = failure("config", `${id}: ${result.spawnError.message}`);
@@ -425,7 +436,7 @@ async function startAgent(
     signal: new AbortController().signal,
   };
   const record = (entry: Record<string, unknown>) => hooks.record(entry);
-  const state = { overflow: null as string | null, gone: false, costUsd: 0 };
+  const state = { overflow: null as string | null, gone: false, costUsd: 0, sessionId: "" };
   const stats: AcpClientStats = {
     permissionRequests: 0,
     decisions: [],
@@ -494,7 +505,13 @@ async function startAgent(
     openStdin: (s) => opened(s),
     onStdout: forward,
   });
+  // The SDK's own "Error handling request" dumps go to the round's transcript, not the screen.
+  const releaseLog = captureSdkLog({
+    sessionId: () => state.sessionId,
+    record: (text) => record({ sdkLog: boundText(maskSecrets(text).text, 4000) }),
+  });
   const exited = proc.then((r) => {
+    releaseLog();
     state.gone = true;
     try {
       toSdk.close();
