@@ -19,8 +19,7 @@ export const MUST_RETURN = [
   "files_changed",
 ] as const;
 
-/** zod schema of the worker input contract. */
-export const WorkerInputSchema = z.object({
+const workerInputObject = z.object({
   task_id: z.string().min(1).max(200),
   attempt: z.number().int().min(1),
   goal: z.string().max(200_000),
@@ -36,7 +35,35 @@ export const WorkerInputSchema = z.object({
 }).strict();
 
 /** The worker input contract. */
-export type WorkerInput = z.infer<typeof WorkerInputSchema>;
+export interface WorkerInput {
+  /** The task's id. */
+  task_id: string;
+  /** Attempt number, from 1. */
+  attempt: number;
+  /** What the worker must achieve. */
+  goal: string;
+  /** Why the previous attempt was rejected, if any. */
+  feedback?: string | undefined;
+  /** The task's worktree: the only place the worker may write. */
+  repo_root: string;
+  /** Globs of paths the patch may touch. */
+  allowed_roots: string[];
+  /** Globs of paths the patch may not touch. */
+  forbidden_paths: string[];
+  /** Network access: always denied. */
+  network: "deny";
+  /** Secrets handed to the worker: none. */
+  secrets: "none";
+  /** Wall-clock budget, seconds. */
+  max_seconds: number;
+  /** Output budget, MiB. */
+  max_output_mb: number;
+  /** What the worker must return (as claims). */
+  must_return: (typeof MUST_RETURN)[number][];
+}
+
+/** zod schema of the worker input contract. */
+export const WorkerInputSchema: z.ZodType<WorkerInput> = workerInputObject;
 
 /**
  * Builds the worker input for a task. `repo_root` is the task's worktree: the
@@ -76,11 +103,7 @@ export const WORKER_INPUT_JSON_SCHEMA: Record<string, unknown> = z.toJSONSchema(
 
 const StringList = z.array(z.string().max(10_000)).max(1000);
 
-/**
- * zod schema of a worker's claims (its optional last JSON line). Unknown
- * fields are tolerated and dropped.
- */
-export const WorkerClaimsSchema = z.object({
+const workerClaimsObject = z.object({
   summary: z.string().max(100_000).optional(),
   done: z.boolean().optional(),
   status: z.string().max(100).optional(),
@@ -92,7 +115,39 @@ export const WorkerClaimsSchema = z.object({
 });
 
 /** A worker's claims. Never evidence. */
-export type WorkerClaims = z.infer<typeof WorkerClaimsSchema>;
+export interface WorkerClaims {
+  /** What the worker says it did. */
+  summary?: string | undefined;
+  /** Whether the worker says it is done. */
+  done?: boolean | undefined;
+  /** A status word (done/completed/success/ok count as done). */
+  status?: string | undefined;
+  /** The diff the worker says it made. */
+  diff?: string | undefined;
+  /** Tests it says it ran. */
+  tests_run?: string[] | undefined;
+  /** Commands it says it ran. */
+  commands_run?: string[] | undefined;
+  /** Risks it names. */
+  risks?: string[] | undefined;
+  /** Files it says it changed. */
+  files_changed?: string[] | undefined;
+}
+
+/**
+ * zod schema of a worker's claims (its optional last JSON line). Unknown
+ * fields are tolerated and dropped.
+ */
+export const WorkerClaimsSchema: z.ZodType<WorkerClaims> = workerClaimsObject;
+
+// The hand-written types above are exactly what the schemas parse to (checked by the compiler).
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
+  : false;
+type AssertTrue<T extends true> = T;
+type _WorkerTypesAreExact = [
+  AssertTrue<Same<z.infer<typeof workerInputObject>, WorkerInput>>,
+  AssertTrue<Same<z.infer<typeof workerClaimsObject>, WorkerClaims>>,
+];
 
 /** JSON Schema of the worker claims line. */
 export const WORKER_CLAIMS_JSON_SCHEMA: Record<string, unknown> = z.toJSONSchema(

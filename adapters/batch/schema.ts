@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from "zod";
-import { contractFileSchema } from "../contract/schema.ts";
+import { type ContractFile, contractFileSchema } from "../contract/schema.ts";
 import { TEST_FORMATS } from "../test_failures/parse.ts";
 
 // deno-lint-ignore no-control-regex
@@ -43,8 +43,39 @@ export const batchTaskSchema = z.strictObject({
   message: "give exactly one of verify and contract",
 });
 
+/** `verify` of a task line: one test command with SWE-bench's test lists. */
+export interface BatchTaskVerify {
+  /** Shell command run as `sh -c` in the clean tree. */
+  command: string;
+  /** Output format of the suite (needed for failToPass/passToPass). */
+  tests?: string | undefined;
+  /** Tests that must fail on the base and pass after. */
+  failToPass?: string[] | undefined;
+  /** Tests that must pass on the base and after. */
+  passToPass?: string[] | undefined;
+  /** Seconds (default 120). */
+  timeout?: number | undefined;
+}
+
 /** One task line as written. */
-export type BatchTaskLine = z.infer<typeof batchTaskSchema>;
+export interface BatchTaskLine {
+  /** The task id; predictions name it as instance_id. */
+  id: string;
+  /** The repository directory (relative to the tasks file's directory). */
+  repo: string;
+  /** Base commit (or revision) the patches apply to. */
+  base: string;
+  /** A test command (exactly one of verify and contract). */
+  verify?: BatchTaskVerify | undefined;
+  /** An outcome contract, instead of verify. */
+  contract?: ContractFile | undefined;
+  /** Applied on top of the base before everything; its paths are protected. */
+  testPatch?: string | undefined;
+  /** Paths a patch may touch (default: all). */
+  allow?: string[] | undefined;
+  /** Paths a patch may not touch (added to the defaults). */
+  forbid?: string[] | undefined;
+}
 
 /** The zod schema of one prediction, SWE-bench's format (extra keys are kept out, not refused). */
 export const predictionSchema = z.object({
@@ -111,8 +142,52 @@ export const candidateRecordSchema = z.strictObject({
     .describe("wall-clock seconds judging took (junit.xml's time)"),
 });
 
+/** A listed test's status in one run. */
+export type ListedTestStatus = "passed" | "failed" | "skipped" | "missing";
+
+/** What is judged per resume key (the same for every prediction with that key). */
+export interface KeyVerdict {
+  /** sha256 of task definition, base and patch digest (resume key). */
+  key: string;
+  /** Digest of the patch. */
+  patch_digest: string;
+  /** The resolved base commit (before any test patch). */
+  base: string;
+  /** SWE-bench's class. */
+  status: CandidateStatus;
+  /** vouch's reason word. */
+  reason: CandidateReason;
+  /** vouch's detail codes. */
+  reasons: string[];
+  /** One line for humans. */
+  detail: string;
+  /** Every listed test's status on the base and after the patch. */
+  tests: {
+    id: string;
+    list: "failToPass" | "passToPass";
+    before: ListedTestStatus | null;
+    after: ListedTestStatus | null;
+  }[];
+  /** Paths relative to the output directory. */
+  artefacts: {
+    dir: string | null;
+    log: string | null;
+    verified_patch: string | null;
+    attestation: string | null;
+  };
+  /** Wall-clock seconds judging took. */
+  duration_s?: number | undefined;
+}
+
 /** One judged candidate. */
-export type CandidateRecord = z.infer<typeof candidateRecordSchema>;
+export interface CandidateRecord extends KeyVerdict {
+  /** instance_id, or instance_id@model when an instance has several. */
+  id: string;
+  /** SWE-bench's instance id. */
+  instance_id: string;
+  /** The model that produced the prediction. */
+  model_name_or_path: string;
+}
 
 /** The zod schema of a stored verdict (`results/<key>.json`: a record without its prediction's names). */
 export const keyVerdictSchema = candidateRecordSchema.omit({
@@ -120,9 +195,6 @@ export const keyVerdictSchema = candidateRecordSchema.omit({
   instance_id: true,
   model_name_or_path: true,
 });
-
-/** What is judged per resume key (the same for every prediction with that key). */
-export type KeyVerdict = z.infer<typeof keyVerdictSchema>;
 
 /** The zod schema of a report's seal. */
 export const reportSealSchema = z.strictObject({
@@ -169,8 +241,83 @@ export const batchReportSchema = z.strictObject({
     .describe("the fleet key's MAC over the rest of the report (`vouch batch merge` checks it)"),
 });
 
-/** The report. */
-export type BatchReport = z.infer<typeof batchReportSchema>;
+/** A report's seal. */
+export interface ReportSeal {
+  /** The fleet key's id. */
+  key_id: string;
+  /** HMAC-SHA-256 over the report's canonical JSON without `seal`. */
+  mac: string;
+}
+
+/** The report (SWE-bench's run-report keys plus vouch's per-candidate records). */
+export interface BatchReport {
+  /** SWE-bench's run-report schema version. */
+  schema_version: 2;
+  /** vouch's report version. */
+  vouch_batch_report: 1;
+  /** Tasks in the run. */
+  total_instances: number;
+  /** Candidates submitted. */
+  submitted_instances: number;
+  /** Candidates completed. */
+  completed_instances: number;
+  /** Candidates resolved. */
+  resolved_instances: number;
+  /** Candidates unresolved. */
+  unresolved_instances: number;
+  /** Candidates with an empty patch. */
+  empty_patch_instances: number;
+  /** Candidates in error. */
+  error_instances: number;
+  /** Ids of completed candidates. */
+  completed_ids: string[];
+  /** Ids of incomplete candidates. */
+  incomplete_ids: string[];
+  /** Ids of empty-patch candidates. */
+  empty_patch_ids: string[];
+  /** Ids of submitted candidates. */
+  submitted_ids: string[];
+  /** Ids of resolved candidates. */
+  resolved_ids: string[];
+  /** Ids of unresolved candidates. */
+  unresolved_ids: string[];
+  /** Ids of candidates in error. */
+  error_ids: string[];
+  /** Every candidate not resolved: its reason word and detail line. */
+  failure_reasons: Record<string, string>;
+  /** Candidates that could not run. */
+  infra_failure_ids: string[];
+  /** Failures not clearly the patch's. */
+  ambiguous_failure_ids: string[];
+  /** Digests and ids of the input. */
+  input: {
+    tasks: string;
+    predictions: string;
+    task_ids: string[];
+    candidate_ids: string[];
+    unpredicted_task_ids: string[];
+  };
+  /** This shard, if sharded. */
+  shard: { index: number; count: number } | null;
+  /** Candidates per reason. */
+  reasons: Record<string, number>;
+  /** Every judged candidate. */
+  candidates: CandidateRecord[];
+  /** The fleet key's MAC over the rest of the report. */
+  seal?: ReportSeal | undefined;
+}
+
+// The hand-written types above are exactly what the schemas parse to (checked by the compiler).
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
+  : false;
+type AssertTrue<T extends true> = T;
+type _BatchTypesAreExact = [
+  AssertTrue<Same<z.infer<typeof batchTaskSchema>, BatchTaskLine>>,
+  AssertTrue<Same<z.infer<typeof candidateRecordSchema>, CandidateRecord>>,
+  AssertTrue<Same<z.infer<typeof keyVerdictSchema>, KeyVerdict>>,
+  AssertTrue<Same<z.infer<typeof reportSealSchema>, ReportSeal>>,
+  AssertTrue<Same<z.infer<typeof batchReportSchema>, BatchReport>>,
+];
 
 /**
  * The JSON Schemas (draft 2020-12) of the batch documents, by file name.
