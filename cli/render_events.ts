@@ -94,6 +94,7 @@ export function describeBackendEvent(event: BackendEvent): string | null {
       return `${event.fatal ? "error" : "warning"}: ${oneLine(event.message, 200)}`;
     case "protocol":
     case "stderr":
+    case "step": // on the live line (the driver's progress detail), not a line of its own
       return null;
   }
 }

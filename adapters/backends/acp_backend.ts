@@ -24,6 +24,7 @@ import { fileService } from "./_file_service.ts";
 import { type AcpAuthChoice, authMethodFor } from "./acp_presets.ts";
 import { terminalRuntime } from "./_terminal.ts";
 import { captureSdkLog } from "./_acp_sdk_log.ts";
+import { agentName } from "./_acp_steps.ts";
 
 export type { PermissionQuestion } from "./_acp_client.ts";
 import { composePrompt } from "./prompt.ts";
@@ -238,6 +239,9 @@ async function runAcp(
   const deadline = AbortSignal.timeout(Math.max(1, task.maxSeconds * 1000));
   const stop = AbortSignal.any([ctx.signal, deadline]);
   const env = { ...(config.env ?? {}), ...passedEnvValues(config.passEnv ?? []) };
+  const name = agentName(config.argv);
+  const step = (text: string) => emit({ kind: "step", text });
+  step(live !== null ? `${name}: continuing its session` : `starting ${name}`);
   const agent = live ?? await startAgent(id, config, task);
   const { conn, exited, kill, agentGone, stats, state } = agent;
   // This round's counters, transcript and signal (a kept session's client serves them now).
@@ -271,6 +275,7 @@ async function runAcp(
         stop,
         AbortSignal.timeout(config.startTimeoutMs ?? 60_000),
       ]);
+      step(`starting ${name} (initialize)`);
       const init = await Promise.race([
         conn.initialize({
           protocolVersion: agent.protocolVersion,
@@ -284,10 +289,12 @@ async function runAcp(
       const method = authMethodFor(config.auth ?? [], init.authMethods ?? [], env);
       if (method !== null) {
         phase = "authenticate";
+        step(`starting ${name} (authenticate)`);
         record({ authenticate: method });
         await Promise.race([conn.authenticate({ methodId: method }), agentGone, aborted(starting)]);
       }
       phase = "session/new";
+      step(`starting ${name} (session/new)`);
       const session = await Promise.race([
         conn.newSession({ cwd: task.worktree, mcpServers: [] }),
         agentGone,
@@ -299,6 +306,7 @@ async function runAcp(
       keep = true;
     }
     phase = "session/prompt";
+    step(`${name} working`);
     const prompt = conn.prompt({
       sessionId,
       prompt: [{ type: "text", text: composePrompt(task) }],

@@ -96,7 +96,9 @@ export type BackendEvent =
     readonly line: number;
     readonly detail: string;
   }
-  | { readonly kind: "stderr"; readonly text: string };
+  | { readonly kind: "stderr"; readonly text: string }
+  /** What the backend waits for now (`starting claude-code-acp (initialize)`): the live line's sub-step. */
+  | { readonly kind: "step"; readonly text: string };
 
 /** Why a stream line was not accepted as a protocol message. */
 export type ProtocolIssueCode =

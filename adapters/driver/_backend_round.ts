@@ -90,6 +90,7 @@ export async function runBackendRound(run: TaskRun, action: RunBackendAction): P
     signal: controller.signal,
     emit: (event) => {
       if (event.kind === "command") run.progress("backend", `$ ${event.command.slice(0, 60)}`);
+      if (event.kind === "step") run.progress("backend", event.text.slice(0, 80));
       try {
         o.onBackendEvent?.(event, round.round);
       } catch {

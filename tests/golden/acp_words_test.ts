@@ -82,3 +82,46 @@ Deno.test({
     assert.match(transcript, /SDK-DUMP line 13/, why);
   },
 });
+
+Deno.test({
+  name: "vouch run acp: the live line names each start-up sub-step of the agent",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const repo = await createRepo(files, `${NODE} test/add.test.js`);
+    const state = await Deno.makeTempDir({ prefix: "vouch-acp-words-" });
+    const run = await runVouch(
+      repo,
+      [
+        "run",
+        "--backend",
+        `acp:${NODE} ${AGENT}`,
+        "--agent-env",
+        "VOUCH_ACP_MODE",
+        "--goal",
+        "make the test pass",
+        "--verify",
+        `${NODE} test/add.test.js`,
+        "--max-rounds",
+        "1",
+        "--progress",
+        "json",
+      ],
+      state,
+      "deno",
+      { VOUCH_ACP_MODE: "honest" },
+    );
+    const why = `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`;
+    assert.equal(run.code, 0, why);
+    const details = run.stderr.trim().split("\n").map((l) => JSON.parse(l))
+      .filter((o) => o.type === "progress" && o.phase === "backend").map((o) => o.detail);
+    assert.deepEqual(details, [
+      "acp",
+      "starting acp_agent",
+      "starting acp_agent (initialize)",
+      "starting acp_agent (session/new)",
+      "acp_agent working",
+      "$ cat src/add.js",
+    ], why);
+  },
+});
