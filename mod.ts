@@ -106,6 +106,17 @@ export type { SandboxRequirement } from "./adapters/host/sandbox_probe.ts";
 export { contractFromCommand } from "./adapters/verification/clean_verifier.ts";
 export { ContractError, type ContractErrorCode, loadContract } from "./adapters/contract/load.ts";
 export type { OutcomeContract } from "./kernel/contract/types.ts";
+export type {
+  ContractFile,
+  ContractFileCheck,
+  ContractFileDifferential,
+  ContractFileExpect,
+  ContractFileLimits,
+  ContractFileRun,
+  ContractFileSandbox,
+  ContractFileSetup,
+  ContractFileTestFormat,
+} from "./adapters/contract/schema.ts";
 
 // Verify a patch from anywhere in a clean tree.
 export {
@@ -181,4 +192,26 @@ export type { Shard } from "./adapters/batch/plan.ts";
 export type { Executor } from "./adapters/batch/local_executor.ts";
 export type { IsolationRuntime } from "./adapters/bundle/isolation_runtime.ts";
 export type { ReceiptExit, ReceiptOutcome, StreamDigest } from "./adapters/receipts/receipt.ts";
-export type { EvidenceReport } from "./adapters/audit/evidence_binding.ts";
+export type {
+  EvidenceIssue,
+  EvidenceIssueCode,
+  EvidenceReport,
+} from "./adapters/audit/evidence_binding.ts";
+export type {
+  BatchTaskLine,
+  BatchTaskVerify,
+  CandidateReason,
+  KeyVerdict,
+  ListedTestStatus,
+  ReportSeal,
+} from "./adapters/batch/schema.ts";
+export type { BatchTask, SwebenchDefaults } from "./adapters/batch/input.ts";
+export type { PlannedCandidate } from "./adapters/batch/plan.ts";
+export type { TreeMark } from "./adapters/worktree/reset_tree.ts";
+export type { Worktree, WorktreePurpose } from "./adapters/worktree/worktree.ts";
+export type { WorkItem } from "./adapters/batch/local_executor.ts";
+export type { DependencySnapshots } from "./adapters/deps/shared.ts";
+export type { CleanTree } from "./adapters/worktree/clean_tree.ts";
+export type { ChildCommand } from "./adapters/bundle/isolation_runtime.ts";
+export type { OracleReport, OracleTouch } from "./adapters/verification/verifier.ts";
+export type { SandboxAvailability } from "./adapters/host/sandbox_probe.ts";

@@ -27,7 +27,17 @@ export const EVIDENCE_ISSUE_CODES = [
 ] as const;
 
 /** One of {@link EVIDENCE_ISSUE_CODES}. */
-export type EvidenceIssueCode = typeof EVIDENCE_ISSUE_CODES[number];
+export type EvidenceIssueCode =
+  | "receipt_missing"
+  | "receipt_mismatch"
+  | "outcome_mismatch"
+  | "outcome_without_receipt"
+  | "malformed_result";
+// The union above is exactly the list's words (checked by the compiler).
+type _CodesAreExact = AssertTrue<Same<typeof EVIDENCE_ISSUE_CODES[number], EvidenceIssueCode>>;
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
+  : false;
+type AssertTrue<T extends true> = T;
 
 /** The first result event its receipts do not support. */
 export interface EvidenceIssue {

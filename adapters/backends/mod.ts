@@ -30,4 +30,6 @@ export * from "./probe.ts";
 export type { UnverifiedPatch } from "../verified_patch/verified_patch.ts";
 export type { CapturedStream } from "../process/capture.ts";
 export type { SandboxProfile } from "../sandbox/profile.ts";
-export type { ProcessResult } from "../process/types.ts";
+export type { ProcessResult, SpawnError } from "../process/types.ts";
+export type { BwrapSandbox, NoSandbox, RootMount, SandboxKind } from "../sandbox/profile.ts";
+export type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";

@@ -91,7 +91,7 @@ export type Prediction = z.infer<typeof predictionSchema>;
 /** How a candidate ended, in SWE-bench's classes. */
 export const CANDIDATE_STATUSES = ["resolved", "unresolved", "error", "empty_patch"] as const;
 /** A candidate's class. */
-export type CandidateStatus = typeof CANDIDATE_STATUSES[number];
+export type CandidateStatus = "resolved" | "unresolved" | "error" | "empty_patch";
 
 /** vouch's reason for a candidate's status (one per candidate; `reasons` has the detail codes). */
 export const CANDIDATE_REASONS = [
@@ -110,7 +110,20 @@ export const CANDIDATE_REASONS = [
   "unknown_task",
 ] as const;
 /** A reason word. */
-export type CandidateReason = typeof CANDIDATE_REASONS[number];
+export type CandidateReason =
+  | "verified"
+  | "empty_patch"
+  | "unparsable_patch"
+  | "scope_violation"
+  | "protected_path"
+  | "policy_denied"
+  | "artefact_dependence"
+  | "failed_tests"
+  | "checks_failed"
+  | "patch_does_not_apply"
+  | "contract_invalid"
+  | "could_not_run"
+  | "unknown_task";
 
 const listedStatus = z.enum(["passed", "failed", "skipped", "missing"]);
 
@@ -312,6 +325,8 @@ type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ?
   : false;
 type AssertTrue<T extends true> = T;
 type _BatchTypesAreExact = [
+  AssertTrue<Same<typeof CANDIDATE_STATUSES[number], CandidateStatus>>,
+  AssertTrue<Same<typeof CANDIDATE_REASONS[number], CandidateReason>>,
   AssertTrue<Same<z.infer<typeof batchTaskSchema>, BatchTaskLine>>,
   AssertTrue<Same<z.infer<typeof candidateRecordSchema>, CandidateRecord>>,
   AssertTrue<Same<z.infer<typeof keyVerdictSchema>, KeyVerdict>>,

@@ -64,5 +64,9 @@ Deno.test("the root is a facade: the embedder's calls, no internals", () => {
   for (const internal of ["complete", "failure", "splitNul", "runProcess", "step", "runTask"]) {
     assert.ok(!root.has(internal), `root exports internal ${internal}`);
   }
-  assert.ok(root.size <= 80, `root exports ${root.size} names: a facade stays small`);
+  // The facade's calls stay few; the types they name in options and results are exported too
+  // (so `deno doc --lint` finds no reference to an unexported type), and bounded as well.
+  const values = current["."]!.filter((n) => /\((function|class|variable|enum)\)$/.test(n));
+  assert.ok(values.length <= 25, `root exports ${values.length} values: a facade stays small`);
+  assert.ok(root.size <= 125, `root exports ${root.size} names: a facade stays small`);
 });
