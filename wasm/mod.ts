@@ -8,3 +8,6 @@
 export {};
 export * from "./diff_scanner.ts";
 export * from "./glob_matcher.ts";
+// Types the WASM engines implement (exported so the reference links them).
+export type { DiffLineScanner, DiffScanSession, HunkScan } from "../kernel/diff/types.ts";
+export type { GlobEngine, GlobProgramRunner } from "../kernel/glob/match.ts";

@@ -55,6 +55,7 @@ export interface LogIssue {
 export class EventLogError extends VouchError<EventLogErrorCode> {
   /** The first bad line, for verification failures. */
   readonly issue: LogIssue | undefined;
+  /** An error with its stable code, message and (for verification failures) first bad line. */
   constructor(
     code: EventLogErrorCode,
     message: string,

@@ -29,3 +29,6 @@ export * from "./store.ts";
 export * from "./kinds.ts";
 export * from "./replay.ts";
 export * from "./hash_wasm_sha256.ts";
+// Types the log API names (exported so the reference links them).
+export type { VouchError } from "../../kernel/errors/mod.ts";
+export type { Sha256 } from "../../kernel/digest.ts";

@@ -23,7 +23,7 @@ export type Durability =
 
 /** Options for {@linkcode EventLog.open}. */
 export interface OpenEventLogOptions {
-  /** @default "per-record" */
+  /** How appends reach the disk. @default "per-record" */
   readonly durability?: Durability;
   /** Recover a torn tail (copy aside, truncate, append `log.recovered`). @default true */
   readonly recover?: boolean;
