@@ -42,6 +42,12 @@ export interface JudgeOptions {
    * prepare their trees meanwhile. @default no limit
    */
   readonly checkSlots?: CheckSlots;
+  /**
+   * Tests are editable for every task (`vouch batch --tests-editable`): a
+   * candidate that touches test files is graded against its own tests only,
+   * and its record says so. @default each task contract's `testsEditable`, else false
+   */
+  readonly testsEditable?: boolean;
 }
 
 /**
@@ -62,6 +68,7 @@ export function verificationOptions(opts: JudgeOptions): {
   readonly treePool?: CleanTreePool;
   readonly sandboxProbe?: Promise<SandboxProbe>;
   readonly checkSlots?: CheckSlots;
+  readonly testsEditable?: boolean;
 } {
   return {
     sandbox: opts.sandbox ?? "auto",
@@ -73,6 +80,7 @@ export function verificationOptions(opts: JudgeOptions): {
     ...(opts.treePool !== undefined ? { treePool: opts.treePool } : {}),
     ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
     ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
+    ...(opts.testsEditable === true ? { testsEditable: true } : {}),
   };
 }
 

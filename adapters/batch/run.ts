@@ -134,7 +134,15 @@ function unknownTask(c: PlannedCandidate): CandidateRecord {
 export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
   const outDir = resolve(opts.outDir);
   const judgeOpts: JudgeOptions = { ...opts, outDir };
-  const tasks = await readTasks(opts.tasks, opts.swebench ?? {});
+  const read = await readTasks(opts.tasks, opts.swebench ?? {});
+  // Editable tests judge differently: every candidate's resume key says so (no stale verdict).
+  const tasks = opts.testsEditable !== true ? read : {
+    ...read,
+    tasks: read.tasks.map((t) => ({
+      ...t,
+      digest: sha256Hex(`${t.digest}\0tests-editable`),
+    })),
+  };
   const predictions = await readPredictions(opts.predictions);
   const planned = planCandidates(tasks.tasks, predictions.predictions);
   const predicted = new Set(planned.map((c) => c.instance_id));

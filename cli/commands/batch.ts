@@ -47,7 +47,7 @@ Usage:
               [--shard I/N] [--queue redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME]]
               [--fleet-key FILE] [--sandbox MODE] [--sandbox-ro PATH]...
               [--repos DIR] [--test-command CMD] [--test-format FMT]
-              [--fail-on-unresolved] [--fresh] [--json]
+              [--fail-on-unresolved] [--fresh] [--tests-editable] [--json]
   vouch batch merge --out DIR [--fleet-key FILE] REPORT.json...
 
 Every candidate goes through the same verification as \`vouch verify\`, in its
@@ -86,6 +86,9 @@ Options:
                        node_modules), read-only in their sandbox; repeatable
   --fail-on-unresolved exit 1 when any candidate is not resolved (unresolved or empty patch)
   --fresh              judge again what DIR already holds
+  --tests-editable     candidates may redefine the tests: one that changes test files is graded
+                       against its own tests only, NOT also against the base's (each record
+                       says so); not with --queue (put "testsEditable" in the contracts)
   --json               print the report on stdout, with "schemaVersion": 1 first
                        (schemas/batch-output.schema.json; merge: the same)
 
@@ -267,8 +270,15 @@ export const batchCommand: CliCommand = {
       "test-format": { type: "string" },
       "fail-on-unresolved": { type: "boolean", default: false },
       fresh: { type: "boolean", default: false },
+      "tests-editable": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     });
+    if (values["tests-editable"] && values.queue !== undefined) {
+      throw new UsageError(
+        "Cannot use --tests-editable with --queue: the workers judge by the task files only " +
+          '(put "testsEditable": true in the tasks\' contracts instead)',
+      );
+    }
     if (values.tasks === undefined || values.predictions === undefined) {
       throw new UsageError("Cannot run a batch: --tasks FILE and --predictions FILE are required");
     }
@@ -310,6 +320,7 @@ export const batchCommand: CliCommand = {
         fresh: values.fresh,
         sandboxReadOnly,
         swebench,
+        ...(values["tests-editable"] ? { testsEditable: true } : {}),
         onEvent: progress(io, values.json),
         fleetKey,
         ...(executor !== undefined ? { executor } : {}),
