@@ -33,3 +33,4 @@ export type { SandboxProfile } from "../sandbox/profile.ts";
 export type { ProcessResult, SpawnError } from "../process/types.ts";
 export type { BwrapSandbox, NoSandbox, RootMount, SandboxKind } from "../sandbox/profile.ts";
 export type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
+export type { BoundarySchema, SchemaIssue, SchemaParseResult } from "../schema/mod.ts";

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { AgentTask } from "./types.ts";
+import type { BoundarySchema } from "../schema/mod.ts";
 
 /** What a worker must return (as claims; vouch verifies every one of them itself). */
 export const MUST_RETURN = [
@@ -63,7 +64,7 @@ export interface WorkerInput {
 }
 
 /** zod schema of the worker input contract. */
-export const WorkerInputSchema: z.ZodType<WorkerInput> = workerInputObject;
+export const WorkerInputSchema: BoundarySchema<WorkerInput> = workerInputObject;
 
 /**
  * Builds the worker input for a task. `repo_root` is the task's worktree: the
@@ -98,7 +99,7 @@ export function workerInputFor(task: AgentTask): WorkerInput {
 
 /** JSON Schema (draft 2020-12) of the worker input contract, for worker authors. */
 export const WORKER_INPUT_JSON_SCHEMA: Record<string, unknown> = z.toJSONSchema(
-  WorkerInputSchema,
+  workerInputObject,
 ) as Record<string, unknown>;
 
 const StringList = z.array(z.string().max(10_000)).max(1000);
@@ -138,7 +139,7 @@ export interface WorkerClaims {
  * zod schema of a worker's claims (its optional last JSON line). Unknown
  * fields are tolerated and dropped.
  */
-export const WorkerClaimsSchema: z.ZodType<WorkerClaims> = workerClaimsObject;
+export const WorkerClaimsSchema: BoundarySchema<WorkerClaims> = workerClaimsObject;
 
 // The hand-written types above are exactly what the schemas parse to (checked by the compiler).
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
@@ -151,7 +152,7 @@ type _WorkerTypesAreExact = [
 
 /** JSON Schema of the worker claims line. */
 export const WORKER_CLAIMS_JSON_SCHEMA: Record<string, unknown> = z.toJSONSchema(
-  WorkerClaimsSchema,
+  workerClaimsObject,
 ) as Record<string, unknown>;
 
 /**

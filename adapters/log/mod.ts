@@ -32,3 +32,4 @@ export * from "./hash_wasm_sha256.ts";
 // Types the log API names (exported so the reference links them).
 export type { VouchError } from "../../kernel/errors/mod.ts";
 export type { Sha256 } from "../../kernel/digest.ts";
+export type { BoundarySchema, SchemaIssue, SchemaParseResult } from "../schema/mod.ts";

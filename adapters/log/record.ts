@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { BoundarySchema } from "../schema/mod.ts";
 import type { Sha256 } from "../../kernel/digest.ts";
 import * as nodeCrypto from "node:crypto";
 import { toHex } from "../../kernel/digest.ts";
@@ -69,7 +70,7 @@ export interface RecordInput {
  * `prev`) and runs this schema only to word the error of a line that fails; a
  * property test pins that every line passing the hand checks passes this schema.
  */
-export const LogRecordSchema: z.ZodType<LogRecord> = z.object({
+export const LogRecordSchema: BoundarySchema<LogRecord> = z.object({
   v: z.literal(1),
   seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   ts: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
