@@ -11,6 +11,7 @@ import { mintedPatchOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
+import { AUTOMATION_CONFIG_GLOBS } from "../../kernel/oracle/oracle_set.ts";
 import type { AgentBackend, BackendEvent } from "../backends/types.ts";
 import { readRepoInfo } from "../git/repo_info.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
@@ -26,8 +27,15 @@ import type { RunOutcome, RunProgress } from "./outcome.ts";
 import { type IntegrateRequest, runTask } from "./run_task.ts";
 import { ensureStateDir } from "./state_dir.ts";
 
-/** Paths a patch may never touch unless explicitly allowed. */
-export const DEFAULT_FORBID: readonly string[] = [".github/**", ".vouch/**", ".git/**"];
+/**
+ * Paths a patch may never touch unless explicitly allowed: CI and git-hook
+ * configuration (the oracle set's list), vouch's state and git's own directory.
+ */
+export const DEFAULT_FORBID: readonly string[] = [
+  ...AUTOMATION_CONFIG_GLOBS,
+  ".vouch/**",
+  ".git/**",
+];
 
 /** Options of {@link runInRepo}. */
 export interface RunInRepoOptions {

@@ -63,6 +63,16 @@ const HOOK_FILES = new Set([
   ".simple-git-hooks.cjs",
 ]);
 
+/**
+ * Globs of the CI and git-hook configuration a patch may not touch by default
+ * (`DEFAULT_FORBID`): the same directories and file names the oracle set
+ * classifies as CI config and hooks, so the two lists cannot drift apart.
+ */
+export const AUTOMATION_CONFIG_GLOBS: readonly string[] = [
+  ...[...CI_DIRS, ...HOOK_DIRS].map((d) => `${d}/**`),
+  ...[...CI_FILES, ...HOOK_FILES].map((f) => `**/${f}`),
+];
+
 /** Directory names whose whole content is test code or test data, at any depth. */
 const TEST_DIRS: Readonly<Record<string, string>> = {
   test: "under a test directory (test/)",

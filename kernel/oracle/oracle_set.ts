@@ -8,6 +8,7 @@
  */
 import { compileGlobs, type GlobSet } from "../glob/mod.ts";
 import { conventionFindings, type Finding } from "./_conventions.ts";
+export { AUTOMATION_CONFIG_GLOBS } from "./_conventions.ts";
 import { namedByConfigs } from "./_configs.ts";
 import type {
   OracleBaselineTest,
