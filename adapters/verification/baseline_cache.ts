@@ -29,6 +29,7 @@ import type { VerificationRun } from "./verifier.ts";
 /** Bump when what a baseline entry means changes (grading code, entry shape). */
 const CACHE_VERSION = "vouch-baseline-cache-v1";
 const DOMAIN = `${CACHE_VERSION}\n`;
+const HOST_ENV = ["LANG", "TERM", "HOME", "RUSTUP_HOME", "CARGO_HOME", "GOPATH", "GOROOT"];
 const TOOLS = ["sh", "bash", "node", "npm", "npx", "deno", "python3", "python", "pytest", "go"];
 
 /** Where the cache lives and what seals it. */
@@ -144,6 +145,8 @@ export async function baselineKey(
       sandboxReadOnly: readOnly,
       runtime: { ...process.versions },
       path: process.env.PATH ?? "",
+      // What else of the host's environment reaches a check or picks its toolchain.
+      hostEnv: HOST_ENV.map((n) => `${n}=${process.env[n] ?? ""}`),
       tools: await whichAll([...new Set([...TOOLS, ...firstWords])]),
       deps: manifest,
     };
