@@ -120,3 +120,39 @@ Deno.test("evidence binding: result events whose checks are not the kernel's sha
     assert.equal(report.issue?.code, "malformed_result", JSON.stringify(checks));
   }
 });
+
+Deno.test("evidence binding: a cached baseline binds to the receipts of the task it names in reusedFrom", async () => {
+  const r = await receipt("baseline:unit", 1, "fail", "t0");
+  const baseline = (reusedFrom?: string) => ({
+    v: 1,
+    kind: "baseline_result",
+    id: "e8",
+    seq: 8,
+    at: 0,
+    taskId: "t1",
+    effectId: "t1:contract:0",
+    ran: true,
+    unusable: [],
+    checks: [{ id: "unit", outcome: "fail", receipts: [receiptDigest(r)] }],
+    setupReceipts: [],
+    ...(reusedFrom !== undefined ? { reusedFrom } : {}),
+  });
+  // Without reusedFrom, another task's receipt is a mismatch (a cache hit must say whose).
+  assert.equal(checkEvidenceBinding(log([r], [baseline()])).issue?.code, "receipt_mismatch");
+  assert.equal(checkEvidenceBinding(log([r], [baseline("t0")])).issue, null);
+  // Naming a task whose receipt it is not is a mismatch too.
+  assert.equal(checkEvidenceBinding(log([r], [baseline("t2")])).issue?.code, "receipt_mismatch");
+  // The outcome must still be the one the receipt sealed.
+  const pass = {
+    ...baseline("t0"),
+    checks: [{ id: "unit", outcome: "pass", receipts: [receiptDigest(r)] }],
+  };
+  assert.equal(checkEvidenceBinding(log([r], [pass])).issue?.code, "outcome_mismatch");
+  // A verification result cannot borrow another task's receipts that way.
+  const rr = await receipt("round:unit", 1, "fail", "t0");
+  const round = {
+    ...result([{ id: "unit", outcome: "fail", receipts: [receiptDigest(rr)] }]),
+    reusedFrom: "t0",
+  };
+  assert.equal(checkEvidenceBinding(log([rr], [round])).issue?.code, "receipt_mismatch");
+});
