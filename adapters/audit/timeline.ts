@@ -6,28 +6,43 @@ import { redactSecrets } from "../redact/redact.ts";
 
 /** A status change of a task, from the kernel's own audit actions. */
 export interface PhaseChange {
+  /** Sequence number of the log record. */
   readonly seq: number;
+  /** Time of the kernel event that made the change (its `at`). */
   readonly at: number;
+  /** Status before the change (null for the first). */
   readonly from: string | null;
+  /** Status after the change. */
   readonly to: string;
+  /** Why the kernel moved the task. */
   readonly reason: string;
 }
 
 /** One check result, from the kernel's baseline/verification events. */
 export interface CheckLine {
+  /** Sequence number of the log record. */
   readonly seq: number;
+  /** Whether the check ran on the base or in a round. */
   readonly phase: "baseline" | "round";
+  /** The round, counted from 1 (null for the baseline). */
   readonly round: number | null;
+  /** The check's id. */
   readonly id: string;
+  /** The check's outcome as recorded. */
   readonly outcome: string;
 }
 
 /** One command receipt of a task. */
 export interface ReceiptLine {
+  /** Sequence number of the log record. */
   readonly seq: number;
+  /** The tool the receipt is of. */
   readonly tool: string;
+  /** The command's exit code. */
   readonly exit: number;
+  /** Whether the command hit its timeout. */
   readonly timedOut: boolean;
+  /** How long the command ran, milliseconds. */
   readonly durationMs: number;
   /** The sandbox the command ran in (`bwrap`, `bwrap+network`, `none`). */
   readonly sandbox: string;
@@ -35,15 +50,21 @@ export interface ReceiptLine {
 
 /** Everything `vouch inspect` shows for one task. */
 export interface TaskTimeline {
+  /** The task id. */
   readonly task: string;
+  /** Sequence number of the task's first log record. */
   readonly firstSeq: number;
+  /** Sequence number of the task's last log record. */
   readonly lastSeq: number;
   /** From the task's first to its last kernel event time (record timestamps when absent). */
   readonly durationMs: number;
+  /** The task's status changes, in log order. */
   readonly phases: readonly PhaseChange[];
   /** Backend rounds started (first attempt included). */
   readonly rounds: number;
+  /** Check results, in log order. */
   readonly checks: readonly CheckLine[];
+  /** Command receipts, in log order. */
   readonly receipts: readonly ReceiptLine[];
   /**
    * How the task ended, in the verdict table's terms (`verified`, `rejected`,

@@ -50,17 +50,25 @@ function touchesOracle(patch: Uint8Array, contract: OutcomeContract): boolean {
 
 /** Options of {@link verifyPatchInRepo}. */
 export interface VerifyPatchOptions {
+  /** A directory inside the repository. */
   readonly dir: string;
   /** The patch bytes (`git diff --binary` format). */
   readonly patch: Uint8Array;
+  /** The outcome contract the patch is verified against. */
   readonly contract: OutcomeContract;
+  /** The revision the patch applies to. @default "HEAD" */
   readonly base?: string;
+  /** Globs of paths the patch may touch. @default all */
   readonly allow?: readonly string[];
+  /** Globs of paths the patch may not touch (added to the defaults). */
   readonly forbid?: readonly string[];
+  /** Which sandbox the checks need. @default "auto" */
   readonly sandbox?: SandboxRequirement;
   /** Paths outside the tree the checks need, read-only in their sandbox (`--sandbox-ro`). */
   readonly sandboxReadOnly?: readonly string[];
+  /** Environment the MAC key is located from (`VOUCH_KEY_FILE`, `XDG_STATE_HOME`). */
   readonly keyEnv?: KeyEnv;
+  /** Directory the clean trees are created under. */
   readonly worktreeRoot?: string;
   /** Clean trees shared across verifications of the same base (`vouch batch`); see `CleanTreePool`. */
   readonly treePool?: CleanTreePool;
@@ -68,6 +76,7 @@ export interface VerifyPatchOptions {
   readonly sandboxProbe?: Promise<SandboxProbe>;
   /** Check slots shared across verifications (`vouch batch`); see `CleanVerifierOptions`. */
   readonly checkSlots?: CheckSlots;
+  /** Told each check as it runs, with its phase (`baseline` or `verify`). */
   readonly onCheck?: (phase: string, name: string) => void;
   /** Notes for the user (a dead writer's lock taken over). */
   readonly onNote?: (text: string) => void;
@@ -121,7 +130,9 @@ export interface VerifyPatchOptions {
  * `runs/<task>/verified_patch.json`, or `null`).
  */
 export interface VerifyPatchReport {
+  /** The verification task's id. */
   readonly task: string;
+  /** Whether the patch was verified. */
   readonly verdict: "verified" | "rejected";
   /**
    * The kernel's final state of the verification task (`verified`, `rejected`,
@@ -130,15 +141,23 @@ export interface VerifyPatchReport {
   readonly state: RunFinalState;
   /** The process exit code for this state (see `RUN_EXIT_CODES`). */
   readonly exitCode: number;
+  /** Why it did not verify, most specific first (empty when verified). */
   readonly reasons: readonly string[];
+  /** Digest of the patch bytes. */
   readonly patchDigest: string;
+  /** The resolved base commit. */
   readonly base: string;
+  /** Scope and protected-path violations of the patch. */
   readonly violations: readonly PatchViolation[];
+  /** Sensitive classes the patch touches. */
   readonly sensitive: readonly string[];
+  /** The checks' results on the untouched base. */
   readonly baseline: readonly CheckSummary[];
+  /** The checks' results with the patch applied. */
   readonly checks: readonly CheckSummary[];
   /** Path of the VerifiedPatch's JSON form (`runs/<task>/verified_patch.json`), when verified. */
   readonly verifiedPatch: string | null;
+  /** Path of the event log the verification was recorded in. */
   readonly logPath: string;
   /**
    * Why it was rejected, one sentence each, in order: scope violations (path and
