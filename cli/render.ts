@@ -135,6 +135,11 @@ export function renderSummary(outcome: RunOutcome): string {
     ]);
   }
   lines.push(table(rows));
+  // How the oracle rule graded the last judged round, in words (which test files the patch
+  // changed, whether the base's tests judged it too), as `vouch verify` prints it.
+  const graded = outcome.rounds.findLast((r) => r.oracle !== undefined)?.oracle;
+  const [first, ...rest] = graded?.sentences ?? [];
+  if (first !== undefined) lines.push(`tests: ${first}`, ...rest.map((s) => `  ${s}`));
   // The cause of a backend failure belongs on screen, not only in round-N/backend_result.json.
   for (const round of outcome.rounds) {
     if (round.backendFailure !== undefined) {
