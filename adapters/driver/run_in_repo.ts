@@ -41,10 +41,13 @@ export const DEFAULT_FORBID: readonly string[] = [
 export interface RunInRepoOptions {
   /** Any directory inside the repository. */
   readonly dir: string;
+  /** What the agent is asked to achieve. */
   readonly goal: string;
+  /** The agent backend that writes the patch. */
   readonly backend: AgentBackend;
   /** The contract (from `--contract` or built from `--verify`). */
   readonly contract: OutcomeContract;
+  /** Most backend rounds (first attempt included). */
   readonly maxRounds: number;
   /** Cost budget in the backend's units (tokens or cents). @default unlimited */
   readonly costUnits?: number;
@@ -62,12 +65,17 @@ export interface RunInRepoOptions {
    * `settleDeferredRemovals()` before it exits). @default "before_return"
    */
   readonly treeRemoval?: "before_return" | "after_return";
+  /** Time limit of each backend round, ms. */
   readonly backendTimeoutMs?: number;
+  /** Which sandbox the checks need. */
   readonly sandbox?: SandboxRequirement;
   /** Paths outside the tree the checks need, read-only in their sandbox (`--sandbox-ro`). */
   readonly sandboxReadOnly?: readonly string[];
+  /** Integrate a verified patch (e.g. onto a branch) when the run ends. */
   readonly integrate?: Omit<IntegrateRequest, "ops"> & { ops?: IntegrateRequest["ops"] };
+  /** Aborts the run. */
   readonly signal?: AbortSignal;
+  /** Told the run's progress as it goes. */
   readonly onProgress?: (progress: RunProgress) => void;
   /** Every event of the running backend, live. */
   readonly onBackendEvent?: (event: BackendEvent, round: number) => void;

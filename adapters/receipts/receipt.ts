@@ -69,21 +69,31 @@ export type ReceiptOutcome = "pass" | "fail" | "inconclusive";
 
 /** The MAC'd part of a receipt. */
 export interface ToolReceiptBody {
+  /** Format version. */
   readonly v: 1;
+  /** The task the command ran for. */
   readonly task: string;
+  /** What the command was for (e.g. `check:<name>`). */
   readonly tool: string;
   /** `sha256:` of the canonical JSON of the argv array. */
   readonly argvDigest: string;
+  /** Working directory of the command. */
   readonly cwd: string;
+  /** Sandbox profile the command ran in. */
   readonly sandboxProfile: string;
   /** Declared read-only sandbox paths, sorted; absent when none were declared. */
   readonly sandboxReadOnly?: readonly string[] | undefined;
   /** Sorted, de-duplicated. */
   readonly envNames: readonly string[];
+  /** When the command started, ms since epoch. */
   readonly startedAt: number;
+  /** When the command ended, ms since epoch. */
   readonly endedAt: number;
+  /** How the command exited. */
   readonly exit: ReceiptExit;
+  /** Digest of its standard output. */
   readonly stdout: StreamDigest;
+  /** Digest of its standard error. */
   readonly stderr: StreamDigest;
   /** The log head (seq, hash) when the receipt was minted. */
   readonly anchor: LogHead;

@@ -64,17 +64,29 @@ export interface MintInput {
 
 /** The JSON form of a verified patch (what the log and run directory store). */
 export interface VerifiedPatchJson {
+  /** Format version. */
   readonly v: 1;
+  /** The task that produced the patch. */
   readonly task: string;
+  /** The commit the patch applies to. */
   readonly baseRevision: string;
+  /** Digest of the patch's diff. */
   readonly patchDigest: string;
+  /** `sha256:` digest of the outcome contract that was run. */
   readonly contractDigest: string;
+  /** Every check of the contract run on the patch. */
   readonly checks: readonly PatchCheckEvidence[];
+  /** The receipts the checks cite (and any others of the run). */
   readonly receipts: readonly ToolReceipt[];
+  /** When verification passed, ms since epoch. */
   readonly passedAt: number;
+  /** Which backend produced the patch (provenance). */
   readonly backend: string;
+  /** Sandbox profile the checks ran in. */
   readonly sandboxProfile: string;
+  /** Log head when minted. */
   readonly logAnchor: LogHead;
+  /** Which MAC key sealed it. */
   readonly keyId: string;
   /** HMAC-SHA-256 (hex) over the canonical JSON of every other field. */
   readonly mac: string;
