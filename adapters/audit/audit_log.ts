@@ -109,8 +109,11 @@ export interface AuditOptions {
 
 /** Everything `vouch inspect` reports. */
 export interface AuditReport {
+  /** Path of the audited log. */
   readonly path: string;
+  /** The overall verdict. */
   readonly verdict: AuditVerdict;
+  /** The hash chain: status, record count, head and the first bad line. */
   readonly log: {
     readonly status: "ok" | "torn" | "tampered";
     readonly records: number;
@@ -119,6 +122,7 @@ export interface AuditReport {
     /** Bytes after the last newline (a crash's torn write, recovered on next open). */
     readonly tornBytes: number;
   };
+  /** Tool receipts: how many the log holds and how many verified. */
   readonly receipts: {
     readonly present: number;
     readonly verified: number;
@@ -126,6 +130,7 @@ export interface AuditReport {
     readonly checked: boolean;
     readonly issue: ReceiptIssue | null;
   };
+  /** VerifiedPatch records: how many the log holds and how many verified. */
   readonly patches: {
     readonly present: number;
     readonly verified: number;
@@ -133,7 +138,9 @@ export interface AuditReport {
   };
   /** Each result event's check outcomes re-derived from the receipts it names. */
   readonly evidence: EvidenceReport;
+  /** The kernel's replay of the log's events. */
   readonly replay: ReplayResult;
+  /** Each task's timeline. */
   readonly tasks: readonly TaskTimeline[];
 }
 

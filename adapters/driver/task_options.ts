@@ -26,11 +26,17 @@ export interface IntegrateRequest {
 
 /** What the human is asked before integration. */
 export interface ApprovalQuestion {
+  /** The task id. */
   readonly task: string;
+  /** The branch the patch would be integrated onto. */
   readonly branch: string;
+  /** Digest of the exact patch to approve. */
   readonly patchDigest: string;
+  /** The files the round's patch changes. */
   readonly files: readonly string[];
+  /** Sensitive classes the patch touches. */
   readonly sensitive: readonly string[];
+  /** Why approval is needed. */
   readonly reasons: readonly string[];
 }
 
