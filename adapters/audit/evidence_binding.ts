@@ -41,11 +41,13 @@ type AssertTrue<T extends true> = T;
 
 /** The first result event its receipts do not support. */
 export interface EvidenceIssue {
+  /** What is wrong, as a stable code. */
   readonly code: EvidenceIssueCode;
   /** Seq of the `kernel.event` record. */
   readonly seq: number;
   /** 1-based line of that record in the log file. */
   readonly line: number;
+  /** What is wrong, for humans. */
   readonly detail: string;
 }
 

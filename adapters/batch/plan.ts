@@ -25,7 +25,9 @@ export interface PlannedCandidate {
 
 /** A slice of a batch: the `index`-th (1-based) of `count`. */
 export interface Shard {
+  /** Which slice, from 1. */
   readonly index: number;
+  /** How many slices. */
   readonly count: number;
 }
 

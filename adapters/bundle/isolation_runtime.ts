@@ -20,8 +20,11 @@ import { VouchError } from "../../kernel/errors/mod.ts";
 
 /** How to start the child: the program, its arguments, its whole environment. */
 export interface ChildCommand {
+  /** The program to start. */
   readonly program: string;
+  /** Its arguments. */
   readonly args: string[];
+  /** Its whole environment. */
   readonly env: Record<string, string>;
 }
 

@@ -11,6 +11,7 @@ export type ContractErrorCode = "contract_unreadable" | "contract_not_json" | "c
 export class ContractError extends VouchError<ContractErrorCode> {
   /** One line per problem. */
   readonly issues: readonly string[];
+  /** An error with its stable code, message and problem lines. */
   constructor(code: ContractErrorCode, message: string, issues: readonly string[] = []) {
     super(code, message);
     this.issues = issues;

@@ -37,9 +37,11 @@ export interface CheckSummary {
 
 /** One oracle path a patch changed, and why it is the oracle. */
 export interface OracleTouch {
+  /** The changed path. */
   readonly path: string;
   /** `file`: the whole file is the oracle; `test-keys`: its test keys; `tests-inside`: doctests. */
   readonly scope: "file" | "test-keys" | "tests-inside";
+  /** Why the path is the oracle. */
   readonly reasons: readonly string[];
 }
 

@@ -26,6 +26,7 @@ export type VerifiedPatchErrorCode =
  * ```
  */
 export class VerifiedPatchError extends VouchError<VerifiedPatchErrorCode> {
+  /** An error with its stable code and message. */
   constructor(code: VerifiedPatchErrorCode, message: string, options?: ErrorOptions) {
     super(code, message, options);
   }

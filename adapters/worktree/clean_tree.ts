@@ -54,6 +54,7 @@ export interface CleanTreeOptions {
 
 /** A clean tree ready for verification. Remove it with `removeWorktree(tree.worktree)`. */
 export interface CleanTree {
+  /** The worktree holding the clean tree. */
   readonly worktree: Worktree;
   /** Paths the patch changed (after protected paths were restored, still listed). */
   readonly changed: readonly string[];

@@ -34,8 +34,11 @@ export interface WorktreeOwner {
   readonly schema: typeof OWNER_SCHEMA;
   /** Absolute top level of the repository the worktree belongs to. */
   readonly repo: string;
+  /** The task the worktree is for. */
   readonly taskId: string;
+  /** The attempt the worktree is for. */
   readonly attempt: number;
+  /** What the worktree is for: the agent's work or a clean verification. */
   readonly purpose: WorktreePurpose;
   readonly base: string;
   /** Process id of the vouch process that created it. */
