@@ -36,6 +36,7 @@ export class BackendError extends VouchError<BackendErrorCode> {
   /** Whether retrying the same task may succeed. */
   readonly retryable: boolean;
 
+  /** An error with its stable code, message and cause. */
   constructor(code: BackendErrorCode, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
     this.retryable = RETRYABLE_BACKEND_CODES.has(code);

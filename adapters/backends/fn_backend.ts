@@ -27,8 +27,11 @@ export interface FnWorkerOutput {
   readonly done?: boolean;
   /** A patch as text, when the function did not edit the worktree itself. */
   readonly patchText?: string | Uint8Array;
+  /** Commands it says it ran (a claim, never evidence). */
   readonly commandsRun?: readonly string[];
+  /** Risks it names. */
   readonly risks?: readonly string[];
+  /** Token usage and cost, if known. */
   readonly usage?: BackendUsage;
 }
 

@@ -36,6 +36,7 @@ export class LineSplitter {
   #number = 0;
   readonly #decoder = new TextDecoder("utf-8", { fatal: false });
 
+  /** A splitter keeping at most `maxLineBytes` bytes of each line. */
   constructor(maxLineBytes: number) {
     this.#max = maxLineBytes;
   }

@@ -34,3 +34,4 @@ export type { ProcessResult, SpawnError } from "../process/types.ts";
 export type { BwrapSandbox, NoSandbox, RootMount, SandboxKind } from "../sandbox/profile.ts";
 export type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
 export type { BoundarySchema, SchemaIssue, SchemaParseResult } from "../schema/mod.ts";
+export type { VouchError } from "../../kernel/errors/mod.ts";

@@ -13,6 +13,7 @@ export interface AgentCliProbe {
   readonly name: string;
   /** The executable probed. */
   readonly executable: string;
+  /** Whether its `--version` ran and exited 0. */
   readonly available: boolean;
   /** First line of `--version` output when available. */
   readonly version: string | null;

@@ -50,11 +50,13 @@ export interface AgentProcessHooks {
 
 /** What {@linkcode runAgentProcess} returns. */
 export interface AgentProcessRun {
+  /** How the process ran and ended. */
   readonly process: ProcessResult;
   /** Stdout split into bounded lines (head, then tail when truncated). */
   readonly lines: readonly StreamLine[];
   /** Stdout exceeded the capture or `max_output_mb`: lines in the middle are missing. */
   readonly outputOverflow: boolean;
+  /** The run's transcript (path, digest, size). */
   readonly transcript: TranscriptRef;
 }
 

@@ -49,14 +49,17 @@ export interface AgentTask {
 
 /** Token usage and cost, where the backend reports them. */
 export interface BackendUsage {
+  /** Input tokens. */
   readonly inputTokens?: number;
   /** Input tokens read from the provider's prompt cache. */
   readonly cachedInputTokens?: number;
   /** Input tokens written to the provider's prompt cache (Codex `cache_write_input_tokens`, Claude `cache_creation_input_tokens`). */
   readonly cacheWriteInputTokens?: number;
+  /** Output tokens. */
   readonly outputTokens?: number;
   /** Output tokens spent on reasoning (Codex `reasoning_output_tokens`). */
   readonly reasoningOutputTokens?: number;
+  /** Cost in US dollars. */
   readonly costUsd?: number;
 }
 
@@ -125,8 +128,11 @@ export interface TranscriptRef {
 
 /** The error part of a {@linkcode BackendResult} that did not end `ok`. */
 export interface BackendFailure {
+  /** What went wrong, as a stable code. */
   readonly code: BackendErrorCode;
+  /** What went wrong, for humans. */
   readonly message: string;
+  /** Whether retrying the same task may succeed. */
   readonly retryable: boolean;
 }
 
@@ -138,6 +144,7 @@ export interface AgentDecision {
   readonly kind: string;
   /** Worktree-relative paths the request names. */
   readonly paths: readonly string[];
+  /** What vouch answered. */
   readonly answer: "allow" | "deny";
   /** Stable reason (`allowed`, a refusal code, `needs_approval`, …). */
   readonly reason: string;
