@@ -162,10 +162,15 @@ export interface ContractSandbox {
 
 /** Resource limits a contract sets (MiB or counts); absent fields keep their defaults. */
 export interface ContractLimits {
+  /** Resident memory of the process tree, MiB. */
   readonly memoryMb?: number;
+  /** Processes alive at once. */
   readonly processes?: number;
+  /** Largest file it may write, MiB. */
   readonly fileSizeMb?: number;
+  /** Size of its private /tmp and /dev/shm, MiB. */
   readonly tmpMb?: number;
+  /** How much it may grow its tree, MiB. */
   readonly diskMb?: number;
 }
 

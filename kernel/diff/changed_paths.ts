@@ -12,7 +12,9 @@ import type { GitDiff } from "./types.ts";
 
 /** One changed path, as `--name-status` names it. */
 export interface ChangedPathEntry {
+  /** Added, deleted, modified or type-changed. */
   readonly status: "A" | "D" | "M" | "T";
+  /** The path. */
   readonly path: string;
 }
 

@@ -82,7 +82,9 @@ export const FINAL_STATE_OF: { readonly [R in StopReason]: FinalState } = {
 
 /** A task's final state and the stop reason behind it. */
 export interface TaskOutcome {
+  /** The final state. */
   readonly state: FinalState;
+  /** The stop reason behind it. */
   readonly reason: StopReason;
 }
 

@@ -23,9 +23,14 @@ import type {
  * - `approvalTtlMs`: how long a requested approval stays valid.
  */
 export interface PolicySnapshot {
+  /** Format version. */
   readonly v: 1;
+  /** The risk profile the policy was built from. */
   readonly profile: RiskProfile;
+  /** How reversible each gated effect is. */
   readonly reversibility: Readonly<Record<GatedEffect, Reversibility>>;
+  /** Decision per sensitive-path class of the changed files. */
   readonly sensitive: Readonly<Record<SensitiveClass, PolicyDecision>>;
+  /** How long a requested approval stays valid, ms. */
   readonly approvalTtlMs: number;
 }

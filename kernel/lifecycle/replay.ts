@@ -21,13 +21,17 @@ export interface ReplayOptions {
 
 /** One replayed step: the event and the actions it produced. */
 export interface ReplayStep {
+  /** The event replayed. */
   readonly event: KernelEvent;
+  /** The actions it produced. */
   readonly actions: KernelAction[];
 }
 
 /** The result of a replay. */
 export interface KernelReplayResult {
+  /** The state after the last event. */
   readonly state: KernelState;
+  /** Every step, in order. */
   readonly steps: ReplayStep[];
 }
 

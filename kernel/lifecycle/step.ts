@@ -44,7 +44,9 @@ import { deriveTrigger, exhaustedBudget, spentBudget } from "./_derive.ts";
 
 /** What one step returns: the (same, updated) state and the actions to perform. */
 export interface StepResult {
+  /** The state after the step. */
   readonly state: KernelState;
+  /** The actions the adapters must perform, in order. */
   readonly actions: KernelAction[];
 }
 

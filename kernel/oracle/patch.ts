@@ -33,7 +33,9 @@ export interface PatchOracle {
 
 /** The before and after text of a partly-oracle file (`null`: absent on that side). */
 export interface KeyTexts {
+  /** The text before the patch. */
   readonly before: string | null;
+  /** The text after the patch. */
   readonly after: string | null;
 }
 

@@ -97,8 +97,11 @@ export interface JudgePatchOptions extends CompileGlobsOptions {
 
 /** Why the parser refused the bytes. */
 export interface PatchParseFailure {
+  /** Why, as a stable code. */
   readonly code: string;
+  /** The patch line where parsing failed (0 for an internal failure). */
   readonly line: number;
+  /** Why, for humans. */
   readonly message: string;
 }
 
