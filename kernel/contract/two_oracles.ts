@@ -32,6 +32,7 @@ export interface BaseOracleInput {
 
 /** A baseline-passing test that fails against the base's version, excused. */
 export interface ExcusedTest {
+  /** The test's id. */
   readonly id: string;
   /** One sentence for the screen. */
   readonly message: string;

@@ -45,6 +45,7 @@ export type GlobErrorCode = typeof GLOB_ERROR_CODES[number];
 export class GlobError extends VouchError<GlobErrorCode> {
   /** The offending pattern as given. */
   readonly pattern: string;
+  /** An error naming the pattern and why it cannot compile. */
   constructor(code: GlobErrorCode, pattern: string, detail: string) {
     super(code, `Cannot compile glob ${JSON.stringify(pattern)}: ${detail}`);
     this.pattern = pattern;

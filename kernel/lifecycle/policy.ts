@@ -41,6 +41,7 @@ export function defaultPolicy(): PolicySnapshot {
 
 /** A policy decision with the reasons behind it. */
 export interface PolicyVerdict {
+  /** The decision. */
   readonly decision: PolicyDecision;
   /** Stable reason strings, e.g. `irreversible`, `sensitive:lockfile`. */
   readonly reasons: string[];

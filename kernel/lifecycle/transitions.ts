@@ -72,6 +72,7 @@ export type TransitionTrigger = typeof TRIGGERS[number];
 
 /** One row: where a (status, trigger) pair leads. */
 export interface Transition {
+  /** The status the task moves to. */
   readonly to: TaskStatus;
   /** Reason recorded (a budget pause records the specific budget instead). */
   readonly reason: LifecycleReason;
@@ -288,7 +289,9 @@ export const ENTRY: { readonly [S in TaskStatus]: Entry } = {
 
 /** One row of the table as a flat record (for docs and tests). */
 export interface TransitionRow extends Transition {
+  /** The status the row starts from (or a new task). */
   readonly from: TaskStatus | typeof NEW_TASK;
+  /** The trigger. */
   readonly on: TransitionTrigger;
 }
 

@@ -33,6 +33,7 @@ const SYMLINK = "120000";
 export interface AppliedJudgement {
   /** `accept` only when `reasons` is empty. */
   readonly verdict: "accept" | "reject";
+  /** What git's result violates. */
   readonly violations: readonly PatchViolation[];
   /** The sensitive classes of git's result (symlinks and executables as git made them). */
   readonly sensitive: readonly SensitiveClass[];

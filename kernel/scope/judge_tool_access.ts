@@ -47,9 +47,13 @@ export interface ToolAccessRules {
 
 /** {@linkcode ToolAccessRules} compiled once per task. */
 export interface CompiledToolAccessRules {
+  /** The allowed globs, compiled (null: none given). */
   readonly allow: GlobSet | null;
+  /** The forbidden globs, compiled (null: none given). */
   readonly forbid: GlobSet | null;
+  /** The protected globs, compiled (null: none given). */
   readonly protect: GlobSet | null;
+  /** The task's policy. */
   readonly policy: PolicySnapshot;
 }
 
@@ -161,6 +165,7 @@ export interface PermissionVerdict {
     | "needs_approval"
     | "network_tool"
     | "unknown_kind";
+  /** The decision, for humans. */
   readonly detail: string;
 }
 
