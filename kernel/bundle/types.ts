@@ -283,54 +283,83 @@ export interface CheckDiagnostic {
 
 /** One check of a VerificationResult; its id is a WorkUnit-required validator id. */
 export interface VerificationCheck {
+  /** The validator id. */
   id: string;
+  /** The validator's type. */
   type: string;
+  /** Whether the WorkUnit requires this validator. */
   required: boolean;
+  /** How the check ended. */
   status: VerificationCheckStatus;
+  /** One line for humans. */
   summary: string;
+  /** Ids of the evidence the check rests on. */
   evidence_ids: string[];
+  /** Why, code by code. */
   diagnostics: CheckDiagnostic[];
 }
 
 /** A piece of evidence the verifier observed itself (with its recomputed digest). */
 export interface VerificationEvidence {
+  /** Evidence id. */
   id: string;
+  /** Evidence type. */
   type: string;
+  /** Bundle-relative POSIX path of the file. */
   locator: string;
+  /** The digest the verifier recomputed. */
   digest: Sha256Digest;
 }
 
 /** A finding: why the recommendation is what it is. */
 export interface VerificationFinding {
+  /** How serious the finding is. */
   severity: "info" | "low" | "medium" | "high" | "critical";
+  /** What the finding is about. */
   category: "correctness" | "scope" | "provenance" | "integrity" | "policy" | "schema";
+  /** Stable reason code. */
   code: string;
+  /** One line for humans. */
   summary: string;
+  /** Path concerned, when there is one. */
   path?: string | undefined;
 }
 
 /** What the evaluator concluded. Deterministic: no clocks, no random ids. */
 export interface VerificationResult {
+  /** Protocol version of this document. */
   schema_version: "0.1";
+  /** The ResultManifest's id (null when unavailable). */
   result_manifest_id: string | null;
+  /** The WorkUnit's id (null when unavailable). */
   work_unit_id: string | null;
+  /** The WorkUnit's version (null when unavailable). */
   work_unit_version: string | null;
+  /** The attempt the manifest claims (null when unavailable). */
   attempt: number | null;
+  /** Who verified. */
   verifier: { id: string; type: "system"; adapter: string; version: string };
+  /** Whether the verifier is independent of the worker. */
   independence: {
     independent_from_worker: boolean;
     worker_id_observed: string | null;
   };
+  /** The overall status. */
   status: "passed" | "failed" | "inconclusive";
+  /** One check per WorkUnit-required validator. */
   checks: VerificationCheck[];
+  /** The evidence the verifier observed itself. */
   evidence: VerificationEvidence[];
+  /** Why the recommendation is what it is. */
   findings: VerificationFinding[];
+  /** Digests of the inputs the result rests on. */
   provenance: {
     result_manifest_digest: Sha256Digest | null;
     work_unit_digest: Sha256Digest | null;
     source_revision: string | null;
     verifier_config_digest: Sha256Digest | null;
   };
+  /** The recommendation, with its confidence and reasons. */
   decision_support: {
     recommendation: Recommendation;
     confidence: "high" | "medium" | "low";
