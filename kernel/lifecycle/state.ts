@@ -39,34 +39,47 @@ export type PendingKind = typeof PENDING_KINDS[number];
 
 /** The one effect a task is waiting for. */
 export interface PendingEffect {
+  /** The effect's id. */
   readonly effectId: string;
+  /** What the effect is. */
   readonly kind: PendingKind;
 }
 
 /** A requested, not yet used, human approval. */
 export interface PendingApproval {
+  /** The approval's id. */
   readonly approvalId: string;
+  /** The gated effect to approve. */
   readonly action: GatedEffect;
+  /** Digest of the exact patch to approve. */
   readonly patchDigest: string;
+  /** Event time after which the approval is no longer accepted. */
   readonly expiresAt: number;
 }
 
 /** The human grant an `integrate` rests on (`null` on the record when policy allowed it outright). */
 export interface ApprovalGrant {
+  /** The approval's id. */
   readonly approvalId: string;
+  /** Who granted it. */
   readonly by: string;
+  /** Event time after which the grant is no longer accepted. */
   readonly expiresAt: number;
 }
 
 /** Budget consumed so far. */
 export interface BudgetUsed {
+  /** Backend output bytes. */
   outputBytes: number;
+  /** Cost units. */
   costUnits: number;
 }
 
 /** Everything the kernel knows about one task. Mutated in place by `step`. */
 export interface TaskRecord {
+  /** The task's status. */
   status: TaskStatus;
+  /** The task's id. */
   readonly id: string;
   /**
    * `<id>#<seq of its task_submitted>`: the prefix of its effect and approval
@@ -89,8 +102,11 @@ export interface TaskRecord {
   nextEffect: number;
   /** Reason of the last transition (pause reason, terminal reason, ...). */
   reason: LifecycleReason | null;
+  /** Path of the task's worktree, once prepared. */
   worktree: string | null;
+  /** Digest of the current round's extracted patch. */
   patchDigest: string | null;
+  /** The requested approval, or `null`. */
   approval: PendingApproval | null;
   /** The grant the next `integrate` rests on. */
   grant: ApprovalGrant | null;
@@ -98,14 +114,21 @@ export interface TaskRecord {
   resumeTo: TaskStatus | null;
   /** The budget that paused the task, kept if it is killed while paused (its final state). */
   budgetStop: LifecycleReason | null;
+  /** What the task is to achieve. */
   readonly goal: string;
+  /** The base revision. */
   readonly baseRev: string;
+  /** Digest of the outcome contract. */
   readonly contractDigest: string;
+  /** Digest of the task's policy. */
   readonly policyDigest: string;
   /** Task policy, or `null` for the kernel state's default. */
   readonly policy: PolicySnapshot | null;
+  /** The task's budget. */
   budget: TaskBudget;
+  /** Budget consumed so far. */
   used: BudgetUsed;
+  /** Event time the task was submitted. */
   readonly submittedAt: number;
   /** Whether the contract runs on the base before the first round (`task_submitted.baseline`). */
   readonly baselineWanted: boolean;
@@ -125,16 +148,21 @@ export interface TaskRecord {
   backendFaults: number;
   /** Why the next backend round runs (`null` for the first). */
   roundReason: LifecycleReason | null;
+  /** Sensitive classes of the current patch (from the scope check). */
   sensitive: SensitiveClass[];
+  /** Violations of the current patch (from the scope check). */
   violations: string[];
   /** Approval ids already consumed (single use). */
   usedApprovals: string[];
+  /** The commit the patch was integrated as, once integrated. */
   commit: string | null;
+  /** Whether the task's cleanup is done. */
   cleanedUp: boolean;
 }
 
 /** The whole kernel state. */
 export interface KernelState {
+  /** Format version. */
   readonly v: 1;
   /** Highest event `seq` applied; events at or below it are redeliveries. */
   lastSeq: number;
