@@ -357,7 +357,9 @@ function commandNames(
       if (i === 0 && !w.startsWith("-") && (w.includes("/") || /\.(?:sh|py|[cm]?js|ts)$/.test(w))) {
         c.module(base, w, `run by ${where}`);
       }
-      const definer = i === 0 ? TASK_FILES[w.slice(w.lastIndexOf("/") + 1)] : undefined;
+      const task = w.slice(w.lastIndexOf("/") + 1);
+      // Own entries only: a word `valueOf` or `constructor` is no task runner.
+      const definer = i === 0 && Object.hasOwn(TASK_FILES, task) ? TASK_FILES[task] : undefined;
       if (definer !== undefined) {
         for (const f of definer) c.spec(base, f, `defines the check (${w}, in ${where})`);
       }

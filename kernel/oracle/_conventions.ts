@@ -206,7 +206,7 @@ export function conventionFindings(path: string, runners: readonly OracleRunner[
     file("mocha spec file by default (./test/*.js)");
   }
   for (const d of dirs) {
-    const reason = TEST_DIRS[d];
+    const reason = Object.hasOwn(TEST_DIRS, d) ? TEST_DIRS[d] : undefined;
     if (reason !== undefined) {
       file(reason);
       break;

@@ -200,7 +200,7 @@ export function testKeysChange(
     );
     return keys === null ? result([], "not readable as JSON on one side") : result(keys);
   }
-  const rule = SECTION_RULES[name];
+  const rule = Object.hasOwn(SECTION_RULES, name) ? SECTION_RULES[name] : undefined;
   if (rule !== undefined) return result(sectionsChanged(before, after, rule));
   return result([], "changed");
 }

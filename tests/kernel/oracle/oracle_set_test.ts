@@ -306,7 +306,59 @@ Deno.test("a check run through a task runner: its file defines the check", () =>
   );
 });
 
+/** Names an object's prototype answers to: a lookup table indexed by them must not. */
+const PROTO_NAMES = ["valueOf", "constructor", "__proto__", "toString", "hasOwnProperty"];
+
+Deno.test("words and directories named like Object.prototype members are nothing special", () => {
+  // `TASK_FILES["valueOf"]` was Object.prototype.valueOf: "definer is not iterable" (seed 7).
+  for (const name of PROTO_NAMES) {
+    const set = oracleSet({
+      paths: [`${name}/a.js`, `src/${name}.js`, name],
+      runners: ["mocha", "pytest"],
+      configs: { [name]: "[x]\n", "pytest.ini": `[pytest]\n${name} = 1\n` },
+      command: `${name} ${name} && mocha -r ${name}`,
+    });
+    for (const e of set.entries) {
+      for (const r of e.reasons) assert.equal(typeof r, "string", `${e.path}: ${String(r)}`);
+    }
+    assert.equal(set.classify(`${name}/a.js`), null);
+    assert.equal(testKeysChange(name, "a", "b").changed, true);
+  }
+});
+
+Deno.test("an unbalanced quote glues words into one path, resolved lexically inside the repository", () => {
+  // The shell refuses this command; read as words, `" -r ../../etc/passwd` is the one
+  // relative path `-r ../../etc/passwd`: the directory `-r ..`, up once, then `etc/passwd`,
+  // which is inside the repository. Naming it is fail-closed (one more protected file).
+  const set = oracleSet({
+    paths: ["etc/passwd"],
+    runners: ["mocha"],
+    configs: {
+      "package.json": JSON.stringify({
+        scripts: { test: 'mocha --require " -r ../../etc/passwd' },
+      }),
+    },
+  });
+  assert.deepEqual(set.classify("etc/passwd")?.reasons, [
+    "--require support file (package.json scripts.test)",
+  ]);
+  // Balanced, the same words name nothing inside: `../../etc/passwd` leaves the repository.
+  const balanced = oracleSet({
+    paths: ["etc/passwd"],
+    runners: ["mocha"],
+    configs: {
+      "package.json": JSON.stringify({
+        scripts: { test: "mocha --require x -r ../../etc/passwd" },
+      }),
+    },
+  });
+  assert.equal(balanced.classify("etc/passwd"), null);
+});
+
 Deno.test("property: hostile configs never throw and never name a path outside the repository", () => {
+  // Quotes are left out of the random words: an unbalanced one glues the next words into one
+  // path that may lexically land inside (the test above); this property is about `..`, `/`,
+  // `<rootDir>/..` and prototype names, never reaching outside.
   const value = fc.oneof(
     fc.constantFrom(
       "../../etc/passwd",
@@ -316,8 +368,9 @@ Deno.test("property: hostile configs never throw and never name a path outside t
       "a/../../b",
       "{a,b}/**",
       "**",
+      ...PROTO_NAMES,
     ),
-    fc.string({ maxLength: 30 }).filter((s) => !s.includes("etc")),
+    fc.string({ maxLength: 30 }).filter((s) => !s.includes("etc") && !/["']/.test(s)),
   );
   const pkg = fc.record({
     scripts: fc.record({
@@ -326,6 +379,9 @@ Deno.test("property: hostile configs never throw and never name a path outside t
     mocha: fc.record({ require: fc.array(value, { maxLength: 3 }), spec: value }),
     jest: fc.record({ setupFiles: fc.array(value, { maxLength: 3 }) }),
   }).map((o) => JSON.stringify(o));
+  const inside = (p: string) =>
+    p !== "" && !p.startsWith("/") &&
+    !p.split("/").some((s) => s === ".." || s === "." || s === "");
   fc.assert(
     fc.property(pkg, fc.array(value, { maxLength: 4 }), anyPath, (pkgText, extra, probe) => {
       const set = oracleSet({
@@ -340,6 +396,10 @@ Deno.test("property: hostile configs never throw and never name a path outside t
         },
         command: `mocha ${extra.join(" ")}`,
       });
+      for (const e of set.entries) {
+        assert.ok(inside(e.path), e.path);
+        for (const r of e.reasons) assert.equal(typeof r, "string");
+      }
       // `../../etc/passwd`, `/etc/passwd`, `<rootDir>/../x` name nothing inside the repository.
       const loaded = set.classify("etc/passwd")?.reasons.filter((r) =>
         /support file|setupFiles|plugin/.test(r)
