@@ -36,17 +36,25 @@ import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
 
 /** The normalized outcome both stream parsers produce. */
 export interface StreamOutcome {
+  /** Whether the stream shows a finished, successful run. */
   readonly success: boolean;
+  /** Why `success` is false (empty when it is true). */
   readonly failureReason: string;
+  /** The agent's final message (bounded). */
   readonly finalMessage: string;
+  /** Commands the agent ran (bounded). */
   readonly commands: readonly string[];
+  /** Token and cost accounting the stream reported. */
   readonly usage: BackendUsage;
+  /** Lines rejected as protocol issues. */
   readonly issues: number;
 }
 
 /** A stream parser as the CLI runner needs it. */
 export interface StreamParser {
+  /** Feeds one stream line; returns the backend events it yields. */
   accept(line: StreamLine): BackendEvent[];
+  /** The outcome so far (final once the stream has ended). */
   outcome(): StreamOutcome;
   /** A reason to stop the CLI now (checked after every line), or null. */
   stopRequest?(): { readonly code: "config" | "execution"; readonly message: string } | null;

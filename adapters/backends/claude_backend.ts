@@ -19,11 +19,13 @@ export { DEFAULT_CLAUDE_ALLOWED_TOOLS, DEFAULT_CLAUDE_DISALLOWED_TOOLS } from ".
 export interface ClaudeBackendConfig extends SubprocessConfig {
   /** The executable (default `claude` on PATH). */
   readonly executable?: string;
+  /** Model name passed as `--model` (default: the CLI's own). */
   readonly model?: string;
   /** The only tools that exist for the agent (default {@linkcode DEFAULT_CLAUDE_ALLOWED_TOOLS}). */
   readonly allowedTools?: readonly string[];
   /** Tools the agent may never use (default {@linkcode DEFAULT_CLAUDE_DISALLOWED_TOOLS}). */
   readonly disallowedTools?: readonly string[];
+  /** Passed as `--max-turns` (default: no limit beyond vouch's budgets). */
   readonly maxTurns?: number;
   /** Extra arguments appended to the argv (from the config file). */
   readonly extraArgs?: readonly string[];

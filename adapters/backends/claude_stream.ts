@@ -87,11 +87,15 @@ export interface ClaudeOutcome {
   readonly success: boolean;
   /** Why `success` is false (empty when true). */
   readonly failureReason: string;
+  /** The session id from `system/init`, or null before init. */
   readonly sessionId: string | null;
+  /** The model `system/init` names, or null. */
   readonly model: string | null;
+  /** The permission mode `system/init` names, or null. */
   readonly permissionMode: string | null;
   /** The `result` subtype, or null when no result message arrived. */
   readonly resultSubtype: string | null;
+  /** The result's `num_turns`, or null when no result arrived. */
   readonly numTurns: number | null;
   /** The final text (result, or the last assistant text), bounded. */
   readonly finalMessage: string;
@@ -99,8 +103,11 @@ export interface ClaudeOutcome {
   readonly commands: readonly string[];
   /** Files the agent says it edited or wrote (bounded; hints only). */
   readonly filesChanged: readonly string[];
+  /** Error messages from the stream (bounded). */
   readonly errors: readonly string[];
+  /** Token and cost accounting the result reported. */
   readonly usage: BackendUsage;
+  /** Lines rejected as protocol issues. */
   readonly issues: number;
   /** The tools `system/init` says the CLI offers (null before init). */
   readonly tools: readonly string[] | null;
@@ -112,7 +119,9 @@ export interface ClaudeOutcome {
 
 /** Why the runner should stop the CLI now, with a failure code for the result. */
 export interface StopRequest {
+  /** `config`: vouch or the CLI is set up wrong; `execution`: the run itself failed. */
   readonly code: "config" | "execution";
+  /** What happened, for the failure report. */
   readonly message: string;
 }
 
@@ -155,7 +164,11 @@ export class ClaudeStreamParser {
   #usage: { -readonly [K in keyof BackendUsage]: BackendUsage[K] } = {};
   #issues = 0;
 
-  /** @param allowList the tools vouch allowed (checked against `system/init`). */
+  /**
+   * A parser for one run.
+   *
+   * @param allowList the tools vouch allowed (checked against `system/init`).
+   */
   constructor(allowList: readonly string[] = DEFAULT_CLAUDE_ALLOWED_TOOLS) {
     this.#allowList = allowList;
   }

@@ -109,8 +109,11 @@ export interface CodexOutcome {
   readonly success: boolean;
   /** Why `success` is false (empty when it is true). */
   readonly failureReason: string;
+  /** The thread id from `thread.started`, or null. */
   readonly threadId: string | null;
+  /** Number of `turn.completed` events. */
   readonly turnsCompleted: number;
+  /** Number of `turn.failed` events. */
   readonly turnsFailed: number;
   /** Fatal stream errors and turn failure messages (bounded). */
   readonly errors: readonly string[];
@@ -124,6 +127,7 @@ export interface CodexOutcome {
   readonly failedFileChanges: readonly string[];
   /** Transient reconnects the CLI reported (top-level "Reconnecting..." errors). */
   readonly reconnects: number;
+  /** Token accounting the turns reported. */
   readonly usage: BackendUsage;
   /** Lines rejected as protocol issues. */
   readonly issues: number;

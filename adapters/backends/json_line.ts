@@ -78,6 +78,7 @@ export function decodeJsonLine(line: StreamLine): DecodedLine {
 
 /** The part of a zod schema {@linkcode parseJsonLine} uses. */
 export interface LineSchema<T> {
+  /** Validates a value: `data` on success, the issues otherwise. */
   safeParse(
     value: unknown,
   ):

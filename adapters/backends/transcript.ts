@@ -34,10 +34,15 @@ export const maskSecrets: SecretMasker = (text: string): { text: string; masked:
 
 /** Options of {@linkcode captureTranscript}. */
 export interface TranscriptOptions {
+  /** Backend name (part of the file name). */
   readonly backend: string;
+  /** Task id (part of the file name). */
   readonly taskId: string;
+  /** Attempt number (part of the file name). */
   readonly attempt: number;
+  /** The captured standard output. */
   readonly stdout: CapturedStream;
+  /** The captured standard error. */
   readonly stderr: CapturedStream;
   /** Directory to write into; omitted = keep the transcript only as a digest. */
   readonly dir?: string;
@@ -77,15 +82,21 @@ export function captureTranscript(opts: TranscriptOptions): Promise<TranscriptRe
 
 /** Options of {@linkcode captureTextTranscript}. */
 export interface TextTranscriptOptions {
+  /** Backend name (part of the file name). */
   readonly backend: string;
+  /** Task id (part of the file name). */
   readonly taskId: string;
+  /** Attempt number (part of the file name). */
   readonly attempt: number;
   /** The raw transcript text (masked here before anything is stored). */
   readonly text: string;
   /** Whether the text is already known to be incomplete. */
   readonly truncated?: boolean;
+  /** Directory to write into; omitted = keep the transcript only as a digest. */
   readonly dir?: string;
+  /** Maximum stored bytes (default 2 MiB); head and tail are kept. */
   readonly maxBytes?: number;
+  /** Masking function (default {@linkcode maskSecrets}). */
   readonly mask?: SecretMasker;
 }
 

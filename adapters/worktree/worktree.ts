@@ -64,8 +64,11 @@ export interface Worktree {
   readonly gitDir: string;
   /** Full commit id of the base. */
   readonly base: string;
+  /** The task the worktree belongs to. */
   readonly taskId: string;
+  /** The attempt number (a task may create several worktrees). */
   readonly attempt: number;
+  /** What the worktree is for (`work`: the backend edits it; `verify`: a clean tree for checks). */
   readonly purpose: WorktreePurpose;
 }
 

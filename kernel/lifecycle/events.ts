@@ -50,12 +50,15 @@ export interface RoundCheckResult {
 
 /** A new task. */
 export interface TaskSubmittedEvent extends KernelEventBase {
+  /** Event discriminant: `task_submitted`. */
   readonly kind: "task_submitted";
+  /** The task this event belongs to. */
   readonly taskId: string;
   /** What the backend is asked to achieve. */
   readonly goal: string;
   /** Git revision the worktree starts from. */
   readonly baseRev: string;
+  /** Budgets for the whole task. */
   readonly budget: TaskBudget;
   /** Digest of the outcome contract that decides "verified". */
   readonly contractDigest: string;
@@ -73,32 +76,45 @@ export interface TaskSubmittedEvent extends KernelEventBase {
 
 /** The disposable worktree exists. */
 export interface WorktreeReadyEvent extends KernelEventBase {
+  /** Event discriminant: `worktree_ready`. */
   readonly kind: "worktree_ready";
+  /** The task this event belongs to. */
   readonly taskId: string;
   /** The `create_worktree` effect this answers. */
   readonly effectId: string;
+  /** Absolute path of the new worktree. */
   readonly path: string;
 }
 
 /** The worktree could not be created. */
 export interface WorktreeFailedEvent extends KernelEventBase {
+  /** Event discriminant: `worktree_failed`. */
   readonly kind: "worktree_failed";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
+  /** Why creating the worktree failed (a stable code or a bounded message). */
   readonly error: string;
 }
 
 /** The backend process/function started. */
 export interface BackendStartedEvent extends KernelEventBase {
+  /** Event discriminant: `backend_started`. */
   readonly kind: "backend_started";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
 }
 
 /** The backend finished. Its claims are not trusted; only its accounting is. */
 export interface BackendFinishedEvent extends KernelEventBase {
+  /** Event discriminant: `backend_finished`. */
   readonly kind: "backend_finished";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
   /**
    * How the run ended, as the backend adapter saw it. `ok` and `error` are
@@ -122,8 +138,11 @@ export interface BackendFinishedEvent extends KernelEventBase {
 
 /** The real diff was re-derived from the worktree. */
 export interface PatchExtractedEvent extends KernelEventBase {
+  /** Event discriminant: `patch_extracted`. */
   readonly kind: "patch_extracted";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
   /** Digest of the extracted diff bytes. */
   readonly patchDigest: string;
@@ -133,9 +152,13 @@ export interface PatchExtractedEvent extends KernelEventBase {
 
 /** The scope check ran on the extracted diff. */
 export interface ScopeCheckedEvent extends KernelEventBase {
+  /** Event discriminant: `scope_checked`. */
   readonly kind: "scope_checked";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
+  /** `reject` fails the round (the violations say why); `accept` lets the contract run. */
   readonly verdict: "accept" | "reject";
   /** Violation codes (empty when accepted). */
   readonly violations: readonly string[];
@@ -145,8 +168,11 @@ export interface ScopeCheckedEvent extends KernelEventBase {
 
 /** The contract ran on the untouched base revision. */
 export interface BaselineResultEvent extends KernelEventBase {
+  /** Event discriminant: `baseline_result`. */
   readonly kind: "baseline_result";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
   /** `false` when the baseline could not be run at all (the task fails: could not run). */
   readonly ran: boolean;
@@ -156,6 +182,7 @@ export interface BaselineResultEvent extends KernelEventBase {
    * round (`contract_unusable`).
    */
   readonly unusable: readonly string[];
+  /** The result of every contract check on the base revision. */
   readonly checks: readonly RoundCheckResult[];
   /** Receipt digests of the contract's setup commands run before the checks (in order). */
   readonly setupReceipts: readonly string[];
@@ -168,11 +195,15 @@ export interface BaselineResultEvent extends KernelEventBase {
 
 /** The contract ran on the patched worktree in a clean sandbox. */
 export interface VerificationResultEvent extends KernelEventBase {
+  /** Event discriminant: `verification_result`. */
   readonly kind: "verification_result";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
   /** The round the run judged (0 = first attempt). */
   readonly round: number;
+  /** The result of every contract check on the patched worktree. */
   readonly checks: readonly RoundCheckResult[];
   /** Receipt digests of the contract's setup commands run before the checks (in order). */
   readonly setupReceipts: readonly string[];
@@ -180,8 +211,11 @@ export interface VerificationResultEvent extends KernelEventBase {
 
 /** The `VerifiedPatch` was minted for the verified patch (answers `mint_verified_patch`). */
 export interface PatchMintedEvent extends KernelEventBase {
+  /** Event discriminant: `patch_minted`. */
   readonly kind: "patch_minted";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
   /** Digest of the patch the minted record covers (must be the task's patch). */
   readonly patchDigest: string;
@@ -189,8 +223,11 @@ export interface PatchMintedEvent extends KernelEventBase {
 
 /** The adapter could not perform the in-flight effect at all (the task fails: could not run). */
 export interface EffectFailedEvent extends KernelEventBase {
+  /** Event discriminant: `effect_failed`. */
   readonly kind: "effect_failed";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
   /** A stable code for why (e.g. `extract_failed`). */
   readonly error: string;
@@ -198,10 +235,13 @@ export interface EffectFailedEvent extends KernelEventBase {
 
 /** A human approved an action. Bound to one task, one action, one patch. */
 export interface ApprovalGrantedEvent extends KernelEventBase {
+  /** Event discriminant: `approval_granted`. */
   readonly kind: "approval_granted";
+  /** The task this event belongs to. */
   readonly taskId: string;
   /** The id from the `request_approval` action. */
   readonly approvalId: string;
+  /** The gated effect approved (must be the one the request named). */
   readonly action: GatedEffect;
   /** The patch the human looked at. */
   readonly patchDigest: string;
@@ -213,17 +253,25 @@ export interface ApprovalGrantedEvent extends KernelEventBase {
 
 /** A human refused an action. */
 export interface ApprovalDeniedEvent extends KernelEventBase {
+  /** Event discriminant: `approval_denied`. */
   readonly kind: "approval_denied";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The id from the `request_approval` action. */
   readonly approvalId: string;
+  /** Who refused (for the audit trail). */
   readonly by: string;
 }
 
 /** The verified patch was applied to the target (or failed to). */
 export interface IntegratedEvent extends KernelEventBase {
+  /** Event discriminant: `integrated`. */
   readonly kind: "integrated";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
+  /** Whether the patch was applied. */
   readonly ok: boolean;
   /** Resulting commit when `ok`, else `null`. */
   readonly commit: string | null;
@@ -231,21 +279,29 @@ export interface IntegratedEvent extends KernelEventBase {
 
 /** The worktree and processes of a task are gone. */
 export interface CleanupDoneEvent extends KernelEventBase {
+  /** Event discriminant: `cleanup_done`. */
   readonly kind: "cleanup_done";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
   readonly effectId: string;
 }
 
 /** A human or supervisor asked to stop the task now. */
 export interface KillRequestedEvent extends KernelEventBase {
+  /** Event discriminant: `kill_requested`. */
   readonly kind: "kill_requested";
+  /** The task this event belongs to. */
   readonly taskId: string;
+  /** Who asked (for the audit trail). */
   readonly by: string;
 }
 
 /** More budget for a task; resumes a paused task when it is enough. */
 export interface BudgetExtendedEvent extends KernelEventBase {
+  /** Event discriminant: `budget_extended`. */
   readonly kind: "budget_extended";
+  /** The task this event belongs to. */
   readonly taskId: string;
   /** Amounts added to each limit (0 for none). */
   readonly add: TaskBudget;
@@ -253,7 +309,9 @@ export interface BudgetExtendedEvent extends KernelEventBase {
 
 /** Time passed for a task: the only way wall-time budgets are enforced. */
 export interface TimerTickEvent extends KernelEventBase {
+  /** Event discriminant: `timer_tick`. */
   readonly kind: "timer_tick";
+  /** The task this event belongs to. */
   readonly taskId: string;
 }
 
