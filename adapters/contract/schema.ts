@@ -106,6 +106,10 @@ const limitsSchema = (who: "check" | "agent") =>
       1024 * 1024 * 1024,
       `how much each ${who} may grow its tree (allocated bytes before and after), MiB`,
     ),
+    cpuSeconds: limitSchema(
+      7 * 24 * 3600,
+      `CPU time of each process of a ${who}, seconds (RLIMIT_CPU; default: only the timeout)`,
+    ),
   });
 
 const sandboxSchema = z.strictObject({
@@ -335,6 +339,8 @@ export interface ContractFileLimits {
   tmpMb?: number | undefined;
   /** How much it may grow its tree, MiB. */
   diskMb?: number | undefined;
+  /** CPU time of each process, seconds. */
+  cpuSeconds?: number | undefined;
 }
 
 /** What the checks' sandbox must also show, and its limits, as written. */

@@ -7,7 +7,9 @@
  *   namespace exists, so `RLIMIT_NPROC` counts the sandbox's own processes):
  *   `--fsize` (file size), `--data` (each process's data segment: heap and
  *   private writable mappings, i.e. what it can allocate), `--nproc`
- *   (sandboxed only; per user and namespace), `--core=0`.
+ *   (sandboxed only; per user and namespace), `--core=0`, `--cpu` when the
+ *   limits set `cpuSeconds` (soft at the limit: SIGXCPU; hard one second
+ *   later: SIGKILL for a process that ignores SIGXCPU).
  * - a cgroup per child where this host lets vouch make one under its own
  *   cgroup (cgroup v1 `pids` or a cgroup v2 dir with `pids` delegated, e.g. as
  *   root): `pids.max` (and `memory.max` on v2) for the whole tree. This is what
@@ -64,6 +66,8 @@ export function prlimitPath(): string | null {
  * import { limitPrefix } from "./_kernel_limits.ts";
  * const p = limitPrefix({ memoryMb: 64, processes: 10, fileSizeMb: 1, tmpMb: 1 }, true);
  * ok(p.length === 0 || (p.includes("--data=67108864") && p.includes("--nproc=12")));
+ * const c = limitPrefix({ memoryMb: 64, processes: 10, fileSizeMb: 1, tmpMb: 1, cpuSeconds: 5 }, true);
+ * ok(c.length === 0 || c.includes("--cpu=5:6"));
  * ```
  */
 export function limitPrefix(limits: SandboxLimits, sandboxed: boolean): string[] {
@@ -74,6 +78,9 @@ export function limitPrefix(limits: SandboxLimits, sandboxed: boolean): string[]
     `--data=${limits.memoryMb * MIB}`,
     "--core=0",
   ];
+  if (limits.cpuSeconds !== undefined) {
+    out.push(`--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`);
+  }
   // bwrap's init (pid 1 of the sandbox) and prlimit itself are in the count.
   if (sandboxed) out.push(`--nproc=${limits.processes + 2}`);
   return [...out, "--"];
@@ -347,7 +354,9 @@ export function afterChild(
 }
 
 /**
- * A limit an exit status or its stderr shows: SIGXFSZ (file size); ENOSPC on
+ * A limit an exit status or its stderr shows: SIGXFSZ (file size); SIGXCPU
+ * (CPU time, also as a shell's exit status 152 or its "CPU time limit
+ * exceeded" line for a killed grandchild); ENOSPC on
  * the private /tmp or /dev/shm (tmp); an allocation refused under the data
  * limit (memory: `MemoryError`, `Cannot allocate memory`, `memory exhausted`,
  * V8's `out of memory`, ...); a fork refused under the process limit.
@@ -358,6 +367,7 @@ export function afterChild(
  * import { exitLimit } from "./_kernel_limits.ts";
  * equal(exitLimit(1, null, { head: "MemoryError\n", tail: "" }, { kind: "bwrap" }), "memory");
  * equal(exitLimit(0, null, { head: "MemoryError\n", tail: "" }, { kind: "bwrap" }), null);
+ * equal(exitLimit(152, null, { head: "", tail: "" }, { kind: "bwrap" }), "cpu");
  * ```
  */
 export function exitLimit(
@@ -367,8 +377,10 @@ export function exitLimit(
   sandbox: { kind: string },
 ): LimitKind | null {
   if (signal === "SIGXFSZ" || exitCode === 128 + 25) return "file_size";
+  if (signal === "SIGXCPU" || exitCode === 128 + 24) return "cpu";
   if (exitCode === 0) return null;
   const text = stderr.head + stderr.tail;
+  if (/CPU time limit exceeded/.test(text)) return "cpu";
   if (sandbox.kind === "bwrap" && /No space left on device/.test(text)) return "tmp";
   if (
     /\bMemoryError\b|Cannot allocate memory|memory exhausted|[Oo]ut of memory|std::bad_alloc|allocation failed/

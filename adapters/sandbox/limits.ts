@@ -12,6 +12,8 @@
  * - `tmpMb`: size of the private `/tmp` tmpfs, of `/dev/shm` and of every scratch tmpfs.
  * - `diskMb`: how much a child may grow its tree (the clean tree, an agent's
  *   worktree), measured before and after it (`du`, allocated bytes).
+ * - `cpuSeconds`: CPU time of each process (RLIMIT_CPU via `prlimit`: SIGXCPU
+ *   at the limit, SIGKILL a second later); absent, only the timeout bounds it.
  *
  * @module
  */
@@ -28,10 +30,12 @@ export interface SandboxLimits {
   readonly tmpMb: number;
   /** Growth of the child's tree allowed, MiB (bwrap only; default 8192, agents 16384). */
   readonly diskMb?: number;
+  /** CPU time of each process, seconds (absent: only the wall-clock timeout). */
+  readonly cpuSeconds?: number;
 }
 
 /** Which limit a child exceeded. */
-export type LimitKind = "memory" | "processes" | "file_size" | "tmp" | "disk";
+export type LimitKind = "memory" | "processes" | "file_size" | "tmp" | "disk" | "cpu";
 
 /** Defaults for checks and setup commands. */
 export const DEFAULT_CHECK_LIMITS: SandboxLimits = {
@@ -58,6 +62,7 @@ export const MAX_LIMITS: SandboxLimits = {
   fileSizeMb: 1024 * 1024,
   tmpMb: 1024 * 1024,
   diskMb: 1024 * 1024 * 1024,
+  cpuSeconds: 7 * 24 * 3600,
 };
 
 /**
@@ -76,6 +81,7 @@ export function withDefaultLimits(
   partial: Partial<SandboxLimits> | undefined,
   defaults: SandboxLimits,
 ): SandboxLimits {
+  const cpuSeconds = partial?.cpuSeconds ?? defaults.cpuSeconds;
   return {
     memoryMb: partial?.memoryMb ?? defaults.memoryMb,
     processes: partial?.processes ?? defaults.processes,
@@ -84,6 +90,7 @@ export function withDefaultLimits(
     ...(partial?.diskMb ?? defaults.diskMb) !== undefined
       ? { diskMb: (partial?.diskMb ?? defaults.diskMb)! }
       : {},
+    ...cpuSeconds !== undefined ? { cpuSeconds } : {},
   };
 }
 
@@ -109,5 +116,7 @@ export function limitMessage(kind: LimitKind, limits: SandboxLimits): string {
       return `filled its private /tmp (${limits.tmpMb} MiB)`;
     case "disk":
       return `wrote more than its tree's budget (${limits.diskMb ?? "?"} MiB)`;
+    case "cpu":
+      return `exceeded the CPU time limit (${limits.cpuSeconds ?? "?"} s per process)`;
   }
 }

@@ -172,6 +172,8 @@ export interface ContractLimits {
   readonly tmpMb?: number;
   /** How much it may grow its tree, MiB. */
   readonly diskMb?: number;
+  /** CPU time of each process, seconds (absent: only the timeout bounds it). */
+  readonly cpuSeconds?: number;
 }
 
 /** A contract's setup step: commands run in order; the first failure fails the verification. */
@@ -212,7 +214,7 @@ export interface CheckObservation {
   readonly testReport: TestReport | null;
   /** The sandbox limit the check exceeded, with its sentence (absent: none). */
   readonly limit?: {
-    readonly kind: "memory" | "processes" | "file_size" | "tmp" | "disk";
+    readonly kind: "memory" | "processes" | "file_size" | "tmp" | "disk" | "cpu";
     readonly message: string;
   };
 }
@@ -271,7 +273,8 @@ export type CheckReasonCode =
   | "limit_processes"
   | "limit_file_size"
   | "limit_tmp"
-  | "limit_disk";
+  | "limit_disk"
+  | "limit_cpu";
 
 /** One reason a check did not pass. */
 export interface CheckReason {

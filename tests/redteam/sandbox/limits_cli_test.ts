@@ -89,3 +89,21 @@ Deno.test({
       "limit_disk",
     ),
 });
+
+Deno.test({
+  name: "limits (CLI): a busy loop past cpuSeconds=1 fails with limit_cpu, before its timeout",
+  ignore,
+  // `exec` so the looping shell is the check itself; a timeout would be another reason.
+  fn: () => assertLimit("exec sh -c 'while :; do :; done'", { cpuSeconds: 1 }, "limit_cpu"),
+});
+
+Deno.test({
+  name: "limits (CLI): a grandchild past cpuSeconds=1 whose status is passed on: limit_cpu",
+  ignore,
+  fn: () =>
+    assertLimit(
+      `sh -c 'while :; do :; done'; st=$?; echo "loop ended: $st"; exit $st`,
+      { cpuSeconds: 1 },
+      "limit_cpu",
+    ),
+});
