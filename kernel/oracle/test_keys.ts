@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { shellWords, stripJsonComments } from "./_configs.ts";
+import { shellWords, stripJsonComments } from "./_config_text.ts";
 
 /** What changed in a file's test-defining keys. */
 export interface TestKeysChange {
