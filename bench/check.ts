@@ -17,6 +17,7 @@ const FILES = [
   "./junit_bench.ts",
   "./diff_parse_bench.ts",
   "./sandbox_startup_bench.ts",
+  "./file_service_bench.ts",
   "./verify_overhead_bench.ts",
   "./oracle_bench.ts",
 ];

@@ -92,7 +92,7 @@ function withFile(path, create, flags, fn) {
   let fd;
   try {
     try { fd = fs.openSync(at(dir, name), flags, 0o666); } catch (e) { throw why(e, dir, name, path); }
-    const st = fs.fstatSync(fd);
+    const st = fstat(fd);
     if (!st.isFile()) refuse("not_regular", path + " is not a regular file");
     if (st.nlink > 1) refuse("linked", path + " has " + st.nlink + " hard links");
     return fn(fd, st);
@@ -101,12 +101,23 @@ function withFile(path, create, flags, fn) {
     if (dir !== ROOT) fs.closeSync(dir);
   }
 }
+// fstat through Deno's own API where it runs (Node's fs.fstatSync there builds a full Stats
+// object: about three times the cost); /proc/self/fd/N names the descriptor's own file.
+const DENO = globalThis.Deno;
+const fstat = DENO !== undefined && typeof DENO.statSync === "function"
+  ? (fd) => {
+    const s = DENO.statSync("/proc/self/fd/" + fd);
+    if (typeof s.nlink !== "number") return fs.fstatSync(fd);
+    return { isFile: () => s.isFile, nlink: s.nlink, size: s.size };
+  }
+  : (fd) => fs.fstatSync(fd);
 const FLAGS = C.O_NOFOLLOW | C.O_NONBLOCK | C.O_NOCTTY;
 function read(req) {
   const max = Number.isSafeInteger(req.max) && req.max >= 0 ? req.max : 0;
   return withFile(req.path, false, C.O_RDONLY | FLAGS, (fd, st) => {
     if (st.size > max) refuse("too_large", req.path + " has " + st.size + " bytes (limit " + max + ")");
-    const buf = Buffer.alloc(Math.min(st.size, max) + 1);
+    // Only the bytes read are ever sent (allocUnsafe: no zero-filling of what is overwritten).
+    const buf = Buffer.allocUnsafe(Math.min(st.size, max) + 1);
     let n = 0;
     for (;;) {
       const got = fs.readSync(fd, buf, n, buf.length - n, n);
@@ -122,9 +133,11 @@ function write(req) {
   if (typeof req.data !== "string") refuse("bad_request", "no data");
   const bytes = Buffer.from(req.data, "base64");
   return withFile(req.path, true, C.O_WRONLY | C.O_CREAT | FLAGS, (fd) => {
-    fs.ftruncateSync(fd, 0);
+    // Over the old bytes, then cut to the new length: truncating to 0 first makes ext4
+    // (auto_da_alloc) flush the file at close, ~4 ms per write.
     let n = 0;
     while (n < bytes.length) n += fs.writeSync(fd, bytes, n, bytes.length - n, n);
+    fs.ftruncateSync(fd, n);
     return { bytes: n };
   });
 }
