@@ -11,6 +11,8 @@ export type KeyErrorCode =
   | "no_state_dir"
   /** A public key could not be read. */
   | "bad_public_key"
+  /** The fleet key file does not exist where a worker or a merge must find it. */
+  | "fleet_key_missing"
   /** An operating-system error. */
   | "io";
 

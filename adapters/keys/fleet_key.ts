@@ -54,7 +54,8 @@ export function fleetKeyPath(options: FleetKeyOptions = {}): string {
 
 /**
  * Loads the fleet key (creating it, 32 random bytes in a 0600 file, only when
- * `create` is set). A missing key is a `KeyError` `io` that names the file.
+ * `create` is set). A missing key is a `KeyError` `fleet_key_missing` that
+ * names the file.
  *
  * @example
  * ```ts
@@ -65,7 +66,7 @@ export function fleetKeyPath(options: FleetKeyOptions = {}): string {
  * import { loadFleetKey } from "./fleet_key.ts";
  * const state = mkdtempSync(join(tmpdir(), "vouch-"));
  * const env = { XDG_STATE_HOME: state };
- * await rejects(loadFleetKey({ env }), { code: "io" });
+ * await rejects(loadFleetKey({ env }), { code: "fleet_key_missing" });
  * const a = await loadFleetKey({ env, create: true });
  * equal((await loadFleetKey({ env })).keyId, a.keyId);
  * rmSync(state, { recursive: true, force: true });
@@ -77,7 +78,7 @@ export async function loadFleetKey(options: FleetKeyOptions = {}): Promise<MacKe
   if (bytes === null) {
     if (options.create !== true) {
       throw new KeyError(
-        "io",
+        "fleet_key_missing",
         `Cannot load the fleet key: ${path} does not exist (copy the coordinator's fleet key there, or pass --fleet-key FILE)`,
       );
     }

@@ -147,7 +147,8 @@ export async function queueFlag(
 /**
  * `--fleet-key FILE` (default: the key store's): the fleet key. Only a
  * coordinator (`create`) makes one when it is missing; a worker or a merge
- * without it is a usage error naming the file.
+ * without it stops with the `KeyError` `fleet_key_missing` naming the file
+ * (one line, exit 5); any other key problem is a usage error.
  *
  * @example
  * ```ts ignore
@@ -161,7 +162,10 @@ export async function fleetKeyFlag(
   try {
     return await loadFleetKey({ file, create: opts.create });
   } catch (error) {
-    if (error instanceof KeyError) throw new UsageError(error.message);
+    // A missing key is no usage mistake: one line with its code (`fleet_key_missing`), exit 5.
+    if (error instanceof KeyError && error.code !== "fleet_key_missing") {
+      throw new UsageError(error.message);
+    }
     throw error;
   }
 }

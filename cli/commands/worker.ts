@@ -98,9 +98,10 @@ export const workerCommand: CliCommand = {
     });
     const child = await withQueueNet(address, ["worker", ...argv]);
     if (child !== null) return child;
-    // Created when missing, as the coordinator does: one machine's fleet shares one key store;
-    // other machines get a copy of the file (--fleet-key).
-    const fleetKey = await fleetKeyFlag(values["fleet-key"], { create: true });
+    // Never created here: a worker with a key of its own would refuse every job the coordinator
+    // signed. Missing, it stops at once (`fleet_key_missing`, exit 5); one machine's fleet shares
+    // one key store (the coordinator creates it), other machines get a copy (--fleet-key).
+    const fleetKey = await fleetKeyFlag(values["fleet-key"], { create: false });
     let tasks;
     try {
       tasks = (await readTasks(values.tasks, swebenchFlags(values))).tasks;

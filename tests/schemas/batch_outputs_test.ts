@@ -16,6 +16,7 @@ import { makeCohort } from "../adapters/batch/_cohort.ts";
 import { VOUCH_TASK_FLAGS } from "../golden/cli_harness.ts";
 import { assertValid, schemaErrors } from "./_ajv.ts";
 import { redisServerPath, startRedis } from "../adapters/batch/_redis.ts";
+import { loadFleetKey } from "../../adapters/keys/fleet_key.ts";
 
 const MAIN = new URL("../../cli/main.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
@@ -92,6 +93,8 @@ Deno.test({
     const env = { ...Deno.env.toObject(), XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
     const url = server.url;
     const cohort = await makeCohort(dir, { node: 1, deno: 0, kinds: ["good", "noop"] });
+    // The worker starts first and never makes the fleet key: the coordinator's, made here.
+    await loadFleetKey({ env: { XDG_STATE_HOME: env.XDG_STATE_HOME }, create: true });
     const worker = new Deno.Command(Deno.execPath(), {
       args: [
         ...VOUCH,

@@ -281,7 +281,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "red team: a queue URL without credentials is refused; a wrong password cannot log in",
+  name:
+    "red team: a worker without the fleet key stops at start (fleet_key_missing); a queue URL without credentials is refused; a wrong password cannot log in",
   ignore: redis === null,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "vouch-redteam-fleet-url-" });
@@ -298,6 +299,25 @@ Deno.test({
         }).output();
         return { code: out.code, err: new TextDecoder().decode(out.stderr) };
       };
+      // No fleet key yet: the worker stops at start, one line, before it logs in (even with a
+      // wrong password); it never makes a key of its own that would refuse every job.
+      const keyless = await run("worker", "--queue", server.url, "--tasks", tasks);
+      assert.equal(keyless.code, 5, keyless.err);
+      assert.deepEqual(keyless.err.trim().split("\n").length, 1, keyless.err);
+      assert.match(keyless.err, /^vouch worker: Cannot load the fleet key: .*fleet\.hmac\.json/);
+      assert.match(keyless.err, /\(fleet_key_missing\)$/m);
+      assert.ok(!existsSync(join(dir, "state/vouch/keys/fleet.hmac.json")), "no key was made");
+      const noKeyWrongPw = await run(
+        "worker",
+        "--queue",
+        server.url.replace("vouch-test-pw", "wrong"),
+        "--tasks",
+        tasks,
+      );
+      assert.equal(noKeyWrongPw.code, 5, noKeyWrongPw.err);
+      assert.match(noKeyWrongPw.err, /fleet_key_missing/);
+      assert.doesNotMatch(noKeyWrongPw.err, /Cannot log in/);
+      await loadFleetKey({ env: { XDG_STATE_HOME: join(dir, "state") }, create: true });
       const bare = await run("worker", "--queue", server.bareUrl, "--tasks", tasks);
       assert.equal(bare.code, 2, bare.err);
       assert.match(bare.err, /without credentials/);
