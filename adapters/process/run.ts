@@ -5,7 +5,6 @@ import { isAbsolute, join } from "node:path";
 import process from "node:process";
 import { spawnChild, type SpawnedChild } from "./_spawn.ts";
 import { BoundedCapture, DEFAULT_MAX_CAPTURE_BYTES } from "./capture.ts";
-import { envDenyReason, sanitizePath } from "./env.ts";
 import {
   type ProcessResult,
   type ProcessSpec,
@@ -22,101 +21,16 @@ import {
 import { RUN_MARKER_ENV, startWatchdog, sweepMarked } from "./_watchdog.ts";
 import { afterChild, childCgroup, exitLimit, limitPrefix } from "./_kernel_limits.ts";
 import { budgetLimit, startBudget } from "./_tree_budget.ts";
+import { childEnv } from "./_child_env.ts";
+import { resolveProgram, SETSID } from "./_program.ts";
+
+export { childEnv } from "./_child_env.ts";
 
 /** The largest timeout a timer can hold (2^31 - 1 ms); more is a spec error, never "fire now". */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const DEFAULT_GRACE_MS = 2000;
 const DEFAULT_DRAIN_MS = 1000;
-
-function hostEnv(name: string): string | undefined {
-  try {
-    return process.env[name];
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The environment a child gets: PATH (absolute entries only), LANG, TERM, a
- * private HOME and TMPDIR, plus the caller's extras after the deny rules.
- */
-export function childEnv(
-  spec: Pick<ProcessSpec, "env" | "allowSecretEnv" | "vouchEnv">,
-  home: string,
-  tmpdir: string,
-): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: sanitizePath(hostEnv("PATH")),
-    LANG: hostEnv("LANG") ?? "C.UTF-8",
-    TERM: hostEnv("TERM") ?? "dumb",
-    HOME: home,
-    TMPDIR: tmpdir,
-  };
-  for (const [name, value] of Object.entries(spec.env ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      throw new ProcessSpecError(
-        "env_denied",
-        `Cannot pass environment: invalid name ${JSON.stringify(name)}`,
-      );
-    }
-    const reason = envDenyReason(name);
-    if (
-      reason === "injection" || (reason === "secret" && !(spec.allowSecretEnv ?? []).includes(name))
-    ) {
-      throw new ProcessSpecError(
-        "env_denied",
-        `Cannot pass environment: ${name} looks like ${
-          reason === "secret" ? "a secret" : "code injection"
-        }`,
-      );
-    }
-    env[name] = name === "PATH" ? sanitizePath(value) : value;
-  }
-  for (const [name, value] of Object.entries(spec.vouchEnv ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name === "PATH") {
-      throw new ProcessSpecError(
-        "env_denied",
-        `Cannot pass environment: invalid name ${JSON.stringify(name)}`,
-      );
-    }
-    env[name] = value;
-  }
-  return env;
-}
-
-function isExecutableFile(path: string): "ok" | "missing" | "not_executable" {
-  try {
-    const s = statSync(path);
-    if (!s.isFile()) return "not_executable";
-    if ((s.mode & 0o111) === 0) return "not_executable";
-    return "ok";
-  } catch {
-    return "missing";
-  }
-}
-
-/** Resolves argv[0] like execvp would, so "cannot run" is known before spawning. */
-function resolveProgram(program: string, cwd: string, pathVar: string): string | SpawnError {
-  if (program.length === 0) return { code: "not_found", message: "Cannot run: empty program name" };
-  if (program.includes("/")) {
-    const full = isAbsolute(program) ? program : join(cwd, program);
-    const state = isExecutableFile(full);
-    if (state === "ok") return program;
-    return state === "missing"
-      ? { code: "not_found", message: `Cannot run: ${program}: no such file` }
-      : { code: "not_executable", message: `Cannot run: ${program}: not an executable file` };
-  }
-  let sawNonExec = false;
-  for (const dir of pathVar.split(":")) {
-    const state = isExecutableFile(join(dir, program));
-    if (state === "ok") return join(dir, program);
-    if (state === "not_executable") sawNonExec = true;
-  }
-  return sawNonExec
-    ? { code: "not_executable", message: `Cannot run: ${program}: not executable` }
-    : { code: "not_found", message: `Cannot run: ${program}: not found on PATH` };
-}
 
 function killGroup(pid: number, signal: NodeJS.Signals): boolean {
   try {
@@ -142,22 +56,6 @@ function removeQuietly(dir: string): void {
     // A child may have left an unremovable file; the temp dir is the OS's to reap.
   }
 }
-
-function findSetsid(): string | null {
-  for (const candidate of ["/usr/bin/setsid", "/bin/setsid"]) {
-    if (isExecutableFile(candidate) === "ok") return candidate;
-  }
-  return null;
-}
-
-/**
- * `setsid` from util-linux: the spawned child (never a group leader) calls
- * setsid() and execs the program in place, so its pid leads a new session and
- * process group. Measured much faster than `detached: true` under Deno,
- * whose exit status is only noticed after a polling delay; `detached` remains
- * the fallback when `setsid` is absent.
- */
-const SETSID = findSetsid();
 
 function emptyResult(
   argv: readonly string[],
