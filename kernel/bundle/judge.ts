@@ -7,48 +7,25 @@
  *
  * @module
  */
-import { judgePatch, SCOPE_VIOLATION_CODES } from "../scope/mod.ts";
+import { buildCheck, type Reason, unique } from "./_checks.ts";
+import { judgeBundlePatch } from "./_patch_review.ts";
 import type { BundleFacts } from "./facts.ts";
 import { sameJsonValue } from "./json_equal.ts";
-import { BUNDLE_REASONS, type BundleReasonCode, recommendationFor } from "./reasons.ts";
+import { BUNDLE_REASONS, recommendationFor } from "./reasons.ts";
 import { type BundleProblem, MANIFEST_LOCATOR, planBundleReads } from "./read_plan.ts";
 import type {
-  CheckDiagnostic,
   ResultManifest,
-  VerificationCheck,
   VerificationEvidence,
   VerificationFinding,
   VerificationResult,
   WorkUnit,
 } from "./types.ts";
-import { latin1OfBytes, latin1OfUtf8 } from "../text/utf8.ts";
 
 /** Validator ids the bundle backends implement. */
 export const BUNDLE_BACKEND_VALIDATORS: readonly string[] = [
   "result-manifest-schema",
   "independent-review",
 ];
-
-const MANIFEST_CHECK_REASONS: ReadonlySet<BundleReasonCode> = new Set<BundleReasonCode>([
-  "manifest_missing",
-  "manifest_json_invalid",
-  "json_duplicate_key",
-  "json_forbidden_key",
-  "manifest_schema_invalid",
-  "digest_malformed",
-  "binding_drift",
-  "requested_validators_incomplete",
-  "duplicate_declaration",
-  "candidate_artifact_missing",
-]);
-
-interface Reason {
-  code: BundleReasonCode;
-  detail: string;
-  path?: string | undefined;
-  /** A finer code (a scope violation code, a confinement code, ...). */
-  subcode?: string | undefined;
-}
 
 /**
  * Judges a bundle from observed facts and returns the VerificationResult.
@@ -389,131 +366,6 @@ function reviewManifest(
   }
 }
 
-function judgeBundlePatch(
-  bytes: Uint8Array,
-  workUnit: WorkUnit,
-  requiredAdded: readonly string[],
-  reasons: Reason[],
-): void {
-  // The same judgement as `vouch scope`, `verify` and `run`; the WorkUnit is the authority
-  // (its lists exactly as given: an empty allow list allows nothing) and symlinks are refused.
-  const judged = judgePatch(bytes, {
-    allow: workUnit.constraints.allowed_paths,
-    forbid: workUnit.constraints.forbidden_paths,
-    write: workUnit.permissions.filesystem_write,
-    rejectSymlinks: true,
-  }, { policy: null });
-  const diff = judged.diff;
-  if (diff === null) {
-    reasons.push({
-      code: "patch_unparsable",
-      detail: judged.parseError?.message ?? "the patch did not parse",
-      subcode: judged.parseError?.code ?? SCOPE_VIOLATION_CODES.unparsablePatch,
-    });
-    return;
-  }
-  if (diff.files.length === 0) {
-    reasons.push({ code: "patch_empty", detail: "the patch touches no file" });
-    return;
-  }
-  for (const v of judged.violations) {
-    // A binary change without its data is not about authority: the patch cannot be applied.
-    const code = v.code === SCOPE_VIOLATION_CODES.binaryWithoutData
-      ? "patch_incomplete"
-      : "scope_violation";
-    reasons.push({ code, detail: v.detail, path: v.path, subcode: v.code });
-  }
-  const added = new Set<string>();
-  for (const file of diff.files) {
-    for (const hunk of file.hunks) {
-      for (const line of hunk.lines()) {
-        if (line.kind === "added") added.add(latin1OfBytes(line.content));
-      }
-    }
-  }
-  for (const text of requiredAdded) {
-    if (!added.has(latin1OfUtf8(text))) {
-      reasons.push({
-        code: "required_added_line_missing",
-        detail: `no added line equals ${JSON.stringify(text)}`,
-      });
-    }
-  }
-}
-
-function buildCheck(
-  id: string,
-  workUnit: WorkUnit,
-  reasons: readonly Reason[],
-  evidence: readonly VerificationEvidence[],
-  manifestValid: boolean,
-  reviewRan: boolean,
-): VerificationCheck {
-  const validator = workUnit.validators.find((v) => v.id === id);
-  const type = validator?.type ?? "unknown";
-  const diag = (r: Reason): CheckDiagnostic => {
-    const d: CheckDiagnostic = { code: r.subcode ?? r.code, detail: r.detail };
-    if (r.path !== undefined) d.path = r.path;
-    return d;
-  };
-  if (id === "result-manifest-schema") {
-    const mine = reasons.filter((r) => MANIFEST_CHECK_REASONS.has(r.code));
-    return {
-      id,
-      type,
-      required: true,
-      status: mine.length === 0 && manifestValid ? "passed" : "failed",
-      summary: mine.length === 0 && manifestValid
-        ? "the manifest is strict JSON, schema-valid and bound to this WorkUnit"
-        : `the manifest claim is not acceptable: ${unique(mine.map((r) => r.code)).join(", ")}`,
-      evidence_ids: [],
-      diagnostics: mine.map(diag),
-    };
-  }
-  if (id === "independent-review") {
-    if (!reviewRan) {
-      return {
-        id,
-        type,
-        required: true,
-        status: "inconclusive",
-        summary: "not evaluated: the manifest is invalid or bound to another WorkUnit",
-        evidence_ids: [],
-        diagnostics: [],
-      };
-    }
-    const mine = reasons.filter((r) =>
-      !MANIFEST_CHECK_REASONS.has(r.code) && BUNDLE_REASONS[r.code].outcome === "reject_candidate"
-    );
-    const independence = reasons.filter((r) => r.code === "verifier_not_independent");
-    const all = [...mine, ...independence];
-    return {
-      id,
-      type,
-      required: true,
-      status: all.length === 0
-        ? "passed"
-        : independence.length > 0 && mine.length === 0
-        ? "inconclusive"
-        : "failed",
-      summary: all.length === 0
-        ? "files, digests, scope, semantics and worker status independently verified"
-        : `independent review found: ${unique(all.map((r) => r.code)).join(", ")}`,
-      evidence_ids: evidence.map((e) => e.id),
-      diagnostics: all.map(diag),
-    };
-  }
-  return {
-    id,
-    type,
-    required: true,
-    status: "inconclusive",
-    summary: "this validator is not implemented by the bundle backends",
-    evidence_ids: [],
-    diagnostics: [{ code: "validator_set_mismatch", detail: `no backend implements ${id}` }],
-  };
-}
-
 function problemReason(p: BundleProblem): Reason {
   const r: Reason = { code: p.code, detail: p.detail };
   if (p.path !== undefined) r.path = p.path;
@@ -558,8 +410,4 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   if (sa.size !== sb.size) return false;
   for (const x of sa) if (!sb.has(x)) return false;
   return true;
-}
-
-function unique<T>(xs: readonly T[]): T[] {
-  return [...new Set(xs)];
 }
