@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { dirname, join, normalize, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { importSpecifiers } from "./_imports.ts";
 
 const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), "../.."));
 const ADAPTERS = join(ROOT, "adapters");
@@ -24,25 +25,12 @@ interface Edge {
   readonly site: string;
 }
 
-const STATIC_RE = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?[^;]*?\bfrom\s+["']([^"']+)["']/g;
-const SIDE_EFFECT_RE = /(?:^|\n)\s*import\s+["']([^"']+)["']/g;
-const DYNAMIC_RE = /\bimport\s*\(\s*["']([^"']+)["']/g;
-
 async function* tsFiles(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(dir)) {
     const path = join(dir, entry.name);
     if (entry.isDirectory) yield* tsFiles(path);
     else if (entry.isFile && path.endsWith(".ts")) yield path;
   }
-}
-
-/** Every specifier a source imports (static, re-export, side-effect, dynamic). */
-export function importSpecifiers(source: string): string[] {
-  const out: string[] = [];
-  for (const re of [STATIC_RE, SIDE_EFFECT_RE, DYNAMIC_RE]) {
-    for (const m of source.matchAll(re)) out.push(m[1]!);
-  }
-  return out;
 }
 
 /** The first path segment below `base`, or null when `path` is not inside a folder of it. */
