@@ -23,6 +23,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import process from "node:process";
 import type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
+import { afterShellRun } from "./_after_shell.ts";
 
 function executable(path: string): boolean {
   try {
@@ -294,12 +295,10 @@ export function afterChild(
   dir: string | null,
   budget: { readonly tree: string; readonly stamp: string } | null,
 ): AfterChild {
-  const none = { cgroupLimit: null, writtenBytes: null, largestFile: 0 };
-  if (SH === null || (dir === null && budget === null)) return none;
-  const retry = [...abandoned];
-  abandoned.clear();
+  const args = afterArgs(dir, budget);
+  if (args === null) return NO_AFTER;
   // Without a cgroup to read, `find` alone (one exec less per child).
-  const [program, args] = dir === null && retry.length === 0 && budget !== null
+  const [program, argv] = dir === null && args.length === 3 && budget !== null
     ? ["find", [
       budget.tree,
       "-xdev",
@@ -310,11 +309,8 @@ export function afterChild(
       "-printf",
       "w %b %s\\n",
     ]]
-    : [
-      SH,
-      ["-c", AFTER, "vouch-after", dir ?? "-", budget?.tree ?? "-", budget?.stamp ?? "-", ...retry],
-    ];
-  const r = spawnSync(program, args, {
+    : [SH!, ["-c", AFTER, "vouch-after", ...args]];
+  const r = spawnSync(program, argv, {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "ignore"],
     timeout: 60_000,
@@ -322,6 +318,56 @@ export function afterChild(
     env: { PATH: "/usr/bin:/bin" },
   });
   const out = typeof r.stdout === "string" ? r.stdout : "";
+  return readAfter(out, dir, budget, r.error !== undefined);
+}
+
+/**
+ * {@linkcode afterChild} without a process of its own: the same script run by
+ * a long-lived shell of this process (`_after_shell.ts`), which forks only
+ * `find`; the one-shot shell when that shell is unavailable.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { afterChildAsync } from "./_kernel_limits.ts";
+ * equal((await afterChildAsync(null, null)).writtenBytes, null);
+ * ```
+ */
+export async function afterChildAsync(
+  dir: string | null,
+  budget: { readonly tree: string; readonly stamp: string } | null,
+): Promise<AfterChild> {
+  const args = afterArgs(dir, budget);
+  if (args === null) return NO_AFTER;
+  const answer = await afterShellRun(SH!, AFTER, args);
+  if (answer !== null) return readAfter(answer.out, dir, budget, answer.cutShort);
+  for (const o of args.slice(3)) abandoned.add(o);
+  return afterChild(dir, budget);
+}
+
+const NO_AFTER: AfterChild = { cgroupLimit: null, writtenBytes: null, largestFile: 0 };
+
+/**
+ * The arguments of the after-child script (`dir tree stamp retried...`), or null when there is
+ * nothing to do; the cgroups left with processes earlier are handed to it.
+ */
+function afterArgs(
+  dir: string | null,
+  budget: { readonly tree: string; readonly stamp: string } | null,
+): string[] | null {
+  if (SH === null || (dir === null && budget === null)) return null;
+  const retry = [...abandoned];
+  abandoned.clear();
+  return [dir ?? "-", budget?.tree ?? "-", budget?.stamp ?? "-", ...retry];
+}
+
+/** What the after-child script printed, judged. */
+function readAfter(
+  out: string,
+  dir: string | null,
+  budget: { readonly tree: string; readonly stamp: string } | null,
+  cutShort: boolean,
+): AfterChild {
   for (const m of out.matchAll(/^busy (\/sys\/fs\/cgroup\/.+)$/gm)) abandoned.add(m[1]!);
   const count = (name: string) => {
     const n = Number(new RegExp(`^${name} (\\d+)$`, "m").exec(out)?.[1]);
@@ -348,7 +394,7 @@ export function afterChild(
   return {
     cgroupLimit,
     // A listing cut short (timeout, buffer) is not a measurement.
-    writtenBytes: budget === null || r.error !== undefined ? null : written,
+    writtenBytes: budget === null || cutShort ? null : written,
     largestFile: largest,
   };
 }

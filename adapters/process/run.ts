@@ -19,7 +19,7 @@ import {
   type SandboxLimits,
 } from "../sandbox/limits.ts";
 import { RUN_MARKER_ENV, startWatchdog, sweepMarked } from "./_watchdog.ts";
-import { afterChild, childCgroup, exitLimit, limitPrefix } from "./_kernel_limits.ts";
+import { afterChildAsync, childCgroup, exitLimit, limitPrefix } from "./_kernel_limits.ts";
 import { budgetLimit, startBudget } from "./_tree_budget.ts";
 import { childEnv } from "./_child_env.ts";
 import { resolveProgram, SETSID } from "./_program.ts";
@@ -334,7 +334,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   }
   if (privateDir) removeQuietly(privateDir);
   if (privateTmp) removeQuietly(privateTmp);
-  const after = limits === null ? null : afterChild(cgroup?.dir ?? null, budget);
+  const after = limits === null ? null : await afterChildAsync(cgroup?.dir ?? null, budget);
   budget?.dispose();
 
   const signal = exitSignal ?? null;
