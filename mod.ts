@@ -151,6 +151,7 @@ export {
 
 // Inspect an event log: chain, receipts, VerifiedPatches, replay.
 export type {
+  BaselineReuse,
   CheckLine,
   PhaseChange,
   ReceiptLine,

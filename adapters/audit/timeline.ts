@@ -86,6 +86,24 @@ export interface TaskTimeline {
    * The outcomes themselves are the checks above, bound to their receipts.
    */
   readonly oracle: readonly string[];
+  /**
+   * The task's baseline was not run but reused from the baseline cache: the
+   * task whose run it was (`reusedFrom`), that run's baseline receipts in this
+   * log and when it ran; null when the task ran its own baseline (or none).
+   * The evidence binding checks that the reused result's receipts are that
+   * task's, MAC'd under the log's key, outcomes matching.
+   */
+  readonly baselineReused: BaselineReuse | null;
+}
+
+/** Where a task's reused baseline came from (see {@linkcode TaskTimeline.baselineReused}). */
+export interface BaselineReuse {
+  /** The task whose baseline ran. */
+  readonly from: string;
+  /** Sequence numbers of that task's `baseline:` receipts in this log. */
+  readonly receiptSeqs: readonly number[];
+  /** When that baseline ran (its first receipt's start, ms since epoch), if in this log. */
+  readonly ranAt: number | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -112,6 +130,8 @@ interface Draft {
   verifiedPatch: string | null;
   transcripts: { seq: number; text: string }[];
   oracle: string[];
+  reusedFrom: string | null;
+  baselineStarts: number[];
 }
 
 /** The kernel's final state of the recorded transitions (null while the task is live). */
@@ -165,6 +185,8 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         verifiedPatch: null,
         transcripts: [],
         oracle: [],
+        reusedFrom: null,
+        baselineStarts: [],
       };
       drafts.set(task, d);
     }
@@ -189,6 +211,7 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         (kind === "baseline_result" || kind === "verification_result") &&
         Array.isArray(body["checks"])
       ) {
+        if (kind === "baseline_result") d.reusedFrom = str(body["reusedFrom"]);
         for (const c of body["checks"]) {
           if (!isObj(c)) continue;
           d.checks.push({
@@ -238,6 +261,9 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         durationMs: (num(body["endedAt"]) ?? 0) - (num(body["startedAt"]) ?? 0),
         sandbox: str(body["sandboxProfile"]) ?? "?",
       });
+      if (str(body["tool"])?.startsWith("baseline:")) {
+        d.baselineStarts.push(num(body["startedAt"]) ?? 0);
+      }
     } else if (r.kind === "run.outcome" && isObj(body)) {
       const state = body["state"];
       if (FINAL_STATES.includes(state as FinalState)) d.outcome = state as FinalState;
@@ -256,6 +282,17 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
       if (text !== null) d.transcripts.push({ seq: r.seq, text: redactSecrets(text).text });
     }
   }
+  const reuseOf = (from: string): BaselineReuse => {
+    const source = drafts.get(from);
+    const seqs = source?.receipts.filter((x) => x.tool.startsWith("baseline:")).map((x) => x.seq);
+    return {
+      from,
+      receiptSeqs: seqs ?? [],
+      ranAt: source !== undefined && source.baselineStarts.length > 0
+        ? Math.min(...source.baselineStarts)
+        : null,
+    };
+  };
   return [...drafts.values()].map((d) => ({
     task: d.task,
     firstSeq: d.firstSeq,
@@ -272,5 +309,6 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
     verifiedPatch: d.verifiedPatch,
     transcripts: d.transcripts,
     oracle: d.oracle,
+    baselineReused: d.reusedFrom === null ? null : reuseOf(d.reusedFrom),
   }));
 }

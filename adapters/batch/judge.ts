@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ListedTestStatus, OutcomeContract } from "../../kernel/contract/types.ts";
 import { isVouchError } from "../../kernel/errors/mod.ts";
@@ -115,6 +115,13 @@ async function judgeTimed(
   try {
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
+    const seed = prepared.baselineSeed;
+    if (seed !== null) {
+      // The task's baseline run, as the start of this candidate's state: its log (the receipts
+      // the cache entry cites) and the entry. The entry's MAC and receipts are checked on read.
+      await copyFile(join(seed, "events.jsonl"), join(dir, "events.jsonl"));
+      await cp(join(seed, "baseline-cache"), join(dir, "baseline-cache"), { recursive: true });
+    }
     const outcome = await verifyPatchInRepo({
       ...verificationOptions(opts),
       dir: prepared.task.repo,
@@ -124,8 +131,8 @@ async function judgeTimed(
       allow: prepared.task.allow,
       forbid: prepared.task.forbid,
       stateDir: dir,
-      // Each candidate's state dir is fresh (its own log): a cached entry could never be used.
-      baselineCache: false,
+      // A fresh state dir holds no entry; one seeded with the task's baseline holds its own.
+      baselineCache: seed !== null,
       ...(prepared.before !== null ? { baseline: false } : {}),
     });
     const own = new Map(
@@ -149,6 +156,9 @@ async function judgeTimed(
       ...c,
       reasons: [...outcome.reasons, ...(unattested ? ["attestation_failed"] : [])],
       tests: listedTests(prepared.contract, before, outcome),
+      ...(outcome.baselineCached !== null
+        ? { baseline_reused_from: outcome.baselineCached.task }
+        : {}),
       artefacts: {
         dir: rel(dir),
         log: rel(outcome.logPath),

@@ -2,13 +2,18 @@
  * Preparing a task once for all its candidates: its base resolved, its test
  * patch committed as a protected spec, and (when its contract has test lists)
  * the base judged once by the same clean verifier `verifyPatchInRepo` runs its
- * baseline with, so candidates then verify with `baseline: false`. A contract
- * with capture or differential checks needs its own captures per candidate:
- * then each candidate's verification runs its own baseline.
+ * baseline with, so candidates then verify with `baseline: false`. Any other
+ * task (no test lists, or capture and differential checks that need the
+ * base's captures) still runs its base once: the run seals a baseline-cache
+ * entry (the MAC'd cache `vouch verify` uses) in the task's state directory,
+ * each candidate's state starts as a copy of it (log and entry), and the
+ * candidate's verification then reuses that baseline (`reusedFrom`) instead of
+ * running it; an entry that does not verify is a miss, and the candidate runs
+ * its own baseline.
  *
  * @module
  */
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ListedTestStatus, OutcomeContract } from "../../kernel/contract/types.ts";
 import { isVouchError } from "../../kernel/errors/mod.ts";
@@ -38,6 +43,12 @@ export interface PreparedTask {
   readonly before: ReadonlyMap<string, ListedTestStatus> | null;
   /** Set when no candidate of the task can be judged (invalid contract, base cannot run). */
   readonly invalid: (Classification & { readonly reasons: readonly string[] }) | null;
+  /**
+   * The task's state directory when its baseline ran once and sealed a
+   * baseline-cache entry there (`events.jsonl`, `baseline-cache/`): each
+   * candidate's state starts as a copy, so its verification reuses the run.
+   */
+  readonly baselineSeed: string | null;
 }
 
 const hasLists = (c: OutcomeContract) => c.checks.some((k) => k.testLists !== undefined);
@@ -89,9 +100,24 @@ export async function prepareTask(task: BatchTask, opts: JudgeOptions): Promise<
     base = await resolveCommit(task.repo, task.base);
     const spec = await commitSpec(task.repo, base, task.testPatch);
     const contract = { ...task.contract, protect: [...task.contract.protect, ...spec.protect] };
-    const prepared = { task, base, applyTo: spec.commit, contract, before: null, invalid: null };
-    if (!hasLists(contract) || needsOwnBaseline(contract)) return prepared;
-    const judged = await judgeBase(task, spec.commit, contract, opts);
+    const prepared = {
+      task,
+      base,
+      applyTo: spec.commit,
+      contract,
+      before: null,
+      invalid: null,
+      baselineSeed: null,
+    };
+    if (!hasLists(contract) || needsOwnBaseline(contract)) {
+      // The base run once for every candidate, through the baseline cache (never with a
+      // networked setup, which the cache does not keep). Its verdict is the candidates' to
+      // judge, as their own baselines' would be: only the entry is kept.
+      if (contract.setup?.network === "allow") return prepared;
+      const seeded = await judgeBase(task, spec.commit, contract, opts, true);
+      return { ...prepared, baselineSeed: seeded.seed };
+    }
+    const judged = await judgeBase(task, spec.commit, contract, opts, false);
     if (judged.reasons.length > 0) {
       const c = classifyOutcome({
         verdict: "rejected",
@@ -118,6 +144,7 @@ export async function prepareTask(task: BatchTask, opts: JudgeOptions): Promise<
       applyTo: base,
       contract: task.contract,
       before: null,
+      baselineSeed: null,
       invalid: {
         status: "error",
         reason: "could_not_run",
@@ -152,14 +179,23 @@ export function missingTestsHint(check: string, missing: readonly string[]): str
  * runs its baseline with (fresh tree, sandbox, MAC'd receipts in
  * `tasks/<dir>/events.jsonl`): every listed test's status before any change,
  * and the reasons no candidate can be judged (an invalid contract, a base that
- * cannot run).
+ * cannot run). With `cache`, the run is also sealed as a baseline-cache entry
+ * of that directory (`seed`: the directory, when an entry was written).
  */
 async function judgeBase(
   task: BatchTask,
   applyTo: string,
   contract: OutcomeContract,
   opts: JudgeOptions,
-): Promise<{ before: Map<string, ListedTestStatus>; reasons: string[]; details: string[] }> {
+  cache: boolean,
+): Promise<
+  {
+    before: Map<string, ListedTestStatus>;
+    reasons: string[];
+    details: string[];
+    seed: string | null;
+  }
+> {
   const stateDir = join(opts.outDir, "tasks", taskDirName(task, applyTo));
   await rm(stateDir, { recursive: true, force: true });
   await mkdir(stateDir, { recursive: true });
@@ -186,6 +222,9 @@ async function judgeBase(
       ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
       ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
       ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
+      ...(cache
+        ? { baselineCache: { dir: join(stateDir, "baseline-cache"), key, logPath: log.path } }
+        : {}),
     });
     const b = await verifier.baseline(new AbortController().signal, () => {});
     await verifier.settle();
@@ -210,7 +249,8 @@ async function judgeBase(
         JSON.stringify({ task: task.id, base: applyTo, reasons, summaries: b.summaries }),
       ),
     });
-    return { before, reasons, details };
+    const entries = cache ? await readdir(join(stateDir, "baseline-cache")).catch(() => []) : [];
+    return { before, reasons, details, seed: entries.length > 0 ? stateDir : null };
   } finally {
     await log.close();
   }

@@ -153,6 +153,11 @@ export const candidateRecordSchema = z.strictObject({
   }).describe("paths relative to the output directory"),
   duration_s: z.number().nonnegative().optional()
     .describe("wall-clock seconds judging took (junit.xml's time)"),
+  baseline_reused_from: z.string().min(1).max(300).optional()
+    .describe(
+      "the task id of the baseline run this candidate's verification reused (the task's one " +
+        "run, its receipts in the candidate's log); absent: it ran its own baseline, or none",
+    ),
 });
 
 /** A listed test's status in one run. */
@@ -190,6 +195,8 @@ export interface KeyVerdict {
   };
   /** Wall-clock seconds judging took. */
   duration_s?: number | undefined;
+  /** The task id of the baseline run this candidate's verification reused (absent: none reused). */
+  baseline_reused_from?: string | undefined;
 }
 
 /** One judged candidate. */

@@ -83,6 +83,27 @@ async function loadKey(logPath: string, keyFile: string | undefined): Promise<Ma
   }
 }
 
+/**
+ * What a reused (cached) baseline is, in words: whose run it was, where its
+ * receipts are, and whether they bind (MACs under the key, of that task,
+ * outcomes re-derived: the evidence binding).
+ */
+function reuseWords(
+  reuse: NonNullable<TaskTimeline["baselineReused"]>,
+  report: AuditReport,
+): string {
+  const seqs = reuse.receiptSeqs.length > 0
+    ? `receipts seq ${reuse.receiptSeqs.join(", ")}`
+    : "its receipts are not in this log";
+  const at = reuse.ranAt !== null ? ` at ${new Date(reuse.ranAt).toISOString()}` : "";
+  const bind = report.evidence.issue !== null || report.receipts.issue !== null
+    ? "they do NOT bind (see TAMPERED above)"
+    : !report.receipts.checked
+    ? "UNCHECKED: no key to verify their MACs (use --key-file)"
+    : "they bind: MACs verify under the key, they are that task's, outcomes re-derived";
+  return `reused, not run again: task ${reuse.from}'s baseline run${at} (${seqs}); ${bind}`;
+}
+
 const short = (hash: string) => hash.slice(0, 12);
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
@@ -202,6 +223,9 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
       ]);
     }
     for (const [key, checks] of groups) lines.push(`  checks    ${key}: ${checks.join(", ")}`);
+    if (t.baselineReused !== null) {
+      lines.push(`  baseline  ${reuseWords(t.baselineReused, report)}`);
+    }
     for (const [i, s] of t.oracle.entries()) {
       lines.push(`  ${i === 0 ? "tests    " : "         "} ${s}`);
     }

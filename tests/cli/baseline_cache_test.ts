@@ -110,6 +110,11 @@ Deno.test({
       assert.equal(inspect.code, 0, inspect.stdout + inspect.stderr);
       assert.match(inspect.stdout, /audit\s+VERIFIED/);
       assert.match(inspect.stdout, /evidence\s+ok/);
+      // In words: the second task's baseline is the first task's run, and its receipts bind.
+      assert.match(
+        inspect.stdout,
+        /^ {2}baseline {2}reused, not run again: task t-[\w-]+'s baseline run at \d{4}-[^ ]+ \(receipts seq \d+\); they bind: MACs verify under the key, they are that task's, outcomes re-derived$/m,
+      );
 
       // A changed contract misses.
       const other = await vouch(state, [
