@@ -6,7 +6,9 @@
  * one fork and exec more than bare bwrap (plus a synchronous spawn from a
  * large process). A shell reads one request at a time on stdin (a sequence
  * number, the argument count, one argument per line), runs the script as a
- * function with them and prints its output and `vouch-after-end <seq>`. Idle
+ * function with them and prints its output and `vouch-after-end <seq>`; it
+ * leads its own session (a Ctrl-C to vouch's terminal does not reach it) and
+ * ends when vouch closes its stdin or exits. Idle
  * shells are kept (never more than were busy at once) and never keep this
  * process alive; one that fails, dies, overflows or times out is killed, and
  * the caller falls back to a one-shot shell. After {@linkcode MAX_FAILURES}
@@ -81,6 +83,8 @@ function denoShell(Command: DenoCommand, sh: string, script: string): Shell {
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
+    // Its own session: a Ctrl-C to vouch's terminal group does not end it mid-request.
+    detached: true,
   }).spawn();
   child.unref();
   const writer = child.stdin.getWriter();
@@ -111,6 +115,7 @@ function nodeShell(sh: string, script: string): Shell {
   const child = spawn(sh, ["-c", loop(script), "vouch-after-shell"], {
     env: ENV,
     stdio: ["pipe", "pipe", "ignore"],
+    detached: true,
   });
   child.on("error", () => {});
   child.stdin!.on("error", () => {});
