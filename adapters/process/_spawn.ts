@@ -10,6 +10,22 @@
 import { spawn } from "node:child_process";
 import { Writable } from "node:stream";
 
+/** Signal numbers of the signals a child's exit is reported by (`128 + n`). */
+export const SIGNAL_NUMBERS: Readonly<Record<string, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGILL: 4,
+  SIGABRT: 6,
+  SIGKILL: 9,
+  SIGSEGV: 11,
+  SIGPIPE: 13,
+  SIGALRM: 14,
+  SIGTERM: 15,
+  SIGXCPU: 24,
+  SIGXFSZ: 25,
+};
+
 /** A spawned child. */
 export interface SpawnedChild {
   readonly pid: number;

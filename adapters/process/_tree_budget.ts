@@ -9,13 +9,22 @@
  * does a file of exactly the file-size cap (a write the kernel cut that the
  * child swallowed: `file_size`).
  *
+ * While the child runs, {@linkcode watchBudget} repeats the same listing
+ * (every second, or ten times as long as the last listing took, whichever
+ * is longer, never two at once) and kills the child as soon as the changed
+ * files hold more than `diskMb`: the peak is bounded by `diskMb` plus what
+ * the child writes between two listings.
+ *
  * What it bounds: what a child leaves in its tree (files it rewrote count
- * whole). What it does not: the peak while it runs (a child can fill the
- * host disk until it exits; the kernel's ENOSPC is then the bound), and
- * writes to other writable mounts (`/tmp`, `/dev/shm` are size-capped tmpfs).
+ * whole) and, to within one listing interval, its peak. What it does not:
+ * writes faster than the interval can see (a child writing 1 GB/s may get
+ * about 1 GB past the budget before the listing stops it), files it created
+ * and removed between two listings, and writes to other writable mounts
+ * (`/tmp`, `/dev/shm` are size-capped tmpfs).
  *
  * @module
  */
+import { execFile } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -81,4 +90,82 @@ export function budgetLimit(
 ): "disk" | "file_size" | null {
   if (after.writtenBytes !== null && after.writtenBytes > diskMb * MIB) return "disk";
   return after.largestFile === fileSizeMb * MIB ? "file_size" : null;
+}
+
+/** A running {@linkcode watchBudget}. */
+export interface BudgetWatch {
+  /** Stops listing; resolves when no listing is running any more. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Lists the files of `budget.tree` changed since its stamp while a child
+ * runs and calls `onExceeded` once when they hold more than `diskMb`
+ * (allocated bytes). First listing after `firstMs` (default 1000 ms), then
+ * every `max(1000, 10 x the last listing's duration)` ms, one at a time.
+ *
+ * @example
+ * ```ts
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { equal } from "node:assert/strict";
+ * import { startBudget, watchBudget } from "./_tree_budget.ts";
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * const budget = startBudget(dir)!;
+ * await new Promise((r) => setTimeout(r, 20));
+ * writeFileSync(join(dir, "f"), new Uint8Array(3 * 1024 * 1024).fill(1));
+ * const exceeded = await new Promise<boolean>((resolve) => {
+ *   const w = watchBudget(budget, 1, () => void w.stop().then(() => resolve(true)), { firstMs: 0 });
+ * });
+ * equal(exceeded, true);
+ * budget.dispose();
+ * rmSync(dir, { recursive: true, force: true });
+ * ```
+ */
+export function watchBudget(
+  budget: TreeBudget,
+  diskMb: number,
+  onExceeded: () => void,
+  options: { readonly firstMs?: number } = {},
+): BudgetWatch {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | null = null;
+  let kill: (() => void) | null = null;
+  const scan = () => {
+    timer = undefined;
+    if (stopped) return;
+    const started = performance.now();
+    running = new Promise<void>((resolve) => {
+      const child = execFile(
+        "find",
+        [budget.tree, "-xdev", "-type", "f", "-cnewer", budget.stamp, "-printf", "%b\\n"],
+        { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: { PATH: "/usr/bin:/bin" } },
+        (_error, stdout) => {
+          kill = null;
+          running = null;
+          let blocks = 0;
+          for (const line of String(stdout ?? "").split("\n")) blocks += Number(line) || 0;
+          if (!stopped && blocks * 512 > diskMb * MIB) {
+            stopped = true;
+            onExceeded();
+          } else if (!stopped) {
+            timer = setTimeout(scan, Math.max(1000, 10 * (performance.now() - started)));
+          }
+          resolve();
+        },
+      );
+      kill = () => child.kill("SIGKILL");
+    });
+  };
+  timer = setTimeout(scan, options.firstMs ?? 1000);
+  return {
+    stop: async () => {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      kill?.();
+      await running;
+    },
+  };
 }

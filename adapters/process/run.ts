@@ -3,7 +3,7 @@ import { mkdtempSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir as osTmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import process from "node:process";
-import { spawnChild, type SpawnedChild } from "./_spawn.ts";
+import { SIGNAL_NUMBERS, spawnChild, type SpawnedChild } from "./_spawn.ts";
 import { BoundedCapture, DEFAULT_MAX_CAPTURE_BYTES } from "./capture.ts";
 import {
   type ProcessResult,
@@ -20,7 +20,7 @@ import {
 } from "../sandbox/limits.ts";
 import { RUN_MARKER_ENV, startWatchdog, sweepMarked } from "./_watchdog.ts";
 import { afterChildAsync, childCgroup, exitLimit, limitPrefix } from "./_kernel_limits.ts";
-import { budgetLimit, startBudget } from "./_tree_budget.ts";
+import { budgetLimit, startBudget, watchBudget } from "./_tree_budget.ts";
 import { childEnv } from "./_child_env.ts";
 import { resolveProgram, SETSID } from "./_program.ts";
 
@@ -83,21 +83,6 @@ function emptyResult(
     limit: null,
   };
 }
-
-const SIGNAL_NUMBERS: Record<string, number> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGILL: 4,
-  SIGABRT: 6,
-  SIGKILL: 9,
-  SIGSEGV: 11,
-  SIGPIPE: 13,
-  SIGALRM: 14,
-  SIGTERM: 15,
-  SIGXCPU: 24,
-  SIGXFSZ: 25,
-};
 
 /**
  * Runs one process with a cleared, allowlisted environment, stdin from
@@ -301,16 +286,24 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   };
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener("abort", onAbort, { once: true });
-  // Memory and process limits: exceeding one kills the whole child at once.
-  const watchdog = limits === null ? null : startWatchdog(pid, limits, (kind) => {
+  // Memory and process limits, and the tree's write budget at its peak (a listing every second
+  // or so): exceeding one kills the whole child at once.
+  const onLimit = (kind: LimitKind) => {
     if (exited) return;
     limit = kind;
     signalAll("SIGKILL");
-  }, { overhead: sandbox.kind === "bwrap" ? 2 : 0 });
+  };
+  const watchdog = limits === null
+    ? null
+    : startWatchdog(pid, limits, onLimit, { overhead: sandbox.kind === "bwrap" ? 2 : 0 });
+  const budgetWatch = budget === null || limits?.diskMb === undefined
+    ? null
+    : watchBudget(budget, limits.diskMb, () => onLimit("disk"));
 
   const { code: exitStatus, signal: exitSignal } = await status;
   exited = true;
   watchdog?.stop();
+  await budgetWatch?.stop();
   clearTimeout(timeoutTimer);
   clearTimeout(killTimer);
   spec.signal?.removeEventListener("abort", onAbort);

@@ -107,3 +107,24 @@ Deno.test({
       "limit_cpu",
     ),
 });
+
+Deno.test({
+  name: "limits (CLI): diskMb holds at the peak: a check still writing is killed past it",
+  ignore,
+  fn: async () => {
+    // Up to 512 MiB, 1 MiB a file (under fileSizeMb) with a pause between: before the peak was
+    // watched it wrote them all and failed only after it exited.
+    const r = await verifyCheck({
+      run: "i=0; while [ $i -lt 512 ]; do head -c 1M /dev/zero > f$i.bin; i=$((i+1)); " +
+        "echo wrote $i; sleep 0.02; done; echo finished",
+      timeout: 120,
+    }, { fileSizeMb: 10, diskMb: 16 });
+    assert.equal(r.code, 1, r.stdout);
+    assert.ok(checkReasons(r).includes("limit_disk"), r.stdout);
+    const tail = JSON.stringify(r.json?.["checks"]);
+    assert.doesNotMatch(tail, /finished/, "killed while it ran");
+    const wrote = Math.max(...[...tail.matchAll(/wrote (\d+)/g)].map((m) => Number(m[1])));
+    console.log(`diskMb=16: killed after ${wrote} MiB written`);
+    assert.ok(wrote < 512, `wrote ${wrote} MiB`);
+  },
+});
