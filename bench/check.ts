@@ -20,6 +20,7 @@ const FILES = [
   "./file_service_bench.ts",
   "./verify_overhead_bench.ts",
   "./oracle_bench.ts",
+  "./deps_bench.ts",
 ];
 
 function arg(name: string): string | undefined {

@@ -2,7 +2,8 @@
  * Dependency provisioning of one task's clean trees: the user's installed
  * dependency directories are looked up once (or taken from a batch's shared
  * snapshots), and each tree gets them as the plan says: private, writable
- * copies (or read-only views of shared snapshots under bwrap), nothing when the
+ * read-only views under bwrap (of the user's own directories, or of a batch's
+ * shared snapshots), private copies without a sandbox, nothing when the
  * contract has setup (setup installs into the tree itself), and a refusal when
  * the patch changes a manifest or lockfile without setup.
  *
@@ -10,7 +11,7 @@
  */
 import { findDependencyDirs, planDependencies } from "./dependency_plan.ts";
 import { withoutConfigOnlyManifests } from "./_manifest_fields.ts";
-import { provideDependencyDirs } from "./provide.ts";
+import { provideDependencyDirs, type ProvideMode } from "./provide.ts";
 import type { DependencySnapshots, DependencyView } from "./shared.ts";
 
 /** Options of {@linkcode createDependencyProvisioner}. */
@@ -24,7 +25,11 @@ export interface DependencyProvisionerOptions {
    * when `views` is true (only bwrap can make them read-only; else copies).
    */
   readonly snapshots?: DependencySnapshots;
-  /** Give shared snapshots as read-only views (a sandbox that binds them). @default false */
+  /**
+   * Give read-only views (bwrap binds them): of the shared snapshots with
+   * `snapshots`, else of the user's own directories, entry by entry (see
+   * `provideDependencyDirs`). False: private copies. @default false
+   */
   readonly views?: boolean;
   /** Told each sub-step with its size, before it starts (`copying node_modules, 66 MB`). */
   readonly onStep?: (step: string) => void;
@@ -68,7 +73,11 @@ export function createDependencyProvisioner(
     installed ??= opts.snapshots?.installed(opts.repo) ??
       findDependencyDirs(opts.repo).catch(() => []);
   if (!opts.hasSetup) void getInstalled();
-  const shared = opts.views === true ? opts.snapshots : undefined;
+  const mode: ProvideMode = opts.views !== true
+    ? { kind: "copy" }
+    : opts.snapshots !== undefined
+    ? { kind: "shared", snapshots: opts.snapshots }
+    : { kind: "bind" };
   return {
     async provide(tree, changed) {
       // A package.json edit that leaves its install fields alone (a mocha config) installs nothing new.
@@ -79,7 +88,7 @@ export function createDependencyProvisioner(
       if (plan.mode === "refuse") return { ok: false, reason: plan.reason };
       return {
         ok: true,
-        views: (await provideDependencyDirs(plan, opts.repo, tree, shared, opts.onStep)).views,
+        views: (await provideDependencyDirs(plan, opts.repo, tree, mode, opts.onStep)).views,
       };
     },
   };

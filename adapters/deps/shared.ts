@@ -22,14 +22,30 @@ import { basename, join } from "node:path";
 import { findDependencyDirs } from "./dependency_plan.ts";
 import { copyDirectory } from "./copy_dir.ts";
 
-/** A read-only view of a shared snapshot in a clean tree. */
+/** One entry of a layered view: bound read-only, or re-made as the symlink it is. */
+export interface DependencyEntry {
+  /** Its name in the directory. */
+  readonly name: string;
+  /** The symlink's target (re-made as it is), or null: bound read-only. */
+  readonly symlink: string | null;
+  /** A cache directory (`.cache`, `.vite`, ...): replaced by an empty private one, not bound. */
+  readonly privateDir?: boolean;
+}
+
+/** A read-only view of a dependency directory (a shared snapshot, or the user's own) in a clean tree. */
 export interface DependencyView {
-  /** The snapshot (absolute, outside every tree). */
+  /** The directory shown (absolute, outside every tree). */
   readonly source: string;
   /** Where checks see it (absolute, inside the tree). */
   readonly path: string;
   /** A writable, private scratch directory inside the view (`<path>/.cache`), or null. */
   readonly scratch: string | null;
+  /**
+   * Layered: a private writable tmpfs at `path` with each of these entries of
+   * `source` bound read-only in it (the user's own directory, never written).
+   * Absent: `source` is bound read-only at `path` as a whole.
+   */
+  readonly entries?: readonly DependencyEntry[];
 }
 
 /** The snapshots of one batch; see {@linkcode createDependencySnapshots}. */

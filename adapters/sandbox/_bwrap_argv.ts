@@ -105,13 +105,25 @@ export function bwrapArgv(
   else out.push("--dir", home);
   // Parents before children, so a path inside another keeps its own mode (`.git` ro inside the
   // rw worktree, a rw worktree inside a ro declared dir).
+  // A layer's tmpfs comes before what is bound into it (one level deeper).
   const binds = [
     ...profile.writable.map((p) => ({ p, src: p, flag: "--bind" })),
     ...profile.readOnly.map((p) => ({ p, src: p, flag: "--ro-bind" })),
     ...(profile.views ?? []).map((v) => ({ p: v.path, src: v.source, flag: "--ro-bind" })),
+    ...(profile.layers ?? []).flatMap((l) => [
+      { p: l.path, src: "", flag: "--tmpfs" },
+      ...l.binds.map((b) => ({ p: b.path, src: b.source, flag: "--ro-bind" })),
+      ...l.links.map((b) => ({ p: b.path, src: b.target, flag: "--symlink" })),
+      ...l.dirs.map((p) => ({ p, src: "", flag: "--dir" })),
+    ]),
   ].map((b, i) => ({ ...b, i, depth: b.p.split("/").length }))
     .sort((x, y) => x.depth - y.depth || x.i - y.i);
-  for (const b of binds) out.push(b.flag, b.src, b.p);
+  for (const b of binds) {
+    if (b.flag === "--tmpfs") out.push("--size", tmpBytes, "--tmpfs", b.p);
+    else if (b.flag === "--dir") out.push("--dir", b.p);
+    else if (b.flag === "--symlink") out.push("--symlink", b.src, b.p);
+    else out.push(b.flag, b.src, b.p);
+  }
   for (const d of profile.hiddenDirs) out.push("--tmpfs", d, "--remount-ro", d);
   for (const f of profile.hiddenFiles) out.push("--ro-bind", "/dev/null", f);
   for (const t of profile.tmpfs ?? []) out.push("--size", tmpBytes, "--tmpfs", t);

@@ -1,5 +1,5 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 import type { BwrapSandbox, RootMount } from "./profile.ts";
 import { SandboxError } from "./profile.ts";
@@ -301,61 +301,6 @@ export function withPrograms(profile: BwrapSandbox, programs: readonly string[])
     extra.push(exposes ? real : dir);
   }
   return extra.length === 0 ? profile : { ...profile, readOnly: [...profile.readOnly, ...extra] };
-}
-
-/**
- * The profile with shared dependency snapshots bound read-only inside the
- * worktree (`views`: each `source` at its `path`), and a private, writable
- * tmpfs at each view's `scratch` (its `.cache`). A view outside the profile's
- * writable worktree is refused (`sandbox_invalid`): views only ever replace a
- * path of the tree.
- *
- * @example
- * ```ts
- * import { deepEqual, ok } from "node:assert/strict";
- * import { bwrapArgv, withDependencyViews } from "./bwrap.ts";
- * const p = withDependencyViews(
- *   { kind: "bwrap", bwrapPath: "/usr/bin/bwrap", writable: ["/wt"], readOnly: [], hiddenDirs: [], hiddenFiles: [] },
- *   [{ source: "/snap/1/node_modules", path: "/wt/node_modules", scratch: "/wt/node_modules/.cache" }],
- * );
- * const argv = bwrapArgv(p, ["true"], "/wt", {});
- * const i = argv.indexOf("/snap/1/node_modules");
- * deepEqual(argv.slice(i - 1, i + 2), ["--ro-bind", "/snap/1/node_modules", "/wt/node_modules"]);
- * ok(argv.indexOf("/wt/node_modules/.cache") > i);
- * ```
- */
-export function withDependencyViews(
-  profile: BwrapSandbox,
-  views: readonly {
-    readonly source: string;
-    readonly path: string;
-    readonly scratch: string | null;
-  }[],
-): BwrapSandbox {
-  if (views.length === 0) return profile;
-  // At the real paths the worktree is bound at (the mount points exist unless in a test).
-  const real = (p: string) => exists(p) !== null ? realpathSync(p) : p;
-  const resolved = views.map((v) => ({
-    source: v.source,
-    path: real(v.path),
-    scratch: v.scratch === null ? null : join(real(v.path), basename(v.scratch)),
-  }));
-  for (const v of resolved) {
-    if (!profile.writable.some((w) => v.path !== w && within(v.path, w))) {
-      throw new SandboxError(
-        "sandbox_invalid",
-        `Cannot bind the dependency view ${v.path}: not inside the worktree`,
-      );
-    }
-  }
-  return {
-    ...profile,
-    views: [...(profile.views ?? []), ...resolved.map(({ source, path }) => ({ source, path }))],
-    tmpfs: [
-      ...(profile.tmpfs ?? []),
-      ...resolved.flatMap((v) => (v.scratch === null ? [] : [v.scratch])),
-    ],
-  };
 }
 
 /** The leading absolute program of a shell string (`'/x/deno' test`, `/x/y --flag`), if any. */

@@ -13,5 +13,6 @@
  */
 export * from "./profile.ts";
 export * from "./bwrap.ts";
+export * from "./dependency_views.ts";
 export * from "./limits.ts";
 export * from "./agent_profile.ts";

@@ -32,6 +32,18 @@ export type RootMount =
   | { readonly kind: "mask-dir"; readonly path: string };
 
 /** A bubblewrap profile with every path resolved (absolute). */
+/** One layered view of {@linkcode BwrapSandbox.layers}. */
+export interface SandboxLayer {
+  /** The private tmpfs (absolute). */
+  readonly path: string;
+  /** Read-only binds into it (`source` seen at `path`, a child of the layer). */
+  readonly binds: readonly { readonly source: string; readonly path: string }[];
+  /** Symlinks made in it (`target` at `path`). */
+  readonly links: readonly { readonly target: string; readonly path: string }[];
+  /** Empty directories made in it (an existing cache dir such as `.cache`, made private). */
+  readonly dirs: readonly string[];
+}
+
 export interface BwrapSandbox {
   /** Discriminant. */
   readonly kind: "bwrap";
@@ -53,6 +65,13 @@ export interface BwrapSandbox {
    * snapshots at `<tree>/node_modules`.
    */
   readonly views?: readonly { readonly source: string; readonly path: string }[];
+  /**
+   * Layered read-only views, in the same parent-first order: a private,
+   * size-capped, writable tmpfs at `path`, then each of `binds` bound
+   * read-only into it (`source` at `path`) and each of `links` re-made there
+   * (`verify`/`run`: the user's own `node_modules`, entry by entry).
+   */
+  readonly layers?: readonly SandboxLayer[];
   /** Directories replaced by an empty tmpfs after all binds. */
   readonly hiddenDirs: readonly string[];
   /** Files masked with `/dev/null` after all binds. */

@@ -15,9 +15,9 @@ import {
   type SandboxRequirement,
   selectSandbox,
 } from "../host/sandbox_probe.ts";
-import { withDependencyViews } from "../sandbox/bwrap.ts";
+import { withDependencyViews } from "../sandbox/dependency_views.ts";
 import { DEFAULT_CHECK_LIMITS, withDefaultLimits } from "../sandbox/limits.ts";
-import type { SandboxProfile } from "../sandbox/profile.ts";
+import { SandboxError, type SandboxProfile } from "../sandbox/profile.ts";
 
 /** Options of {@linkcode createCheckSandbox}. */
 export interface CheckSandboxOptions {
@@ -54,6 +54,11 @@ export function createCheckSandbox(opts: CheckSandboxOptions): CheckSandbox {
       limits,
       keyStoreDir: opts.keyStoreDir,
     });
-    return p.kind === "bwrap" ? withDependencyViews(p, views) : p;
+    if (p.kind === "bwrap") return withDependencyViews(p, views);
+    // Views exist only for bwrap to bind: without it the check would see empty directories.
+    if (views.length > 0) {
+      throw new SandboxError("sandbox_invalid", "Dependency views need the bwrap sandbox");
+    }
+    return p;
   };
 }

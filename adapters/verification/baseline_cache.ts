@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { lstat, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { lstatSync, readdirSync } from "node:fs";
+import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import process from "node:process";
 import { canonicalDigest, canonicalJson } from "../canonical_json/canonical_json.ts";
@@ -69,9 +70,12 @@ export interface BaselineKeyInput {
   readonly sandboxReadOnly: readonly string[];
 }
 
-async function statLine(path: string): Promise<string> {
+// Synchronous on purpose: a dependency manifest is thousands of lstat calls, each a
+// thread-pool round trip when asynchronous (1-2 s on a loaded machine for 66 MB of
+// node_modules), about 20 ms in a row.
+function statLine(path: string): string {
   try {
-    const s = await lstat(path);
+    const s = lstatSync(path);
     return `${path} ${s.ino} ${s.size} ${s.mtimeMs} ${s.mode}`;
   } catch {
     return `${path} absent`;
@@ -79,20 +83,25 @@ async function statLine(path: string): Promise<string> {
 }
 
 /** Stat lines of a directory and its entries two levels down (dependency identity). */
-async function dirManifest(dir: string, depth = 2): Promise<string[]> {
-  const lines = [await statLine(dir)];
+function dirManifest(dir: string, depth = 2): string[] {
+  const lines = [statLine(dir)];
   if (depth === 0) return lines;
   let names: string[];
   try {
-    names = (await readdir(dir)).sort();
+    names = readdirSync(dir).sort();
   } catch {
     return lines;
   }
   for (const name of names) {
     const path = join(dir, name);
-    const s = await lstat(path).catch(() => null);
-    if (s?.isDirectory()) lines.push(...await dirManifest(path, depth - 1));
-    else lines.push(await statLine(path));
+    let isDir = false;
+    try {
+      isDir = lstatSync(path).isDirectory();
+    } catch {
+      // Gone meanwhile: its stat line says absent.
+    }
+    if (isDir) lines.push(...dirManifest(path, depth - 1));
+    else lines.push(statLine(path));
   }
   return lines;
 }
@@ -136,9 +145,9 @@ export async function baselineKey(
     ).filter((w) => w !== "" && !w.includes("/") && !w.includes("="));
     const deps = await findDependencyDirs(input.repo);
     const manifest: string[] = [];
-    for (const d of deps.sort()) manifest.push(...await dirManifest(join(input.repo, d)));
+    for (const d of deps.sort()) manifest.push(...dirManifest(join(input.repo, d)));
     const readOnly: string[] = [];
-    for (const p of [...input.sandboxReadOnly].sort()) readOnly.push(...await dirManifest(p, 1));
+    for (const p of [...input.sandboxReadOnly].sort()) readOnly.push(...dirManifest(p, 1));
     const env = {
       v: CACHE_VERSION,
       sandbox: input.sandbox,

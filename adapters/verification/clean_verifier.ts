@@ -108,12 +108,15 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
     ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
   });
-  // Shared read-only snapshots (a batch) only where bwrap makes them read-only; else copies.
+  // Read-only views only where bwrap makes them read-only: of a batch's shared snapshots, or
+  // (verify, run: no pool) of the user's own directories; copies without a sandbox, and for a
+  // batch whose pool has no snapshots (`dependencies: "copy"`).
   const deps = createDependencyProvisioner({
     repo: opts.repo,
     hasSetup: contract.setup !== undefined,
     ...(opts.pool?.dependencies !== undefined ? { snapshots: opts.pool.dependencies } : {}),
-    views: opts.sandbox !== "none",
+    views: opts.sandbox !== "none" &&
+      (opts.pool === undefined || opts.pool.dependencies !== undefined),
     ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
   });
   const setupOptions = contract.setup === undefined ? null : {
