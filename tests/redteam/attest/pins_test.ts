@@ -42,78 +42,85 @@ async function vouch(cwd: string, env: Record<string, string>, ...args: string[]
   return { code: out.code, out: text(out.stdout), err: text(out.stderr) };
 }
 
-Deno.test("red team: an attestation of a non-fix verified with `--verify true` fails every pin", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "vouch-redteam-attest-" });
-  try {
-    const repo = join(dir, "repo");
-    await Deno.mkdir(repo);
-    await git(repo, "init", "-q");
-    await git(repo, "config", "user.email", "e@example.invalid");
-    await git(repo, "config", "user.name", "e");
-    await writeFiles(repo, { "answer.txt": "41\n" });
-    await git(repo, "add", "-A");
-    await git(repo, "commit", "-qm", "init");
-    const base = (await git(repo, "rev-parse", "HEAD")).trim();
-    // The contract the reviewer expects: the answer must be 42.
-    const contract = join(dir, "contract.json");
-    await Deno.writeTextFile(
-      contract,
-      JSON.stringify({ checks: [{ name: "answer", run: ["grep", "-qx", "42", "answer.txt"] }] }),
-    );
-    // A non-fix (43), "verified" against a contract that checks nothing.
-    const patch = join(dir, "nonfix.diff");
-    await Deno.writeTextFile(
-      patch,
-      "diff --git a/answer.txt b/answer.txt\n--- a/answer.txt\n+++ b/answer.txt\n@@ -1 +1 @@\n-41\n+43\n",
-    );
-    const env = { ...Deno.env.toObject(), XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
-    const att = join(dir, "nonfix.intoto.json");
-    const verified = await vouch(
+/** A repository whose answer.txt says 41, the contract that wants 42, and a patch to `answer`. */
+async function fixture(dir: string, answer: string) {
+  const repo = join(dir, "repo");
+  await Deno.mkdir(repo);
+  await git(repo, "init", "-q");
+  await git(repo, "config", "user.email", "e@example.invalid");
+  await git(repo, "config", "user.name", "e");
+  await writeFiles(repo, { "answer.txt": "41\n" });
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "-qm", "init");
+  const base = (await git(repo, "rev-parse", "HEAD")).trim();
+  const contract = join(dir, "contract.json");
+  await Deno.writeTextFile(
+    contract,
+    JSON.stringify({ checks: [{ name: "answer", run: ["grep", "-qx", "42", "answer.txt"] }] }),
+  );
+  const patch = join(dir, `answer-${answer}.diff`);
+  await Deno.writeTextFile(
+    patch,
+    `diff --git a/answer.txt b/answer.txt\n--- a/answer.txt\n+++ b/answer.txt\n@@ -1 +1 @@\n-41\n+${answer}\n`,
+  );
+  const env = { ...Deno.env.toObject(), XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
+  const att = join(dir, `answer-${answer}.intoto.json`);
+  const pub = join(dir, "vouch.pub");
+  /** `vouch verify --patch` of the patch with `how` (its check), writing the attestation. */
+  const verify = async (...how: string[]) => {
+    const v = await vouch(
       repo,
       env,
       "verify",
       "--patch",
       patch,
-      "--verify",
-      "true",
+      ...how,
       "--sandbox",
       "none",
       "--attest-out",
       att,
     );
-    assert.equal(verified.code, 0, verified.err + verified.out);
-    const pub = join(dir, "vouch.pub");
+    assert.equal(v.code, 0, v.err + v.out);
     const key = await vouch(repo, env, "attest", "pubkey");
     assert.equal(key.code, 0, key.err);
     await Deno.writeTextFile(pub, key.out);
+  };
+  /** `vouch attest verify` of the attestation with `pins`. */
+  const attestVerify = (...pins: string[]) =>
+    vouch(dir, env, "attest", "verify", att, "--key", pub, ...pins);
+  return { base, contract, patch, att, pub, verify, attestVerify };
+}
+
+/** SHA-256 of the RFC 8785 form of a JSON file, computed with python3's json (not vouch's). */
+function independentDigest(file: string): string {
+  return execFileSync("python3", [
+    "-c",
+    "import json,sys,hashlib;v=json.load(open(sys.argv[1]));" +
+    "print(hashlib.sha256(json.dumps(v,sort_keys=True,separators=(',',':'),ensure_ascii=False).encode()).hexdigest())",
+    file,
+  ], { encoding: "utf8" }).trim();
+}
+
+/** The in-toto statement inside a DSSE envelope file. */
+async function statementOf(att: string) {
+  return JSON.parse(
+    Buffer.from(JSON.parse(await Deno.readTextFile(att)).payload, "base64").toString("utf8"),
+  );
+}
+
+Deno.test("red team: an attestation of a non-fix verified with `--verify true` fails every pin", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vouch-redteam-attest-" });
+  try {
+    // The contract the reviewer expects wants 42; a non-fix (43), "verified" by a check of nothing.
+    const { base, contract, patch, att, pub, verify, attestVerify } = await fixture(dir, "43");
+    await verify("--verify", "true");
 
     // What the old check accepted: the patch digest alone.
-    const patchOnly = await vouch(
-      dir,
-      env,
-      "attest",
-      "verify",
-      att,
-      "--key",
-      pub,
-      "--patch",
-      patch,
-    );
+    const patchOnly = await attestVerify("--patch", patch);
     assert.equal(patchOnly.code, 0, patchOnly.out);
     // Each pin refuses it.
     const refused = async (pin: string[], why: RegExp) => {
-      const r = await vouch(
-        dir,
-        env,
-        "attest",
-        "verify",
-        att,
-        "--key",
-        pub,
-        "--patch",
-        patch,
-        ...pin,
-      );
+      const r = await attestVerify("--patch", patch, ...pin);
       assert.equal(r.code, 1, `${pin.join(" ")}: ${r.out}${r.err}`);
       assert.match(r.out, /^REJECTED pin_mismatch: /);
       assert.match(r.out, why);
@@ -123,28 +130,14 @@ Deno.test("red team: an attestation of a non-fix verified with `--verify true` f
     await refused(["--sandbox", "bwrap"], /sandbox "none", weaker than the bwrap asked for/);
     await refused(["--policy", `sha256:${"e".repeat(64)}`], /policy digest/);
     // The pins the attestation does satisfy pass: its real base and its (empty) sandbox.
-    const right = await vouch(
-      dir,
-      env,
-      "attest",
-      "verify",
-      att,
-      "--key",
-      pub,
-      "--patch",
-      patch,
-      "--base",
-      base,
-      "--sandbox",
-      "none",
-    );
+    const right = await attestVerify("--patch", patch, "--base", base, "--sandbox", "none");
     assert.equal(right.code, 0, right.out + right.err);
     assert.match(right.out, new RegExp(`base      ${base}`));
 
     // Independently of vouch: OpenSSL verifies the signature, the payload names what was checked.
     const envelope = JSON.parse(await Deno.readTextFile(att));
     const payload = Buffer.from(envelope.payload, "base64");
-    const statement = JSON.parse(payload.toString("utf8"));
+    const statement = await statementOf(att);
     assert.equal(statement.predicate.baseRevision, base);
     assert.equal(statement.predicate.sandboxProfile, "none");
     assert.match(statement.predicate.policy.digest.sha256, /^[0-9a-f]{64}$/);
@@ -171,12 +164,7 @@ Deno.test("red team: an attestation of a non-fix verified with `--verify true` f
       assert.match(ok, /Signature Verified Successfully/);
       // The contract digest in the statement is not the expected contract's: sha256 of its
       // RFC 8785 form (computed here with python3's json, sorted keys, no spaces).
-      const expected = execFileSync("python3", [
-        "-c",
-        "import json,sys,hashlib;v=json.load(open(sys.argv[1]));" +
-        "print(hashlib.sha256(json.dumps(v,sort_keys=True,separators=(',',':'),ensure_ascii=False).encode()).hexdigest())",
-        contract,
-      ], { encoding: "utf8" }).trim();
+      const expected = independentDigest(contract);
       assert.notEqual(statement.predicate.policy.digest.sha256, expected);
       // and a contract pin by that independently computed digest refuses it too
       await refused(["--contract", `sha256:${expected}`], /its contract is/);
@@ -189,51 +177,9 @@ Deno.test("red team: an attestation of a non-fix verified with `--verify true` f
 Deno.test("red team: a fix verified against the pinned contract passes every pin", async () => {
   const dir = await Deno.makeTempDir({ prefix: "vouch-redteam-attest-ok-" });
   try {
-    const repo = join(dir, "repo");
-    await Deno.mkdir(repo);
-    await git(repo, "init", "-q");
-    await git(repo, "config", "user.email", "e@example.invalid");
-    await git(repo, "config", "user.name", "e");
-    await writeFiles(repo, { "answer.txt": "41\n" });
-    await git(repo, "add", "-A");
-    await git(repo, "commit", "-qm", "init");
-    const base = (await git(repo, "rev-parse", "HEAD")).trim();
-    const contract = join(dir, "contract.json");
-    await Deno.writeTextFile(
-      contract,
-      JSON.stringify({ checks: [{ name: "answer", run: ["grep", "-qx", "42", "answer.txt"] }] }),
-    );
-    const patch = join(dir, "fix.diff");
-    await Deno.writeTextFile(
-      patch,
-      "diff --git a/answer.txt b/answer.txt\n--- a/answer.txt\n+++ b/answer.txt\n@@ -1 +1 @@\n-41\n+42\n",
-    );
-    const env = { ...Deno.env.toObject(), XDG_STATE_HOME: join(dir, "state"), NO_COLOR: "1" };
-    const att = join(dir, "fix.intoto.json");
-    const v = await vouch(
-      repo,
-      env,
-      "verify",
-      "--patch",
-      patch,
-      "--contract",
-      contract,
-      "--sandbox",
-      "none",
-      "--attest-out",
-      att,
-    );
-    assert.equal(v.code, 0, v.err + v.out);
-    const pub = join(dir, "vouch.pub");
-    await Deno.writeTextFile(pub, (await vouch(repo, env, "attest", "pubkey")).out);
-    const r = await vouch(
-      dir,
-      env,
-      "attest",
-      "verify",
-      att,
-      "--key",
-      pub,
+    const { base, contract, patch, att, verify, attestVerify } = await fixture(dir, "42");
+    await verify("--contract", contract);
+    const r = await attestVerify(
       "--patch",
       patch,
       "--contract",
@@ -245,28 +191,10 @@ Deno.test("red team: a fix verified against the pinned contract passes every pin
     );
     assert.equal(r.code, 0, r.out + r.err);
     // The digest it pinned is the contract file's RFC 8785 SHA-256, computed here without vouch.
-    const statement = JSON.parse(
-      Buffer.from(JSON.parse(await Deno.readTextFile(att)).payload, "base64").toString("utf8"),
-    );
-    const independent = execFileSync("python3", [
-      "-c",
-      "import json,sys,hashlib;v=json.load(open(sys.argv[1]));" +
-      "print(hashlib.sha256(json.dumps(v,sort_keys=True,separators=(',',':'),ensure_ascii=False).encode()).hexdigest())",
-      contract,
-    ], { encoding: "utf8" }).trim();
-    assert.equal(statement.predicate.policy.digest.sha256, independent);
+    const statement = await statementOf(att);
+    assert.equal(statement.predicate.policy.digest.sha256, independentDigest(contract));
     // a stronger sandbox than it ran in is still refused
-    const strong = await vouch(
-      dir,
-      env,
-      "attest",
-      "verify",
-      att,
-      "--key",
-      pub,
-      "--sandbox",
-      "bwrap",
-    );
+    const strong = await attestVerify("--sandbox", "bwrap");
     assert.equal(strong.code, 1, strong.out);
   } finally {
     await Deno.remove(dir, { recursive: true });
