@@ -9,44 +9,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type BatchReport, runBatch } from "../../../adapters/batch/mod.ts";
 import { makeCohort, timeless } from "./_cohort.ts";
-import { VOUCH_TASK_FLAGS } from "../../golden/cli_harness.ts";
+import { spawnCollecting as spawn, until, vouchArgs } from "./_fleet_procs.ts";
 import { redisServerPath, startRedis } from "./_redis.ts";
 
-const MAIN = new URL("../../../cli/main.ts", import.meta.url).pathname;
-const CONFIG = new URL("../../../deno.json", import.meta.url).pathname;
 // The `deno task vouch` flags (with --deny-net), so the queue path's own permission is exercised.
-const VOUCH_FLAGS = ["run", ...VOUCH_TASK_FLAGS, "--config", CONFIG, MAIN];
-
-/** A spawned process whose stderr lines are collected. */
-function spawn(args: string[], env: Record<string, string>) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const lines: string[] = [];
-  const stdout = new Response(child.stdout).text();
-  const pump = (async () => {
-    let buf = "";
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
-      buf += chunk;
-      const parts = buf.split("\n");
-      buf = parts.pop()!;
-      lines.push(...parts);
-    }
-  })();
-  return { child, lines, stdout, pump };
-}
-
-async function until(what: string, ok: () => boolean, ms = 90_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const VOUCH_FLAGS = vouchArgs(null);
 
 const redis = redisServerPath();
 if (redis === null) {
@@ -80,9 +47,7 @@ Deno.test({
       const url = server.url;
       for (const n of [1, 2, 3]) {
         // Worker 1 runs with the CLI's --deny-net and re-runs itself with that one address.
-        const flags = n === 1
-          ? VOUCH_FLAGS
-          : VOUCH_FLAGS.map((f) => (f === "--deny-net" ? `--allow-net=127.0.0.1:${port}` : f));
+        const flags = n === 1 ? VOUCH_FLAGS : vouchArgs(port);
         workers.push(spawn(
           [
             ...flags,

@@ -30,54 +30,21 @@ import { loadFleetKey } from "../../../adapters/keys/fleet_key.ts";
 import { importMacKey } from "../../../adapters/keys/mac_key.ts";
 import { makeCohort } from "../../adapters/batch/_cohort.ts";
 import { redisCliPath, redisServerPath, startRedis } from "../../adapters/batch/_redis.ts";
-import { VOUCH_TASK_FLAGS } from "../../golden/cli_harness.ts";
+import {
+  spawnCollecting as spawn,
+  until as untilEvery,
+  vouchArgs,
+} from "../../adapters/batch/_fleet_procs.ts";
 import { git, writeFiles } from "../../golden/fixture_repos.ts";
 
-const MAIN = new URL("../../../cli/main.ts", import.meta.url).pathname;
-const CONFIG = new URL("../../../deno.json", import.meta.url).pathname;
+/** The fleet red team polls every 100 ms. */
+const until = (what: string, ok: () => boolean | Promise<boolean>) =>
+  untilEvery(what, ok, 90_000, 100);
 
 const redis = redisServerPath();
 const cli = redisCliPath();
 if (redis === null || cli === null) {
   console.log("fleet red-team tests skipped: redis-server/redis-cli not installed");
-}
-
-function vouchArgs(port: number, ...args: string[]): string[] {
-  const flags = VOUCH_TASK_FLAGS.map((
-    f,
-  ) => (f === "--deny-net" ? `--allow-net=127.0.0.1:${port}` : f));
-  return ["run", ...flags, "--config", CONFIG, MAIN, ...args];
-}
-
-function spawn(args: string[], env: Record<string, string>) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const lines: string[] = [];
-  const stdout = new Response(child.stdout).text();
-  const pump = (async () => {
-    let buf = "";
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
-      buf += chunk;
-      const parts = buf.split("\n");
-      buf = parts.pop()!;
-      lines.push(...parts);
-    }
-    if (buf !== "") lines.push(buf);
-  })();
-  return { child, lines, stdout, pump };
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 90_000) {
-  const end = Date.now() + ms;
-  while (!await ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 Deno.test({
