@@ -27,10 +27,12 @@ import { writeJson, writeRoundPatch, writeVerified } from "./_artefacts.ts";
 import { runBackendRound } from "./_backend_round.ts";
 import type { TaskRun } from "./_task_run.ts";
 
-type Handler<K extends KernelAction["kind"]> = (
-  run: TaskRun,
-  action: Extract<KernelAction, { kind: K }>,
-) => Promise<void>;
+/** Every kind of action the kernel asks the driver to perform. */
+type ActionKind = KernelAction["kind"];
+/** The action of each kind. */
+type ActionOf = { readonly [K in ActionKind]: Extract<KernelAction, { kind: K }> };
+/** What performs an action of kind `K`. */
+type Handler<K extends ActionKind> = (run: TaskRun, action: ActionOf[K]) => Promise<void>;
 
 const message = (error: unknown) => error instanceof Error ? error.message : String(error);
 
@@ -423,7 +425,7 @@ function notifyDetail(
 }
 
 /** The handler of every action kind. */
-export const HANDLERS: { readonly [K in KernelAction["kind"]]: Handler<K> } = {
+const HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
   // Already recorded with the step.
   append_log: () => Promise.resolve(),
   notify: (run, action) => Promise.resolve(run.progress(action.status, notifyDetail(run, action))),
@@ -441,3 +443,15 @@ export const HANDLERS: { readonly [K in KernelAction["kind"]]: Handler<K> } = {
   integrate: integrateHandler,
   cleanup,
 };
+
+/**
+ * Performs `action` with the handler of its kind (`HANDLERS` is typed per
+ * kind, so the handler and the action it gets agree, with no cast).
+ */
+export function perform<K extends ActionKind>(
+  run: TaskRun,
+  action: ActionOf[K] & { kind: K },
+): Promise<void> {
+  const handler: Handler<K> = HANDLERS[action.kind];
+  return handler(run, action);
+}

@@ -25,7 +25,7 @@ import { KERNEL_LIFECYCLE_VERSION } from "../../kernel/lifecycle/version.ts";
 import { deferRemoval } from "../worktree/deferred_removal.ts";
 import { writeOutcome } from "./_artefacts.ts";
 import { outcomeOf } from "./_final.ts";
-import { HANDLERS } from "./_handlers.ts";
+import { perform } from "./_handlers.ts";
 import { TaskRun } from "./_task_run.ts";
 import type { RunOutcome } from "./outcome.ts";
 
@@ -107,8 +107,7 @@ async function interpret(run: TaskRun): Promise<void> {
       await run.kill("user");
       continue;
     }
-    // deno-lint-ignore no-explicit-any
-    await (HANDLERS[action.kind] as (run: TaskRun, action: any) => Promise<void>)(run, action);
+    await perform(run, action);
   }
 }
 
