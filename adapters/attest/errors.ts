@@ -25,8 +25,4 @@ export type AttestErrorCode =
  * if (new AttestError("schema", "Cannot read envelope: schema").code !== "schema") throw new Error();
  * ```
  */
-export class AttestError extends VouchError<AttestErrorCode> {
-  constructor(code: AttestErrorCode, message: string, options?: ErrorOptions) {
-    super(code, message, options);
-  }
-}
+export class AttestError extends VouchError<AttestErrorCode> {}

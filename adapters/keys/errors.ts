@@ -25,8 +25,4 @@ export type KeyErrorCode =
  * if (new KeyError("corrupt", "Cannot read key: corrupt").code !== "corrupt") throw new Error();
  * ```
  */
-export class KeyError extends VouchError<KeyErrorCode> {
-  constructor(code: KeyErrorCode, message: string, options?: ErrorOptions) {
-    super(code, message, options);
-  }
-}
+export class KeyError extends VouchError<KeyErrorCode> {}

@@ -27,8 +27,4 @@ export type ReceiptErrorCode =
  * if (new ReceiptError("bad_mac", "Cannot verify receipt: bad MAC").code !== "bad_mac") throw new Error();
  * ```
  */
-export class ReceiptError extends VouchError<ReceiptErrorCode> {
-  constructor(code: ReceiptErrorCode, message: string, options?: ErrorOptions) {
-    super(code, message, options);
-  }
-}
+export class ReceiptError extends VouchError<ReceiptErrorCode> {}

@@ -25,9 +25,4 @@ export type VerifiedPatchErrorCode =
  * if (new VerifiedPatchError("forged", "Cannot accept patch: forged").code !== "forged") throw new Error();
  * ```
  */
-export class VerifiedPatchError extends VouchError<VerifiedPatchErrorCode> {
-  /** An error with its stable code and message. */
-  constructor(code: VerifiedPatchErrorCode, message: string, options?: ErrorOptions) {
-    super(code, message, options);
-  }
-}
+export class VerifiedPatchError extends VouchError<VerifiedPatchErrorCode> {}

@@ -91,6 +91,7 @@ export function strings(v: unknown, deep = 1): string[] {
   return [];
 }
 
+/** The JSON (or JSONC) object of `text`, or null when it is not one. */
 export function parseJson(text: string): Record<string, unknown> | null {
   for (const t of [text, stripJsonComments(text)]) {
     try {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { shellWords, stripJsonComments } from "./_config_text.ts";
+import { parseJson, shellWords } from "./_config_text.ts";
 
 /** What changed in a file's test-defining keys. */
 export interface TestKeysChange {
@@ -19,20 +19,6 @@ export interface TestKeysChange {
 }
 
 const PACKAGE_KEYS = ["mocha", "jest", "ava", "c8", "nyc", "tap", "babel"];
-
-function jsonObject(text: string): Record<string, unknown> | null {
-  for (const t of [text, stripJsonComments(text)]) {
-    try {
-      const v: unknown = JSON.parse(t);
-      if (typeof v === "object" && v !== null && !Array.isArray(v)) {
-        return v as Record<string, unknown>;
-      }
-    } catch {
-      // next form
-    }
-  }
-  return null;
-}
 
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
@@ -88,8 +74,8 @@ function jsonKeysChanged(
   after: string,
   keysOf: (o: Record<string, unknown> | null) => Map<string, unknown>,
 ): string[] | null {
-  const a = jsonObject(before);
-  const b = jsonObject(after);
+  const a = parseJson(before);
+  const b = parseJson(after);
   if (a === null || b === null) return null;
   const ka = keysOf(a);
   const kb = keysOf(b);
