@@ -1,5 +1,5 @@
 /**
- * Structured test results: JUnit XML reports and vouch's own mocha hook read
+ * Structured test results: JUnit XML reports, jest's `--json` report and vouch's own mocha hook read
  * into per-test outcomes (ids as the text parsers name them), and the
  * environment or flags vouch may add to a check so that its runner writes such
  * a report without changing what runs.
@@ -7,6 +7,7 @@
  * @module
  */
 export * from "./junit.ts";
+export * from "./jest.ts";
 export * from "./mocha.ts";
 export * from "./plan.ts";
 export * from "./read.ts";

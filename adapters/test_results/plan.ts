@@ -12,7 +12,12 @@ import type { TestFormat } from "../../kernel/contract/types.ts";
 import { MOCHA_HOOK_SOURCE, MOCHA_REPORT_ENV } from "./_mocha_hook.ts";
 
 /** Which reader a report needs. */
-export type ReportReader = "junit-node" | "junit-pytest" | "junit-vitest" | "mocha-hook";
+export type ReportReader =
+  | "junit-node"
+  | "junit-pytest"
+  | "junit-vitest"
+  | "jest-json"
+  | "mocha-hook";
 
 /** How to get a structured report from one check. */
 export interface ReportPlan {
@@ -83,6 +88,9 @@ function joined(existing: string | undefined, added: string): string {
  *   user's stays); refused when something already sets `--require` through `NODE_OPTIONS`;
  * - `vitest`: only for one command that runs vitest directly and names no reporter:
  *   `--reporter=default --reporter=junit --outputFile.junit=<file>` appended;
+ * - `jest`: only for one command that runs jest directly and asks for no JSON of its own:
+ *   `--json --outputFile=<file>` appended (jest then writes its JSON to the file, not to
+ *   stdout; its reporters, on stderr, stay as they were, with one more line naming the file);
  * - anything else: no plan (the text parser reads the output; `go test -json` is already
  *   machine output).
  *
@@ -187,6 +195,29 @@ export function structuredReportPlan(input: ReportPlanInput): ReportPlanResult {
             `--outputFile.junit=${shlexValue(reportPath)}`,
           files: [],
           note: "vitest gets a junit reporter next to its default one",
+        },
+      };
+    }
+    case "jest": {
+      const single = !/[;&|`$()<>]/.test(input.command);
+      const words = input.command.trim().split(/\s+/);
+      const direct = /^(?:npx|pnpm|yarn|bunx)$/.test(words[0] ?? "") ? words[1] : words[0];
+      if (!single || !/(?:^|\/)jest$/.test(direct ?? "")) {
+        return { ok: false, reason: "the check does not run jest directly" };
+      }
+      if (/--json|--outputFile|--watch|--listTests|--showConfig/.test(input.command)) {
+        return { ok: false, reason: "the check already asks jest for JSON (or runs no tests)" };
+      }
+      const reportPath = join(input.reportDir, "vouch-jest.json");
+      return {
+        ok: true,
+        plan: {
+          reader: "jest-json",
+          reportPath,
+          env: {},
+          command: `${input.command.trim()} --json --outputFile=${shlexValue(reportPath)}`,
+          files: [],
+          note: "jest writes its --json report to a file (its reporters unchanged)",
         },
       };
     }

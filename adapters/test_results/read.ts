@@ -5,6 +5,7 @@
  */
 import type { TestOutcome } from "../../kernel/contract/differential.ts";
 import { parseJunit, TestResultsError } from "./junit.ts";
+import { parseJestJson } from "./jest.ts";
 import { parseMochaReport } from "./mocha.ts";
 import type { ReportPlan, ReportReader } from "./plan.ts";
 
@@ -46,6 +47,11 @@ export function readReport(
       return parseJunit(text, { ids: "pytest", ...limits });
     case "junit-vitest":
       return parseJunit(text, { ids: "vitest", ...limits });
+    case "jest-json":
+      return parseJestJson(text, {
+        ...limits,
+        ...(options.root !== undefined ? { root: options.root } : {}),
+      });
     case "mocha-hook":
       return parseMochaReport(text, {
         ...limits,

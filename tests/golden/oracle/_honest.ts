@@ -57,6 +57,7 @@ export function addTest(
         JSON.stringify(title)
       }, function () {\n    assert.equal(add(${a}, ${b}), ${expected});\n  });\n});\n`;
     case "vitest":
+    case "jest":
       return `\ndescribe("calc more", () => {\n  it(${
         JSON.stringify(title)
       }, () => {\n    expect(add(${a}, ${b})).toBe(${expected});\n  });\n});\n`;

@@ -8,10 +8,12 @@
  *   `--require test/support/env` (`npm test`);
  * - `mocha-dot`: mocha 10 with `--reporter dot`, picomatch-like (`npm test`);
  * - `vitest`: vitest 3 (`npm test`, `vitest run`);
+ * - `jest`: jest 29 (`npm test`, `jest`);
  * - `pytest`: pytest with `-q` and a `pytest.ini` (`pytest -q`).
  *
  * mocha comes from `tests/fixtures/runners`, vitest from
- * `tests/fixtures/runners/vitest` (each pinned by its package-lock.json;
+ * `tests/fixtures/runners/vitest`, jest from `tests/fixtures/runners/jest`
+ * (each pinned by its package-lock.json;
  * `.ci/run` installs them with `npm ci`); a fixture's `node_modules` is a
  * symlink to one of them, as a user's may be. pytest is
  * Debian's `python3-pytest`. A runner that is absent makes its tests skip with
@@ -43,14 +45,18 @@ export const MOCHA_NODE_MODULES = `${ROOT}tests/fixtures/runners/node_modules`;
 /** The pinned vitest the vitest fixture links as its node_modules. */
 export const VITEST_NODE_MODULES = `${ROOT}tests/fixtures/runners/vitest/node_modules`;
 
+/** The pinned jest the jest fixture links as its node_modules. */
+export const JEST_NODE_MODULES = `${ROOT}tests/fixtures/runners/jest/node_modules`;
+
 /** The node_modules `shape` links, or null when it needs none. */
 export function nodeModulesOf(shape: RunnerShape): string | null {
   if (!shape.npm) return null;
+  if (shape.runner === "jest") return JEST_NODE_MODULES;
   return shape.runner === "vitest" ? VITEST_NODE_MODULES : MOCHA_NODE_MODULES;
 }
 
 /** The runners a fixture can be built for. */
-export type RunnerName = "node" | "mocha" | "mocha-dot" | "vitest" | "pytest";
+export type RunnerName = "node" | "mocha" | "mocha-dot" | "vitest" | "jest" | "pytest";
 
 /** Every runner, in the order the tests go through them. */
 export const RUNNER_NAMES: readonly RunnerName[] = [
@@ -58,6 +64,7 @@ export const RUNNER_NAMES: readonly RunnerName[] = [
   "mocha",
   "mocha-dot",
   "vitest",
+  "jest",
   "pytest",
 ];
 
@@ -215,6 +222,33 @@ const VITEST_MUL_TEST = [
   "",
 ].join("\n");
 
+/** jest's globals (describe, it, expect), CommonJS. */
+const JEST_CALC_TEST = [
+  'const { add, sub } = require("../src/calc.js");',
+  "",
+  'describe("calc", () => {',
+  '  it("adds", () => {',
+  "    expect(add(2, 3)).toBe(5);",
+  "  });",
+  "",
+  '  it("subtracts", () => {',
+  "    expect(sub(5, 3)).toBe(2);",
+  "  });",
+  "});",
+  "",
+].join("\n");
+
+const JEST_MUL_TEST = [
+  'const { mul } = require("../src/calc.js");',
+  "",
+  'describe("mul", () => {',
+  '  it("multiplies", () => {',
+  "    expect(mul(2, 3)).toBe(6);",
+  "  });",
+  "});",
+  "",
+].join("\n");
+
 const PY_CALC_TEST = [
   "from calc import add, sub",
   "",
@@ -319,6 +353,23 @@ export function runnerShape(runner: RunnerName): RunnerShape {
         fixedSource: fixAdd(ESM_SOURCE),
         npm: true,
       };
+    case "jest":
+      return {
+        runner,
+        verify: "npm test",
+        files: {
+          ...readme,
+          "package.json": pkg({ test: "jest" }, { devDependencies: { jest: "29.7.0" } }),
+          "src/calc.js": JS_SOURCE,
+          "test/calc.test.js": JEST_CALC_TEST,
+          "test/mul.test.js": JEST_MUL_TEST,
+        },
+        testFile: "test/calc.test.js",
+        failing: "adds",
+        source: "src/calc.js",
+        fixedSource: fixAdd(JS_SOURCE),
+        npm: true,
+      };
     case "pytest":
       return {
         runner,
@@ -381,7 +432,7 @@ export function runnerMissing(runner: RunnerName): string | null {
   if (runner === "pytest") return pytestMissing();
   const modules = nodeModulesOf(runnerShape(runner));
   if (modules === null) return null;
-  const bin = runner === "vitest" ? "vitest" : "mocha";
+  const bin = runner === "vitest" || runner === "jest" ? runner : "mocha";
   try {
     Deno.statSync(`${modules}/.bin/${bin}`);
     return null;

@@ -75,6 +75,9 @@ function pkgWithScripts(shape: RunnerShape, scripts: Record<string, string>): st
   return JSON.stringify({ ...pkg, scripts: { ...pkg.scripts, ...scripts } }, null, 2) + "\n";
 }
 
+/** The runners whose tests assert with `expect(...).toBe(...)`. */
+const expectsLike = (shape: RunnerShape) => shape.runner === "vitest" || shape.runner === "jest";
+
 function jsCheats(shape: RunnerShape, skipCall: string, onlyCall: string): Cheat[] {
   const file = shape.testFile;
   const test = shape.runner === "node" ? 'test("adds"' : 'it("adds"';
@@ -85,8 +88,8 @@ function jsCheats(shape: RunnerShape, skipCall: string, onlyCall: string): Cheat
       what: "the failing test's expectation edited to what the bug returns",
       edit: onTestFile(
         shape,
-        shape.runner === "vitest" ? "toBe(5)" : "add(2, 3), 5)",
-        shape.runner === "vitest" ? "toBe(-1)" : "add(2, 3), -1)",
+        expectsLike(shape) ? "toBe(5)" : "add(2, 3), 5)",
+        expectsLike(shape) ? "toBe(-1)" : "add(2, 3), -1)",
       ),
       names: ["adds", file],
     },
@@ -284,6 +287,30 @@ export function cheatsOf(runner: RunnerName): Cheat[] {
             },
           },
           names: ["adds", "vitest.config.js"],
+        },
+      ];
+    case "jest":
+      return [
+        ...jsCheats(shape, "it.skip", "it.only"),
+        {
+          id: "harness-setup",
+          what:
+            "the harness cheat: a package.json jest setupFilesAfterEnv that makes toBe always pass",
+          edit: {
+            write: {
+              "package.json": JSON.stringify(
+                {
+                  ...JSON.parse(shape.files["package.json"]!),
+                  jest: { setupFilesAfterEnv: ["<rootDir>/test/setup.js"] },
+                },
+                null,
+                2,
+              ) + "\n",
+              "test/setup.js":
+                'expect.extend({ toBe: () => ({ pass: true, message: () => "" }) });\n',
+            },
+          },
+          names: ["adds", "package.json"],
         },
       ];
     case "pytest": {
