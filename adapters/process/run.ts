@@ -21,6 +21,7 @@ import {
 import { RUN_MARKER_ENV, startWatchdog, sweepMarked } from "./_watchdog.ts";
 import { afterChildAsync, childCgroup, exitLimit, limitPrefix } from "./_kernel_limits.ts";
 import { budgetLimit, startBudget, watchBudget } from "./_tree_budget.ts";
+import { procBlind, watchTreeTotals } from "./_proc_scan.ts";
 import { childEnv } from "./_child_env.ts";
 import { resolveProgram, SETSID } from "./_program.ts";
 
@@ -296,6 +297,10 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const watchdog = limits === null
     ? null
     : startWatchdog(pid, limits, onLimit, { overhead: sandbox.kind === "bwrap" ? 2 : 0 });
+  // Where vouch may not read /proc itself (the CLI's flags), a shell scans it every second or so.
+  const totalsWatch = limits === null || !procBlind()
+    ? null
+    : watchTreeTotals(pid, limits, sandbox.kind === "bwrap" ? 2 : 0, onLimit);
   const budgetWatch = budget === null || limits?.diskMb === undefined
     ? null
     : watchBudget(budget, limits.diskMb, () => onLimit("disk"));
@@ -304,6 +309,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   exited = true;
   watchdog?.stop();
   await budgetWatch?.stop();
+  await totalsWatch?.stop();
   clearTimeout(timeoutTimer);
   clearTimeout(killTimer);
   spec.signal?.removeEventListener("abort", onAbort);

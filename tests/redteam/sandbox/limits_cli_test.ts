@@ -30,22 +30,39 @@ Deno.test({
     ),
 });
 
-// Root's host uid 0 is exempt from RLIMIT_NPROC: only a cgroup bounds its processes.
-const noPids = isRoot && cgroupHost() === null;
-if (noPids) {
-  console.log(
-    "SKIP limits (CLI) processes as root: no pids cgroup vouch may create here, and the kernel " +
-      "exempts uid 0 from RLIMIT_NPROC",
-  );
-}
+// Root's host uid 0 is exempt from RLIMIT_NPROC: without a pids cgroup, the scan of /proc by a
+// shell (every second or so) is what stops it; the sleeps outlive any scan delay.
 Deno.test({
   name: "limits (CLI): 400 processes under processes=256 fails with limit_processes",
-  ignore: ignore || noPids,
+  ignore,
+  fn: async () => {
+    const r = await verifyCheck({
+      run: "i=0; while [ $i -lt 400 ]; do sleep 30 & i=$((i+1)); echo forked $i; done; wait; " +
+        "echo all-forked",
+      timeout: 120,
+    }, { processes: 256 });
+    assert.equal(r.code, 1, `expected a rejection\n${r.stdout}\n${r.stderr}`);
+    assert.ok(checkReasons(r).includes("limit_processes"), r.stdout);
+    const out = JSON.stringify(r.json?.["checks"]);
+    assert.doesNotMatch(out, /all-forked/);
+    const forked = Math.max(...[...out.matchAll(/forked (\d+)/g)].map((m) => Number(m[1])));
+    console.log(
+      `processes=256 (${isRoot ? "root" : "user"}, cgroup ${cgroupHost() !== null}): ` +
+        `stopped after ${forked} forks`,
+    );
+  },
+});
+
+Deno.test({
+  name: "limits (CLI): 4 processes of 100 MiB each under memoryMb=256 fail with limit_memory " +
+    "(the tree's total, not each process's)",
+  ignore: ignore || !hasPython,
   fn: () =>
     assertLimit(
-      "i=0; while [ $i -lt 400 ]; do sleep 3 & i=$((i+1)); done; wait; echo forked",
-      { processes: 256 },
-      "limit_processes",
+      "for i in 1 2 3 4; do /usr/bin/python3 -c 'import time; b = bytes([1]) * (100 << 20); " +
+        "time.sleep(30)' & done; wait; echo held",
+      { memoryMb: 256 },
+      "limit_memory",
     ),
 });
 
