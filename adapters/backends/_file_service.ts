@@ -175,7 +175,7 @@ export function helperRuntime(): string | null {
  */
 export function helperSandbox(sandbox: SandboxProfile): SandboxProfile {
   if (sandbox.kind !== "bwrap") return sandbox;
-  const { homeSource: _state, ...rest } = sandbox;
+  const { homeSource: _state, launcher: _egress, ...rest } = sandbox;
   return { ...rest, home: BWRAP_HOME, shareNetwork: false };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Runs every subprocess backend (codex, claude, `command:`, those to come)
- * inside the agent sandbox, per task: the network is shared (agents need
- * their model provider), the filesystem is the allowlist of
+ * inside the agent sandbox, per task: its own network namespace whose only
+ * way out is vouch's egress proxy (the model hosts of the run; everything
+ * else refused and recorded), the filesystem is the allowlist of
  * {@linkcode agentProfile}: the worktree read-write, the repository's `.git`
  * read-only (private objects and index), a per-run copy of the CLI's state as
  * HOME, the rest of HOME, vouch's keys and state and the user's checkout not
@@ -20,7 +21,16 @@ import { failedRun } from "../backends/result.ts";
 import { type AgentCliProbe, probeAgentCli } from "../backends/probe.ts";
 import type { AgentBackend, BackendFailure, BackendResult } from "../backends/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
-import { AGENT_STATE_ENTRIES, agentProfile } from "../sandbox/agent_profile.ts";
+import { AGENT_STATE_ENTRIES, agentProfile, toolCommandProfile } from "../sandbox/agent_profile.ts";
+import {
+  type AgentNetwork,
+  confineNetwork,
+  OPEN_NETWORK_WARNING,
+  startTaskNetwork,
+  type TaskNetwork,
+  withEgressRecord,
+  withOpenNetworkNote,
+} from "./_agent_network.ts";
 import { DEFAULT_AGENT_LIMITS, type SandboxLimits, withDefaultLimits } from "../sandbox/limits.ts";
 import {
   probeSandbox,
@@ -70,7 +80,14 @@ export interface ConfinedBackendOptions {
   readonly probe?: SandboxProbe;
   /** Limits of the agent (contract `sandbox.agentLimits`); absent fields keep {@linkcode DEFAULT_AGENT_LIMITS}. */
   readonly limits?: Partial<SandboxLimits>;
+  /**
+   * What the agent may reach (default: nothing: `{ allow: [] }`). `"host"`
+   * shares the host network unfiltered (warned on every run).
+   */
+  readonly network?: AgentNetwork;
 }
+
+export type { AgentNetwork };
 
 /**
  * Wraps a backend factory so every run gets the agent sandbox for its task's
@@ -131,10 +148,36 @@ export function confinedBackend(
     }
   };
   const isFailure = (s: SandboxProfile | BackendFailure): s is BackendFailure => "code" in s;
+  const network = options.network ?? { allow: [] };
+  // Only an agent process needs a way out (the `openai:` loop is vouch itself).
+  const needsEgress = plain.capabilities().subprocess;
   const perTask = new Map<
     string,
-    { worktree: string; backend: AgentBackend; scratch: string | null }
+    { worktree: string; backend: AgentBackend; scratch: string | null; net: TaskNetwork | null }
   >();
+  // One round of the task's backend, its egress refusals recorded in the result.
+  const round = async (
+    backend: AgentBackend,
+    net: TaskNetwork | null,
+    task: Parameters<AgentBackend["run"]>[0],
+    ctx: Parameters<AgentBackend["run"]>[1],
+  ): Promise<BackendResult> => {
+    if (network === "host" && needsEgress) {
+      try {
+        ctx.emit({ kind: "error", message: OPEN_NETWORK_WARNING, fatal: false });
+      } catch {
+        // a broken sink never changes the run
+      }
+      return withOpenNetworkNote(await backend.run(task, ctx));
+    }
+    if (net === null) return await backend.run(task, ctx);
+    net.ctx = ctx;
+    try {
+      return withEgressRecord(await backend.run(task, ctx), net.egress.proxy.takeRefusals());
+    } finally {
+      net.ctx = null;
+    }
+  };
   return {
     ...plain,
     id: plain.id,
@@ -154,7 +197,8 @@ export function confinedBackend(
             await mkdir(join(scratch, "agent"));
             const sandbox = await sandboxFor(worktree, join(scratch, "agent"), limits);
             if (isFailure(sandbox)) return sandbox;
-            return await make(sandbox).preflight?.() ?? null;
+            // Starting and speaking the protocol needs no network: none at all.
+            return await make(toolCommandProfile(sandbox)).preflight?.() ?? null;
           } finally {
             await rm(scratch, { recursive: true, force: true }).catch(() => {});
           }
@@ -167,26 +211,38 @@ export function confinedBackend(
       // private HOME included, until the task ends (endTask).
       const kept = perTask.get(task.taskId);
       if (kept !== undefined && kept.worktree === task.worktree) {
-        return await kept.backend.run(task, ctx);
+        return await round(kept.backend, kept.net, task, ctx);
       }
       if (requirement === "none") {
         const backend = make({ kind: "none", limits });
         if (plain.endTask !== undefined) {
-          perTask.set(task.taskId, { worktree: task.worktree, backend, scratch: null });
+          perTask.set(task.taskId, { worktree: task.worktree, backend, scratch: null, net: null });
         }
         return await backend.run(task, ctx);
       }
       const scratch = await mkdtemp(join(tmpdir(), "vouch-agent-"));
       let keep = false;
+      let net: TaskNetwork | null = null;
       try {
         const sandbox = await sandboxFor(task.worktree, scratch, limits);
         if (isFailure(sandbox)) return failedRun(plain.id, "error", sandbox);
-        const backend = make(sandbox);
+        let confined: SandboxProfile = sandbox;
+        if (network !== "host" && needsEgress && sandbox.kind === "bwrap") {
+          // Fail closed: without its proxy the agent does not start.
+          const started = await startTaskNetwork(scratch, network.allow, sandbox);
+          if ("code" in started) return failedRun(plain.id, "error", started);
+          net = started;
+          confined = confineNetwork(net, sandbox);
+        }
+        const backend = make(confined);
         keep = plain.endTask !== undefined;
-        if (keep) perTask.set(task.taskId, { worktree: task.worktree, backend, scratch });
-        return await backend.run(task, ctx);
+        if (keep) perTask.set(task.taskId, { worktree: task.worktree, backend, scratch, net });
+        return await round(backend, net, task, ctx);
       } finally {
-        if (!keep) await rm(scratch, { recursive: true, force: true }).catch(() => {});
+        if (!keep) {
+          await net?.egress.close().catch(() => {});
+          await rm(scratch, { recursive: true, force: true }).catch(() => {});
+        }
       }
     },
     ...(plain.endTask !== undefined
@@ -196,6 +252,7 @@ export function confinedBackend(
           perTask.delete(taskId);
           if (kept === undefined) return;
           await kept.backend.endTask?.(taskId).catch(() => {});
+          await kept.net?.egress.close().catch(() => {});
           if (kept.scratch !== null) {
             await rm(kept.scratch, { recursive: true, force: true }).catch(() => {});
           }
@@ -252,7 +309,8 @@ export async function probeAgentCliConfined(
       readOnly: executable.includes("/") ? agentProgramDirs(executable) : [],
       ...(probe.bwrap.path !== null ? { bwrapPath: probe.bwrap.path } : {}),
     });
-    return await probeAgentCli(name, executable, profile);
+    // `--version` needs no network: none at all.
+    return await probeAgentCli(name, executable, toolCommandProfile(profile));
   } finally {
     await rm(scratch, { recursive: true, force: true }).catch(() => {});
   }

@@ -129,6 +129,6 @@ export function bwrapArgv(
   for (const t of profile.tmpfs ?? []) out.push("--size", tmpBytes, "--tmpfs", t);
   out.push("--remount-ro", "/", "--clearenv");
   for (const [k, v] of Object.entries(env)) out.push("--setenv", k, v);
-  out.push("--chdir", cwd, "--", ...argv);
+  out.push("--chdir", cwd, "--", ...(profile.launcher ?? []), ...argv);
   return out;
 }

@@ -145,7 +145,8 @@ export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
  * The profile an agent's tool commands run in (the native loop's
  * `run_command`, ACP `terminal/create`): the agent's own confinement with no
  * network at all (`--unshare-net`), whatever the agent process itself may
- * reach for its model. `none` is unchanged (it never isolated anything).
+ * reach for its model (its egress forwarder, `launcher`, is dropped). `none`
+ * is unchanged (it never isolated anything).
  *
  * @example
  * ```ts
@@ -157,5 +158,7 @@ export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
  * ```
  */
 export function toolCommandProfile<P extends SandboxProfile>(profile: P): P {
-  return profile.kind === "bwrap" ? { ...profile, shareNetwork: false } : profile;
+  if (profile.kind !== "bwrap") return profile;
+  const { launcher: _egress, ...rest } = profile;
+  return { ...rest, shareNetwork: false } as P;
 }

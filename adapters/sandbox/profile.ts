@@ -97,6 +97,13 @@ export interface BwrapSandbox {
    * @default false
    */
   readonly shareNetwork?: boolean;
+  /**
+   * A program the command runs under inside the sandbox (the agent's egress
+   * forwarder: it listens in the sandbox's own network namespace, then starts
+   * the command). Tool commands and helpers derived from the agent's profile
+   * drop it (see {@linkcode toolCommandProfile}).
+   */
+  readonly launcher?: readonly string[];
 }
 
 /**

@@ -87,6 +87,14 @@ Options:
                          object per line: phases and backend events), none
   --agent-env NAME       forward the variable NAME from vouch's environment to the agent
                          (repeatable; names only, values are never logged or accepted as flags)
+  --egress-allow HOST[:PORT]  a host the agent may reach besides its model provider's
+                         (repeatable; port 443 unless given; *.example.com for subdomains).
+                         The agent runs in its own network namespace: only its provider's
+                         hosts (the hosts of the forwarded *_BASE_URL variables, else the
+                         provider's defaults) are forwarded by vouch's proxy; anything else is
+                         refused and recorded
+  --agent-network MODE   filtered (default) | host: host shares this machine's network with the
+                         agent UNFILTERED and UNRECORDED (warned on every run)
   --agent-config FILE    agent-CLI settings (default $VOUCH_CONFIG, else
                          $XDG_CONFIG_HOME/vouch/config.json or ~/.config/vouch/config.json)
 

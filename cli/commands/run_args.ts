@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { normalize } from "node:path";
 import { UsageError } from "../command.ts";
 import { AgentEnvName } from "../../adapters/backends/agent_cli_config.ts";
+import { type EgressHost, parseEgressHost } from "../../adapters/egress/allowlist.ts";
 
 /** How live progress is shown on stderr. */
 export type ProgressMode = "plain" | "json" | "none";
@@ -62,6 +63,10 @@ export interface RunArgs {
   readonly progress: ProgressMode;
   /** The task's cost budget in the backend's units (`--max-cost`; tokens for openai:), or null. */
   readonly maxCost: number | null;
+  /** Hosts the agent may reach besides its provider's (`--egress-allow HOST[:PORT]`, repeatable). */
+  readonly egressAllow: readonly EgressHost[];
+  /** `filtered` (default: only the model hosts, through vouch's proxy) or `host` (`--agent-network host`). */
+  readonly agentNetwork: "filtered" | "host";
 }
 
 /** The largest `--timeout`/`--backend-timeout`: 7 days (timers hold at most ~24.8 days). */
@@ -135,6 +140,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
       "base-url": { type: "string" },
       "api-key-env": { type: "string" },
       "max-cost": { type: "string" },
+      "egress-allow": { type: "string", multiple: true },
+      "agent-network": { type: "string", default: "filtered" },
     },
   });
   if (positionals.length > 0) {
@@ -190,6 +197,17 @@ export function parseRunArgs(argv: string[]): RunArgs {
   if (progress !== "plain" && progress !== "json" && progress !== "none") {
     throw new UsageError(`Cannot use --progress "${progress}": expected plain, json or none`);
   }
+  const agentNetwork = values["agent-network"];
+  if (agentNetwork !== "filtered" && agentNetwork !== "host") {
+    throw new UsageError(`Cannot use --agent-network "${agentNetwork}": expected filtered or host`);
+  }
+  const egressAllow = (values["egress-allow"] ?? []).map((raw) => {
+    try {
+      return parseEgressHost(raw);
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+  });
   return {
     dir: values.dir,
     goal: values.goal,
@@ -218,6 +236,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
     maxCost: values["max-cost"] === undefined
       ? null
       : positiveInt("--max-cost", values["max-cost"], Number.MAX_SAFE_INTEGER),
+    egressAllow,
+    agentNetwork,
   };
 }
 

@@ -27,7 +27,45 @@ import {
   AgentCliConfigError,
   loadAgentCliConfig,
 } from "../../adapters/backends/agent_cli_config.ts";
-import { agentProgramDirs, confinedBackend } from "../../adapters/driver/confined_backend.ts";
+import {
+  type AgentNetwork,
+  agentProgramDirs,
+  confinedBackend,
+} from "../../adapters/driver/confined_backend.ts";
+import { agentEgressAllowlist, codexConfigUrls } from "../../adapters/egress/allowlist.ts";
+import { readFileSync } from "node:fs";
+import { passedEnvValues } from "../../adapters/backends/subprocess.ts";
+
+/**
+ * What the agent may reach: its provider's hosts (the forwarded `*_BASE_URL`
+ * values, Codex's configured `base_url`s, else the provider's defaults) plus
+ * `--egress-allow`; or the host network with `--agent-network host`.
+ */
+function networkFor(args: RunArgs, provider: string | null, passEnv: readonly string[]): {
+  network: AgentNetwork;
+} {
+  if (args.agentNetwork === "host") return { network: "host" };
+  let configUrls: string[] = [];
+  if (provider === "codex") {
+    const dir = process.env["CODEX_HOME"] ??
+      (process.env["HOME"] !== undefined ? `${process.env["HOME"]}/.codex` : undefined);
+    try {
+      if (dir !== undefined) configUrls = codexConfigUrls(readFileSync(`${dir}/config.toml`, "utf8"));
+    } catch {
+      // no config: the defaults
+    }
+  }
+  return {
+    network: {
+      allow: agentEgressAllowlist({
+        provider,
+        env: passedEnvValues(passEnv),
+        configUrls,
+        extra: args.egressAllow,
+      }),
+    },
+  };
+}
 
 /** Sandbox options of a CLI agent: its install dirs read-only, an explicit state dir writable. */
 function agentSandboxOptions(executable: string | undefined, stateVar: string) {
@@ -149,11 +187,12 @@ export function backendFor(
     case "codex": {
       const s = config.codex;
       const executable = executableOnPath(s.executable ?? "codex");
+      const passEnv = forwardedEnvNames("codex", config, args.agentEnv);
       // In the agent sandbox (confine): vouch is the sandbox, so Codex's own is turned off.
       return confinedBackend(
         (sandbox) =>
           codexBackend({
-            passEnv: forwardedEnvNames("codex", config, args.agentEnv),
+            passEnv,
             ...homeConfig,
             executable,
             ...(s.model !== undefined ? { model: s.model } : {}),
@@ -162,16 +201,21 @@ export function backendFor(
             sandboxMode: sandbox.kind === "bwrap" ? "danger-full-access" : "workspace-write",
           }),
         args.sandbox,
-        { ...agentSandboxOptions(executable, "CODEX_HOME"), ...limits },
+        {
+          ...agentSandboxOptions(executable, "CODEX_HOME"),
+          ...limits,
+          ...networkFor(args, "codex", passEnv),
+        },
       );
     }
     case "claude": {
       const s = config.claude;
       const executable = executableOnPath(s.executable ?? "claude");
+      const passEnv = forwardedEnvNames("claude", config, args.agentEnv);
       return confinedBackend(
         (sandbox) =>
           claudeBackend({
-            passEnv: forwardedEnvNames("claude", config, args.agentEnv),
+            passEnv,
             ...homeConfig,
             executable,
             ...(s.model !== undefined ? { model: s.model } : {}),
@@ -180,7 +224,11 @@ export function backendFor(
             sandbox,
           }),
         args.sandbox,
-        { ...agentSandboxOptions(executable, "CLAUDE_CONFIG_DIR"), ...limits },
+        {
+          ...agentSandboxOptions(executable, "CLAUDE_CONFIG_DIR"),
+          ...limits,
+          ...networkFor(args, "claude", passEnv),
+        },
       );
     }
     case "command": {
@@ -192,7 +240,7 @@ export function backendFor(
       return confinedBackend(
         (sandbox) => commandBackend({ argv, sandbox, ...(passEnv.length > 0 ? { passEnv } : {}) }),
         args.sandbox,
-        { readOnly: [dirname(program)], ...limits },
+        { readOnly: [dirname(program)], ...limits, ...networkFor(args, null, passEnv) },
       );
     }
     case "acp": {
@@ -229,6 +277,7 @@ export function backendFor(
           ...(preset !== null ? { stateEntries: preset.stateEntries } : {}),
           ...(state !== undefined && state.startsWith("/") ? { stateDirs: [state] } : {}),
           ...limits,
+          ...networkFor(args, preset?.name ?? null, passEnv),
         },
       );
     }

@@ -1,0 +1,133 @@
+/**
+ * The source of the egress proxy helper: a small program vouch starts with
+ * its own runtime (`deno eval` / `node -e`), confined in a bwrap of its own
+ * that sees the host network and nothing of the filesystem but its socket
+ * directory. It listens on unix sockets there: `proxy.sock`, an HTTP proxy
+ * (`CONNECT host:port` for TLS, absolute-form `http://` requests, each
+ * forwarded only when the host:port is allowlisted, else answered `403`), and
+ * `relay-PORT.sock` per allowlisted loopback port (bytes relayed to
+ * 127.0.0.1:PORT). It reports one JSON object per line on stdout (`ready`,
+ * `refused`, `forwarded`) and exits when its stdin closes (vouch is gone).
+ * Node builtins only (it runs on Deno and Node).
+ *
+ * @module
+ */
+
+/** The helper program (an ES module; its config file is its last argument). */
+export const PROXY_SOURCE = String.raw`
+import net from "node:net";
+import fs from "node:fs";
+import { Buffer } from "node:buffer";
+import process from "node:process";
+
+const cfg = JSON.parse(fs.readFileSync(process.argv.at(-1), "utf8"));
+const MAX_HEAD = 64 * 1024;
+const say = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+const loop = (h) => h === "localhost" || h === "::1" || /^127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$/.test(h);
+function allowed(host, port) {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  return cfg.allow.some((a) => {
+    if (a.port !== port) return false;
+    if (a.host === h) return true;
+    if (a.host.startsWith("*.")) return h.endsWith(a.host.slice(1)) && h.length > a.host.length - 1;
+    return loop(a.host) && loop(h);
+  });
+}
+function both(a, b) {
+  a.pipe(b);
+  b.pipe(a);
+  a.on("error", () => b.destroy());
+  b.on("error", () => a.destroy());
+  a.on("close", () => b.destroy());
+  b.on("close", () => a.destroy());
+}
+function answer(c, status, text) {
+  const body = "vouch: " + text + "\n";
+  c.end("HTTP/1.1 " + status + "\r\nContent-Type: text/plain\r\nContent-Length: " +
+    Buffer.byteLength(body) + "\r\nConnection: close\r\n\r\n" + body);
+}
+function target(method, uri) {
+  if (method === "CONNECT") {
+    const m = /^\[?([^\]]+?)\]?:([0-9]{1,5})$/.exec(uri);
+    return m === null ? null : { host: m[1].toLowerCase(), port: Number(m[2]), path: "" };
+  }
+  let u;
+  try { u = new URL(uri); } catch { return null; }
+  if (u.protocol !== "http:") return null;
+  return {
+    host: u.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase(),
+    port: u.port !== "" ? Number(u.port) : 80,
+    path: u.pathname + u.search,
+  };
+}
+function originHead(lines, method, path) {
+  const version = lines[0].split(" ").at(-1) || "HTTP/1.1";
+  const headers = lines.slice(1).filter((l) =>
+    !/^(proxy-connection|proxy-authorization|connection|keep-alive):/i.test(l));
+  return [method + " " + path + " " + version, ...headers, "Connection: close", "", ""].join("\r\n");
+}
+const clean = (s, re, n) => String(s).replace(re, "?").slice(0, n);
+function proxy(c) {
+  let head = Buffer.alloc(0);
+  const onData = (chunk) => {
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf("\r\n\r\n");
+    if (end < 0) {
+      if (head.length > MAX_HEAD) answer(c, "431 Request Header Fields Too Large", "request head too large");
+      return;
+    }
+    c.off("data", onData);
+    c.pause();
+    const lines = head.subarray(0, end).toString("latin1").split("\r\n");
+    const rest = head.subarray(end + 4);
+    const [method = "", uri = ""] = lines[0].split(" ");
+    const t = target(method, uri);
+    if (t === null || !Number.isInteger(t.port) || t.port < 1 || t.port > 65535) {
+      answer(c, "400 Bad Request", "a proxy request is CONNECT host:port or an http:// URL");
+      return;
+    }
+    if (!allowed(t.host, t.port)) {
+      say({ refused: { host: clean(t.host, /[^a-z0-9.:*_-]/g, 253), port: t.port,
+        method: clean(method, /[^A-Z]/g, 16) } });
+      answer(c, "403 Forbidden", "egress to " + t.host + ":" + t.port + " is not allowed (not a model host of this run)");
+      return;
+    }
+    const up = net.createConnection({ host: t.host === "localhost" ? "127.0.0.1" : t.host, port: t.port });
+    up.once("error", () => { if (!c.destroyed) answer(c, "502 Bad Gateway", "cannot reach " + t.host + ":" + t.port); });
+    up.once("connect", () => {
+      up.removeAllListeners("error");
+      say({ forwarded: { host: t.host, port: t.port, method: clean(method, /[^A-Z]/g, 16) } });
+      if (method === "CONNECT") c.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      else up.write(originHead(lines, method, t.path));
+      if (rest.length > 0) up.write(rest);
+      both(c, up);
+      c.resume();
+    });
+  };
+  c.on("data", onData);
+  c.on("error", () => c.destroy());
+}
+function relay(port) {
+  return (c) => {
+    const up = net.createConnection({ host: "127.0.0.1", port });
+    say({ forwarded: { host: "127.0.0.1", port, method: "relay" } });
+    both(c, up);
+  };
+}
+const listen = (path, handler) => new Promise((ok, fail) => {
+  const s = net.createServer(handler);
+  s.once("error", fail);
+  s.listen(path, () => ok(s));
+});
+try {
+  await listen(cfg.dir + "/proxy.sock", proxy);
+  for (const port of cfg.relays) await listen(cfg.dir + "/relay-" + port + ".sock", relay(port));
+} catch (e) {
+  process.stderr.write("cannot listen: " + e.message + "\n");
+  process.exit(2);
+}
+say({ ready: true });
+process.stdin.on("data", () => {});
+process.stdin.on("end", () => process.exit(0));
+process.stdin.on("close", () => process.exit(0));
+`;
