@@ -198,6 +198,7 @@ export async function startAgent(
         runtime: terminalRuntime(config.sandbox ?? NO_SANDBOX),
         requestError: acp.RequestError,
         ...(config.askHuman !== undefined ? { askHuman: config.askHuman } : {}),
+        mcpServers: (config.mcpServers ?? []).map((s) => s.name),
       }, stats),
     acp.ndJsonStream(toAgent, fromAgent),
   );

@@ -30,6 +30,7 @@ import { ToolLines } from "./_acp_tool_lines.ts";
 import { boundRead, fsDecision, readText, type ToolAnswer, writeTool } from "./_native_tools.ts";
 import type { AgentDecision, BackendEvent } from "./types.ts";
 import { boundText, MAX_DECISIONS } from "./types.ts";
+import { mcpServerOfTool } from "./mcp_config.ts";
 
 /** Permission requests answered per round before every further one is refused. */
 export const MAX_PERMISSION_REQUESTS = 200;
@@ -55,6 +56,8 @@ export interface AcpClientEnv {
   readonly runtime?: string | null;
   /** Asks a human about a request the policy sends to one; absent = refused (fail closed). */
   readonly askHuman?: (question: PermissionQuestion) => Promise<boolean>;
+  /** Names of the user's MCP servers: a permission for one of their tools is judged as `mcp`. */
+  readonly mcpServers?: readonly string[];
 }
 
 /** What a human is asked about an agent's permission request. */
@@ -138,7 +141,10 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
     async requestPermission(params) {
       stats.permissionRequests++;
       const known = announced.get(params.toolCall.toolCallId);
-      const kind = params.toolCall.kind ?? known?.kind ?? "other";
+      const asked = params.toolCall.kind ?? known?.kind ?? "other";
+      const kind = asked === "other" && mcpServerOfTool(params.toolCall.title, env.mcpServers)
+        ? "mcp"
+        : asked;
       const paths = (params.toolCall.locations ?? null) !== null
         ? params.toolCall.locations!.map((l) => treePath(env.worktree, l.path))
         : known?.paths ?? [];

@@ -7,6 +7,7 @@ import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import type { PermissionQuestion } from "./_acp_client.ts";
 import type { AcpAuthChoice } from "./acp_presets.ts";
+import type { McpStdioServer } from "./mcp_config.ts";
 
 /** Settings of `acpBackend`. */
 export interface AcpBackendConfig {
@@ -35,4 +36,6 @@ export interface AcpBackendConfig {
    * lists whose key variable is forwarded is called before `session/new`.
    */
   readonly auth?: readonly AcpAuthChoice[];
+  /** The user's stdio MCP servers offered in `session/new` (the agent starts them, sandboxed). */
+  readonly mcpServers?: readonly McpStdioServer[];
 }

@@ -122,7 +122,7 @@ export async function runAcp(
       phase = "session/new";
       step(`starting ${name} (session/new)`);
       const session = await Promise.race([
-        conn.newSession({ cwd: task.worktree, mcpServers: [] }),
+        conn.newSession({ cwd: task.worktree, mcpServers: [...(config.mcpServers ?? [])] }),
         agentGone,
         aborted(starting),
       ]);

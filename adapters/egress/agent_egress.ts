@@ -19,7 +19,14 @@ import { FORWARDER_SOURCE } from "./_forwarder_source.ts";
 export const SANDBOX_PROXY_PORT = 3128;
 
 /** Variables pointing every HTTP client at the in-sandbox proxy. */
-const PROXY_VARS = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"];
+const PROXY_VARS = [
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "all_proxy",
+];
 /** Variables the forwarder removes (a forwarded bypass list would skip vouch's proxy). */
 const UNSET_VARS = ["NO_PROXY", "no_proxy"];
 
@@ -55,7 +62,9 @@ export function forwarderRuntime(
   }
   if (/^node/.test(name)) return [execPath];
   for (const dir of path.split(":")) {
-    if (dir.startsWith("/") && existsSync(join(dir, "node"))) return [realpathSync(join(dir, "node"))];
+    if (dir.startsWith("/") && existsSync(join(dir, "node"))) {
+      return [realpathSync(join(dir, "node"))];
+    }
   }
   return null;
 }
@@ -138,13 +147,20 @@ export async function startAgentEgress(options: {
     writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
   } catch (error) {
     await proxy.close();
-    throw new EgressError("egress_unavailable", `Cannot write the egress forwarder: ${String(error)}`);
+    throw new EgressError(
+      "egress_unavailable",
+      `Cannot write the egress forwarder: ${String(error)}`,
+    );
   }
   return {
     proxy,
     confine(profile: BwrapSandbox): BwrapSandbox {
+      const shown = withPrograms(profile, [runtime[0]!]);
+      // vouch's own runtime may live under HOME (`~/.deno`, an npx cache), where the agent's
+      // per-run HOME copy is mounted over the root's view of it: bind the file itself again.
       return {
-        ...withPrograms(profile, [runtime[0]!]),
+        ...shown,
+        readOnly: [...new Set([...shown.readOnly, realpathSync(runtime[0]!)])],
         shareNetwork: false,
         launcher: [...runtime, script, configPath],
       };

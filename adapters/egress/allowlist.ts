@@ -33,7 +33,8 @@ export interface EgressHost {
   readonly port: number;
 }
 
-const HOST_NAME = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const HOST_NAME =
+  /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 /** The zod schema of an `--egress-allow` value: `host`, `host:port`, `[v6]:port`, `*.domain`. */
 export const EgressEntrySchema = z.string().min(1).max(300).refine(
@@ -162,9 +163,16 @@ const PROVIDERS: Readonly<Record<string, { vars: readonly string[]; hosts: reado
   codex: { vars: ["OPENAI_BASE_URL"], hosts: ["api.openai.com", "chatgpt.com"] },
   gemini: {
     vars: ["GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"],
-    hosts: ["generativelanguage.googleapis.com", "oauth2.googleapis.com", "cloudcode-pa.googleapis.com"],
+    hosts: [
+      "generativelanguage.googleapis.com",
+      "oauth2.googleapis.com",
+      "cloudcode-pa.googleapis.com",
+    ],
   },
-  qwen: { vars: ["OPENAI_BASE_URL"], hosts: ["dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"] },
+  qwen: {
+    vars: ["OPENAI_BASE_URL"],
+    hosts: ["dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"],
+  },
 };
 
 /** Options of {@linkcode agentEgressAllowlist}. */

@@ -106,7 +106,8 @@ const Report = z.union([
  */
 export function proxySandbox(agent: SandboxProfile, dir: string): SandboxProfile {
   if (agent.kind !== "bwrap") return agent;
-  const { homeSource: _h, launcher: _l, views: _v, tmpfs: _t, declaredReadOnly: _d, ...rest } = agent;
+  const { homeSource: _h, launcher: _l, views: _v, tmpfs: _t, declaredReadOnly: _d, ...rest } =
+    agent;
   return { ...rest, writable: [dir], readOnly: [], shareNetwork: true };
 }
 
@@ -183,10 +184,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   });
   if (!(await ready)) {
     const r = await exited;
-    const why = broken ?? (typeof r === "object" && r !== null && "stderr" in r
-      ? `${(r.spawnError?.message ?? "")}${r.stderr.head.trim().split("\n").at(-1) ?? ""}` ||
-        `exited ${r.exitCode}`
-      : String(r));
+    const why = broken ??
+      (typeof r === "object" && r !== null && "stderr" in r
+        ? `${(r.spawnError?.message ?? "")}${r.stderr.head.trim().split("\n").at(-1) ?? ""}` ||
+          `exited ${r.exitCode}`
+        : String(r));
     throw new EgressError(
       "egress_unavailable",
       `Cannot start the egress proxy: ${why.slice(0, 300)}; the agent is not started`,

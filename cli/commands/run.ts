@@ -95,6 +95,9 @@ Options:
                          refused and recorded
   --agent-network MODE   filtered (default) | host: host shares this machine's network with the
                          agent UNFILTERED and UNRECORDED (warned on every run)
+  --mcp-config FILE      with acp:, your MCP servers ({"mcpServers": {"NAME": {"command",
+                         "args", "env"}}}, as Claude and Zed write it; stdio servers only),
+                         offered in session/new; the agent starts them inside its sandbox
   --agent-config FILE    agent-CLI settings (default $VOUCH_CONFIG, else
                          $XDG_CONFIG_HOME/vouch/config.json or ~/.config/vouch/config.json)
 

@@ -67,6 +67,8 @@ export interface RunArgs {
   readonly egressAllow: readonly EgressHost[];
   /** `filtered` (default: only the model hosts, through vouch's proxy) or `host` (`--agent-network host`). */
   readonly agentNetwork: "filtered" | "host";
+  /** The user's MCP servers for an ACP agent (`--mcp-config FILE`), or null. */
+  readonly mcpConfig: string | null;
 }
 
 /** The largest `--timeout`/`--backend-timeout`: 7 days (timers hold at most ~24.8 days). */
@@ -142,6 +144,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
       "max-cost": { type: "string" },
       "egress-allow": { type: "string", multiple: true },
       "agent-network": { type: "string", default: "filtered" },
+      "mcp-config": { type: "string" },
     },
   });
   if (positionals.length > 0) {
@@ -197,6 +200,9 @@ export function parseRunArgs(argv: string[]): RunArgs {
   if (progress !== "plain" && progress !== "json" && progress !== "none") {
     throw new UsageError(`Cannot use --progress "${progress}": expected plain, json or none`);
   }
+  if (values["mcp-config"] !== undefined && backend.kind !== "acp") {
+    throw new UsageError("Cannot use --mcp-config without --backend acp:COMMAND");
+  }
   const agentNetwork = values["agent-network"];
   if (agentNetwork !== "filtered" && agentNetwork !== "host") {
     throw new UsageError(`Cannot use --agent-network "${agentNetwork}": expected filtered or host`);
@@ -238,6 +244,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
       : positiveInt("--max-cost", values["max-cost"], Number.MAX_SAFE_INTEGER),
     egressAllow,
     agentNetwork,
+    mcpConfig: values["mcp-config"] !== undefined ? resolve(values["mcp-config"]) : null,
   };
 }
 

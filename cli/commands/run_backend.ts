@@ -35,6 +35,32 @@ import {
 import { agentEgressAllowlist, codexConfigUrls } from "../../adapters/egress/allowlist.ts";
 import { readFileSync } from "node:fs";
 import { passedEnvValues } from "../../adapters/backends/subprocess.ts";
+import {
+  loadMcpConfig,
+  McpConfigError,
+  type McpStdioServer,
+} from "../../adapters/backends/mcp_config.ts";
+
+/**
+ * The `--mcp-config` servers, their programs resolved on PATH, and the
+ * directories the sandbox must show for them (read-only), or none.
+ */
+function mcpServersFor(args: RunArgs): { servers: McpStdioServer[]; readOnly: string[] } {
+  if (args.mcpConfig === null) return { servers: [], readOnly: [] };
+  let servers: McpStdioServer[];
+  try {
+    servers = loadMcpConfig(args.mcpConfig);
+  } catch (error) {
+    if (error instanceof McpConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const resolved = servers.map((s) => ({ ...s, command: executableOnPath(s.command) }));
+  const readOnly = resolved.flatMap((s) => [
+    ...(s.command.startsWith("/") ? agentProgramDirs(s.command) : []),
+    ...s.args.filter((a) => a.startsWith("/")).map((a) => dirname(a)),
+  ]);
+  return { servers: resolved, readOnly };
+}
 
 /**
  * What the agent may reach: its provider's hosts (the forwarded `*_BASE_URL`
@@ -50,7 +76,9 @@ function networkFor(args: RunArgs, provider: string | null, passEnv: readonly st
     const dir = process.env["CODEX_HOME"] ??
       (process.env["HOME"] !== undefined ? `${process.env["HOME"]}/.codex` : undefined);
     try {
-      if (dir !== undefined) configUrls = codexConfigUrls(readFileSync(`${dir}/config.toml`, "utf8"));
+      if (dir !== undefined) {
+        configUrls = codexConfigUrls(readFileSync(`${dir}/config.toml`, "utf8"));
+      }
     } catch {
       // no config: the defaults
     }
@@ -254,10 +282,12 @@ export function backendFor(
         ...(preset?.providerEnv ?? []),
         ...forwardedEnvNames("acp", config, args.agentEnv),
       ]);
-      const readOnly = [
+      const mcp = mcpServersFor(args);
+      const readOnly = unique([
         ...(program.includes("/") ? agentProgramDirs(resolve(program)) : []),
         ...rest.filter((a) => a.startsWith("/")).map((a) => dirname(a)),
-      ];
+        ...mcp.readOnly,
+      ]);
       const stateVar = preset?.stateVar ?? null;
       const state = stateVar !== null ? process.env[stateVar] : undefined;
       return confinedBackend(
@@ -267,6 +297,7 @@ export function backendFor(
             sandbox,
             ...(passEnv.length > 0 ? { passEnv } : {}),
             ...(preset !== null ? { env: preset.env, auth: preset.auth } : {}),
+            ...(mcp.servers.length > 0 ? { mcpServers: mcp.servers } : {}),
             ...homeConfig,
             // On a terminal the policy's "ask a human" classes are asked; elsewhere refused.
             ...(isatty(0) && !args.json ? { askHuman: askPermissionOnTerminal } : {}),

@@ -187,6 +187,7 @@ export interface PermissionVerdict {
  * equal(judgePermission("edit", ["test/a.js"], rules).reason, "protected_path");
  * equal(judgePermission("edit", ["package-lock.json"], rules).decision, "ask");
  * equal(judgePermission("fetch", [], rules).decision, "deny");
+ * equal(judgePermission("mcp", [], rules).decision, "allow");
  * equal(judgePermission("teleport", [], rules).reason, "unknown_kind");
  * ```
  */
@@ -209,6 +210,8 @@ export function judgePermission(
     case "execute":
     case "think":
     case "switch_mode":
+    // A tool of an MCP server the user configured: it runs inside the agent's sandbox.
+    case "mcp":
       access = null;
       break;
     case "fetch":

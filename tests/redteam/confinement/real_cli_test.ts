@@ -14,6 +14,7 @@ import { SCRIPTED_API_KEY, startModelServer } from "../../fixtures/model_server/
 import { codexBackend } from "../../../adapters/backends/codex_backend.ts";
 import { claudeBackend } from "../../../adapters/backends/claude_backend.ts";
 import { confinedBackend } from "../../../adapters/driver/confined_backend.ts";
+import { hostOfUrl } from "../../../adapters/egress/allowlist.ts";
 import type { AgentBackend } from "../../../adapters/backends/types.ts";
 import { git } from "../../golden/fixture_repos.ts";
 import { arena, exists, probe, processWithMarker, skipReason, sleep } from "./_harness.ts";
@@ -91,7 +92,12 @@ for (const cli of ["codex", "claude"] as const) {
                 sandboxMode: sandbox.kind === "bwrap" ? "danger-full-access" : "workspace-write",
               }),
             "auto",
-            { probe, home, readOnly: [join(BIN, "..")] },
+            {
+              probe,
+              home,
+              readOnly: [join(BIN, "..")],
+              network: { allow: [hostOfUrl(server.url)!] },
+            },
           );
         } else {
           backend = confinedBackend(
@@ -109,7 +115,12 @@ for (const cli of ["codex", "claude"] as const) {
                 sandbox,
               }),
             "auto",
-            { probe, home, readOnly: [join(BIN, "..")] },
+            {
+              probe,
+              home,
+              readOnly: [join(BIN, "..")],
+              network: { allow: [hostOfUrl(server.url)!] },
+            },
           );
         }
         const r = await backend.run({
