@@ -80,7 +80,7 @@ export function confineNetwork(net: TaskNetwork, profile: BwrapSandbox): BwrapSa
  *
  * @example
  * ```ts ignore
- * const recorded = withEgressRecord(result, net.egress.proxy.takeRefusals());
+ * const recorded = withEgressRecord(result, await net.egress.proxy.takeRefusals());
  * ```
  */
 export function withEgressRecord(

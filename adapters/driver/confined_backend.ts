@@ -173,7 +173,8 @@ export function confinedBackend(
     if (net === null) return await backend.run(task, ctx);
     net.ctx = ctx;
     try {
-      return withEgressRecord(await backend.run(task, ctx), net.egress.proxy.takeRefusals());
+      const result = await backend.run(task, ctx);
+      return withEgressRecord(result, await net.egress.proxy.takeRefusals());
     } finally {
       net.ctx = null;
     }

@@ -7,7 +7,8 @@
  * forwarded only when the host:port is allowlisted, else answered `403`), and
  * `relay-PORT.sock` per allowlisted loopback port (bytes relayed to
  * 127.0.0.1:PORT). It reports one JSON object per line on stdout (`ready`,
- * `refused`, `forwarded`) and exits when its stdin closes (vouch is gone).
+ * `refused`, `forwarded`, `synced` for each `{"sync":N}` line on stdin) and
+ * exits when its stdin closes (vouch is gone).
  * Node builtins only (it runs on Deno and Node).
  *
  * @module
@@ -127,7 +128,19 @@ try {
   process.exit(2);
 }
 say({ ready: true });
-process.stdin.on("data", () => {});
+// A sync request is answered after every report written before it (stdout keeps the order).
+let pending = "";
+process.stdin.on("data", (d) => {
+  pending += d;
+  let nl;
+  while ((nl = pending.indexOf("\n")) >= 0) {
+    const line = pending.slice(0, nl);
+    pending = pending.slice(nl + 1);
+    const m = /^\{"sync":([0-9]{1,9})\}$/.exec(line);
+    if (m !== null) say({ synced: Number(m[1]) });
+  }
+  if (pending.length > 4096) pending = "";
+});
 process.stdin.on("end", () => process.exit(0));
 process.stdin.on("close", () => process.exit(0));
 `;

@@ -62,8 +62,11 @@ export interface EgressProxy {
   readonly proxySocket: string;
   /** One relay socket per allowlisted loopback port. */
   readonly relays: readonly { readonly port: number; readonly socket: string }[];
-  /** Refusals since the last call (and forgets them). */
-  takeRefusals(): EgressRefusal[];
+  /**
+   * Refusals since the last call (and forgets them), after the helper has
+   * confirmed that every refusal it answered so far was reported.
+   */
+  takeRefusals(): Promise<EgressRefusal[]>;
   /** Every forwarded connection so far. */
   readonly forwarded: readonly EgressForward[];
   /** Stops listening, ends open connections, removes the sockets. */
@@ -74,6 +77,7 @@ const MAX_RECORDS = 1000;
 
 const Report = z.union([
   z.object({ ready: z.literal(true) }).strict(),
+  z.object({ synced: z.number().int().nonnegative() }).strict(),
   z.object({
     refused: z.object({
       host: z.string().max(253),
@@ -137,6 +141,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     throw new EgressError("egress_unavailable", `Cannot write the egress proxy config: ${error}`);
   }
   const kill = new AbortController();
+  const syncs = new Map<number, () => void>();
+  let nextSync = 0;
   let stdin: Writable | null = null;
   let markReady!: (ok: boolean) => void;
   const ready = new Promise<boolean>((resolve) => (markReady = resolve));
@@ -154,6 +160,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return;
     }
     if ("ready" in report) markReady(true);
+    else if ("synced" in report) syncs.get(report.synced)?.();
     else if ("refused" in report) {
       if (refusals.length < MAX_RECORDS) refusals.push(report.refused);
       try {
@@ -198,7 +205,24 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     proxySocket: join(options.dir, "proxy.sock"),
     relays: relayPorts.map((port) => ({ port, socket: join(options.dir, `relay-${port}.sock`) })),
     forwarded,
-    takeRefusals: () => refusals.splice(0),
+    async takeRefusals() {
+      const s = stdin as Writable | null;
+      if (s !== null && !s.destroyed && broken === null) {
+        const id = nextSync++;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const synced = new Promise<void>((resolve) => syncs.set(id, resolve));
+        s.write(`{"sync":${id}}\n`);
+        await Promise.race([
+          synced,
+          exited,
+          // a stuck helper never holds the run: what was read so far is recorded
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000))),
+        ]);
+        clearTimeout(timer);
+        syncs.delete(id);
+      }
+      return refusals.splice(0);
+    },
     async close() {
       (stdin as Writable | null)?.end();
       kill.abort();
