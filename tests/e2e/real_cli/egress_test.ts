@@ -14,7 +14,13 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { ScriptEntry } from "../../fixtures/model_server/mod.ts";
+import { findOnPath } from "../../../adapters/sandbox/bwrap.ts";
 import { AGENT_CLI_BIN, explain, REAL_CLIS, runRealCli } from "./_harness.ts";
+
+const CURL = findOnPath("curl");
+if (CURL === null) {
+  console.log("real_cli: SKIP egress exfiltration scenarios: curl is not installed");
+}
 
 /** A loopback TCP server counting the connections it accepts: the exfiltration target. */
 async function bait(): Promise<{ port: number; seen: () => number; close: () => Promise<void> }> {
@@ -75,7 +81,7 @@ function assertRefusedAndFixed(
 Deno.test({
   name:
     "claude (real): its model calls pass the egress proxy; exfiltration from its Bash is refused",
-  ignore: !REAL_CLIS.claude,
+  ignore: !REAL_CLIS.claude || CURL === null,
   fn: async () => {
     const b = await bait();
     try {
@@ -98,7 +104,7 @@ Deno.test({
 Deno.test({
   name:
     "codex (real): its model calls pass the egress proxy; exfiltration from exec_command is refused",
-  ignore: !REAL_CLIS.codex,
+  ignore: !REAL_CLIS.codex || CURL === null,
   fn: async () => {
     const b = await bait();
     try {
