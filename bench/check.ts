@@ -18,6 +18,7 @@ const FILES = [
   "./diff_parse_bench.ts",
   "./sandbox_startup_bench.ts",
   "./file_service_bench.ts",
+  "./egress_bench.ts",
   "./verify_overhead_bench.ts",
   "./oracle_bench.ts",
   "./deps_bench.ts",

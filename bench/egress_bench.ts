@@ -80,7 +80,7 @@ export const budgets: readonly BudgetSpec[] = [{
   measures: "an agent start with egress: proxy helper up (own bwrap), /bin/true under the " +
     "forwarder in its own netns, helper stopped, ms",
   peer: "the same agent profile sharing the host network, no proxy",
-  bound: "<= 400 ms",
+  bound: "<= 1000 ms",
   measure: async () => {
     if (!probe.bwrap.available) return `bwrap unavailable: ${probe.bwrap.reason}`;
     return await interleavedMs(filtered, shared, { warmup: 2, rounds: 11 });
