@@ -62,3 +62,42 @@ Deno.test("run: the config section's model and args reach the codex argv, quiet 
   assert.deepEqual(argv.slice(-2), ["--add-dir=/opt", "-"]);
   assert.ok(argv.includes("analytics.enabled=false"));
 });
+
+Deno.test("run: --egress-allow hosts, --agent-network host|filtered, --mcp-config only with acp:", () => {
+  const args = parseRunArgs([
+    "--goal",
+    "g",
+    "--egress-allow",
+    "pypi.org",
+    "--egress-allow",
+    "127.0.0.1:8080",
+    "--egress-allow",
+    "*.example.com",
+  ]);
+  assert.deepEqual(args.egressAllow, [
+    { host: "pypi.org", port: 443 },
+    { host: "127.0.0.1", port: 8080 },
+    { host: "*.example.com", port: 443 },
+  ]);
+  assert.equal(args.agentNetwork, "filtered");
+  assert.equal(parseRunArgs(["--goal", "g", "--agent-network", "host"]).agentNetwork, "host");
+  for (
+    const bad of [
+      ["--egress-allow", "http://x.com/"],
+      ["--egress-allow", "x.com:99999"],
+      ["--agent-network", "open"],
+      ["--mcp-config", "/tmp/mcp.json"],
+    ]
+  ) {
+    assert.throws(() => parseRunArgs(["--goal", "g", ...bad]), UsageError, bad.join(" "));
+  }
+  const acp = parseRunArgs([
+    "--goal",
+    "g",
+    "--backend",
+    "acp:agent",
+    "--mcp-config",
+    "/tmp/m.json",
+  ]);
+  assert.equal(acp.mcpConfig, "/tmp/m.json");
+});
