@@ -18,7 +18,7 @@ const ignore = skipReason !== null || !isRoot;
 if (!isRoot) console.log("SKIP limits as nobody: needs root to switch to nobody (setpriv)");
 const limits: SandboxLimits = { memoryMb: 128, processes: 256, fileSizeMb: 100, tmpMb: 64 };
 
-async function asNobody(shell: string) {
+async function asNobody(shell: string, limits: SandboxLimits) {
   const tree = await Deno.realPath(await Deno.makeTempDir({ prefix: "vouch-rt-user-" }));
   try {
     await Deno.chmod(tree, 0o777);
@@ -41,7 +41,7 @@ async function asNobody(shell: string) {
   }
 }
 
-const cases: [string, string, string][] = [
+const cases: [string, string, string, SandboxLimits?][] = [
   [
     "400 processes under 256",
     "i=0; while [ $i -lt 400 ]; do sleep 3 & i=$((i+1)); done; wait",
@@ -50,13 +50,17 @@ const cases: [string, string, string][] = [
   ["1 GiB under memoryMb=128", `/usr/bin/python3 -c 'b = bytes([1]) * (1 << 30)'`, "memory"],
   ["200 MB into /dev/shm under tmpMb=64", "head -c 200M /dev/zero > /dev/shm/fill", "tmp"],
   ["a 2 GB file under fileSizeMb=100", "head -c 2G /dev/zero > big.bin", "file_size"],
+  ["a busy loop under cpuSeconds=1", "exec sh -c 'while :; do :; done'", "cpu", {
+    ...limits,
+    cpuSeconds: 1,
+  }],
 ];
-for (const [what, shell, kind] of cases) {
+for (const [what, shell, kind, caseLimits] of cases) {
   Deno.test({
     name: `limits as nobody (rlimits alone): ${what} is stopped (${kind})`,
     ignore: ignore || (kind === "memory" && !hasPython),
     fn: async () => {
-      const r = await asNobody(shell);
+      const r = await asNobody(shell, caseLimits ?? limits);
       assert.notEqual(r.code, 0, r.stdout + r.stderr);
       assert.equal(r.limit, kind, r.stderr);
     },
