@@ -55,7 +55,12 @@ export function bwrapArgv(
 ): string[] {
   const tmpBytes = String((profile.limits ?? DEFAULT_CHECK_LIMITS).tmpMb * 1024 * 1024);
   const home = profile.home ?? BWRAP_HOME;
-  const root = profile.root ?? [];
+  // A HOME bound from a per-run copy (an agent) goes over the user's HOME path: root mounts
+  // inside it (a toolchain under HOME: deno under ~/.npm, ~/.cargo, nvm) are made after it.
+  const inHome = (p: string) =>
+    profile.homeSource !== undefined && (p === home || p.startsWith(home + "/"));
+  const allRoot = profile.root ?? [];
+  const root = allRoot.filter((m) => !inHome(m.path));
   const out = [
     profile.bwrapPath,
     "--new-session",
@@ -101,8 +106,14 @@ export function bwrapArgv(
     // Root mounts inside /tmp (a toolchain or checkout living there) go over the private /tmp.
     ...rootArgs(root.filter((m) => underTmp(m.path))),
   ];
-  if (profile.homeSource !== undefined) out.push("--bind", profile.homeSource, home);
-  else out.push("--dir", home);
+  if (profile.homeSource !== undefined) {
+    out.push(
+      "--bind",
+      profile.homeSource,
+      home,
+      ...rootArgs(allRoot.filter((m) => inHome(m.path))),
+    );
+  } else out.push("--dir", home);
   // Parents before children, so a path inside another keeps its own mode (`.git` ro inside the
   // rw worktree, a rw worktree inside a ro declared dir).
   // A layer's tmpfs comes before what is bound into it (one level deeper).

@@ -11,7 +11,9 @@
  * 2. `$VOUCH_WORKTREE_ROOT`;
  * 3. `<tmp>/vouch-<user>/worktrees`, where `<tmp>` is `$TMPDIR` when it is an
  *    absolute, dot-free path, else `/var/tmp` (disk-backed, survives a reboot
- *    so `vouch gc` can clean up), else `/tmp`.
+ *    so `vouch gc` can clean up), else `/tmp`; `<user>` is the account vouch
+ *    runs as (`/etc/passwd`, `uid<N>` without an entry), not `$USER`, which
+ *    `env -i`, services and `setpriv` leave unset or naming another account.
  *
  * The default per-user directory is created `0700`; one that already exists
  * as a symlink or open to group/others is refused (a shared temp dir is
@@ -21,7 +23,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { lstatSync } from "node:fs";
+import { lstatSync, mkdtempSync, readFileSync, rmdirSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 
@@ -88,9 +90,49 @@ export function defaultWorktreeRoot(options: WorktreeRootOptions = {}): string {
     : isDir("/var/tmp")
     ? "/var/tmp"
     : "/tmp";
-  const user = (get("USER") ?? get("LOGNAME") ?? "user").replace(/[^A-Za-z0-9_-]/g, "_")
-    .slice(0, 32);
+  // The account of the process's real uid, not $USER: `env -i`, a service, `setpriv` or `su`
+  // without -l leave $USER unset or naming another account, whose 0700 directory is then not
+  // ours (every worktree failed with EACCES as uid 65534 beside root's `/var/tmp/vouch-user`).
+  const name = options.env !== undefined
+    ? get("USER") ?? get("LOGNAME") ?? "user"
+    : processUserName(resolve(tmp)) ?? get("USER") ?? get("LOGNAME") ?? "user";
+  const user = name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 32);
   return join(resolve(tmp), `vouch-${user}`, "worktrees");
+}
+
+let ownUid: string | null | undefined;
+
+/**
+ * The name of the account this process runs as, from `/etc/passwd` (`uid<N>`
+ * without an entry); null when it cannot tell. The uid is the owner of a
+ * directory made for the purpose in `tmp` (once per process): the CLI's flags
+ * grant reads and writes, not `--allow-sys=uid`, and Deno refuses `/proc/self`.
+ */
+function processUserName(tmp: string): string | null {
+  if (ownUid === undefined) {
+    ownUid = null;
+    try {
+      const probe = mkdtempSync(join(tmp, "vouch-uid-"));
+      try {
+        ownUid = String(statSync(probe).uid);
+      } finally {
+        rmdirSync(probe);
+      }
+    } catch {
+      // Not writable: fall back to the environment.
+    }
+  }
+  const uid = ownUid;
+  if (uid === null) return null;
+  try {
+    for (const line of readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const f = line.split(":");
+      if (f.length > 3 && f[2] === uid && f[0] !== "") return f[0]!;
+    }
+  } catch {
+    // No passwd file: the number.
+  }
+  return `uid${uid}`;
 }
 
 /**
