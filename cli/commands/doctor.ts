@@ -91,8 +91,8 @@ export const doctorCommand: CliCommand = {
             l.cgroup !== null ? `; a pids cgroup per child under ${l.cgroup}` : ""
           }\n`
           : `info  ${"limits".padEnd(14)} rlimits via ${l.prlimit}; no cgroup vouch may make ` +
-            `here, and as root the process limit is not enforced (uid 0 is exempt from ` +
-            `RLIMIT_NPROC)\n`,
+            `here, and as root the process limit is only polled (a scan of /proc every second; ` +
+            `uid 0 is exempt from RLIMIT_NPROC)\n`,
       );
       for (const agent of agents) {
         io.out(
