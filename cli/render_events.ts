@@ -57,6 +57,7 @@ export function renderUsage(u: BackendUsage): string {
  * import { describeBackendEvent } from "./render_events.ts";
  * equal(describeBackendEvent({ kind: "command", command: "npm test", exitCode: 1, status: "failed" }), "$ npm test → exit 1");
  * equal(describeBackendEvent({ kind: "file_change", path: "src/a.js", change: "update", status: "failed" }), "edit src/a.js (update, failed)");
+ * equal(describeBackendEvent({ kind: "tool", name: "permission:edit", isError: true, refused: "test/a.js is protected" }), "tool permission:edit (vouch refused: test/a.js is protected)");
  * ```
  */
 export function describeBackendEvent(event: BackendEvent): string | null {
@@ -81,6 +82,8 @@ export function describeBackendEvent(event: BackendEvent): string | null {
     case "tool":
       return event.name === "tool_result"
         ? (event.isError ? "tool call failed" : null)
+        : event.refused !== undefined
+        ? `tool ${event.name} (vouch refused: ${oneLine(event.refused, 200)})`
         : `tool ${event.name}${event.isError ? " (failed)" : ""}`;
     case "usage": {
       const text = renderUsage(event.usage);

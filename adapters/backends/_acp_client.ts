@@ -121,7 +121,8 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
   };
   const refuse = (what: string, detail: string): never => {
     stats.refusals.push(`${what}: ${detail}`);
-    env.emit({ kind: "tool", name: what, isError: true });
+    const why = detail.replace(/^refused \([a-z_]+\): /, "");
+    env.emit({ kind: "tool", name: what, isError: true, refused: why });
     env.record({ refused: what, detail });
     throw env.requestError.invalidParams(undefined, `refused by vouch: ${detail}`);
   };
@@ -178,7 +179,12 @@ export function acpClient(env: AcpClientEnv, stats: AcpClientStats): acp.Client 
       tools.permission(params.toolCall, !allow);
       if (!allow) {
         stats.refusals.push(`permission ${kind}: ${judged.detail}`);
-        env.emit({ kind: "tool", name: `permission:${kind}`, isError: true });
+        env.emit({
+          kind: "tool",
+          name: `permission:${kind}`,
+          isError: true,
+          refused: judged.detail,
+        });
       }
       return {
         outcome: option !== undefined

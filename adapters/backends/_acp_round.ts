@@ -11,7 +11,7 @@ import { endAgent, type LiveAgent, startAgent } from "./_acp_agent.ts";
 import type { AcpBackendConfig } from "./_acp_config.ts";
 import { describeRpcError, rpcErrorClass } from "./_acp_errors.ts";
 import { agentName } from "./_acp_steps.ts";
-import { acpUsage, type PromptUsage } from "./_acp_usage.ts";
+import { acpUsage, type PromptUsage, promptUsageOf } from "./_acp_usage.ts";
 import { authMethodFor } from "./acp_presets.ts";
 import { composePrompt } from "./prompt.ts";
 import { cancelledBeforeStart, failure } from "./result.ts";
@@ -154,7 +154,7 @@ export async function runAcp(
       status = ctx.signal.aborted ? "cancelled" : "timed_out";
     } else {
       stopReason = turn.r.stopReason;
-      promptUsage = turn.r.usage ?? null;
+      promptUsage = promptUsageOf(turn.r);
       record({ stopReason, ...(promptUsage !== null ? { usage: promptUsage } : {}) });
       switch (turn.r.stopReason) {
         case "end_turn":

@@ -1,5 +1,7 @@
 /**
- * A round's token and cost usage as an ACP agent reports it.
+ * A round's token and cost usage as an ACP agent reports it: in its
+ * `session/prompt` answer (ACP `usage`, or gemini-cli's
+ * `_meta.quota.token_count`) and in its `usage_update` notifications.
  *
  * @module
  */
@@ -50,4 +52,32 @@ export function acpUsage(
   }
   if (update?.costUsd !== undefined) out["costUsd"] = update.costUsd;
   return out as BackendUsage;
+}
+
+const rec = (v: unknown): Record<string, unknown> | null =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : null;
+
+/**
+ * The token counts of a `session/prompt` answer: ACP's `usage`, else gemini-cli's
+ * `_meta.quota.token_count` (`input_tokens`, `output_tokens`; it sends no `usage_update`),
+ * else null.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { promptUsageOf } from "./_acp_usage.ts";
+ * deepEqual(promptUsageOf({ _meta: { quota: { token_count: { input_tokens: 240, output_tokens: 24 } } } }), { inputTokens: 240, outputTokens: 24 });
+ * deepEqual(promptUsageOf({ usage: { inputTokens: 1, outputTokens: 2 } }), { inputTokens: 1, outputTokens: 2 });
+ * deepEqual(promptUsageOf({ _meta: { quota: "x" } }), null);
+ * ```
+ */
+export function promptUsageOf(
+  answer: { readonly usage?: PromptUsage | null; readonly _meta?: unknown },
+): PromptUsage | null {
+  if (answer.usage !== undefined && answer.usage !== null) return answer.usage;
+  const tokens = rec(rec(rec(answer._meta)?.["quota"])?.["token_count"]);
+  const input = tokens?.["input_tokens"];
+  const output = tokens?.["output_tokens"];
+  if (typeof input !== "number" || typeof output !== "number") return null;
+  return { inputTokens: input, outputTokens: output };
 }

@@ -360,7 +360,14 @@ async function converse(
         commandTimeoutMs: config.commandTimeoutMs ?? 120_000,
         files,
       });
-      emit({ kind: "tool", name: boundText(call.name, 100), isError: result.isError });
+      emit({
+        kind: "tool",
+        name: boundText(call.name, 100),
+        isError: result.isError,
+        ...(result.refused
+          ? { refused: boundText(result.content.replace(/^refused \([a-z_]+\): /, ""), 300) }
+          : {}),
+      });
       if (st.decisions.length < MAX_DECISIONS) {
         st.decisions.push(decisionOf(call.name, call.arguments, result));
       }

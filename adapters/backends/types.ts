@@ -81,7 +81,13 @@ export type BackendEvent =
     /** `completed`, `failed` or `requested` (Claude: a tool call whose result is not known yet). */
     readonly status: string;
   }
-  | { readonly kind: "tool"; readonly name: string; readonly isError: boolean }
+  | {
+    readonly kind: "tool";
+    readonly name: string;
+    readonly isError: boolean;
+    /** Why vouch refused the call (the policy's words), shown on the live line. */
+    readonly refused?: string;
+  }
   | { readonly kind: "usage"; readonly usage: BackendUsage }
   | { readonly kind: "error"; readonly message: string; readonly fatal: boolean }
   | {

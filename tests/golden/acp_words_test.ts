@@ -57,8 +57,9 @@ Deno.test({
       [
         "Read src/add.js",
         "Edit test/add.test.js",
-        "permission:edit (failed)",
-        "fs/write_text_file (failed)",
+        // Each refusal with the policy's reason.
+        "permission:edit (vouch refused: test/add.test.js is protected by the contract (the tests that define done))",
+        "fs/write_text_file (vouch refused: test/add.test.js is protected by the contract (the tests that define done))",
       ],
       why,
     );

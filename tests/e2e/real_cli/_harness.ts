@@ -19,6 +19,10 @@ import {
 } from "../../fixtures/model_server/mod.ts";
 import { assertValid } from "../../schemas/_ajv.ts";
 import { NODE, nodeCliBundle } from "../../golden/cli_harness.ts";
+import { runnerShape } from "../../golden/oracle/_runners.ts";
+import { runOutcomeReport } from "../../../adapters/driver/run_in_repo.ts";
+import type { RunOutcome } from "../../../adapters/driver/outcome.ts";
+import { jsonDocument } from "../../../cli/json_document.ts";
 
 export { NODE };
 
@@ -80,11 +84,15 @@ async function createRepo(dir: string): Promise<void> {
       "",
     ].join("\n"),
   );
+  await gitCommit(dir, "buggy add");
+}
+
+async function gitCommit(dir: string, message: string): Promise<void> {
   for (
     const args of [
       ["init", "-q", "-b", "main"],
       ["add", "-A"],
-      ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "buggy add"],
+      ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message],
     ]
   ) {
     const r = await new Deno.Command("git", { args, cwd: dir, stdout: "null", stderr: "piped" })
@@ -115,7 +123,10 @@ export interface RealCliRun {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
-  /** The parsed `--json` document. */
+  /**
+   * The parsed `--json` document. With `human`, the document `--json` would have printed: the
+   * run's `outcome.json` through the CLI's own `jsonDocument(runOutcomeReport(...))`.
+   */
   readonly json: Record<string, unknown>;
   /** Every request the model server saw. */
   readonly server: ModelServer;
@@ -153,12 +164,29 @@ export interface ScenarioOptions {
   readonly withoutCli?: boolean;
   /** The key the CLI sends (default: the one the server accepts). */
   readonly apiKey?: string;
-  /** Without `--json`: the human summary on stdout (`json` is then `{}`). */
+  /** Without `--json`: the human summary on stdout (`json` is built from the artefacts). */
   readonly human?: boolean;
   /** The user's agent config file (`$XDG_CONFIG_HOME/vouch/config.json`), when given. */
   readonly agentConfig?: unknown;
   /** Run the CLI under Node (the bundle of cli/node_bin.ts) instead of Deno. */
   readonly runtime?: "deno" | "node";
+  /**
+   * `contract` (default): the `add` project verified against a contract that protects `test/**`.
+   * `oracle`: issue #19's node:test project (`test/calc.test.js`, failing "adds") run as a new
+   * user runs it: `--verify "node --test"`, no contract, no other flag.
+   */
+  readonly project?: "contract" | "oracle";
+}
+
+/** The node:test project of {@linkcode ScenarioOptions.project} `oracle`. */
+export const ORACLE_PROJECT = runnerShape("node");
+
+async function createOracleRepo(dir: string): Promise<void> {
+  for (const [path, text] of Object.entries(ORACLE_PROJECT.files)) {
+    await Deno.mkdir(`${dir}/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
+    await Deno.writeTextFile(`${dir}/${path}`, text);
+  }
+  await gitCommit(dir, "buggy calc");
 }
 
 /** The contract every scenario verifies against: the test passes and tests stay untouched. */
@@ -179,7 +207,8 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
   try {
     const repo = `${tmp}/repo`;
     const home = `${tmp}/home`;
-    await createRepo(repo);
+    const oracle = opts.project === "oracle";
+    await (oracle ? createOracleRepo(repo) : createRepo(repo));
     await Deno.mkdir(`${home}/.codex`, { recursive: true });
     await Deno.writeTextFile(`${home}/.codex/config.toml`, codexConfig(server.url));
     await Deno.writeTextFile(`${tmp}/contract.json`, CONTRACT);
@@ -218,9 +247,8 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       "--backend",
       opts.backend,
       "--goal",
-      "make the failing test in test/add.test.js pass",
-      "--contract",
-      `${tmp}/contract.json`,
+      oracle ? "make the failing test pass" : "make the failing test in test/add.test.js pass",
+      ...(oracle ? ["--verify", ORACLE_PROJECT.verify] : ["--contract", `${tmp}/contract.json`]),
       "--max-rounds",
       "1",
       "--agent-env",
@@ -252,7 +280,7 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       }
       // Every outcome, a backend that never started included, is a valid run-output document.
       assertValid("run-output.schema.json", json, "vouch run --json");
-    }
+    } else json = humanRunJson(repo);
     const artefacts = existsSync(`${repo}/.vouch/runs`);
     const leaks = [
       ...filesContaining(`${repo}/.vouch`, key),
@@ -265,9 +293,25 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
   }
 }
 
+/** What `--json` prints for the run recorded in `repo` (its one `outcome.json`), or `{}`. */
+function humanRunJson(repo: string): Record<string, unknown> {
+  const runs = `${repo}/.vouch/runs`;
+  if (!existsSync(runs)) return {};
+  const tasks = [...Deno.readDirSync(runs)].filter((e) => e.isDirectory);
+  if (tasks.length !== 1) return {};
+  const file = `${runs}/${tasks[0]!.name}/outcome.json`;
+  if (!existsSync(file)) return {};
+  const outcome = JSON.parse(Deno.readTextFileSync(file)) as RunOutcome;
+  const json = JSON.parse(JSON.stringify(jsonDocument(runOutcomeReport(outcome))));
+  assertValid("run-output.schema.json", json, "outcome.json as --json");
+  return json;
+}
+
 /** A readable dump for assertion messages. */
 export function explain(run: RealCliRun): string {
-  return `exit ${run.code} in ${run.ms} ms\n--- json\n${JSON.stringify(run.json, null, 1)}\n` +
+  return `exit ${run.code} in ${run.ms} ms\n--- stdout\n${run.stdout.slice(0, 4000)}\n--- json\n${
+    JSON.stringify(run.json, null, 1)
+  }\n` +
     `--- stderr\n${run.stderr}\n--- requests\n${
       run.server.requests.map((r) => `${r.method} ${r.path} turn=${r.turn} at=${r.atMs}`).join(
         "\n",

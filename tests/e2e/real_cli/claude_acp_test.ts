@@ -16,6 +16,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import type { ScriptEntry } from "../../fixtures/model_server/mod.ts";
 import { AGENT_CLI_BIN, explain, runRealCli } from "./_harness.ts";
+import { CLAUDE, refusedWriteScenario, sessionScenario, terminalScenario } from "./_scenarios.ts";
 
 const present = existsSync(`${AGENT_CLI_BIN}/claude-code-acp`);
 if (!present) {
@@ -97,8 +98,8 @@ function refusedWrite(name: string, target: (cwd: string) => string) {
         assert.equal(existsSync(`${outsideDir}/planted.txt`), false);
         const rounds = run.json.rounds as { filesChanged: string[] }[];
         assert.deepEqual(rounds.at(-1)?.filesChanged, [], "nothing was written");
-        // vouch answered the agent's session/request_permission with a refusal.
-        assert.match(run.stderr, /acp · tool permission:edit \(failed\)/, explain(run));
+        // vouch answered the agent's session/request_permission with a refusal, saying why.
+        assert.match(run.stderr, /acp · tool permission:edit \(vouch refused: /, explain(run));
       } finally {
         await Deno.remove(outsideDir, { recursive: true }).catch(() => {});
       }
@@ -107,7 +108,8 @@ function refusedWrite(name: string, target: (cwd: string) => string) {
 }
 
 refusedWrite("a write outside the worktree", () => "$OUTSIDE/planted.txt");
-refusedWrite("a test-editing cheat", (cwd) => `${cwd}/test/add.test.js`);
+// A protected file (the contract's test/**): the shared scenario, its reason on screen.
+refusedWriteScenario(CLAUDE);
 
 const bash = (command: string): ScriptEntry => () => ({
   calls: [{
@@ -116,39 +118,8 @@ const bash = (command: string): ScriptEntry => () => ({
   }],
 });
 
-Deno.test({
-  name:
-    "claude-code-acp (real): a terminal command naming a path runs through the shell; its output reaches the model",
-  ignore: !present,
-  fn: async () => {
-    const run = await runRealCli({
-      backend: "acp:claude-code-acp",
-      flags: ACP_FLAGS,
-      script: [
-        bash("node test/add.test.js"),
-        (ctx) => ({
-          calls: [{
-            name: "mcp__acp__Edit",
-            input: {
-              file_path: `${ctx.cwd}/src/add.js`,
-              old_string: "return a - b;",
-              new_string: "return a + b;",
-            },
-          }],
-        }),
-        bash("node test/add.test.js && echo tests-green"),
-        { text: "Fixed add(); the test passes." },
-      ],
-    });
-    assert.equal(run.code, 0, explain(run));
-    assert.equal(run.json.state, "verified", explain(run));
-    const bodies = run.server.requests.map((r) => JSON.stringify(r.body));
-    // The failing run's stderr and exit, then the passing run's output, came back as tool results.
-    assert.ok(bodies.some((b) => b.includes("FAIL add(2, 3) should be 5, got -1")), explain(run));
-    assert.ok(bodies.some((b) => b.includes("tests-green")), explain(run));
-    assert.deepEqual(run.leaks, []);
-  },
-});
+// Its Bash tool as an ACP terminal (`sh -c` by vouch): `node test/add.test.js` runs.
+terminalScenario(CLAUDE);
 
 const RACER_C = readFileSync(
   new URL("../../fixtures/racer/renameat2_racer.c", import.meta.url),
@@ -226,36 +197,5 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "claude-code-acp (real): round 2 continues round 1's live session (its context is sent)",
-  ignore: !present,
-  fn: async () => {
-    const run = await runRealCli({
-      backend: "acp:claude",
-      flags: ["--max-rounds", "2"],
-      script: [
-        { text: "ROUND-ONE-MARKER: I will not change anything yet." },
-        (ctx) => ({
-          calls: [{
-            name: "mcp__acp__Edit",
-            input: {
-              file_path: `${ctx.cwd}/src/add.js`,
-              old_string: "return a - b;",
-              new_string: "return a + b;",
-            },
-          }],
-        }),
-        { text: "Fixed add(): it adds now." },
-      ],
-    });
-    assert.equal(run.code, 0, explain(run));
-    assert.equal(run.json.state, "verified", explain(run));
-    const rounds = run.json.rounds as { reasons: string[] }[];
-    assert.equal(rounds.length, 2, explain(run));
-    // Round 2's first model request carries round 1's conversation: the same session.
-    const second = run.server.requests.find((r) => r.turn === 1);
-    assert.match(JSON.stringify(second?.body), /ROUND-ONE-MARKER/, explain(run));
-    assert.match(JSON.stringify(second?.body), /previous attempt was not verified/, explain(run));
-    assert.deepEqual(run.leaks, []);
-  },
-});
+// Round 2 is a second `session/prompt` in the live session.
+sessionScenario(CLAUDE);

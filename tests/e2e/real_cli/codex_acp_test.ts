@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { AGENT_CLI_BIN, explain, runRealCli } from "./_harness.ts";
+import { CODEX, sessionScenario } from "./_scenarios.ts";
 
 const present = existsSync(`${AGENT_CLI_BIN}/codex-acp`);
 if (!present) console.log(`real_cli: SKIP codex-acp scenarios: not installed in ${AGENT_CLI_BIN}`);
@@ -38,6 +39,9 @@ Deno.test({
     const rounds = run.json.rounds as { filesChanged: string[] }[];
     assert.deepEqual(rounds.at(-1)?.filesChanged, ["src/add.js"]);
     assert.deepEqual(run.leaks, []);
+    // Its usage_update counted in the summary.
+    const usage = (run.json.rounds as { usage?: { inputTokens: number } }[]).at(-1)?.usage;
+    assert.ok((usage?.inputTokens ?? 0) > 0, explain(run));
     // codex's own bwrap did not fail inside vouch's (the command's output reached the model).
     const loop = run.server.requests.filter((r) => r.agentLoop);
     assert.ok(loop.length >= 3, explain(run));
@@ -74,7 +78,7 @@ Deno.test({
     // exit 4 backend_cancelled.
     assert.equal(run.code, 1, explain(run));
     assert.equal(run.json.state, "rejected", explain(run));
-    assert.match(run.stderr, /permission:edit \(failed\)/, explain(run));
+    assert.match(run.stderr, /permission:edit \(vouch refused: test\/add\.test\.js is protected/);
     assert.match(run.stderr, /vouch refused: permission edit: test\/add\.test\.js is protected/);
     const rounds = run.json.rounds as { backendStatus: string; filesChanged: string[] }[];
     assert.equal(rounds[0]?.backendStatus, "ok", explain(run));
@@ -128,3 +132,6 @@ Deno.test("acp: a program that does not speak ACP is named before the baseline, 
   assert.equal(failure.message, "acp: true exited (code 0) before answering initialize");
   assert.equal(run.artefacts, false, "no baseline, no round: nothing ran");
 });
+
+// Round 2 is a second `session/prompt` in codex's live session.
+sessionScenario(CODEX);
