@@ -7,6 +7,8 @@
  *
  * @module
  */
+import type { FinalState } from "../../kernel/lifecycle/outcome.ts";
+import { type VerdictRow, VERDICTS } from "../driver/verdicts.ts";
 import type { CandidateReason, CandidateStatus } from "./schema.ts";
 
 /** The parts of a `vouch verify` outcome the classes depend on. */
@@ -147,4 +149,34 @@ export function classifyOutcome(o: OutcomeFacts): Classification {
     reason: "could_not_run",
     detail: o.reasons.length > 0 ? o.reasons.join(", ") : "rejected without a reason",
   };
+}
+
+/** The verdict a class stands for when a record does not carry `vouch verify`'s own. */
+const VERDICT_OF_STATUS: Readonly<Record<CandidateStatus, FinalState>> = {
+  resolved: "verified",
+  unresolved: "rejected",
+  // `vouch verify` of an empty patch: REJECTED (the patch changes no file).
+  empty_patch: "rejected",
+  error: "could_not_run",
+};
+
+/**
+ * A candidate's row of the one verdict table (adapters/driver/verdicts.ts):
+ * the verdict `vouch verify` gave it (recorded as `verdict`), else the one its
+ * class stands for. Batch lines, report.md and the exit code use its word and
+ * code, so batch and verify say the same thing of the same outcome.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { candidateVerdict } from "./classify.ts";
+ * equal(candidateVerdict({ status: "unresolved" }).word, "REJECTED");
+ * equal(candidateVerdict({ status: "error" }).exitCode, 5);
+ * equal(candidateVerdict({ status: "error", verdict: "rejected" }).word, "REJECTED");
+ * ```
+ */
+export function candidateVerdict(
+  c: { readonly status: CandidateStatus; readonly verdict?: FinalState | undefined },
+): VerdictRow {
+  return VERDICTS[c.verdict ?? VERDICT_OF_STATUS[c.status]];
 }

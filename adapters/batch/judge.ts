@@ -94,6 +94,7 @@ async function judgeTimed(
       ...common,
       status: "empty_patch",
       reason: "empty_patch",
+      verdict: "rejected",
       reasons: [],
       detail: "empty patch",
       tests: listedTests(prepared.contract, () => null, null),
@@ -106,6 +107,7 @@ async function judgeTimed(
     return {
       ...common,
       ...c,
+      verdict: "could_not_run",
       reasons: [...reasons],
       tests: listedTests(prepared.contract, beforeOf, null),
       artefacts: none,
@@ -154,6 +156,7 @@ async function judgeTimed(
     return {
       ...common,
       ...c,
+      verdict: outcome.state,
       reasons: [...outcome.reasons, ...(unattested ? ["attestation_failed"] : [])],
       tests: listedTests(prepared.contract, before, outcome),
       ...(outcome.baselineCached !== null
@@ -171,6 +174,7 @@ async function judgeTimed(
       ...common,
       status: "error",
       reason: "could_not_run",
+      verdict: "could_not_run",
       reasons: [isVouchError(error) ? error.code : "verify_failed"],
       detail: errorMessage(error),
       tests: listedTests(prepared.contract, beforeOf, null),

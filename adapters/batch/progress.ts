@@ -6,6 +6,7 @@
  * @module
  */
 import { visibleLine } from "../text/mod.ts";
+import { candidateVerdict } from "./classify.ts";
 import type { CandidateRecord, CandidateStatus } from "./schema.ts";
 
 /** What the bar shows. */
@@ -50,22 +51,23 @@ export function progressBar(state: ProgressState, width = 24): string {
 }
 
 /**
- * One line per judged candidate.
+ * One line per judged candidate: the verdict table's word (what `vouch
+ * verify` says of the same patch), then the SWE-bench class and reason.
  *
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
  * import { candidateLine } from "./progress.ts";
- * equal(candidateLine({ id: "t1", status: "unresolved", reason: "failed_tests", detail: "failToPass not passing: adds" }, 3, 9), "[3/9] t1: unresolved (failed_tests: failToPass not passing: adds)");
+ * equal(candidateLine({ id: "t1", status: "unresolved", reason: "failed_tests", detail: "failToPass not passing: adds" }, 3, 9), "[3/9] t1: REJECTED, unresolved (failed_tests: failToPass not passing: adds)");
  * ```
  */
 export function candidateLine(
-  c: Pick<CandidateRecord, "id" | "status" | "reason" | "detail">,
+  c: Pick<CandidateRecord, "id" | "status" | "reason" | "detail" | "verdict">,
   done: number,
   total: number,
 ): string {
   const why = c.status === "resolved"
     ? ""
     : ` (${c.reason}${c.detail !== c.reason ? `: ${c.detail}` : ""})`;
-  return visibleLine(`[${done}/${total}] ${c.id}: ${c.status}${why}`);
+  return visibleLine(`[${done}/${total}] ${c.id}: ${candidateVerdict(c).word}, ${c.status}${why}`);
 }

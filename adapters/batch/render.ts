@@ -6,6 +6,7 @@
  * @module
  */
 import { markdownText } from "../text/mod.ts";
+import { candidateVerdict } from "./classify.ts";
 import type { BatchReport, CandidateRecord } from "./schema.ts";
 
 /** A table cell: no raw HTML, no control characters, no Markdown links or code spans, one line. */
@@ -58,14 +59,14 @@ export function reportMarkdown(report: BatchReport): string {
     const resolved = list.filter((c) => c.status === "resolved").length;
     lines.push("", `### ${cell(task)} (${resolved}/${list.length} resolved)`, "");
     lines.push(
-      "| candidate | model | status | reason | detail |",
-      "| --- | --- | --- | --- | --- |",
+      "| candidate | model | verdict | status | reason | detail |",
+      "| --- | --- | --- | --- | --- | --- |",
     );
     for (const c of list) {
       lines.push(
-        `| ${cell(c.id)} | ${cell(c.model_name_or_path)} | ${c.status} | ${c.reason} | ${
-          cell(c.detail)
-        } |`,
+        `| ${cell(c.id)} | ${cell(c.model_name_or_path)} | ${
+          candidateVerdict(c).word
+        } | ${c.status} | ${c.reason} | ${cell(c.detail)} |`,
       );
     }
   }

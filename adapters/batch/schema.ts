@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { type ContractFile, contractFileSchema } from "../contract/schema.ts";
 import { TEST_FORMATS } from "../test_failures/parse.ts";
+import { FINAL_STATES, type FinalState } from "../../kernel/lifecycle/outcome.ts";
 
 // deno-lint-ignore no-control-regex
 const printable = /^[^\x00-\x1f]+$/;
@@ -153,6 +154,11 @@ export const candidateRecordSchema = z.strictObject({
   }).describe("paths relative to the output directory"),
   duration_s: z.number().nonnegative().optional()
     .describe("wall-clock seconds judging took (junit.xml's time)"),
+  verdict: z.enum(FINAL_STATES).optional()
+    .describe(
+      "what `vouch verify` says of this candidate (the verdict table's key: its word and exit " +
+        "code); absent in records of older vouch (then read from status)",
+    ),
   baseline_reused_from: z.string().min(1).max(300).optional()
     .describe(
       "the task id of the baseline run this candidate's verification reused (the task's one " +
@@ -195,6 +201,8 @@ export interface KeyVerdict {
   };
   /** Wall-clock seconds judging took. */
   duration_s?: number | undefined;
+  /** What `vouch verify` says of this candidate (the verdict table's key), when recorded. */
+  verdict?: FinalState | undefined;
   /** The task id of the baseline run this candidate's verification reused (absent: none reused). */
   baseline_reused_from?: string | undefined;
 }

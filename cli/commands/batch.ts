@@ -10,6 +10,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
+import { VERDICTS } from "../../adapters/driver/verdicts.ts";
 import { jsonDocument } from "../json_document.ts";
 import {
   type BatchEvent,
@@ -227,21 +228,29 @@ function explainErrors(report: BatchReport, io: CliIo): void {
   }
 }
 
-/** The batch's exit: 5 when a candidate is in error, 1 when asked to fail on unresolved ones. */
+/**
+ * The batch's exit, from the one verdict table: COULD NOT RUN's code (5) when a candidate could
+ * not be judged, REJECTED's (1) when asked to fail on candidates that are not verified.
+ */
 function exitOf(report: BatchReport, failOnUnresolved: boolean, io: CliIo): number {
   if (report.error_instances > 0) {
+    const row = VERDICTS.could_not_run;
     io.err(
       `vouch batch: ${report.error_instances} of ${report.submitted_instances} candidate(s) in error ` +
-        `(could not be judged; see report.json's failure_reasons); exit ${EXIT.couldNotRun}\n`,
+        `(${row.word}: could not be judged; see report.json's failure_reasons); exit ${row.exitCode}\n`,
     );
-    return EXIT.couldNotRun;
+    return row.exitCode;
   }
   const notResolved = report.unresolved_instances + report.empty_patch_instances;
   if (failOnUnresolved && notResolved > 0) {
-    io.err(`vouch batch: ${notResolved} candidate(s) not resolved (--fail-on-unresolved)\n`);
-    return EXIT.rejected;
+    const row = VERDICTS.rejected;
+    io.err(
+      `vouch batch: ${notResolved} candidate(s) not resolved (${row.word}; --fail-on-unresolved); ` +
+        `exit ${row.exitCode}\n`,
+    );
+    return row.exitCode;
   }
-  return EXIT.ok;
+  return VERDICTS.verified.exitCode;
 }
 
 /** `vouch batch`. */

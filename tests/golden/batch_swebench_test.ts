@@ -137,7 +137,10 @@ Deno.test({
       );
       assert.equal(strict.code, 1, strict.stderr);
       assert.match(strict.stderr, /3 candidates, 3 already judged/);
-      assert.match(strict.stderr, /2 candidate\(s\) not resolved \(--fail-on-unresolved\)/);
+      assert.match(
+        strict.stderr,
+        /2 candidate\(s\) not resolved \(REJECTED; --fail-on-unresolved\); exit 1/,
+      );
 
       // A command that cannot run: every candidate in error, exit 5 (not 0).
       const broken = await runVouch(
@@ -157,7 +160,10 @@ Deno.test({
       );
       assert.equal(broken.code, 5, broken.stderr);
       assert.match(broken.stdout, /error 2, empty patch 1/);
-      assert.match(broken.stderr, /2 of 3 candidate\(s\) in error/);
+      assert.match(
+        broken.stderr,
+        /2 of 3 candidate\(s\) in error \(COULD NOT RUN: could not be judged/,
+      );
       // Why, on screen (not only in report.json), with the sandbox hint.
       assert.match(broken.stderr, /vouch batch: 2 candidate\(s\) could_not_run: /);
       assert.match(broken.stderr, /pass --sandbox-ro PATH for it \(and --fresh/);

@@ -126,6 +126,11 @@ Deno.test("vouch batch: 4 candidates of a task without lists run its baseline on
       "noop": ["unresolved", "failed_tests"],
       "breaks-sub": ["unresolved", "failed_tests"],
     });
+    // What vouch verify says of each (the verdict table's key), recorded with the class.
+    assert.deepEqual(
+      Object.fromEntries(report.candidates.map((c) => [c.model_name_or_path, c.verdict])),
+      { "good-1": "verified", "good-2": "verified", "noop": "rejected", "breaks-sub": "rejected" },
+    );
     // Measured: one baseline run for the task (not 4), one grading per candidate.
     assert.deepEqual(await f.runs(), { base: 1, grade: 4 });
     const tasks = new Set<string>();

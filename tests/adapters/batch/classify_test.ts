@@ -72,3 +72,77 @@ Deno.test("classification: each kind of rejection gets SWE-bench's class and vou
     assert.ok(c.detail.length > 0);
   }
 });
+
+Deno.test("batch words and exit codes are the verdict table's: what vouch verify says of the same outcome", async () => {
+  const { candidateVerdict, candidateLine, reportMarkdown, buildReport } = await import(
+    "../../../adapters/batch/mod.ts"
+  );
+  const { VERDICTS } = await import("../../../adapters/driver/verdicts.ts");
+  const { FINAL_STATES } = await import("../../../kernel/lifecycle/outcome.ts");
+  // The state vouch verify ended in, recorded: its word and code, whatever the class.
+  for (const state of FINAL_STATES) {
+    for (const status of ["resolved", "unresolved", "error", "empty_patch"] as const) {
+      assert.equal(candidateVerdict({ status, verdict: state }), VERDICTS[state]);
+    }
+  }
+  // Records without it (older vouch): the class's verdict, as verify words it.
+  assert.equal(candidateVerdict({ status: "resolved" }).word, "VERIFIED");
+  assert.equal(candidateVerdict({ status: "unresolved" }).word, "REJECTED");
+  assert.equal(candidateVerdict({ status: "empty_patch" }).word, "REJECTED");
+  assert.equal(candidateVerdict({ status: "error" }).word, "COULD NOT RUN");
+  assert.equal(candidateVerdict({ status: "error" }).exitCode, 5);
+  // A verify outcome classified: the word its class stands for is verify's own word.
+  const pairs: [OutcomeFacts, (typeof FINAL_STATES)[number]][] = [
+    [{ ...rejected({}), verdict: "verified" }, "verified"],
+    [
+      rejected({
+        reasons: ["checks_failed"],
+        checks: [{ name: "t", passed: false, outcome: "failed" }],
+      }),
+      "rejected",
+    ],
+    [rejected({ reasons: ["verify_command_cannot_start"] }), "could_not_run"],
+    [rejected({ reasons: ["baseline_cannot_run"] }), "could_not_run"],
+  ];
+  for (const [facts, state] of pairs) {
+    assert.equal(candidateVerdict(classifyOutcome(facts)), VERDICTS[state], state);
+  }
+  const line = candidateLine(
+    { id: "t1", status: "error", reason: "could_not_run", detail: "x", verdict: "could_not_run" },
+    1,
+    2,
+  );
+  assert.equal(line, "[1/2] t1: COULD NOT RUN, error (could_not_run: x)");
+  const record = {
+    id: "t1",
+    instance_id: "t1",
+    model_name_or_path: "m",
+    key: "k",
+    patch_digest: "d",
+    base: "b",
+    status: "unresolved" as const,
+    reason: "failed_tests" as const,
+    reasons: [],
+    detail: "failToPass not passing: adds",
+    tests: [],
+    artefacts: { dir: null, log: null, verified_patch: null, attestation: null },
+    verdict: "rejected" as const,
+  };
+  const md = reportMarkdown(
+    buildReport(
+      {
+        tasks: "t",
+        predictions: "p",
+        task_ids: ["t1"],
+        candidate_ids: ["t1"],
+        unpredicted_task_ids: [],
+      },
+      [record],
+      null,
+    ),
+  );
+  assert.match(
+    md,
+    /\| t1 \| m \| REJECTED \| unresolved \| failed_tests \| failToPass not passing: adds \|/,
+  );
+});
