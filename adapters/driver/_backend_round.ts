@@ -50,6 +50,7 @@ export async function runBackendRound(run: TaskRun, action: RunBackendAction): P
     backend: null,
     handed: null,
     patch: null,
+    diff: null,
     patchDigest: null,
     files: [],
     reasons: [],

@@ -137,6 +137,7 @@ const runContract: Handler<"run_contract"> = async (run, action) => {
     return;
   }
   const patch = round.patch;
+  const diff = round.diff ?? undefined;
   run.progress("verify");
   const result: VerificationRun = await cancellable(
     run,
@@ -145,7 +146,7 @@ const runContract: Handler<"run_contract"> = async (run, action) => {
       o.verifier.verify(round.round, patch, signal, (name) => {
         run.check = name;
         run.progress("verify");
-      }),
+      }, diff),
   );
   round.run = result;
   round.checks = [...result.summaries];
@@ -202,6 +203,7 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
   // A patch handed over as text is judged as stated; else the worktree's real diff.
   const bytes = round.handed ?? diff.bytes;
   round.patch = bytes;
+  round.diff = "parsed" in diff ? diff.parsed : null;
   round.patchDigest = round.handed === null ? diff.digest : sha256Hex(bytes);
   round.files = diff.changed.map((c) => c.path);
   await writeRoundPatch(run, round.round, bytes);
@@ -240,6 +242,7 @@ function readHanded(patch: Uint8Array) {
     bytes: patch,
     digest: sha256Hex(patch),
     changed: parsed.ok ? changedPaths(parsed.diff) : [],
+    parsed: parsed.ok ? parsed.diff : null,
   };
 }
 
@@ -252,7 +255,9 @@ const checkScope: Handler<"check_scope"> = async (run, action) => {
     outsideWrites: run.outside,
     policy: null,
     allowEmpty: true,
+    ...(round !== null && round.diff !== null ? { diff: round.diff } : {}),
   });
+  if (round !== null) round.diff = judgement.diff;
   const violations = judgement.violations.map((v) => `${v.code}:${v.path}`);
   const sensitive = [...judgement.classification.sensitive];
   if (round !== null) {

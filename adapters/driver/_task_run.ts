@@ -17,6 +17,7 @@ import { initialKernelState, step } from "../../kernel/lifecycle/step.ts";
 import { ENTRY } from "../../kernel/lifecycle/transitions.ts";
 import { recordKernelStep } from "../log/kinds.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
+import type { GitDiff } from "../../kernel/diff/types.ts";
 import type { CheckSummary } from "./outcome.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
@@ -35,6 +36,11 @@ export interface RoundState {
    */
   handed: Uint8Array | null;
   patch: Uint8Array | null;
+  /**
+   * The patch's parsed diff: parsed once per round (by the scope check, or by
+   * extraction for a handed-over patch) and carried to the clean verification.
+   */
+  diff: GitDiff | null;
   patchDigest: string | null;
   files: string[];
   reasons: string[];

@@ -13,7 +13,7 @@ import type {
 } from "../../kernel/contract/types.ts";
 import type { BaselineJudgement } from "../../kernel/contract/judge.ts";
 import type { RoundCheckResult } from "../../kernel/lifecycle/events.ts";
-import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
+import type { GitDiff } from "../../kernel/diff/types.ts";
 import { judgeAppliedPatch } from "../../kernel/scope/judge_applied.ts";
 import type { ChecksRun } from "../contract/run_checks.ts";
 import { receiptDigest, type ToolReceipt } from "../receipts/receipt.ts";
@@ -75,12 +75,11 @@ export function refusedRun(code: string, message: string, sandbox = "none"): Ver
  * gitlinks), and every mode the patch states checked against it; null when fine.
  */
 export function appliedRefusal(
-  patch: Uint8Array,
+  diff: GitDiff | null,
   applied: CleanTree["applied"],
 ): VerificationRun | null {
-  const parsed = tryParseGitDiff(patch);
-  const judged = parsed.ok
-    ? judgeAppliedPatch(parsed.diff, applied)
+  const judged = diff !== null
+    ? judgeAppliedPatch(diff, applied)
     : { reasons: ["unparsable_patch"], violations: [] };
   if (judged.reasons.length === 0) return null;
   const detail = judged.violations.map((v) => `${v.code} ${JSON.stringify(v.path)}: ${v.detail}`);

@@ -20,6 +20,8 @@
 import type { BaselineCapture } from "../../kernel/contract/types.ts";
 import { judgeBaseline, judgeContract } from "../../kernel/contract/judge.ts";
 import { compileGlobs } from "../../kernel/glob/glob_set.ts";
+import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
+import type { GitDiff } from "../../kernel/diff/types.ts";
 import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { type CheckPhase, type ChecksRun, runChecks } from "../contract/run_checks.ts";
 import type { CleanTree } from "../worktree/clean_tree.ts";
@@ -275,6 +277,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
   /** One grading: a clean tree with the patch (the base winning where `protect` says), checks run. */
   async function grade(
     patch: Uint8Array,
+    diff: GitDiff | null,
     signal: AbortSignal,
     onCheck: (name: string) => void,
     second = false,
@@ -286,7 +289,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
       if (error instanceof WorktreeError) return { refused: refusedRun(error.code, error.message) };
       throw error;
     }
-    const refusal = second ? null : appliedRefusal(patch, clean.applied);
+    const refusal = second ? null : appliedRefusal(diff, clean.applied);
     if (refusal !== null) return { refused: refusal };
     let provided;
     try {
@@ -315,7 +318,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     onCheck: (name: string) => void,
   ) {
     const inPatch = view.touched.filter((t) => existsSync(join(round.tree, t.path)));
-    const graded = await grade(view.rest, signal, onCheck, true);
+    const graded = await grade(view.rest, null, signal, onCheck, true);
     if ("refused" in graded) return { refused: graded.refused! };
     if (graded.run === null) return { refused: setupFailedRun(graded.setup!, "round") };
     const tree = graded.clean.worktree.path;
@@ -362,13 +365,24 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     patch: Uint8Array,
     signal: AbortSignal,
     onCheck: (name: string) => void,
+    given: GitDiff | undefined,
   ): Promise<VerificationRun> {
-    const first = await grade(patch, signal, onCheck);
+    // The round's patch is parsed once: the driver's (from its scope check) when it has it.
+    const parsed = given !== undefined ? null : tryParseGitDiff(patch);
+    const diff = given ?? (parsed?.ok === true ? parsed.diff : null);
+    const first = await grade(patch, diff, signal, onCheck);
     if ("refused" in first) return first.refused;
     const { clean, setup, run } = first;
     if (run === null) return setupFailedRun(setup!, "round");
     const tree = clean.worktree.path;
-    const view = await patchOracleView(patch, await getOracle(), await getConfigs(), tree, command);
+    const view = await patchOracleView(
+      patch,
+      diff,
+      await getOracle(),
+      await getConfigs(),
+      tree,
+      command,
+    );
     const touched = view?.touched ?? [];
     // A patch that touches no oracle file is judged per test against the baseline's lists.
     const judgeWith = touched.length === 0 ? derived : contract;
@@ -407,9 +421,11 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         );
       }
     },
-    verify(round, patch, signal, onCheck) {
+    verify(round, patch, signal, onCheck, diff) {
       const refusal = networkRefusal();
-      return refusal !== null ? Promise.resolve(refusal) : verify(round, patch, signal, onCheck);
+      return refusal !== null
+        ? Promise.resolve(refusal)
+        : verify(round, patch, signal, onCheck, diff);
     },
   };
 }

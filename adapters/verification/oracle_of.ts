@@ -11,7 +11,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
-import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
+import type { GitDiff } from "../../kernel/diff/types.ts";
 import { oracleSet } from "../../kernel/oracle/oracle_set.ts";
 import { type KeyTexts, patchOracle } from "../../kernel/oracle/patch.ts";
 import { splitPatch } from "../../kernel/oracle/split.ts";
@@ -116,28 +116,28 @@ export interface PatchOracleView {
 }
 
 /**
- * Classifies `patch` against `set`; the test keys of partly-oracle files
+ * Classifies `patch` (its parsed `diff`, null when it did not parse) against `set`; the test keys of partly-oracle files
  * (`package.json`, ...) are compared between the base's text and the patched
  * tree's. Null when the patch does not parse (it is refused elsewhere).
  */
 export async function patchOracleView(
   patch: Uint8Array,
+  diff: GitDiff | null,
   set: OracleSet,
   configs: ReadonlyMap<string, string>,
   patchedTree: string,
   command: string,
 ): Promise<PatchOracleView | null> {
-  const parsed = tryParseGitDiff(patch);
-  if (!parsed.ok) return null;
+  if (diff === null) return null;
   const texts = new Map<string, KeyTexts>();
-  for (const f of parsed.diff.files) {
+  for (const f of diff.files) {
     for (const p of [f.oldPath, f.newPath]) {
       if (p === null || set.classify(p)?.scope !== "test-keys" || texts.has(p)) continue;
       const after = await readFile(join(patchedTree, p), "utf8").catch(() => null);
       texts.set(p, { before: configs.get(p) ?? null, after });
     }
   }
-  const po = patchOracle(set, parsed.diff, texts, command);
+  const po = patchOracle(set, diff, texts, command);
   const touched = po.touches.map((t) => ({
     path: t.path,
     scope: t.entry.scope,
@@ -145,6 +145,6 @@ export async function patchOracleView(
   }));
   const rest = touched.length === 0
     ? patch
-    : splitPatch(patch, parsed.diff, (f, i) => po.isOracle(f, i)).rest;
+    : splitPatch(patch, diff, (f, i) => po.isOracle(f, i)).rest;
   return { touched, rest };
 }

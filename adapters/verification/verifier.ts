@@ -7,6 +7,7 @@
  * @module
  */
 import type { ListedTest } from "../../kernel/contract/types.ts";
+import type { GitDiff } from "../../kernel/diff/types.ts";
 import type { RoundCheckResult } from "../../kernel/lifecycle/events.ts";
 import type { ToolReceipt } from "../receipts/receipt.ts";
 import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
@@ -116,12 +117,17 @@ export interface Verifier {
   readonly contractDigest: string;
   /** Runs the contract on the untouched base revision. */
   baseline(signal: AbortSignal, onCheck: (name: string) => void): Promise<VerificationRun>;
-  /** Applies `patch` to a fresh tree of the base and runs the contract there. */
+  /**
+   * Applies `patch` to a fresh tree of the base and runs the contract there;
+   * `diff` is its parsed diff when the caller has it (the driver parsed the
+   * round's patch once), else the verifier parses the bytes.
+   */
   verify(
     round: number,
     patch: Uint8Array,
     signal: AbortSignal,
     onCheck: (name: string) => void,
+    diff?: GitDiff,
   ): Promise<VerificationRun>;
   /** Waits for background cleanup (removal of verification trees) to finish. */
   settle(): Promise<void>;

@@ -93,6 +93,11 @@ export interface JudgePatchOptions extends CompileGlobsOptions {
   readonly allowEmpty?: boolean;
   /** Parser limits and scanner. */
   readonly parse?: ParseGitDiffOptions;
+  /**
+   * The diff of `bytes`, already parsed by the caller (the driver parses a
+   * round's patch once): judged as given instead of parsed again.
+   */
+  readonly diff?: GitDiff;
 }
 
 /** Why the parser refused the bytes. */
@@ -169,7 +174,7 @@ export function judgePatch(
   }));
   let diff: GitDiff;
   try {
-    diff = parseGitDiff(bytes, options.parse ?? {});
+    diff = options.diff ?? parseGitDiff(bytes, options.parse ?? {});
   } catch (error) {
     const failure: PatchParseFailure = error instanceof DiffParseError
       ? { code: error.code, line: error.line, message: error.message }

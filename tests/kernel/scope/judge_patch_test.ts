@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { judgePatch, patchRulesFromLists } from "../../../kernel/scope/judge_patch.ts";
+import { tryParseGitDiff } from "../../../kernel/diff/parse.ts";
 
 const enc = new TextEncoder();
 const modify = (path: string) =>
@@ -102,5 +103,31 @@ Deno.test("judgePatch: traversal is rejected and garbage never throws", () => {
       assert.equal(out.scope === "accept", out.violations.length === 0);
     }),
     { numRuns: 200 },
+  );
+});
+
+Deno.test("judgePatch: a diff parsed once and handed in is judged exactly as the bytes (property)", () => {
+  const forbid = patchRulesFromLists({ allow: [], forbid: ["secret/**"], protect: [] });
+  const paths = fc.constantFrom(
+    "src/a.ts",
+    "secret/key",
+    "../etc/passwd",
+    "a b/c.ts",
+    ".git/config",
+  );
+  fc.assert(
+    fc.property(fc.array(paths, { minLength: 1, maxLength: 4 }), (list) => {
+      const bytes = enc.encode(list.map((p) => new TextDecoder().decode(modify(p))).join(""));
+      const once = tryParseGitDiff(bytes);
+      if (!once.ok) return;
+      const given = judgePatch(bytes, forbid, { diff: once.diff });
+      const parsed = judgePatch(bytes, forbid);
+      assert.deepEqual(
+        { ...given, diff: given.diff?.files.length },
+        { ...parsed, diff: parsed.diff?.files.length },
+      );
+      assert.equal(given.diff, once.diff);
+    }),
+    { numRuns: 100 },
   );
 });
