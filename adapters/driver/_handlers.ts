@@ -8,58 +8,26 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { changedPaths } from "../../kernel/diff/changed_paths.ts";
-import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
 import { taskOutcome } from "../../kernel/lifecycle/outcome.ts";
-import { sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
-import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
-import { sha256Hex } from "../digest/sha256.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
 import { integrate } from "../verified_patch/capabilities.ts";
 import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
-import { violationDetail } from "../verification/check_detail.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
-import { extractDiff } from "../worktree/extract_diff.ts";
 import { deferRemoval } from "../worktree/deferred_removal.ts";
 import { createWorktree } from "../worktree/worktree.ts";
-import { writeJson, writeRoundPatch, writeVerified } from "./_artefacts.ts";
+import { writeJson, writeVerified } from "./_artefacts.ts";
 import { runBackendRound } from "./_backend_round.ts";
 import type { TaskRun } from "./_task_run.ts";
-
-/** Every kind of action the kernel asks the driver to perform. */
-type ActionKind = KernelAction["kind"];
-/** The action of each kind. */
-type ActionOf = { readonly [K in ActionKind]: Extract<KernelAction, { kind: K }> };
-/** What performs an action of kind `K`. */
-type Handler<K extends ActionKind> = (run: TaskRun, action: ActionOf[K]) => Promise<void>;
-
-const message = (error: unknown) => error instanceof Error ? error.message : String(error);
-
-/** The effect cannot be performed: the kernel fails the task (could not run). */
-async function effectFailed(run: TaskRun, effectId: string, code: string, why: string) {
-  run.effectError = `${code}: ${why}`;
-  run.effectCode = code;
-  await run.feed({ kind: "effect_failed", taskId: run.o.taskId, effectId, error: code });
-}
-
-/** Runs `work` as the task's cancellable effect, bounded by the wall-time budget. */
-async function cancellable<T>(
-  run: TaskRun,
-  effectId: string,
-  work: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const controller = new AbortController();
-  run.running = { effectId, controller };
-  const timer = setTimeout(() => controller.abort(), run.remainingMs());
-  try {
-    return await work(controller.signal);
-  } finally {
-    clearTimeout(timer);
-    run.running = null;
-    run.check = null;
-  }
-}
+import {
+  type ActionKind,
+  type ActionOf,
+  cancellable,
+  effectFailed,
+  type Handler,
+  message,
+} from "./_effects.ts";
+import { PATCH_HANDLERS } from "./_patch_handlers.ts";
 
 const createWorktreeHandler: Handler<"create_worktree"> = async (run, action) => {
   const o = run.o;
@@ -180,111 +148,6 @@ const runContract: Handler<"run_contract"> = async (run, action) => {
     setupReceipts: result.setupReceipts,
   });
   round.verdict = run.record?.status === "verified" ? "verified" : "rejected";
-};
-
-const extract: Handler<"extract_diff"> = async (run, action) => {
-  const o = run.o;
-  const round = run.currentRound();
-  run.progress("validate", "extracting the real diff");
-  if ((run.worktree === null && o.workspace !== "none") || round === null) {
-    await effectFailed(run, action.effectId, "no_worktree", "the worktree is gone");
-    return;
-  }
-  let diff;
-  try {
-    diff = run.worktree === null
-      ? readHanded(round.handed ?? new Uint8Array())
-      : await extractDiff(run.worktree);
-  } catch (error) {
-    round.reasons.push("extract_failed");
-    await effectFailed(run, action.effectId, "extract_failed", message(error));
-    return;
-  }
-  // A patch handed over as text is judged as stated; else the worktree's real diff.
-  const bytes = round.handed ?? diff.bytes;
-  round.patch = bytes;
-  round.diff = "parsed" in diff ? diff.parsed : null;
-  round.patchDigest = round.handed === null ? diff.digest : sha256Hex(bytes);
-  round.files = diff.changed.map((c) => c.path);
-  await writeRoundPatch(run, round.round, bytes);
-  const changed = round.handed === null ? diff.changed.length : Math.max(1, diff.changed.length);
-  if (changed === 0 && run.outside.length === 0) {
-    // A failure claim with nothing changed is a failed round; a success claim, an empty patch.
-    round.reasons.push(
-      round.backend?.status === "error" ? "backend_error_no_change" : "empty_patch",
-    );
-    // `vouch verify` hands a patch over (no backend ran): say it of the patch.
-    round.details.push(
-      o.workspace === "none"
-        ? "the patch changes no file (it is empty)"
-        : "the backend changed no file",
-    );
-    round.verdict = "rejected";
-  }
-  await run.feed({
-    kind: "patch_extracted",
-    taskId: o.taskId,
-    effectId: action.effectId,
-    patchDigest: round.patchDigest,
-    // Writes outside the worktree count as changes: they must reach the scope check.
-    filesChanged: changed + run.outside.length,
-  });
-};
-
-/**
- * The paths a handed-over patch changes, with no checkout (`workspace: "none"`):
- * as the strict parser reads it. The clean tree applies it with git and refuses
- * any path git changes that the patch does not name (`judgeAppliedPatch`).
- */
-function readHanded(patch: Uint8Array) {
-  const parsed = tryParseGitDiff(patch);
-  return {
-    bytes: patch,
-    digest: sha256Hex(patch),
-    changed: parsed.ok ? changedPaths(parsed.diff) : [],
-    parsed: parsed.ok ? parsed.diff : null,
-  };
-}
-
-const checkScope: Handler<"check_scope"> = async (run, action) => {
-  const o = run.o;
-  const round = run.currentRound();
-  // The kernel applies its own policy to the sensitive classes, and extraction already
-  // judged an empty round (empty_patch / backend_error_no_change): the scope leaves both out.
-  const judgement = judgePatch(round?.patch ?? new Uint8Array(), patchRulesFromLists(o.rules), {
-    outsideWrites: run.outside,
-    policy: null,
-    allowEmpty: true,
-    ...(round !== null && round.diff !== null ? { diff: round.diff } : {}),
-  });
-  if (round !== null) round.diff = judgement.diff;
-  const violations = judgement.violations.map((v) => `${v.code}:${v.path}`);
-  const sensitive = [...judgement.classification.sensitive];
-  if (round !== null) {
-    round.reasons.push(...judgement.violations.map((v) => v.code));
-    round.details.push(...judgement.violations.map((v) => violationDetail(v, o.rules)));
-    if (judgement.verdict === "reject") round.verdict = "rejected";
-  }
-  await writeJson(run, `round-${round?.round ?? 0}/inspection.json`, {
-    verdict: judgement.verdict,
-    files: judgement.summaries,
-    violations: judgement.violations,
-    classification: judgement.classification,
-  });
-  await run.feed({
-    kind: "scope_checked",
-    taskId: o.taskId,
-    effectId: action.effectId,
-    verdict: judgement.verdict,
-    violations,
-    sensitive,
-  });
-  if (round !== null && run.record?.reason === "policy_denied") {
-    // Which class the kernel's policy denied, said the way `vouch scope` says it.
-    const denied = sensitiveDenied(run.record.policy ?? run.policy, sensitive);
-    if (denied !== null) round.reasons.push(`policy_denied:${denied}`);
-    round.verdict = "rejected";
-  }
 };
 
 const mint: Handler<"mint_verified_patch"> = async (run, action) => {
@@ -441,8 +304,7 @@ const HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
   create_worktree: createWorktreeHandler,
   run_contract: runContract,
   run_backend: runBackendRound,
-  extract_diff: extract,
-  check_scope: checkScope,
+  ...PATCH_HANDLERS,
   mint_verified_patch: mint,
   request_approval: requestApproval,
   integrate: integrateHandler,

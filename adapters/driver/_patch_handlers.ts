@@ -1,0 +1,129 @@
+/**
+ * The handlers of a round's patch: extraction (`extract_diff`) and the scope
+ * check (`check_scope`). The patch is parsed once here and its diff travels
+ * with the round to the clean verification.
+ *
+ * @module
+ */
+import { changedPaths } from "../../kernel/diff/changed_paths.ts";
+import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
+import { sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
+import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
+import { sha256Hex } from "../digest/sha256.ts";
+import { violationDetail } from "../verification/check_detail.ts";
+import { extractDiff } from "../worktree/extract_diff.ts";
+import { writeJson, writeRoundPatch } from "./_artefacts.ts";
+import { effectFailed, type Handler, message } from "./_effects.ts";
+
+/** `extract_diff`: the round's real diff (or the handed-over patch), written and fed back. */
+const extract: Handler<"extract_diff"> = async (run, action) => {
+  const o = run.o;
+  const round = run.currentRound();
+  run.progress("validate", "extracting the real diff");
+  if ((run.worktree === null && o.workspace !== "none") || round === null) {
+    await effectFailed(run, action.effectId, "no_worktree", "the worktree is gone");
+    return;
+  }
+  let diff;
+  try {
+    diff = run.worktree === null
+      ? readHanded(round.handed ?? new Uint8Array())
+      : await extractDiff(run.worktree);
+  } catch (error) {
+    round.reasons.push("extract_failed");
+    await effectFailed(run, action.effectId, "extract_failed", message(error));
+    return;
+  }
+  // A patch handed over as text is judged as stated; else the worktree's real diff.
+  const bytes = round.handed ?? diff.bytes;
+  round.patch = bytes;
+  round.diff = "parsed" in diff ? diff.parsed : null;
+  round.patchDigest = round.handed === null ? diff.digest : sha256Hex(bytes);
+  round.files = diff.changed.map((c) => c.path);
+  await writeRoundPatch(run, round.round, bytes);
+  const changed = round.handed === null ? diff.changed.length : Math.max(1, diff.changed.length);
+  if (changed === 0 && run.outside.length === 0) {
+    // A failure claim with nothing changed is a failed round; a success claim, an empty patch.
+    round.reasons.push(
+      round.backend?.status === "error" ? "backend_error_no_change" : "empty_patch",
+    );
+    // `vouch verify` hands a patch over (no backend ran): say it of the patch.
+    round.details.push(
+      o.workspace === "none"
+        ? "the patch changes no file (it is empty)"
+        : "the backend changed no file",
+    );
+    round.verdict = "rejected";
+  }
+  await run.feed({
+    kind: "patch_extracted",
+    taskId: o.taskId,
+    effectId: action.effectId,
+    patchDigest: round.patchDigest,
+    // Writes outside the worktree count as changes: they must reach the scope check.
+    filesChanged: changed + run.outside.length,
+  });
+};
+
+/**
+ * The paths a handed-over patch changes, with no checkout (`workspace: "none"`):
+ * as the strict parser reads it. The clean tree applies it with git and refuses
+ * any path git changes that the patch does not name (`judgeAppliedPatch`).
+ */
+function readHanded(patch: Uint8Array) {
+  const parsed = tryParseGitDiff(patch);
+  return {
+    bytes: patch,
+    digest: sha256Hex(patch),
+    changed: parsed.ok ? changedPaths(parsed.diff) : [],
+    parsed: parsed.ok ? parsed.diff : null,
+  };
+}
+
+/** `check_scope`: the round's patch judged against the task's rules (its diff kept for the verifier). */
+const checkScope: Handler<"check_scope"> = async (run, action) => {
+  const o = run.o;
+  const round = run.currentRound();
+  // The kernel applies its own policy to the sensitive classes, and extraction already
+  // judged an empty round (empty_patch / backend_error_no_change): the scope leaves both out.
+  const judgement = judgePatch(round?.patch ?? new Uint8Array(), patchRulesFromLists(o.rules), {
+    outsideWrites: run.outside,
+    policy: null,
+    allowEmpty: true,
+    ...(round !== null && round.diff !== null ? { diff: round.diff } : {}),
+  });
+  if (round !== null) round.diff = judgement.diff;
+  const violations = judgement.violations.map((v) => `${v.code}:${v.path}`);
+  const sensitive = [...judgement.classification.sensitive];
+  if (round !== null) {
+    round.reasons.push(...judgement.violations.map((v) => v.code));
+    round.details.push(...judgement.violations.map((v) => violationDetail(v, o.rules)));
+    if (judgement.verdict === "reject") round.verdict = "rejected";
+  }
+  await writeJson(run, `round-${round?.round ?? 0}/inspection.json`, {
+    verdict: judgement.verdict,
+    files: judgement.summaries,
+    violations: judgement.violations,
+    classification: judgement.classification,
+  });
+  await run.feed({
+    kind: "scope_checked",
+    taskId: o.taskId,
+    effectId: action.effectId,
+    verdict: judgement.verdict,
+    violations,
+    sensitive,
+  });
+  if (round !== null && run.record?.reason === "policy_denied") {
+    // Which class the kernel's policy denied, said the way `vouch scope` says it.
+    const denied = sensitiveDenied(run.record.policy ?? run.policy, sensitive);
+    if (denied !== null) round.reasons.push(`policy_denied:${denied}`);
+    round.verdict = "rejected";
+  }
+};
+
+/** The handlers of the round's patch, by action kind. */
+export const PATCH_HANDLERS: {
+  readonly extract_diff: Handler<"extract_diff">;
+  readonly check_scope: Handler<"check_scope">;
+} = { extract_diff: extract, check_scope: checkScope };
