@@ -10,7 +10,7 @@
  * @module
  */
 import type { BatchTask } from "./input.ts";
-import { judgeCandidate } from "./judge.ts";
+import { verifyCandidate } from "./verify_candidate.ts";
 import { batchResources, inFlight, type JudgeOptions } from "./options.ts";
 import { type PreparedTask, prepareTask } from "./prepare.ts";
 import type { KeyVerdict } from "./schema.ts";
@@ -147,7 +147,7 @@ export function localExecutor(given: JudgeOptions, concurrency: number): Executo
         taskKey: (task) => task.digest,
         prepare: (task) => prepareTask(task, opts),
         judge: async (item, prepared) => {
-          const verdict = await judgeCandidate(prepared, item.patch, opts);
+          const verdict = await verifyCandidate(prepared, item.patch, opts);
           await onVerdict(item, verdict);
         },
       });

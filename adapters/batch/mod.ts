@@ -14,7 +14,7 @@ export * from "./spec_base.ts";
 export * from "./options.ts";
 export * from "./key.ts";
 export * from "./prepare.ts";
-export * from "./judge.ts";
+export * from "./verify_candidate.ts";
 export * from "./local_executor.ts";
 export * from "./store.ts";
 export * from "./fleet_seal.ts";

@@ -2,7 +2,7 @@
  * A fleet on Redis with BullMQ: `enqueueExecutor` turns a batch's work items
  * into jobs (job id = resume key, so a key is judged once however often it is
  * enqueued) and waits for their verdicts; `runQueueWorker` judges jobs with the
- * same `prepareTask`/`judgeCandidate` as a local batch, `concurrency` at a
+ * same `prepareTask`/`verifyCandidate` as a local batch, `concurrency` at a
  * time, with its own pool of clean trees per base (a used tree is reset, not
  * checked out again). A worker that dies mid-job loses its lock; BullMQ's
  * stalled-job check hands the job to another worker, and only one completion
@@ -28,7 +28,7 @@ import { sha256Hex } from "../digest/sha256.ts";
 import type { MacKey } from "../keys/mac_key.ts";
 import { openJob, openVerdict, sealVerdict, signJob, type VerdictEvidence } from "./fleet_seal.ts";
 import type { BatchTask } from "./input.ts";
-import { judgeCandidate } from "./judge.ts";
+import { verifyCandidate } from "./verify_candidate.ts";
 import { candidateKey } from "./key.ts";
 import { batchResources, inFlight, type JudgeOptions } from "./options.ts";
 import { type PreparedTask, prepareTask } from "./prepare.ts";
@@ -358,7 +358,7 @@ export async function runQueueWorker(address: QueueAddress, given: WorkerOptions
         return refuse(id, "the job's key is not its task, base and patch");
       }
       opts.onJob?.({ kind: "start", key: data.key });
-      const verdict = await judgeCandidate(ready, data.patch, opts);
+      const verdict = await verifyCandidate(ready, data.patch, opts);
       opts.onJob?.({ kind: "done", key: data.key, verdict });
       return await sealVerdict(
         opts.fleetKey,

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readTasks, runBatch } from "../../../adapters/batch/mod.ts";
-import { judgeCandidate } from "../../../adapters/batch/judge.ts";
+import { verifyCandidate } from "../../../adapters/batch/verify_candidate.ts";
 import { prepareTask } from "../../../adapters/batch/prepare.ts";
 import { readLogFile } from "../../../adapters/log/mod.ts";
 import { checkEvidenceBinding } from "../../../adapters/audit/evidence_binding.ts";
@@ -206,7 +206,7 @@ Deno.test("a tampered baseline-cache entry is not trusted: the candidate runs it
     }));
     sealed.entry.reports = [];
     await Deno.writeTextFile(path, JSON.stringify(sealed));
-    const forged = await judgeCandidate(prepared, noop, opts);
+    const forged = await verifyCandidate(prepared, noop, opts);
     assert.deepEqual([forged.status, forged.reason], ["unresolved", "failed_tests"]);
     assert.equal(forged.baseline_reused_from ?? null, null);
     assert.deepEqual(await f.runs(), { base: 2, grade: 1 }, "the candidate ran its own baseline");
@@ -218,7 +218,7 @@ Deno.test("a tampered baseline-cache entry is not trusted: the candidate runs it
     sealed.entry = JSON.parse(honest).entry;
     sealed.mac = "0".repeat(64);
     await Deno.writeTextFile(path, JSON.stringify(sealed));
-    const rekeyed = await judgeCandidate(prepared, good, opts);
+    const rekeyed = await verifyCandidate(prepared, good, opts);
     assert.deepEqual([rekeyed.status, rekeyed.reason], ["resolved", "verified"]);
     assert.deepEqual(await f.runs(), { base: 3, grade: 2 });
 
@@ -227,7 +227,7 @@ Deno.test("a tampered baseline-cache entry is not trusted: the candidate runs it
     const logPath = join(prepared.baselineSeed, "events.jsonl");
     const seededLog = await Deno.readTextFile(logPath);
     await Deno.writeTextFile(logPath, "");
-    const empty = await judgeCandidate(prepared, good, opts);
+    const empty = await verifyCandidate(prepared, good, opts);
     assert.deepEqual([empty.status, empty.reason], ["resolved", "verified"]);
     assert.equal(empty.baseline_reused_from ?? null, null);
     assert.deepEqual(await f.runs(), { base: 4, grade: 3 });
@@ -239,13 +239,13 @@ Deno.test("a tampered baseline-cache entry is not trusted: the candidate runs it
       logPath,
       lines.filter((l) => !l.includes('"tool.receipt"')).join("\n") + "\n",
     );
-    const cut = await judgeCandidate(prepared, good, opts);
+    const cut = await verifyCandidate(prepared, good, opts);
     assert.equal(cut.baseline_reused_from ?? null, null);
     assert.deepEqual([cut.status, cut.reason], ["error", "could_not_run"], cut.detail);
 
     // The honest seed: reused (the one baseline run so far per seeding, no new base run).
     await Deno.writeTextFile(logPath, seededLog);
-    const reused = await judgeCandidate(prepared, good, opts);
+    const reused = await verifyCandidate(prepared, good, opts);
     assert.deepEqual([reused.status, reused.reason], ["resolved", "verified"]);
     assert.ok(reused.baseline_reused_from !== undefined);
     assert.deepEqual((await f.runs()).base, 4);

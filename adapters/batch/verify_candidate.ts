@@ -1,10 +1,10 @@
 /**
- * Judging one candidate: through `verifyPatchInRepo`, the one verification
- * path `vouch verify` uses, in its own clean tree and with its own state
- * directory (`candidates/<key>/`: event log, receipts, VerifiedPatch,
- * attestation), so candidates run in parallel in one repository. The task was
- * prepared once (`prepareTask`): its spec commit and, when shared,
- * its baseline's listed-test statuses.
+ * Verifying one candidate (and sealing and attesting its verdict): through
+ * `verifyPatchInRepo`, the one verification path `vouch verify` uses, in its
+ * own clean tree and with its own state directory (`candidates/<key>/`: event
+ * log, receipts, VerifiedPatch, attestation), so candidates run in parallel in
+ * one repository. The task was prepared once (`prepareTask`): its spec commit
+ * and, when shared, its baseline's listed-test statuses.
  *
  * @module
  */
@@ -59,15 +59,15 @@ async function attest(outcome: VerifyPatchOutcome, repo: string, dir: string, op
 }
 
 /**
- * Judges one candidate patch of a prepared task. Never throws: a verification
+ * Verifies one candidate patch of a prepared task (and seals its verdict). Never throws: a verification
  * that fails to run is an `error` with reason `could_not_run`.
  *
  * @example
  * ```ts ignore
- * const verdict = await judgeCandidate(prepared, patchText, { outDir: "out" });
+ * const verdict = await verifyCandidate(prepared, patchText, { outDir: "out" });
  * ```
  */
-export async function judgeCandidate(
+export async function verifyCandidate(
   prepared: PreparedTask,
   patchText: string,
   opts: JudgeOptions,
