@@ -16,7 +16,7 @@ import {
   diffOutsideSnapshots,
   type OutsideScope,
   snapshotOutside,
-} from "../verification/outside_watch.ts";
+} from "../verification/outside_writes.ts";
 import { worktreeGitArgs } from "../worktree/extract_diff.ts";
 import type { Worktree } from "../worktree/worktree.ts";
 import { writeJson } from "./_artefacts.ts";

@@ -18,7 +18,7 @@
  *
  * @module
  */
-export * from "./outside_watch.ts";
+export * from "./outside_writes.ts";
 export * from "./clean_verifier.ts";
 export * from "./verifier.ts";
 export * from "./check_slots.ts";

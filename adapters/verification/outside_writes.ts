@@ -108,7 +108,7 @@ const escapeGlob = (path: string) => path.replace(/[\\*?[\]]/g, (c) => `\\${c}`)
  * import { join } from "node:path";
  * import { tmpdir } from "node:os";
  * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
- * import { diffStatSnapshots, snapshotTrees } from "./outside_watch.ts";
+ * import { diffStatSnapshots, snapshotTrees } from "./outside_writes.ts";
  * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * const before = await snapshotTrees([{ root: dir, skip: [] }]);
  * writeFileSync(`${dir}/escaped.txt`, "x");
@@ -211,7 +211,7 @@ async function runFind(
  *
  * @example
  * ```ts
- * import { diffStatSnapshots } from "./outside_watch.ts";
+ * import { diffStatSnapshots } from "./outside_writes.ts";
  * const a = { entries: new Map([["/x", "f:1:420:0"]]), truncated: false };
  * const b = { entries: new Map([["/x", "f:2:420:5"]]), truncated: false };
  * if (diffStatSnapshots(a, b)[0] !== "/x") throw new Error();
@@ -237,7 +237,7 @@ export function diffStatSnapshots(before: StatSnapshot, after: StatSnapshot): st
  * import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
- * import { diffOutsideSnapshots, snapshotOutside } from "./outside_watch.ts";
+ * import { diffOutsideSnapshots, snapshotOutside } from "./outside_writes.ts";
  * const container = mkdtempSync(join(tmpdir(), "vouch-example-"));
  * mkdirSync(join(container, "tree")); // the worktree itself: the backend may write there
  * const scope = { checkout: null, trees: [{ root: container, skip: ["tree"] }] };
@@ -283,7 +283,7 @@ export async function snapshotOutside(scope: OutsideScope): Promise<OutsideSnaps
  *
  * @example
  * ```ts
- * import { diffOutsideSnapshots } from "./outside_watch.ts";
+ * import { diffOutsideSnapshots } from "./outside_writes.ts";
  * const checkout = {
  *   repo: "/r", parts: { status: "sha256:1" }, files: { "a.txt": "sha256:2" },
  *   commonDir: "/r/.git", ignored: [],

@@ -4,7 +4,7 @@ import {
   diffStatSnapshots,
   snapshotOutside,
   snapshotTrees,
-} from "../../../adapters/verification/outside_watch.ts";
+} from "../../../adapters/verification/outside_writes.ts";
 import { createRepo } from "../../golden/fixture_repos.ts";
 
 Deno.test("snapshotTrees: creations, changes, deletions and symlinks are seen; skipped paths not", async () => {
