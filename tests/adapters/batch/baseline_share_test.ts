@@ -20,6 +20,9 @@ import { auditLog } from "../../../adapters/audit/mod.ts";
 import { loadOrCreateMacKey } from "../../../adapters/keys/mod.ts";
 import { renderAuditReport } from "../../../cli/commands/inspect.ts";
 import { git, writeFiles } from "../../golden/fixture_repos.ts";
+import { enqueueExecutor, parseQueueUrl, runQueueWorker } from "../../../adapters/batch/queue.ts";
+import { loadFleetKey } from "../../../adapters/keys/fleet_key.ts";
+import { redisServerPath, startRedis } from "./_redis.ts";
 
 const SRC = (add: string, note = "") =>
   `exports.add = (a, b) => ${add};\nexports.sub = (a, b) => a - b;\n${note}`;
@@ -252,4 +255,55 @@ Deno.test("a tampered baseline-cache entry is not trusted: the candidate runs it
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+const redis = redisServerPath();
+
+Deno.test({
+  name: "vouch worker (fleet): the candidates of a task it judges share its one baseline run",
+  ignore: redis === null,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "vouch-worker-share-" });
+    const server = startRedis(redis!);
+    const stop = new AbortController();
+    let worker: Promise<void> | null = null;
+    try {
+      const f = await fixture(dir);
+      const keyEnv = { XDG_STATE_HOME: join(dir, "state") };
+      const address = { ...parseQueueUrl(server.url), name: "share-test" };
+      const fleetKey = await loadFleetKey({ env: keyEnv, create: true });
+      const reused: (string | undefined)[] = [];
+      worker = runQueueWorker(address, {
+        tasks: (await readTasks(f.tasks)).tasks,
+        fleetKey,
+        outDir: join(dir, "w"),
+        keyEnv,
+        sandbox: "none",
+        signal: stop.signal,
+        onJob: (e) => {
+          if (e.kind === "done") reused.push(e.verdict?.baseline_reused_from);
+        },
+      });
+      const { report } = await runBatch({
+        tasks: f.tasks,
+        predictions: f.predictionsFile,
+        outDir: join(dir, "out"),
+        keyEnv,
+        sandbox: "none",
+        executor: enqueueExecutor(address, { fleetKey, pollMs: 50 }),
+      });
+      assert.equal(report.resolved_instances, 2);
+      assert.equal(reused.length, 4);
+      // Measured: the worker ran the task's base once for its 4 jobs.
+      assert.deepEqual(await f.runs(), { base: 1, grade: 4 });
+      assert.equal(new Set(reused).size, 1);
+      assert.ok(reused[0] !== undefined);
+      for (const c of report.candidates) assert.equal(c.baseline_reused_from, reused[0]);
+    } finally {
+      stop.abort();
+      await worker?.catch(() => {});
+      await server.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
