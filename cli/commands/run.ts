@@ -326,6 +326,32 @@ export class BackendUnavailable extends Error {
   }
 }
 
+/** The `--json` line of a run that never started: no task, base, artefacts or log. */
+function neverStarted(
+  state: "backend_failed" | "could_not_run",
+  reason: string,
+  message: string,
+  more: Partial<RunOutcome> = {},
+): string {
+  return JSON.stringify(jsonDocument<RunOutcome>({
+    task: "",
+    state,
+    exitCode: VERDICTS[state].exitCode,
+    reason,
+    message,
+    base: "",
+    baseline: [],
+    rounds: [],
+    patchFile: null,
+    patchDigest: null,
+    artefactsDir: "",
+    logPath: "",
+    integrated: null,
+    elapsedMs: 0,
+    ...more,
+  })) + "\n";
+}
+
 /** A backend that cannot start: its cause on screen (and in `--json`), exit 4, nothing run. */
 function reportUnavailable(
   args: RunArgs,
@@ -334,26 +360,9 @@ function reportUnavailable(
 ): number {
   const message = `the backend cannot start: ${why.message}`;
   if (args.json) {
-    io.out(
-      // A RunOutcome of a run that never started: no task, base, artefacts or log.
-      JSON.stringify(jsonDocument<RunOutcome>({
-        task: "",
-        state: "backend_failed",
-        exitCode: VERDICTS.backend_failed.exitCode,
-        reason: "backend_unavailable",
-        message,
-        base: "",
-        baseline: [],
-        rounds: [],
-        patchFile: null,
-        patchDigest: null,
-        artefactsDir: "",
-        logPath: "",
-        integrated: null,
-        elapsedMs: 0,
-        backendFailure: { code: why.code, message: why.message },
-      })) + "\n",
-    );
+    io.out(neverStarted("backend_failed", "backend_unavailable", message, {
+      backendFailure: { code: why.code, message: why.message },
+    }));
   } else {
     io.out(`${VERDICTS.backend_failed.word} (backend_unavailable): ${message}\n`);
   }
@@ -362,25 +371,7 @@ function reportUnavailable(
 
 /** A --verify command that cannot start: said at once (and in `--json`), exit 5, nothing run. */
 function reportUnstartable(args: RunArgs, io: CliIo, u: UnstartableCommand): number {
-  if (args.json) {
-    io.out(
-      JSON.stringify(jsonDocument<RunOutcome>({
-        task: "",
-        state: "could_not_run",
-        exitCode: VERDICTS.could_not_run.exitCode,
-        reason: u.reason,
-        message: u.message,
-        base: "",
-        baseline: [],
-        rounds: [],
-        patchFile: null,
-        patchDigest: null,
-        artefactsDir: "",
-        logPath: "",
-        integrated: null,
-        elapsedMs: 0,
-      })) + "\n",
-    );
-  } else io.out(renderUnstartable(u));
+  if (args.json) io.out(neverStarted("could_not_run", u.reason, u.message));
+  else io.out(renderUnstartable(u));
   return VERDICTS.could_not_run.exitCode;
 }
