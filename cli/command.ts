@@ -6,7 +6,7 @@
  * @module
  */
 import { VouchError } from "../kernel/errors/mod.ts";
-import type { Verdict } from "../adapters/driver/verdicts.ts";
+import { type Verdict, wrapHelpLine } from "../adapters/driver/verdicts.ts";
 
 /** Where a command writes. Tests pass buffers; `main.ts` passes the real streams. */
 export interface CliIo {
@@ -160,16 +160,7 @@ export function renderExitCodes(exits: CommandExits): string {
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([code, words]) => `${code} ${words}`);
   const shared = EXIT_CODES.filter((r) => r.shared).map((r) => `${r.code} ${r.label}`);
-  const words = `Exit codes: ${own.join(", ")}; any command: ${shared.join(", ")}.`.split(" ");
-  const lines: string[] = [];
-  let line = "";
-  for (const word of words) {
-    if (line !== "" && line.length + 1 + word.length > 78) {
-      lines.push(line);
-      line = `  ${word}`;
-    } else line = line === "" ? word : `${line} ${word}`;
-  }
-  return [...lines, line].join("\n") + "\n";
+  return wrapHelpLine(`Exit codes: ${own.join(", ")}; any command: ${shared.join(", ")}.`);
 }
 
 /**

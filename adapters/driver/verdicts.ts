@@ -143,12 +143,29 @@ export function verdictTableMarkdown(): string {
  * ```
  */
 export function renderVerdictLine(verdicts: readonly Verdict[]): string {
-  const words = `Verdicts: ${
-    verdicts.map((v) => `${VERDICTS[v].word} (exit ${VERDICTS[v].exitCode})`).join(", ")
-  }.`.split(" ");
+  return wrapHelpLine(
+    `Verdicts: ${
+      verdicts.map((v) => `${VERDICTS[v].word} (exit ${VERDICTS[v].exitCode})`).join(", ")
+    }.`,
+  );
+}
+
+/**
+ * `text` wrapped at 78 columns for a help screen, continuation lines indented
+ * by two spaces, ending in a newline.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { wrapHelpLine } from "./verdicts.ts";
+ * equal(wrapHelpLine("a b"), "a b\n");
+ * equal(wrapHelpLine(`${"x".repeat(70)} yyyyyyyyyy`), `${"x".repeat(70)}\n  yyyyyyyyyy\n`);
+ * ```
+ */
+export function wrapHelpLine(text: string): string {
   const lines: string[] = [];
   let line = "";
-  for (const word of words) {
+  for (const word of text.split(" ")) {
     if (line !== "" && line.length + 1 + word.length > 78) {
       lines.push(line);
       line = `  ${word}`;
