@@ -31,7 +31,13 @@ export type { UnverifiedPatch } from "../verified_patch/verified_patch.ts";
 export type { CapturedStream } from "../process/capture.ts";
 export type { SandboxProfile } from "../sandbox/profile.ts";
 export type { ProcessResult, SpawnError } from "../process/types.ts";
-export type { BwrapSandbox, NoSandbox, RootMount, SandboxKind } from "../sandbox/profile.ts";
+export type {
+  BwrapSandbox,
+  NoSandbox,
+  RootMount,
+  SandboxKind,
+  SandboxLayer,
+} from "../sandbox/profile.ts";
 export type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
 export type { BoundarySchema, SchemaIssue, SchemaParseResult } from "../schema/mod.ts";
 export type { VouchError } from "../../kernel/errors/mod.ts";

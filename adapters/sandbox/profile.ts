@@ -31,7 +31,6 @@ export type RootMount =
   | { readonly kind: "mask-file"; readonly path: string }
   | { readonly kind: "mask-dir"; readonly path: string };
 
-/** A bubblewrap profile with every path resolved (absolute). */
 /** One layered view of {@linkcode BwrapSandbox.layers}. */
 export interface SandboxLayer {
   /** The private tmpfs (absolute). */
@@ -44,6 +43,7 @@ export interface SandboxLayer {
   readonly dirs: readonly string[];
 }
 
+/** A bubblewrap profile with every path resolved (absolute). */
 export interface BwrapSandbox {
   /** Discriminant. */
   readonly kind: "bwrap";
