@@ -8,18 +8,9 @@ import type {
   TestFormat,
 } from "../../kernel/contract/types.ts";
 import type { ContractFile } from "./_file_types.ts";
+import { TEST_FORMATS } from "../test_failures/parse.ts";
 
-export type {
-  ContractFile,
-  ContractFileCheck,
-  ContractFileDifferential,
-  ContractFileExpect,
-  ContractFileLimits,
-  ContractFileRun,
-  ContractFileSandbox,
-  ContractFileSetup,
-  ContractFileTestFormat,
-} from "./_file_types.ts";
+export type * from "./_file_types.ts";
 
 /** Default per-check timeout, seconds. */
 export const DEFAULT_CHECK_TIMEOUT_SECS = 120;
@@ -70,18 +61,7 @@ const checkSchema = z.strictObject({
     .describe(`seconds (default ${DEFAULT_CHECK_TIMEOUT_SECS}, at most ${MAX_CHECK_TIMEOUT_SECS})`),
   baseline: z.boolean().optional().describe("capture-only: run on the unmodified tree"),
   differential: differentialSchema.optional(),
-  tests: z.enum([
-    "pytest",
-    "deno",
-    "node",
-    "jest",
-    "vitest",
-    "cargo",
-    "go",
-    "go-json",
-    "mocha",
-    "tap",
-  ]).optional()
+  tests: z.enum(TEST_FORMATS).optional()
     .describe(
       "parse failing tests; exit!=0 without failures or exit 0 without tests is inconclusive",
     ),
