@@ -21,6 +21,7 @@ const FILES = [
   "./egress_bench.ts",
   "./verify_overhead_bench.ts",
   "./oracle_bench.ts",
+  "./agent_overhead_bench.ts",
   "./deps_bench.ts",
 ];
 
