@@ -174,6 +174,10 @@ export function renderSummary(outcome: RunOutcome): string {
         lines.push(`  output of "${c.name}" (last lines):`, ...tailLines(c.outputTail, 12, "    "));
       }
     }
+    // A check that ran and failed left the round's whole output beside its evidence.
+    if (n > 0 && (last?.checks ?? []).some((c) => !c.passed && c.exitCode !== null)) {
+      lines.push(`  whole output: ${outcome.artefactsDir}/round-${n}/test_output.txt`);
+    }
     lines.push("");
   }
   lines.push(`task:      ${outcome.task}`);
@@ -207,6 +211,8 @@ export interface VerifyOutcomeView {
   readonly baseline: readonly CheckSummary[];
   readonly checks: readonly CheckSummary[];
   readonly verifiedPatch: string | null;
+  /** The round's whole check output (`test_output.txt`), named when the patch did not verify. */
+  readonly testOutput?: string;
   /** How the oracle rule graded the patch, in words. */
   readonly oracle?: { readonly sentences: readonly string[] };
 }
@@ -261,5 +267,8 @@ export function renderVerifyOutcome(outcome: VerifyOutcomeView): string {
   const [first, ...rest] = outcome.oracle?.sentences ?? [];
   if (first !== undefined) lines.push(`tests: ${first}`, ...rest.map((s) => `  ${s}`));
   if (outcome.verifiedPatch !== null) lines.push(`verified patch: ${outcome.verifiedPatch}`);
+  if (!verified && outcome.testOutput !== undefined) {
+    lines.push(`whole output: ${outcome.testOutput}`);
+  }
   return lines.join("\n") + "\n";
 }

@@ -77,6 +77,8 @@ export interface TaskTimeline {
   readonly status: string | null;
   /** Digest of the minted VerifiedPatch, if any. */
   readonly verifiedPatch: string | null;
+  /** The whole output of the verified round's checks (`test_output.txt`), when the outcome names it. */
+  readonly testOutput: string | null;
   /** Recorded transcript excerpts, with secret-looking values masked. */
   readonly transcripts: readonly { readonly seq: number; readonly text: string }[];
   /**
@@ -128,6 +130,7 @@ interface Draft {
   budgetStop: string | null;
   outcome: FinalState | null;
   verifiedPatch: string | null;
+  testOutput: string | null;
   transcripts: { seq: number; text: string }[];
   oracle: string[];
   reusedFrom: string | null;
@@ -183,6 +186,7 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         budgetStop: null,
         outcome: null,
         verifiedPatch: null,
+        testOutput: null,
         transcripts: [],
         oracle: [],
         reusedFrom: null,
@@ -277,6 +281,7 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         ? oracle["sentences"]
         : [];
       d.oracle = sentences.flatMap((x) => typeof x === "string" ? [x] : []);
+      d.testOutput = str(body["testOutput"]);
     } else if (r.kind === LOG_KINDS.transcript && isObj(body)) {
       const text = str(body["text"]);
       if (text !== null) d.transcripts.push({ seq: r.seq, text: redactSecrets(text).text });
@@ -307,6 +312,7 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
     verdict: d.outcome ?? kernelOutcome(d),
     status: d.status,
     verifiedPatch: d.verifiedPatch,
+    testOutput: d.testOutput,
     transcripts: d.transcripts,
     oracle: d.oracle,
     baselineReused: d.reusedFrom === null ? null : reuseOf(d.reusedFrom),

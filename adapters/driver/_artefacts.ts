@@ -20,6 +20,13 @@ export async function writeJson(run: TaskRun, rel: string, value: unknown): Prom
   await writeFile(path, encoder.encode(JSON.stringify(value, null, 2) + "\n"));
 }
 
+/** Writes `text` at `<artefactsDir>/<rel>` (directories created): a round's `test_output.txt`. */
+export async function writeText(run: TaskRun, rel: string, text: string): Promise<void> {
+  const path = `${run.o.artefactsDir}/${rel}`;
+  await mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  await writeFile(path, encoder.encode(text));
+}
+
 /** Writes a round's extracted diff. */
 export async function writeRoundPatch(
   run: TaskRun,

@@ -16,7 +16,7 @@ import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
 import { deferRemoval } from "../worktree/deferred_removal.ts";
 import { createWorktree } from "../worktree/worktree.ts";
-import { writeJson, writeVerified } from "./_artefacts.ts";
+import { writeJson, writeText, writeVerified } from "./_artefacts.ts";
 import { runBackendRound } from "./_backend_round.ts";
 import type { TaskRun } from "./_task_run.ts";
 import {
@@ -86,6 +86,7 @@ const runContract: Handler<"run_contract"> = async (run, action) => {
     );
     run.baseline = b;
     await writeJson(run, "baseline.json", b.evidence);
+    if (b.testOutput !== undefined) await writeText(run, "baseline/test_output.txt", b.testOutput);
     await run.feed({
       kind: "baseline_result",
       taskId,
@@ -124,6 +125,9 @@ const runContract: Handler<"run_contract"> = async (run, action) => {
     if (!c.passed) round.details.push(`check "${c.name}": ${c.detail ?? c.outcome}`);
   }
   await writeJson(run, `round-${round.round}/evidence.json`, result.evidence);
+  if (result.testOutput !== undefined) {
+    await writeText(run, `round-${round.round}/test_output.txt`, result.testOutput);
+  }
   await writeJson(run, `round-${round.round}/receipts.json`, result.receipts);
   if ((result.cannotStart ?? []).length > 0) {
     // A check that cannot even start judged nothing: vouch could not run the contract.

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { fnBackend } from "../backends/fn_backend.ts";
 import { sha256Hex } from "../digest/sha256.ts";
@@ -165,6 +165,12 @@ export interface VerifyPatchReport {
    * check that cannot start), each failing check's detail. Empty when verified.
    */
   readonly details: readonly string[];
+  /**
+   * Path of the round's `test_output.txt`: the whole output of every check
+   * (stdout and stderr, masked; bounded per stream by the capture, a cut
+   * middle said so). Absent when no check ran on the patch.
+   */
+  readonly testOutput?: string;
   /**
    * How the oracle rule graded the patch (absent when no round ran checks):
    * once (it touches no test), by its own tests and the base's, or (tests
@@ -318,6 +324,8 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       },
     });
     const inspection = await readInspection(`${artefactsDir}/round-1/inspection.json`);
+    const testOutput = `${artefactsDir}/round-1/test_output.txt`;
+    const hasTestOutput = await stat(testOutput).then(() => true, () => false);
     const verifiedPatchPath = run.state === "verified"
       ? `${artefactsDir}/verified_patch.json`
       : null;
@@ -338,6 +346,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       details: run.state === "verified" ? [] : (run.rounds[0]?.details ?? [run.message]),
       verifiedPatchPath,
       baselineCached,
+      ...(hasTestOutput ? { testOutput } : {}),
       ...(run.rounds[0]?.oracle !== undefined ? { oracle: run.rounds[0].oracle } : {}),
     };
     await log.append({

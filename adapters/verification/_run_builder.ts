@@ -21,7 +21,7 @@ import { sandboxLabel } from "../sandbox/profile.ts";
 import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
 import type { CleanTree } from "../worktree/clean_tree.ts";
 import { cannotStart } from "./check_detail.ts";
-import { setupSummary, summarize } from "./_summaries.ts";
+import { checksOutputText, setupSummary, summarize } from "./_summaries.ts";
 import { setupEvidence, type SetupStep } from "./_setup_step.ts";
 import type { CheckSummary, OracleReport, VerificationRun } from "./verifier.ts";
 import type { BaseOracleJudgement } from "../../kernel/contract/two_oracles.ts";
@@ -133,7 +133,9 @@ export interface RunParts {
 }
 
 function commonOf(parts: RunParts) {
+  const testOutput = checksOutputText(parts.run.results);
   return {
+    output: testOutput === undefined ? {} : { testOutput },
     sandbox: sandboxLabel(parts.run.sandbox),
     receipts: [...(parts.setup?.receipts ?? []), ...parts.receipts.values()],
     setupReceipts: (parts.setup?.receipts ?? []).map(receiptDigest),
@@ -176,6 +178,7 @@ export function baselineRun(parts: RunParts, judgement: BaselineJudgement): Veri
       checkEvidence: [],
       receipts: common.receipts,
       setupReceipts: common.setupReceipts,
+      ...common.output,
       why,
       cannotStart: unstartable,
       evidence: {
@@ -200,6 +203,7 @@ export function baselineRun(parts: RunParts, judgement: BaselineJudgement): Veri
     checkEvidence: [],
     receipts: common.receipts,
     setupReceipts: common.setupReceipts,
+    ...common.output,
     evidence: {
       phase: "baseline",
       base: parts.base,
@@ -252,6 +256,7 @@ export function roundRun(
     checkEvidence,
     receipts: common.receipts,
     setupReceipts: common.setupReceipts,
+    ...common.output,
     ...(unstartable.length > 0 ? { cannotStart: unstartable } : {}),
     evidence: {
       phase: "round",
@@ -323,6 +328,13 @@ export function withOracle(
     ],
     receipts: [...round.receipts, ...common.receipts],
     setupReceipts: [...round.setupReceipts, ...common.setupReceipts],
+    // Graded against the base's tests too: both runs' outputs, the patched tree's first.
+    ...(round.testOutput !== undefined || common.output.testOutput !== undefined
+      ? {
+        testOutput: [round.testOutput, common.output.testOutput].filter((t) => t !== undefined)
+          .join("\n=== graded against the base's tests ===\n"),
+      }
+      : {}),
     oracle,
     evidence: {
       ...(round.evidence as object),

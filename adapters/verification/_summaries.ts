@@ -80,3 +80,47 @@ export function setupSummary(report: SetupReport): CheckSummary {
     outputTail: maskSecrets(utf8Tail(`${text.trim()}\n${why}`, OUTPUT_TAIL_BYTES)).text,
   };
 }
+
+/** One stream as captured: whole, or head and tail with the cut said. */
+function streamText(label: string, s: ProcessResult["stdout"]): string {
+  if (s.totalBytes === 0) return `--- ${label}: empty ---\n`;
+  const body = !s.truncated
+    ? s.head
+    : `${s.head}\n[... ${
+      s.totalBytes - new TextEncoder().encode(s.head + s.tail).length
+    } bytes not kept (sha256 of the whole stream in the check's receipt) ...]\n${s.tail}`;
+  return `--- ${label} (${s.totalBytes} bytes) ---\n${body}${body.endsWith("\n") ? "" : "\n"}`;
+}
+
+/**
+ * The whole output of the checks that ran, in contract order, as one masked
+ * text (SWE-bench's `test_output.txt`): each check's header (name, exit code,
+ * duration), its stdout, its stderr; a stream longer than the capture keeps
+ * its head and tail and says how much was cut.
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { checksOutputText } from "./_summaries.ts";
+ * const text = checksOutputText([["unit", { exitCode: 1, durationMs: 12, spawnError: null,
+ *   signal: null, timedOut: false, limit: null,
+ *   stdout: { head: "1 failing\n", tail: "", truncated: false, totalBytes: 10, sha256: "" },
+ *   stderr: { head: "", tail: "", truncated: false, totalBytes: 0, sha256: "" } } as never]]);
+ * ok(text?.includes('=== check "unit": exit 1') && text.includes("1 failing"));
+ * ```
+ */
+export function checksOutputText(
+  results: Iterable<readonly [string, ProcessResult]>,
+): string | undefined {
+  const parts: string[] = [];
+  for (const [name, r] of results) {
+    const how = r.spawnError !== null
+      ? `could not start: ${r.spawnError.message}`
+      : `exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`;
+    parts.push(
+      `=== check "${name}": ${how}, ${Math.round(r.durationMs)} ms ===\n` +
+        streamText("stdout", r.stdout) + streamText("stderr", r.stderr),
+    );
+  }
+  return parts.length === 0 ? undefined : maskSecrets(parts.join("\n")).text;
+}

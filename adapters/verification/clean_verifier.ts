@@ -228,7 +228,8 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         task: opts.taskId,
         tree: keyed.tree,
         at: Date.now(),
-        run: result,
+        // The whole output stays in the first run's artefacts, not in every cache entry.
+        run: withoutTestOutput(result),
         captures,
         reports: [...reports],
       });
@@ -428,4 +429,9 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
         : verify(round, patch, signal, onCheck, diff);
     },
   };
+}
+
+function withoutTestOutput(run: VerificationRun): VerificationRun {
+  const { testOutput: _, ...rest } = run;
+  return rest;
 }

@@ -98,6 +98,13 @@ export interface VerificationRun {
    * error, the dependency change that needs setup, the check that cannot start).
    */
   readonly why?: string;
+  /**
+   * The whole output of the run's checks as captured (stdout then stderr of
+   * each, masked; bounded by the capture: a middle cut out past
+   * `CHECK_CAPTURE_BYTES` per stream is said so), written as the round's
+   * `test_output.txt`. Absent when no check ran.
+   */
+  readonly testOutput?: string;
   /** Checks whose command could not start at all (not found, not executable: exit 126/127). */
   readonly cannotStart?: readonly string[];
   /** How the oracle rule graded the patch (a round that ran checks). */

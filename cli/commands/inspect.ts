@@ -237,6 +237,7 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
       );
     }
     if (t.verifiedPatch) lines.push(`  patch     verified ${t.verifiedPatch}`);
+    if (t.testOutput) lines.push(`  output    ${t.testOutput}`);
     for (const x of t.transcripts) {
       const text = x.text.length > 400 ? `${x.text.slice(0, 400)}...` : x.text;
       lines.push(`  transcript seq ${x.seq}: ${text.replaceAll("\n", "\n             ")}`);
