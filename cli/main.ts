@@ -16,6 +16,7 @@ import { type CliIo, EXIT, EXIT_CODES, renderExitCodes } from "./command.ts";
 import { describeFailure } from "./failure.ts";
 import { renderVerdictLine, VERDICT_ROWS } from "../adapters/driver/verdicts.ts";
 import { COMMANDS } from "./commands/mod.ts";
+import { renderPermissions } from "./permissions.ts";
 
 /** Standard input, output and error as the commands see them (what {@link processIo} returns). */
 export type { CliIo } from "./command.ts";
@@ -112,7 +113,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   if (rest.includes("--help") || rest.includes("-h")) {
     const help = command.help.endsWith("\n") ? command.help : command.help + "\n";
     const verdicts = command.verdicts.length > 0 ? renderVerdictLine(command.verdicts) : "";
-    io.out(`${help}\n${verdicts}${renderExitCodes(command.exits)}`);
+    io.out(`${help}\n${verdicts}${renderExitCodes(command.exits)}\n${renderPermissions(name)}`);
     return EXIT.ok;
   }
   try {

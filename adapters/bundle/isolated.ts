@@ -15,6 +15,7 @@ import { unjudgeableResult } from "../../kernel/bundle/judge.ts";
 import { VouchError } from "../../kernel/errors/mod.ts";
 import type { VerificationResult } from "../../kernel/bundle/types.ts";
 import { spawnChild } from "../process/_spawn.ts";
+import { permissionDenied } from "../process/permission.ts";
 import type { EvaluateBundleInput } from "./evaluate.ts";
 import {
   type ChildCommand,
@@ -106,7 +107,9 @@ function cappedSink(max: number) {
  * `insufficient_evidence` / `evaluator_error`. Throws only
  * {@link VouchError} `isolation_unavailable`, when this runtime cannot isolate
  * the child at all (a Node without the permission model, a single executable):
- * the bundle is then not evaluated, never evaluated unisolated.
+ * the bundle is then not evaluated, never evaluated unisolated; and
+ * `permission_denied` when this process may not start the child (Deno without
+ * `--allow-run=<Deno.execPath()>`), naming the flag.
  *
  * @example
  * ```ts
@@ -209,6 +212,8 @@ export async function evaluateBundleIsolated(
     }
     return parsed.data;
   } catch (error) {
+    const denied = permissionDenied(error);
+    if (denied !== null) throw denied;
     return unjudgeableResult("evaluator_error", `Cannot run the isolated child: ${String(error)}`);
   } finally {
     clearTimeout(timer);

@@ -67,8 +67,9 @@ let bootCache: string | null | undefined;
 /**
  * This boot's id. Read directly where the runtime allows it (Node, `deno -A`);
  * under the CLI's Deno flags `/proc` reads are refused ("Requires all access"),
- * so a `cat` child reads it (`--allow-run` is granted; children are not bound
- * by Deno's permissions). Null where neither works (no `/proc`, no `cat`).
+ * so `/bin/sh` reads it with its `read` builtin (`/bin/sh` is in the CLI's
+ * `--allow-run` list anyway, as the cgroup launcher; children are not bound by
+ * Deno's permissions). Null where neither works (no `/proc`, no `/bin/sh`).
  */
 export function bootId(): string | null {
   if (bootCache !== undefined) return bootCache;
@@ -77,7 +78,7 @@ export function bootId(): string | null {
     text = readFileSync(BOOT_ID, "utf8");
   } catch {
     try {
-      text = execFileSync("cat", [BOOT_ID], {
+      text = execFileSync("/bin/sh", ["-c", 'read -r id < "$1" && echo "$id"', "sh", BOOT_ID], {
         encoding: "utf8",
         timeout: 5_000,
         stdio: ["ignore", "pipe", "ignore"],

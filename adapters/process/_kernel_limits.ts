@@ -24,6 +24,7 @@ import { statSync } from "node:fs";
 import process from "node:process";
 import type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
 import { afterShellRun } from "./_after_shell.ts";
+import { requireRun } from "./permission.ts";
 
 function executable(path: string): boolean {
   try {
@@ -127,8 +128,10 @@ let detected: CgroupHost | null | undefined;
  */
 export function cgroupHost(): CgroupHost | null {
   if (detected !== undefined) return detected;
+  if (SH === null) return (detected = null);
+  // Deno refusing the shell would read as "no cgroup here" and drop the limits silently.
+  requireRun(SH, "the cgroup probe and launcher");
   detected = null;
-  if (SH === null) return null;
   try {
     const out = execFileSync(SH, ["-c", DETECT], {
       encoding: "utf8",

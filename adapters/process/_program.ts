@@ -1,6 +1,6 @@
 /**
- * Finding the program a child runs before spawning it (like execvp), and the
- * `setsid` that puts it in a process group of its own.
+ * Finding the program a child runs before spawning it (like execvp). No
+ * launcher program goes in front of it (see `ownGroup` in `run.ts`).
  *
  * @module
  */
@@ -40,19 +40,3 @@ export function resolveProgram(program: string, cwd: string, pathVar: string): s
     ? { code: "not_executable", message: `Cannot run: ${program}: not executable` }
     : { code: "not_found", message: `Cannot run: ${program}: not found on PATH` };
 }
-
-function findSetsid(): string | null {
-  for (const candidate of ["/usr/bin/setsid", "/bin/setsid"]) {
-    if (isExecutableFile(candidate) === "ok") return candidate;
-  }
-  return null;
-}
-
-/**
- * `setsid` from util-linux: the spawned child (never a group leader) calls
- * setsid() and execs the program in place, so its pid leads a new session and
- * process group. Measured much faster than `detached: true` under Deno,
- * whose exit status is only noticed after a polling delay; `detached` remains
- * the fallback when `setsid` is absent.
- */
-export const SETSID = findSetsid();

@@ -29,6 +29,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AfterChild } from "./_kernel_limits.ts";
+import { requireRun } from "./permission.ts";
 
 const MIB = 1024 * 1024;
 
@@ -56,6 +57,8 @@ export interface TreeBudget {
  * ```
  */
 export function startBudget(tree: string): TreeBudget | null {
+  // Deno refusing `find` would leave the write budget unmeasured, silently.
+  requireRun("find", "the write-budget walk");
   const stamp = join(tmpdir(), `vouch-stamp-${crypto.randomUUID()}`);
   try {
     writeFileSync(stamp, "");

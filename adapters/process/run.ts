@@ -23,7 +23,7 @@ import { afterChildAsync, childCgroup, exitLimit, limitPrefix } from "./_kernel_
 import { budgetLimit, startBudget, watchBudget } from "./_tree_budget.ts";
 import { procBlind, watchTreeTotals } from "./_proc_scan.ts";
 import { childEnv } from "./_child_env.ts";
-import { resolveProgram, SETSID } from "./_program.ts";
+import { resolveProgram } from "./_program.ts";
 
 export { childEnv } from "./_child_env.ts";
 
@@ -56,6 +56,26 @@ function removeQuietly(dir: string): void {
   } catch {
     // A child may have left an unremovable file; the temp dir is the OS's to reap.
   }
+}
+
+/**
+ * How a child is started, with no launcher program in front of it (so Deno's
+ * `--allow-run=<list>` names exactly the programs vouch starts):
+ *
+ * - `bwrap`: spawned plainly. `--unshare-pid` makes bwrap's init pid 1 of the
+ *   sandbox, and `--die-with-parent` kills it when bwrap dies; the kernel then
+ *   kills everything in the pid namespace. So signalling bwrap's pid ends the
+ *   whole sandbox, and the sandbox dies with vouch, even when vouch is killed
+ *   with SIGKILL.
+ * - unsandboxed checks and agents: `detached` (the runtime calls setsid() in
+ *   the child before exec), so the child leads a process group that a timeout
+ *   kills whole, and a Ctrl-C at the terminal reaches vouch alone, which then
+ *   cancels it; daemons that leave the group are swept by the run marker.
+ * - vouch's own tools (`ownTool`: git): spawned plainly and signalled by pid
+ *   (a detached spawn costs a fork of the runtime, about 10 ms each).
+ */
+function ownGroup(sandbox: ProcessSpec["sandbox"], ownTool: boolean): boolean {
+  return (sandbox?.kind ?? "none") === "none" && !ownTool;
 }
 
 function emptyResult(
@@ -202,7 +222,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   // Kernel-enforced limits for the whole tree where the host gives vouch a cgroup.
   const cgroup = limits === null ? null : childCgroup(limits);
   const contained = cgroup === null ? spawnedArgv : cgroup.wrap(spawnedArgv);
-  const launch = SETSID !== null ? [SETSID, ...contained] : contained;
+  const launch = contained;
+  const grouped = ownGroup(spec.sandbox, spec.ownTool === true);
   // The tree's write budget: its growth is measured around the child (sandboxed children only).
   const tree = limits?.diskMb === undefined || sandbox.kind !== "bwrap"
     ? null
@@ -219,7 +240,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       args: launch.slice(1),
       cwd: spec.cwd,
       env,
-      detached: SETSID === null,
+      detached: grouped,
       stdin: spec.stdin ?? undefined,
       openStdin: spec.openStdin,
       onStdout: (chunk) => {
@@ -259,8 +280,9 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   let limit: LimitKind | null = null;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
   const signalAll = (signal: NodeJS.Signals) => {
-    // Before setsid() has run the group does not exist yet: signal the child itself.
-    if (!killGroup(pid, signal)) {
+    // Before setsid() has run the group does not exist yet: signal the child itself. A child
+    // without a group of its own (bwrap, vouch's git) is signalled by pid (see ownGroup).
+    if (!grouped || !killGroup(pid, signal)) {
       try {
         child.kill(signal);
       } catch { /* already exited */ }
@@ -313,8 +335,9 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   clearTimeout(timeoutTimer);
   clearTimeout(killTimer);
   spec.signal?.removeEventListener("abort", onAbort);
-  // Anything still in the group is a leftover grandchild: kill it so pipes close.
-  let leftoversKilled = killGroup(pid, "SIGKILL");
+  // Anything still in the group is a leftover grandchild: kill it so pipes close. (A sandbox's
+  // processes died with its pid namespace when bwrap's init exited.)
+  let leftoversKilled = grouped && killGroup(pid, "SIGKILL");
   // Unsandboxed: daemons that left the group (setsid) are found by the marker and killed.
   if (marker !== null && sweepMarked(marker, pid) > 0) leftoversKilled = true;
 

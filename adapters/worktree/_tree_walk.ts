@@ -12,6 +12,7 @@
  */
 import process from "node:process";
 import { spawnChild } from "../process/_spawn.ts";
+import { permissionDenied } from "../process/permission.ts";
 
 /**
  * An entry's stat signature, `type inode ctime size mode` (`find`'s `%y %i
@@ -109,6 +110,9 @@ export async function walkTree(root: string, opts: WalkOptions = {}): Promise<Wa
     openStdin: undefined,
     onStdout: (c) => chunks.push(c),
     onStderr: () => {},
+  }).catch((error) => {
+    // Deno's --allow-run refusing `find` is a permission error naming the flag.
+    throw permissionDenied(error) ?? error;
   });
   const [{ code }] = await Promise.all([child.status, child.outDone, child.errDone]);
   // 1: some entry could not be read (or vanished); the caller decides what that means.

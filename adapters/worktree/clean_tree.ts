@@ -13,6 +13,7 @@ import { APPLY_ARGS, applyPatch, readIndexChanges } from "../git/apply_patch.ts"
 import { gitChecked, splitNul } from "../git/git_checked.ts";
 import { runGit } from "../git/hardened_git.ts";
 import { WorktreeError } from "./errors.ts";
+import { PermissionError } from "../process/permission.ts";
 import { worktreeGitArgs } from "./extract_diff.ts";
 import { createWorktree, removeWorktree, type Worktree } from "./worktree.ts";
 import { markTree, type ResetReport, resetTree, type TreeMark } from "./reset_tree.ts";
@@ -184,7 +185,7 @@ export async function createCleanTree(opts: CleanTreeOptions): Promise<CleanTree
     return { worktree: wt, changed, applied, restored, mark, reused: reused !== null };
   } catch (error) {
     await removeWorktree(wt);
-    if (error instanceof WorktreeError) throw error;
+    if (error instanceof WorktreeError || error instanceof PermissionError) throw error;
     throw new WorktreeError(
       "apply_failed",
       `Cannot prepare the clean tree: ${error instanceof Error ? error.message : String(error)}`,

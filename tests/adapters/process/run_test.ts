@@ -6,6 +6,7 @@ import {
   utf8Tail,
 } from "../../../adapters/process/mod.ts";
 import fc from "fast-check";
+import { readFileSync } from "node:fs";
 
 const enc = new TextEncoder();
 
@@ -332,4 +333,19 @@ Deno.test("ownTool (vouch's git): no private HOME or TMPDIR is made and no sweep
   assert.match(home!, /vouch-proc-/);
   assert.match(tmp!, /vouch-tmp-/);
   assert.notEqual(marker, "unset");
+});
+
+Deno.test("no launcher in front: an unsandboxed check leads its own process group, vouch's git shares vouch's", async () => {
+  // `ps` is not needed: /proc/self/stat field 5 is the process group.
+  const show = "read -r s < /proc/self/stat; set -- ${s##*) }; echo $$ $3";
+  const check = await runProcess({ shell: show, cwd: "/" });
+  assert.deepEqual(check.spawnedArgv.slice(0, 2), ["sh", "-c"]);
+  const [pid, pgid] = check.stdout.head.trim().split(" ").map(Number);
+  // sh is the child itself (no setsid exec in front), and it leads a group of its own.
+  assert.equal(check.spawnedArgv[0], "sh");
+  assert.equal(pgid, pid, check.stdout.head);
+  const own = await runProcess({ shell: show, cwd: "/", ownTool: true });
+  const ownGroup = Number(own.stdout.head.trim().split(" ")[1]);
+  const self = Number(readFileSync("/proc/self/stat", "latin1").split(") ")[1]!.split(" ")[2]);
+  assert.equal(ownGroup, self, `${own.stdout.head} vs ${self}`);
 });
