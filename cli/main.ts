@@ -113,7 +113,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   if (rest.includes("--help") || rest.includes("-h")) {
     const help = command.help.endsWith("\n") ? command.help : command.help + "\n";
     const verdicts = command.verdicts.length > 0 ? renderVerdictLine(command.verdicts) : "";
-    io.out(`${help}\n${verdicts}${renderExitCodes(command.exits)}\n${renderPermissions(name)}`);
+    io.out(`${help}\n${renderPermissions(name)}\n${verdicts}${renderExitCodes(command.exits)}`);
     return EXIT.ok;
   }
   try {

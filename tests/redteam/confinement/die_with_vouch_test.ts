@@ -32,10 +32,16 @@ function withTag(tag: string): number[] {
   return out;
 }
 
-async function until(cond: () => boolean, what: string, maxMs = 20_000): Promise<void> {
+async function until(
+  cond: () => boolean,
+  what: string | (() => string),
+  maxMs: number,
+): Promise<void> {
   const end = Date.now() + maxMs;
   while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) {
+      throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -57,14 +63,27 @@ Deno.test({
       "bwrap",
       dir,
       tag,
-    ], { stdio: ["ignore", "pipe", "inherit"] });
+    ], { stdio: ["ignore", "pipe", "pipe"] });
     try {
       let out = "";
+      let err = "";
       holder.stdout!.on("data", (c: Buffer) => out += c.toString());
-      await until(() => out.includes("started") && withTag(tag).length > 0, "the sandboxed sleep");
+      holder.stderr!.on("data", (c: Buffer) => err += c.toString());
+      // Starting a runtime and a sandbox on a loaded 2-core box can take long: not the property.
+      await until(
+        () => out.includes("started") && withTag(tag).length > 0,
+        () =>
+          `the sandboxed sleep (holder stdout ${JSON.stringify(out)}, stderr ${err.slice(-2000)})`,
+        180_000,
+      );
       const sleeping = withTag(tag);
       holder.kill("SIGKILL");
-      await until(() => withTag(tag).length === 0, `the sleep (${sleeping.join(",")}) to die`);
+      // The kernel ends the pid namespace when bwrap dies; only reaping is left.
+      await until(
+        () => withTag(tag).length === 0,
+        `the sleep (${sleeping.join(",")}) to die`,
+        30_000,
+      );
     } finally {
       holder.kill("SIGKILL");
       for (const pid of withTag(tag)) {
