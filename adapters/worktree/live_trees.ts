@@ -65,7 +65,7 @@ export function scheduleLiveTreeRemoval(): number {
   if (trees.length === 0) return 0;
   const args = trees.flatMap((t) => [t.repo, t.path, t.container]);
   try {
-    const child = spawn("sh", ["-c", REMOVE_SCRIPT, "sh", ...args], {
+    const child = spawn("/bin/sh", ["-c", REMOVE_SCRIPT, "sh", ...args], {
       detached: true,
       stdio: "ignore",
       cwd: "/",
