@@ -62,8 +62,7 @@ Deno.test({
       CHILD,
       "bwrap",
       dir,
-      tag,
-    ], { stdio: ["ignore", "pipe", "pipe"] });
+    ], { stdio: ["ignore", "pipe", "pipe"], env: { ...Deno.env.toObject(), HOLD_TAG: tag } });
     try {
       let out = "";
       let err = "";
@@ -77,6 +76,8 @@ Deno.test({
         180_000,
       );
       const sleeping = withTag(tag);
+      // The tag is in the sandboxed shell's argv only, never in the holder's.
+      assert.ok(!sleeping.includes(holder.pid!), `${sleeping} includes the holder ${holder.pid}`);
       holder.kill("SIGKILL");
       // The kernel ends the pid namespace when bwrap dies; only reaping is left.
       await until(
