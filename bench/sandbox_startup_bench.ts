@@ -195,7 +195,7 @@ export const budgets: readonly BudgetSpec[] = [{
 }, {
   id: "sandbox.processes",
   measures: "processes a check's sandbox starts (strace: fork, vfork, clone without " +
-    "CLONE_THREAD) for /bin/true: the launcher (setsid, the cgroup shell, bwrap, one process), " +
+    "CLONE_THREAD) for /bin/true: the launcher (the cgroup shell, bwrap, one process), " +
     "bwrap's init, the command, find",
   peer: "the same count for bare bwrap --ro-bind / / --unshare-pid --unshare-net /bin/true",
   bound: "<= 4 processes",
