@@ -2,7 +2,8 @@
  * What the egress allowlist costs an agent start (issue 21 §3): the proxy
  * helper started (confined in its own bwrap, listening on its unix sockets),
  * the agent's command (`/bin/true`) run under the in-namespace forwarder in
- * its own network namespace, the helper stopped; against the same agent
+ * its own network namespace (started alongside the helper, gated on it), the
+ * helper stopped; against the same agent
  * profile sharing the host network, no proxy (what an agent start cost
  * before). Paid once per task (the proxy lives as long as the agent), never
  * per tool call. One run, never in a loop (the machine is shared).
@@ -51,6 +52,8 @@ async function filtered(): Promise<void> {
       sandbox: egress.confine(sandbox),
     });
     if (r.exitCode !== 0) throw new Error(`exited ${r.exitCode}: ${r.stderr.head}`);
+    const failed = await egress.ready;
+    if (failed !== null) throw failed;
     await egress.proxy.takeRefusals();
   } finally {
     await egress.close();

@@ -174,6 +174,16 @@ export function confinedBackend(
     net.ctx = ctx;
     try {
       const result = await backend.run(task, ctx);
+      // The proxy started alongside the agent: had it failed, the gate stayed shut (the agent
+      // never started) and the run fails with why.
+      const failed = await net.egress.ready;
+      if (failed !== null) {
+        return failedRun(plain.id, "error", {
+          code: "config",
+          message: `${failed.code}: ${failed.message}`,
+          retryable: false,
+        });
+      }
       return withEgressRecord(result, await net.egress.proxy.takeRefusals());
     } finally {
       net.ctx = null;
@@ -229,7 +239,8 @@ export function confinedBackend(
         if (isFailure(sandbox)) return failedRun(plain.id, "error", sandbox);
         let confined: SandboxProfile = sandbox;
         if (network !== "host" && needsEgress && sandbox.kind === "bwrap") {
-          // Fail closed: without its proxy the agent does not start.
+          // Fail closed: without its proxy the agent does not start (its forwarder waits on
+          // the gate the proxy's start opens; the proxy and the sandbox start side by side).
           const started = await startTaskNetwork(scratch, network.allow, sandbox);
           if ("code" in started) return failedRun(plain.id, "error", started);
           net = started;

@@ -3,7 +3,9 @@
  * run by node or deno inside the agent's sandbox: it listens on 127.0.0.1 of
  * the sandbox's own network namespace (the HTTP proxy port and each
  * allowlisted loopback port), relays every connection to vouch's unix socket
- * for it, and once all listeners are up starts the agent with the proxy
+ * for it, and once all listeners are up and vouch has opened the gate (a file
+ * saying `open` once the proxy listens; `closed` or no word within two
+ * minutes: exit 125, the agent never starts) starts the agent with the proxy
  * variables set, passing its exit code or signal through.
  *
  * @module
@@ -14,6 +16,7 @@ export const FORWARDER_SOURCE = `// vouch egress forwarder (generated)
 import net from "node:net";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import process from "node:process";
 
 const cfg = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -36,6 +39,18 @@ try {
 } catch (e) {
   process.stderr.write("vouch egress: cannot listen in the sandbox: " + e.message + "\\n");
   process.exit(125);
+}
+// The gate: the agent starts only once vouch's proxy listens (fail closed).
+const waitUntil = Date.now() + 120000;
+for (;;) {
+  let word = "";
+  try { word = readFileSync(cfg.gate, "utf8"); } catch {}
+  if (word === "open") break;
+  if (word === "closed" || Date.now() > waitUntil) {
+    process.stderr.write("vouch egress: the egress proxy did not start; the agent is not started\\n");
+    process.exit(125);
+  }
+  await sleep(5);
 }
 const env = { ...process.env, ...cfg.env };
 for (const name of cfg.unset) delete env[name];

@@ -5,14 +5,14 @@
  *
  * @module
  */
-import { existsSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import process from "node:process";
 import type { BwrapSandbox } from "../sandbox/profile.ts";
 import { withPrograms } from "../sandbox/bwrap.ts";
 import { EgressError, type EgressHost } from "./allowlist.ts";
-import { type EgressProxy, type EgressRefusal, proxySandbox, startEgressProxy } from "./proxy.ts";
+import { type EgressProxy, type EgressRefusal, launchEgressProxy, proxySandbox } from "./proxy.ts";
 import { FORWARDER_SOURCE } from "./_forwarder_source.ts";
 
 /** The port the HTTP proxy listens on inside the sandbox (another when a model server uses it). */
@@ -34,6 +34,12 @@ const UNSET_VARS = ["NO_PROXY", "no_proxy"];
 export interface AgentEgress {
   /** The proxy (refusals, forwarded connections). */
   readonly proxy: EgressProxy;
+  /**
+   * `null` once the proxy listens (the forwarder's gate opened), else the
+   * `egress_unavailable` error: the gate closed, the agent never started, and
+   * the run fails with it.
+   */
+  readonly ready: Promise<EgressError | null>;
   /** The agent's profile confined to this egress. */
   confine(profile: BwrapSandbox): BwrapSandbox;
   /** Stops the proxy. */
@@ -72,9 +78,13 @@ export function forwarderRuntime(
 /**
  * Starts the proxy for an agent whose sandbox uses `dir` (a fresh private
  * directory that the sandbox mounts read-write: the sockets and the script
- * live there). Fails closed: `egress_unavailable` when the proxy cannot start
- * or no runtime for the forwarder exists, so the agent is never started with
- * an open network instead.
+ * live there), without waiting for it: the agent's sandbox starts meanwhile,
+ * its forwarder listening but holding the agent until vouch opens the gate
+ * (a file in `dir`) when the proxy listens. Fails closed: when the proxy
+ * cannot start the gate closes, the forwarder exits 125 without starting the
+ * agent, and `ready` holds the `egress_unavailable` error for the run; with
+ * no runtime for the forwarder this throws it, so the agent never starts
+ * with an open network instead.
  *
  * @example
  * ```ts
@@ -89,6 +99,7 @@ export function forwarderRuntime(
  * const egress = await startAgentEgress({ dir, sandbox, allow: [{ host: "127.0.0.1", port: 4010 }] });
  * const p = egress.confine(sandbox);
  * equal(p.shareNetwork, false);
+ * equal(await egress.ready, null);
  * equal(p.launcher?.at(-1)?.endsWith("forwarder.json"), true);
  * await egress.close();
  * rmSync(dir, { recursive: true, force: true });
@@ -118,7 +129,7 @@ export async function startAgentEgress(options: {
   const evalPrefix = runtime.length > 1
     ? [runtime[0]!, "eval", "--quiet", "--no-config", "--no-lock", "--ext=js"]
     : [runtime[0]!, "--input-type=module", "-e"];
-  const proxy = await startEgressProxy({
+  const proxy = launchEgressProxy({
     dir,
     allow: options.allow,
     sandbox: proxySandbox(options.sandbox, dir),
@@ -129,7 +140,20 @@ export async function startAgentEgress(options: {
   let proxyPort = SANDBOX_PROXY_PORT;
   while (taken.has(proxyPort)) proxyPort++;
   const proxyUrl = `http://127.0.0.1:${proxyPort}`;
+  const gate = join(dir, "gate");
+  let gateSet = false;
+  const setGate = (word: "open" | "closed") => {
+    if (gateSet) return;
+    gateSet = true;
+    try {
+      writeFileSync(`${gate}.tmp`, word, { mode: 0o600 });
+      renameSync(`${gate}.tmp`, gate);
+    } catch {
+      // an unwritten gate never opens: the forwarder times out and exits without the agent
+    }
+  };
   const config = {
+    gate,
     listen: [
       { host: "127.0.0.1", port: proxyPort, socket: proxy.proxySocket },
       ...proxy.relays.flatMap((r) => [
@@ -146,14 +170,19 @@ export async function startAgentEgress(options: {
     writeFileSync(script, FORWARDER_SOURCE, { mode: 0o600 });
     writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
   } catch (error) {
+    setGate("closed");
     await proxy.close();
     throw new EgressError(
       "egress_unavailable",
       `Cannot write the egress forwarder: ${String(error)}`,
     );
   }
+  const ready = proxy.ready.then((
+    failed,
+  ) => (setGate(failed === null ? "open" : "closed"), failed));
   return {
     proxy,
+    ready,
     confine(profile: BwrapSandbox): BwrapSandbox {
       const shown = withPrograms(profile, [runtime[0]!]);
       // vouch's own runtime may live under HOME (`~/.deno`, an npx cache), where the agent's
@@ -165,7 +194,7 @@ export async function startAgentEgress(options: {
         launcher: [...runtime, script, configPath],
       };
     },
-    close: () => proxy.close(),
+    close: () => (setGate("closed"), proxy.close()),
   };
 }
 

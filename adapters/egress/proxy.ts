@@ -73,6 +73,12 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
+/** A proxy being started: `ready` settles with `null` once it listens, or why it cannot. */
+export interface StartingEgressProxy extends EgressProxy {
+  /** `null` when every socket listens; the `egress_unavailable` error when the helper failed. */
+  readonly ready: Promise<EgressError | null>;
+}
+
 const MAX_RECORDS = 1000;
 
 const Report = z.union([
@@ -125,6 +131,25 @@ export function proxySandbox(agent: SandboxProfile, dir: string): SandboxProfile
  * ```
  */
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  const proxy = launchEgressProxy(options);
+  const failed = await proxy.ready;
+  if (failed !== null) throw failed;
+  return proxy;
+}
+
+/**
+ * Starts the proxy helper without waiting for it: `ready` says when it
+ * listens (or why it cannot), so whoever starts the agent meanwhile gates it
+ * on `ready` (fail closed: no agent traffic before the proxy listens).
+ * Throws `egress_unavailable` only when the config cannot be written.
+ *
+ * @example
+ * ```ts ignore
+ * const proxy = launchEgressProxy({ dir, allow, sandbox, evalPrefix });
+ * if ((await proxy.ready) !== null) await proxy.close();
+ * ```
+ */
+export function launchEgressProxy(options: EgressProxyOptions): StartingEgressProxy {
   const refusals: EgressRefusal[] = [];
   const forwarded: EgressForward[] = [];
   const relayPorts = [
@@ -189,19 +214,21 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     markReady(false);
     return error;
   });
-  if (!(await ready)) {
+  const settled = ready.then(async (ok): Promise<EgressError | null> => {
+    if (ok) return null;
     const r = await exited;
     const why = broken ??
       (typeof r === "object" && r !== null && "stderr" in r
         ? `${(r.spawnError?.message ?? "")}${r.stderr.head.trim().split("\n").at(-1) ?? ""}` ||
           `exited ${r.exitCode}`
         : String(r));
-    throw new EgressError(
+    return new EgressError(
       "egress_unavailable",
       `Cannot start the egress proxy: ${why.slice(0, 300)}; the agent is not started`,
     );
-  }
+  });
   return {
+    ready: settled,
     proxySocket: join(options.dir, "proxy.sock"),
     relays: relayPorts.map((port) => ({ port, socket: join(options.dir, `relay-${port}.sock`) })),
     forwarded,

@@ -5,7 +5,7 @@
 // the allowlist names; a proxy that cannot start fails closed.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -215,6 +215,40 @@ Deno.test({
       await egress.close();
       bait.close();
       model.close();
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test({
+  name: "egress forwarder (bwrap): a proxy that fails keeps the gate shut (the agent never starts)",
+  ignore: BWRAP === null,
+  fn: async () => {
+    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "vouch-egress-g-" }));
+    Deno.mkdirSync(join(root, "wt"));
+    // A directory where the proxy's socket goes: the helper cannot listen.
+    Deno.mkdirSync(join(root, "scratch", "egress", "proxy.sock"), { recursive: true });
+    const sandbox = agentProfile({
+      worktree: join(root, "wt"),
+      scratch: join(root, "scratch"),
+      bwrapPath: BWRAP!,
+      home: "/nonexistent-home",
+    });
+    const egress = await startAgentEgress({ dir: join(root, "scratch"), sandbox, allow: [] });
+    try {
+      const r = await runProcess({
+        shell: `touch ${join(root, "wt", "started")}`,
+        cwd: join(root, "wt"),
+        sandbox: egress.confine(sandbox),
+        timeoutMs: 60_000,
+      });
+      assert.equal(r.exitCode, 125, r.stderr.head);
+      assert.match(r.stderr.head, /egress proxy did not start; the agent is not started/);
+      assert.equal(existsSync(join(root, "wt", "started")), false);
+      const failed = await egress.ready;
+      assert.equal(failed?.code, "egress_unavailable");
+    } finally {
+      await egress.close();
       await Deno.remove(root, { recursive: true }).catch(() => {});
     }
   },
