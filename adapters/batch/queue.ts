@@ -30,6 +30,7 @@ import { openJob, openVerdict, sealVerdict, signJob, type VerdictEvidence } from
 import type { BatchTask } from "./input.ts";
 import { verifyCandidate } from "./verify_candidate.ts";
 import { candidateKey } from "./key.ts";
+import { reapDeadTrees } from "./reap.ts";
 import { batchResources, inFlight, type JudgeOptions } from "./options.ts";
 import { type PreparedTask, prepareTask } from "./prepare.ts";
 import type { Executor, WorkItem } from "./local_executor.ts";
@@ -330,6 +331,8 @@ async function readEvidence(outDir: string, verdict: KeyVerdict): Promise<Verdic
 export async function runQueueWorker(address: QueueAddress, given: WorkerOptions): Promise<void> {
   const prepared = new Map<string, Promise<PreparedTask>>();
   const byDigest = new Map(given.tasks.map((t) => [t.digest, t]));
+  // Trees a killed worker left (registered, owner dead) are removed before this one starts.
+  await reapDeadTrees(given.tasks.map((t) => t.repo), given.worktreeRoot);
   // As a local batch: clean trees reused per base across this worker's jobs (drained at the
   // end), the dependency snapshots and one sandbox probe.
   const shared = batchResources(given, given.concurrency ?? 1);

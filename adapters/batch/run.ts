@@ -13,6 +13,7 @@ import { sha256Hex } from "../digest/sha256.ts";
 import { resolveCommit } from "../git/repo_info.ts";
 import { type BatchTask, readPredictions, readTasks, type SwebenchDefaults } from "./input.ts";
 import { candidateKey } from "./key.ts";
+import { reapDeadTrees } from "./reap.ts";
 import { type Executor, localExecutor, type WorkItem } from "./local_executor.ts";
 import type { JudgeOptions } from "./options.ts";
 import { inShard, planCandidates, type PlannedCandidate, type Shard } from "./plan.ts";
@@ -154,6 +155,8 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
     unpredicted_task_ids: tasks.tasks.map((t) => t.id).filter((id) => !predicted.has(id)).sort(),
   };
   const mine = inShard(planned, opts.shard ?? null);
+  // What a killed batch or worker left (its trees, still registered) goes before any new tree.
+  await reapDeadTrees(tasks.tasks.map((t) => t.repo), opts.worktreeRoot);
   const bases = new Map<string, Promise<string>>();
   const baseOf = (t: BatchTask) => {
     let p = bases.get(t.id);
