@@ -9,21 +9,23 @@
  * 127.0.0.1:PORT). It reports one JSON object per line on stdout (`ready`,
  * `refused`, `forwarded`, `synced` for each `{"sync":N}` line on stdin) and
  * exits when its stdin closes (vouch is gone).
- * Node builtins only (it runs on Deno and Node).
+ * Under deno it uses Deno's own APIs (loading the node: layer costs a start
+ * ~0.1 s), under node node's builtins; the matching and parsing are shared.
  *
  * @module
  */
 
 /** The helper program (an ES module; its config file is its last argument). */
 export const PROXY_SOURCE = String.raw`
-import net from "node:net";
-import fs from "node:fs";
-import { Buffer } from "node:buffer";
-import process from "node:process";
-
-const cfg = JSON.parse(fs.readFileSync(process.argv.at(-1), "utf8"));
+const DENO = typeof Deno !== "undefined";
+const enc = new TextEncoder();
+const cfg = JSON.parse(DENO ? Deno.readTextFileSync(Deno.args.at(-1))
+  : (await import("node:fs")).readFileSync(process.argv.at(-1), "utf8"));
 const MAX_HEAD = 64 * 1024;
-const say = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+const say = (o) => {
+  if (!DENO) return process.stdout.write(JSON.stringify(o) + "\n");
+  for (let b = enc.encode(JSON.stringify(o) + "\n"); b.length > 0;) b = b.subarray(Deno.stdout.writeSync(b));
+};
 const loop = (h) => h === "localhost" || h === "::1" || /^127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$/.test(h);
 function allowed(host, port) {
   const h = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
@@ -33,19 +35,6 @@ function allowed(host, port) {
     if (a.host.startsWith("*.")) return h.endsWith(a.host.slice(1)) && h.length > a.host.length - 1;
     return loop(a.host) && loop(h);
   });
-}
-function both(a, b) {
-  a.pipe(b);
-  b.pipe(a);
-  a.on("error", () => b.destroy());
-  b.on("error", () => a.destroy());
-  a.on("close", () => b.destroy());
-  b.on("close", () => a.destroy());
-}
-function answer(c, status, text) {
-  const body = "vouch: " + text + "\n";
-  c.end("HTTP/1.1 " + status + "\r\nContent-Type: text/plain\r\nContent-Length: " +
-    Buffer.byteLength(body) + "\r\nConnection: close\r\n\r\n" + body);
 }
 function target(method, uri) {
   if (method === "CONNECT") {
@@ -68,6 +57,142 @@ function originHead(lines, method, path) {
   return [method + " " + path + " " + version, ...headers, "Connection: close", "", ""].join("\r\n");
 }
 const clean = (s, re, n) => String(s).replace(re, "?").slice(0, n);
+
+if (DENO) {
+  const dec = new TextDecoder("latin1");
+  const both = (a, b) => {
+    let done = false;
+    const end = () => {
+      if (done) return;
+      done = true;
+      try { a.close(); } catch {}
+      try { b.close(); } catch {}
+    };
+    const copy = async (x, y) => {
+      const buf = new Uint8Array(65536);
+      try {
+        for (;;) {
+          const n = await x.read(buf);
+          if (n === null) break;
+          for (let off = 0; off < n;) off += await y.write(buf.subarray(off, n));
+        }
+      } catch {}
+      end();
+    };
+    copy(a, b);
+    copy(b, a);
+  };
+  const write = async (c, text) => {
+    const b = typeof text === "string" ? enc.encode(text) : text;
+    for (let off = 0; off < b.length;) off += await c.write(b.subarray(off));
+  };
+  const answer = async (c, status, text) => {
+    const body = "vouch: " + text + "\n";
+    try {
+      await write(c, "HTTP/1.1 " + status + "\r\nContent-Type: text/plain\r\nContent-Length: " +
+        enc.encode(body).length + "\r\nConnection: close\r\n\r\n" + body);
+    } catch {}
+    try { c.close(); } catch {}
+  };
+  const proxy = async (c) => {
+    let head = new Uint8Array(0);
+    let end = -1;
+    const buf = new Uint8Array(16384);
+    try {
+      while (end < 0) {
+        const n = await c.read(buf);
+        if (n === null) { try { c.close(); } catch {} return; }
+        const h = new Uint8Array(head.length + n);
+        h.set(head);
+        h.set(buf.subarray(0, n), head.length);
+        head = h;
+        end = dec.decode(head).indexOf("\r\n\r\n");
+        if (end < 0 && head.length > MAX_HEAD) return await answer(c, "431 Request Header Fields Too Large", "request head too large");
+      }
+    } catch {
+      try { c.close(); } catch {}
+      return;
+    }
+    const lines = dec.decode(head.subarray(0, end)).split("\r\n");
+    const rest = head.subarray(end + 4);
+    const [method = "", uri = ""] = lines[0].split(" ");
+    const t = target(method, uri);
+    if (t === null || !Number.isInteger(t.port) || t.port < 1 || t.port > 65535) {
+      return await answer(c, "400 Bad Request", "a proxy request is CONNECT host:port or an http:// URL");
+    }
+    if (!allowed(t.host, t.port)) {
+      say({ refused: { host: clean(t.host, /[^a-z0-9.:*_-]/g, 253), port: t.port,
+        method: clean(method, /[^A-Z]/g, 16) } });
+      return await answer(c, "403 Forbidden", "egress to " + t.host + ":" + t.port + " is not allowed (not a model host of this run)");
+    }
+    let up;
+    try {
+      up = await Deno.connect({ hostname: t.host === "localhost" ? "127.0.0.1" : t.host, port: t.port });
+    } catch {
+      return await answer(c, "502 Bad Gateway", "cannot reach " + t.host + ":" + t.port);
+    }
+    say({ forwarded: { host: t.host, port: t.port, method: clean(method, /[^A-Z]/g, 16) } });
+    try {
+      if (method === "CONNECT") await write(c, "HTTP/1.1 200 Connection Established\r\n\r\n");
+      else await write(up, originHead(lines, method, t.path));
+      if (rest.length > 0) await write(up, rest);
+    } catch {
+      try { c.close(); } catch {}
+      try { up.close(); } catch {}
+      return;
+    }
+    both(c, up);
+  };
+  const relay = (port) => async (c) => {
+    say({ forwarded: { host: "127.0.0.1", port, method: "relay" } });
+    let up;
+    try { up = await Deno.connect({ hostname: "127.0.0.1", port }); } catch { try { c.close(); } catch {} return; }
+    both(c, up);
+  };
+  const serve = (path, handler) => {
+    const s = Deno.listen({ transport: "unix", path });
+    (async () => { try { for await (const c of s) handler(c); } catch {} })();
+  };
+  try {
+    serve(cfg.dir + "/proxy.sock", proxy);
+    for (const port of cfg.relays) serve(cfg.dir + "/relay-" + port + ".sock", relay(port));
+  } catch (e) {
+    Deno.stderr.writeSync(enc.encode("cannot listen: " + e.message + "\n"));
+    Deno.exit(2);
+  }
+  say({ ready: true });
+  // A sync request is answered after every report written before it (stdout keeps the order).
+  const text = new TextDecoder();
+  let pending = "";
+  try {
+    for await (const d of Deno.stdin.readable) {
+      pending += text.decode(d, { stream: true });
+      let nl;
+      while ((nl = pending.indexOf("\n")) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        const m = /^\{"sync":([0-9]{1,9})\}$/.exec(line);
+        if (m !== null) say({ synced: Number(m[1]) });
+      }
+      if (pending.length > 4096) pending = "";
+    }
+  } catch {}
+  Deno.exit(0);
+} else {
+const net = (await import("node:net")).default;
+function both(a, b) {
+  a.pipe(b);
+  b.pipe(a);
+  a.on("error", () => b.destroy());
+  b.on("error", () => a.destroy());
+  a.on("close", () => b.destroy());
+  b.on("close", () => a.destroy());
+}
+function answer(c, status, text) {
+  const body = "vouch: " + text + "\n";
+  c.end("HTTP/1.1 " + status + "\r\nContent-Type: text/plain\r\nContent-Length: " +
+    Buffer.byteLength(body) + "\r\nConnection: close\r\n\r\n" + body);
+}
 function proxy(c) {
   let head = Buffer.alloc(0);
   const onData = (chunk) => {
@@ -143,4 +268,5 @@ process.stdin.on("data", (d) => {
 });
 process.stdin.on("end", () => process.exit(0));
 process.stdin.on("close", () => process.exit(0));
+}
 `;
