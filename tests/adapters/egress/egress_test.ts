@@ -98,48 +98,62 @@ function connectStatus(socket: string, host: string, port: number): Promise<stri
   });
 }
 
-Deno.test("egress proxy helper: its matcher agrees with egressAllowed; refusals are reported", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "vouch-egress-t-"));
-  const allow: EgressHost[] = [
-    { host: "127.0.0.1", port: 1 },
-    { host: "*.model.example", port: 443 },
-    { host: "api.example.com", port: 443 },
-  ];
-  const proxy = await startEgressProxy({
-    dir,
-    allow,
-    sandbox: NO_SANDBOX,
-    evalPrefix: [Deno.execPath(), "eval", "--quiet", "--no-config", "--no-lock", "--ext=js"],
+const NODE = findOnPath("node");
+// The helper's Deno branch (Deno's own sockets) and its node branch (node's builtins).
+for (
+  const [runtime, evalPrefix] of [
+    ["deno", [Deno.execPath(), "eval", "--quiet", "--no-config", "--no-lock", "--ext=js"]],
+    ["node", [NODE ?? "node", "--input-type=module", "-e"]],
+  ] as const
+) {
+  Deno.test({
+    name:
+      `egress proxy helper (${runtime}): its matcher agrees with egressAllowed; refusals are reported`,
+    ignore: runtime === "node" && NODE === null,
+    fn: async () => {
+      const dir = mkdtempSync(join(tmpdir(), "vouch-egress-t-"));
+      const allow: EgressHost[] = [
+        { host: "127.0.0.1", port: 1 },
+        { host: "*.model.example", port: 443 },
+        { host: "api.example.com", port: 443 },
+      ];
+      const proxy = await startEgressProxy({
+        dir,
+        allow,
+        sandbox: NO_SANDBOX,
+        evalPrefix,
+      });
+      try {
+        const cases: [string, number][] = [
+          ["localhost", 1],
+          ["127.0.0.1", 2],
+          ["evil.example", 443],
+          ["api.example.com", 444],
+          ["api.example.com.evil.net", 443],
+          ["model.example", 443],
+          ["xmodel.example", 443],
+          ["10.0.0.1", 443],
+        ];
+        for (const [host, port] of cases) {
+          const status = await connectStatus(proxy.proxySocket, host, port);
+          // allowed: tried (502: nothing listens on port 1); refused: 403 without a try
+          assert.equal(
+            status.includes(" 403 "),
+            !egressAllowed(allow, host, port),
+            `${host}:${port} ${status}`,
+          );
+        }
+        const refused = await proxy.takeRefusals();
+        assert.equal(refused.length, cases.filter(([h, p]) => !egressAllowed(allow, h, p)).length);
+        assert.deepEqual(refused[0], { host: "127.0.0.1", port: 2, method: "CONNECT" });
+        assert.deepEqual(await proxy.takeRefusals(), []);
+      } finally {
+        await proxy.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
   });
-  try {
-    const cases: [string, number][] = [
-      ["localhost", 1],
-      ["127.0.0.1", 2],
-      ["evil.example", 443],
-      ["api.example.com", 444],
-      ["api.example.com.evil.net", 443],
-      ["model.example", 443],
-      ["xmodel.example", 443],
-      ["10.0.0.1", 443],
-    ];
-    for (const [host, port] of cases) {
-      const status = await connectStatus(proxy.proxySocket, host, port);
-      // allowed: tried (502: nothing listens on port 1); refused: 403 without a try
-      assert.equal(
-        status.includes(" 403 "),
-        !egressAllowed(allow, host, port),
-        `${host}:${port} ${status}`,
-      );
-    }
-    const refused = await proxy.takeRefusals();
-    assert.equal(refused.length, cases.filter(([h, p]) => !egressAllowed(allow, h, p)).length);
-    assert.deepEqual(refused[0], { host: "127.0.0.1", port: 2, method: "CONNECT" });
-    assert.deepEqual(await proxy.takeRefusals(), []);
-  } finally {
-    await proxy.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+}
 
 Deno.test("egress proxy: a helper that cannot listen fails closed (egress_unavailable)", async () => {
   await assert.rejects(
