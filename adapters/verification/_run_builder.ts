@@ -18,6 +18,7 @@ import { judgeAppliedPatch } from "../../kernel/scope/judge_applied.ts";
 import type { ChecksRun } from "../contract/run_checks.ts";
 import { receiptDigest, type ToolReceipt } from "../receipts/receipt.ts";
 import { sandboxLabel } from "../sandbox/profile.ts";
+import { hostVenvsOf } from "../deps/python_env.ts";
 import type { PatchCheckEvidence } from "../verified_patch/verified_patch.ts";
 import type { CleanTree } from "../worktree/clean_tree.ts";
 import { cannotStart } from "./check_detail.ts";
@@ -154,6 +155,7 @@ export function baselineRun(parts: RunParts, judgement: BaselineJudgement): Veri
     captures: judgement.captures,
     tree: parts.tree,
     sandboxed: run.sandbox.kind === "bwrap",
+    hostVenvs: run.sandbox.kind === "bwrap" ? hostVenvsOf(run.sandbox) : [],
   };
   const summaries = judgement.before.map((j) => summarize(j, run.results.get(j.name), ctx));
   const checks = judgement.before.map((j) => toKernelOutcome(j, parts.receipts.get(j.name)));
@@ -230,7 +232,13 @@ export function roundRun(
   const gating = judgement.checks.filter((j) =>
     !(contract.checks.find((c) => c.name === j.name)?.baseline ?? false)
   );
-  const ctx = { contract, captures, tree: parts.tree, sandboxed: run.sandbox.kind === "bwrap" };
+  const ctx = {
+    contract,
+    captures,
+    tree: parts.tree,
+    sandboxed: run.sandbox.kind === "bwrap",
+    hostVenvs: run.sandbox.kind === "bwrap" ? hostVenvsOf(run.sandbox) : [],
+  };
   const summaries = gating.map((j) => summarize(j, run.results.get(j.name), ctx));
   const unstartable = gating.map((j) => j.name).filter((n) => {
     const r = run.results.get(n);

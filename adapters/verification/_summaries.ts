@@ -25,6 +25,8 @@ export interface SummaryContext {
   readonly captures: readonly BaselineCapture[];
   readonly tree: string;
   readonly sandboxed: boolean;
+  /** Venvs bound into the tree from the host (see `hostVenvsOf`). */
+  readonly hostVenvs?: readonly string[];
 }
 
 /** The summary of one judged check. */
@@ -43,6 +45,7 @@ export function summarize(
     ...(capture !== undefined ? { capture } : {}),
     sandboxed: ctx.sandboxed,
     tree: ctx.tree,
+    ...(ctx.hostVenvs !== undefined ? { hostVenvs: ctx.hostVenvs } : {}),
   });
   const passed = judgement.status === "passed" || judgement.status === "captured";
   const text = result === undefined

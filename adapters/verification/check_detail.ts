@@ -29,6 +29,8 @@ export interface CheckDetailInput {
   readonly sandboxed: boolean;
   /** The clean tree the check ran in. */
   readonly tree: string;
+  /** Venvs the sandbox shows in the tree from elsewhere on the host (their real folders). */
+  readonly hostVenvs?: readonly string[];
 }
 
 function lastLine(text: string): string {
@@ -118,7 +120,7 @@ export function checkDetail(input: CheckDetailInput): string | undefined {
   if (input.sandboxed && result !== undefined) {
     const hint = hiddenPathHint(output(result), { tree: input.tree });
     if (hint !== null) parts.push(hint);
-    const editable = editableInstallHint(output(result), input.tree);
+    const editable = editableInstallHint(output(result), input.tree, input.hostVenvs ?? []);
     if (editable !== null) parts.push(editable);
   }
   return parts.join("; ");
