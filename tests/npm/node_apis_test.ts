@@ -13,6 +13,10 @@ import { ROOT, RUNTIME_DEPENDENCIES, runtimeImports } from "../../tools/build_np
 /** Files allowed to call Deno APIs, and why. */
 const DENO_ONLY: Record<string, string> = {
   "cli/commands/_queue_net.ts": "re-runs under Deno with --allow-net=HOST (no-op under Node)",
+  "adapters/egress/_forwarder_source.ts":
+    "the in-namespace forwarder's script text: Deno sockets when it runs under Deno, node: builtins under Node (both branches tested in tests/adapters/egress)",
+  "adapters/egress/_proxy_source.ts":
+    "the proxy helper's script text: Deno sockets when it runs under Deno, node: builtins under Node (both branches tested in tests/adapters/egress)",
 };
 
 function codeFiles(dir: string): string[] {
