@@ -89,7 +89,11 @@ Deno.test("batch: shared dependency snapshots are read-only to every check (bwra
     ) {
       const r = (await run(name, extra)).report;
       // Private copies: the write goes through (into the candidate's own copy only).
-      assert.equal(r.unresolved_instances, 4, name);
+      assert.equal(
+        r.unresolved_instances,
+        4,
+        `${name}: ${JSON.stringify(r.candidates.map((c) => [c.verdict, c.detail]))}`,
+      );
       for (const c of r.candidates) {
         // The check's output, in the candidate's own log, says why: it could write.
         const log = readFileSync(join(dir, name, c.artefacts.log!), "utf8");
