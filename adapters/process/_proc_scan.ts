@@ -19,9 +19,9 @@
  *
  * @module
  */
-import { execFile } from "node:child_process";
 import process from "node:process";
 import type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
+import { type PollingScan, pollingScan } from "./_polling_scan.ts";
 import { treeUsage } from "./_watchdog.ts";
 
 const PAGE_BYTES = 4096;
@@ -92,10 +92,7 @@ export function procBlind(): boolean {
 }
 
 /** A running {@linkcode watchTreeTotals}. */
-export interface TreeTotalsWatch {
-  /** Stops scanning; resolves when no scan is running any more. */
-  stop(): Promise<void>;
-}
+export type TreeTotalsWatch = PollingScan;
 
 /**
  * Scans `root`'s tree while it runs (see the module doc) and calls
@@ -123,47 +120,18 @@ export function watchTreeTotals(
   onExceeded: (kind: LimitKind) => void,
   options: { readonly firstMs?: number } = {},
 ): TreeTotalsWatch {
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<void> | null = null;
-  let kill: (() => void) | null = null;
-  const scan = () => {
-    timer = undefined;
-    if (stopped) return;
-    const started = performance.now();
-    running = new Promise<void>((resolve) => {
-      const child = execFile(
-        "/bin/sh",
-        ["-c", SCAN],
-        { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: { PATH: "/usr/bin:/bin" } },
-        (_error, stdout) => {
-          kill = null;
-          running = null;
-          const totals = treeTotals(String(stdout ?? ""), root);
-          const kind: LimitKind | null = totals.processes - overhead > limits.processes
-            ? "processes"
-            : totals.rssBytes > limits.memoryMb * MIB
-            ? "memory"
-            : null;
-          if (!stopped && kind !== null) {
-            stopped = true;
-            onExceeded(kind);
-          } else if (!stopped) {
-            timer = setTimeout(scan, Math.max(1000, 10 * (performance.now() - started)));
-          }
-          resolve();
-        },
-      );
-      kill = () => child.kill("SIGKILL");
-    });
-  };
-  timer = setTimeout(scan, options.firstMs ?? 1000);
-  return {
-    stop: async () => {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
-      kill?.();
-      await running;
+  return pollingScan(
+    "/bin/sh",
+    ["-c", SCAN],
+    (stdout): LimitKind | null => {
+      const totals = treeTotals(stdout, root);
+      return totals.processes - overhead > limits.processes
+        ? "processes"
+        : totals.rssBytes > limits.memoryMb * MIB
+        ? "memory"
+        : null;
     },
-  };
+    onExceeded,
+    options,
+  );
 }

@@ -24,11 +24,11 @@
  *
  * @module
  */
-import { execFile } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AfterChild } from "./_kernel_limits.ts";
+import { type PollingScan, pollingScan } from "./_polling_scan.ts";
 import { requireRun } from "./permission.ts";
 
 const MIB = 1024 * 1024;
@@ -96,10 +96,7 @@ export function budgetLimit(
 }
 
 /** A running {@linkcode watchBudget}. */
-export interface BudgetWatch {
-  /** Stops listing; resolves when no listing is running any more. */
-  stop(): Promise<void>;
-}
+export type BudgetWatch = PollingScan;
 
 /**
  * Lists the files of `budget.tree` changed since its stamp while a child
@@ -132,43 +129,15 @@ export function watchBudget(
   onExceeded: () => void,
   options: { readonly firstMs?: number } = {},
 ): BudgetWatch {
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<void> | null = null;
-  let kill: (() => void) | null = null;
-  const scan = () => {
-    timer = undefined;
-    if (stopped) return;
-    const started = performance.now();
-    running = new Promise<void>((resolve) => {
-      const child = execFile(
-        "find",
-        [budget.tree, "-xdev", "-type", "f", "-cnewer", budget.stamp, "-printf", "%b\\n"],
-        { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: { PATH: "/usr/bin:/bin" } },
-        (_error, stdout) => {
-          kill = null;
-          running = null;
-          let blocks = 0;
-          for (const line of String(stdout ?? "").split("\n")) blocks += Number(line) || 0;
-          if (!stopped && blocks * 512 > diskMb * MIB) {
-            stopped = true;
-            onExceeded();
-          } else if (!stopped) {
-            timer = setTimeout(scan, Math.max(1000, 10 * (performance.now() - started)));
-          }
-          resolve();
-        },
-      );
-      kill = () => child.kill("SIGKILL");
-    });
-  };
-  timer = setTimeout(scan, options.firstMs ?? 1000);
-  return {
-    stop: async () => {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
-      kill?.();
-      await running;
+  return pollingScan(
+    "find",
+    [budget.tree, "-xdev", "-type", "f", "-cnewer", budget.stamp, "-printf", "%b\\n"],
+    (stdout) => {
+      let blocks = 0;
+      for (const line of stdout.split("\n")) blocks += Number(line) || 0;
+      return blocks * 512 > diskMb * MIB ? true : null;
     },
-  };
+    () => onExceeded(),
+    options,
+  );
 }
