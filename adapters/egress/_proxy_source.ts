@@ -57,6 +57,38 @@ function originHead(lines, method, path) {
   return [method + " " + path + " " + version, ...headers, "Connection: close", "", ""].join("\r\n");
 }
 const clean = (s, re, n) => String(s).replace(re, "?").slice(0, n);
+// A plain-text reply that closes the connection.
+function reply(status, text) {
+  const body = "vouch: " + text + "\n";
+  return "HTTP/1.1 " + status + "\r\nContent-Type: text/plain\r\nContent-Length: " +
+    enc.encode(body).length + "\r\nConnection: close\r\n\r\n" + body;
+}
+// What a request head asks for: { method, t } to forward, or { status, text } to answer
+// (a refusal is reported here).
+function judge(lines) {
+  const [method = "", uri = ""] = lines[0].split(" ");
+  const t = target(method, uri);
+  if (t === null || !Number.isInteger(t.port) || t.port < 1 || t.port > 65535) {
+    return { status: "400 Bad Request", text: "a proxy request is CONNECT host:port or an http:// URL" };
+  }
+  if (!allowed(t.host, t.port)) {
+    say({ refused: { host: clean(t.host, /[^a-z0-9.:*_-]/g, 253), port: t.port,
+      method: clean(method, /[^A-Z]/g, 16) } });
+    return { status: "403 Forbidden", text: "egress to " + t.host + ":" + t.port + " is not allowed (not a model host of this run)" };
+  }
+  return { method, t };
+}
+// Answers every complete {"sync":N} line of pending (after every report written before it:
+// stdout keeps the order); returns the incomplete rest, dropped past 4 KiB.
+function syncs(pending) {
+  let nl;
+  while ((nl = pending.indexOf("\n")) >= 0) {
+    const m = /^\{"sync":([0-9]{1,9})\}$/.exec(pending.slice(0, nl));
+    if (m !== null) say({ synced: Number(m[1]) });
+    pending = pending.slice(nl + 1);
+  }
+  return pending.length > 4096 ? "" : pending;
+}
 
 if (DENO) {
   const dec = new TextDecoder("latin1");
@@ -87,11 +119,7 @@ if (DENO) {
     for (let off = 0; off < b.length;) off += await c.write(b.subarray(off));
   };
   const answer = async (c, status, text) => {
-    const body = "vouch: " + text + "\n";
-    try {
-      await write(c, "HTTP/1.1 " + status + "\r\nContent-Type: text/plain\r\nContent-Length: " +
-        enc.encode(body).length + "\r\nConnection: close\r\n\r\n" + body);
-    } catch {}
+    try { await write(c, reply(status, text)); } catch {}
     try { c.close(); } catch {}
   };
   const proxy = async (c) => {
@@ -115,16 +143,9 @@ if (DENO) {
     }
     const lines = dec.decode(head.subarray(0, end)).split("\r\n");
     const rest = head.subarray(end + 4);
-    const [method = "", uri = ""] = lines[0].split(" ");
-    const t = target(method, uri);
-    if (t === null || !Number.isInteger(t.port) || t.port < 1 || t.port > 65535) {
-      return await answer(c, "400 Bad Request", "a proxy request is CONNECT host:port or an http:// URL");
-    }
-    if (!allowed(t.host, t.port)) {
-      say({ refused: { host: clean(t.host, /[^a-z0-9.:*_-]/g, 253), port: t.port,
-        method: clean(method, /[^A-Z]/g, 16) } });
-      return await answer(c, "403 Forbidden", "egress to " + t.host + ":" + t.port + " is not allowed (not a model host of this run)");
-    }
+    const asked = judge(lines);
+    if (asked.status !== undefined) return await answer(c, asked.status, asked.text);
+    const { method, t } = asked;
     let up;
     try {
       up = await Deno.connect({ hostname: t.host === "localhost" ? "127.0.0.1" : t.host, port: t.port });
@@ -161,21 +182,10 @@ if (DENO) {
     Deno.exit(2);
   }
   say({ ready: true });
-  // A sync request is answered after every report written before it (stdout keeps the order).
   const text = new TextDecoder();
   let pending = "";
   try {
-    for await (const d of Deno.stdin.readable) {
-      pending += text.decode(d, { stream: true });
-      let nl;
-      while ((nl = pending.indexOf("\n")) >= 0) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        const m = /^\{"sync":([0-9]{1,9})\}$/.exec(line);
-        if (m !== null) say({ synced: Number(m[1]) });
-      }
-      if (pending.length > 4096) pending = "";
-    }
+    for await (const d of Deno.stdin.readable) pending = syncs(pending + text.decode(d, { stream: true }));
   } catch {}
   Deno.exit(0);
 } else {
@@ -189,9 +199,7 @@ function both(a, b) {
   b.on("close", () => a.destroy());
 }
 function answer(c, status, text) {
-  const body = "vouch: " + text + "\n";
-  c.end("HTTP/1.1 " + status + "\r\nContent-Type: text/plain\r\nContent-Length: " +
-    Buffer.byteLength(body) + "\r\nConnection: close\r\n\r\n" + body);
+  c.end(reply(status, text));
 }
 function proxy(c) {
   let head = Buffer.alloc(0);
@@ -206,18 +214,12 @@ function proxy(c) {
     c.pause();
     const lines = head.subarray(0, end).toString("latin1").split("\r\n");
     const rest = head.subarray(end + 4);
-    const [method = "", uri = ""] = lines[0].split(" ");
-    const t = target(method, uri);
-    if (t === null || !Number.isInteger(t.port) || t.port < 1 || t.port > 65535) {
-      answer(c, "400 Bad Request", "a proxy request is CONNECT host:port or an http:// URL");
+    const asked = judge(lines);
+    if (asked.status !== undefined) {
+      answer(c, asked.status, asked.text);
       return;
     }
-    if (!allowed(t.host, t.port)) {
-      say({ refused: { host: clean(t.host, /[^a-z0-9.:*_-]/g, 253), port: t.port,
-        method: clean(method, /[^A-Z]/g, 16) } });
-      answer(c, "403 Forbidden", "egress to " + t.host + ":" + t.port + " is not allowed (not a model host of this run)");
-      return;
-    }
+    const { method, t } = asked;
     const up = net.createConnection({ host: t.host === "localhost" ? "127.0.0.1" : t.host, port: t.port });
     up.once("error", () => { if (!c.destroyed) answer(c, "502 Bad Gateway", "cannot reach " + t.host + ":" + t.port); });
     up.once("connect", () => {
@@ -253,18 +255,9 @@ try {
   process.exit(2);
 }
 say({ ready: true });
-// A sync request is answered after every report written before it (stdout keeps the order).
 let pending = "";
 process.stdin.on("data", (d) => {
-  pending += d;
-  let nl;
-  while ((nl = pending.indexOf("\n")) >= 0) {
-    const line = pending.slice(0, nl);
-    pending = pending.slice(nl + 1);
-    const m = /^\{"sync":([0-9]{1,9})\}$/.exec(line);
-    if (m !== null) say({ synced: Number(m[1]) });
-  }
-  if (pending.length > 4096) pending = "";
+  pending = syncs(pending + d);
 });
 process.stdin.on("end", () => process.exit(0));
 process.stdin.on("close", () => process.exit(0));
