@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { TestFormat } from "../../kernel/contract/types.ts";
 
 /** A command: an argv array (spawned directly) or a shell string (run as `sh -c`). */
 export type ContractFileRun = string | string[];
@@ -24,18 +25,8 @@ export interface ContractFileDifferential {
   expect: "changed" | "unchanged" | { deltaWithin: [number | null, number | null] };
 }
 
-/** The test output formats a check may declare. */
-export type ContractFileTestFormat =
-  | "pytest"
-  | "deno"
-  | "node"
-  | "jest"
-  | "vitest"
-  | "cargo"
-  | "go"
-  | "go-json"
-  | "mocha"
-  | "tap";
+/** The test output formats a check may declare: the kernel's {@linkcode TestFormat}. */
+export type ContractFileTestFormat = TestFormat;
 
 /** One check of a contract file, as written. */
 export interface ContractFileCheck {
