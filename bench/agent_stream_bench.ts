@@ -1,5 +1,6 @@
 // Parsing agent event streams: Codex JSONL and Claude stream-json, 5,000 lines each.
-import { ClaudeStreamParser, CodexStreamParser, LineSplitter } from "../adapters/backends/mod.ts";
+import { ClaudeStreamParser, CodexStreamParser } from "../adapters/backends/mod.ts";
+import { LineSplitter } from "../adapters/backends/line_splitter.ts";
 
 const enc = new TextEncoder();
 const codexLines: string[] = [

@@ -8,11 +8,11 @@ import { nodeSha256 } from "../adapters/digest/mod.ts";
 import {
   createHashWasmSha256,
   EventLog,
-  frameRecord,
   GENESIS_HASH,
   type LogHead,
   verifyLogBytes,
 } from "../adapters/log/mod.ts";
+import { frameRecord } from "../adapters/log/record.ts";
 import { canonicalJson } from "../adapters/canonical_json/mod.ts";
 import { type BudgetSpec, interleavedMs, type Measured } from "./_budget.ts";
 

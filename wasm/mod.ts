@@ -5,9 +5,12 @@
  *
  * @module
  */
-export {};
-export * from "./diff_scanner.ts";
-export * from "./glob_matcher.ts";
-// Types the WASM engines implement (exported so the reference links them).
+export { createWasmDiffScanner } from "./diff_scanner.ts";
+export {
+  type WasmGlobEngine,
+  wasmGlobEngine,
+  type WasmGlobRunner,
+  withShortcutTable,
+} from "./glob_matcher.ts";
 export type { DiffLineScanner, DiffScanSession, HunkScan } from "../kernel/diff/types.ts";
 export type { GlobEngine, GlobProgramRunner } from "../kernel/glob/match.ts";

@@ -42,6 +42,48 @@ Deno.test("every entry point exports exactly the committed names (deno task api 
   assert.equal(renderSnapshot(current), readFileSync(SNAPSHOT_PATH, "utf8"));
 });
 
+Deno.test("every entry point is an explicit list: no `export *` re-exports internals", () => {
+  // A barrel (`export * from "./x.ts"`) publishes whatever x.ts exports today and tomorrow,
+  // helpers included; each entry point names what it exports instead.
+  const offenders: string[] = [];
+  for (const [entry, file] of Object.entries(entryPoints())) {
+    const text = readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
+    for (const line of text.split("\n")) {
+      if (/^\s*export\s*\*/.test(line)) offenders.push(`${entry} (${file}): ${line.trim()}`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
+
+Deno.test("the subpaths export what an embedder needs, not vouch's helpers", () => {
+  const names = (entry: string) => new Set(current[entry]!.map((n) => n.replace(/ \(.*\)$/, "")));
+  const kernel = names("./kernel");
+  for (const name of ["step", "initialKernelState", "replayEvents", "parseGitDiff", "VouchError"]) {
+    assert.ok(kernel.has(name), `./kernel lacks ${name}`);
+  }
+  for (const helper of ["latin1OfBytes", "GLOB_PROGRAM", "toHex", "asciiBytes", "parsePointer"]) {
+    assert.ok(!kernel.has(helper), `./kernel exports the helper ${helper}`);
+  }
+  const backends = names("./backends");
+  for (const name of ["codexBackend", "claudeBackend", "commandBackend", "fnBackend"]) {
+    assert.ok(backends.has(name), `./backends lacks ${name}`);
+  }
+  for (const helper of ["guardRun", "failure", "safeEmit", "LineSplitter", "maskSecrets"]) {
+    assert.ok(!backends.has(helper), `./backends exports the helper ${helper}`);
+  }
+  const log = names("./log");
+  for (const name of ["EventLog", "readLogFile", "verifyLogBytes", "replayKernelRecords"]) {
+    assert.ok(log.has(name), `./log lacks ${name}`);
+  }
+  for (const helper of ["acquireWriterLock", "bootId", "frameRecord", "canonicalBody"]) {
+    assert.ok(!log.has(helper), `./log exports the helper ${helper}`);
+  }
+  // Bounds at about today's sizes, so a subpath grows only on purpose.
+  assert.ok(kernel.size <= 280, `./kernel exports ${kernel.size} names`);
+  assert.ok(backends.size <= 62, `./backends exports ${backends.size} names`);
+  assert.ok(log.size <= 32, `./log exports ${log.size} names`);
+});
+
 Deno.test("the root is a facade: the embedder's calls, no internals", () => {
   const root = new Set(current["."]!.map((n) => n.replace(/ \(.*\)$/, "")));
   for (

@@ -5,12 +5,12 @@ import type { CliIo } from "../../cli/command.ts";
 import { loadOrCreateMacKey, type MacKey } from "../../adapters/keys/mod.ts";
 import {
   EventLog,
-  frameRecord,
   GENESIS_HASH,
   LOG_KINDS,
   type LogHead,
   readLogFile,
 } from "../../adapters/log/mod.ts";
+import { frameRecord } from "../../adapters/log/record.ts";
 import { receiptDigest, ReceiptRecorder, type ToolReceipt } from "../../adapters/receipts/mod.ts";
 import { mintVerifiedPatch, recordVerifiedPatch } from "../../adapters/verified_patch/mod.ts";
 import { driveKernel, type DriveScript } from "../adapters/audit/_kernel_driver.ts";

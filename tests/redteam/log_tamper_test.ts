@@ -9,7 +9,6 @@
 import assert from "node:assert/strict";
 import { auditLog, lifecycleReplayKernel } from "../../adapters/audit/mod.ts";
 import {
-  frameRecord,
   GENESIS_HASH,
   type JsonValue,
   LOG_KINDS,
@@ -17,6 +16,7 @@ import {
   readLogFile,
   replayKernelRecords,
 } from "../../adapters/log/mod.ts";
+import { frameRecord } from "../../adapters/log/record.ts";
 import { verifyLogReceipts } from "../../adapters/receipts/mod.ts";
 import type { KernelEvent } from "../../kernel/lifecycle/mod.ts";
 import { runCli } from "../../cli/main.ts";

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { checkEvidenceBinding } from "../../../adapters/audit/evidence_binding.ts";
 import { importMacKey } from "../../../adapters/keys/mod.ts";
-import {
-  frameRecord,
-  GENESIS_HASH,
-  type LogHead,
-  type LogRecord,
-} from "../../../adapters/log/mod.ts";
+import { GENESIS_HASH, type LogHead, type LogRecord } from "../../../adapters/log/mod.ts";
+import { frameRecord } from "../../../adapters/log/record.ts";
 import { mintReceipt, receiptDigest, type ToolReceipt } from "../../../adapters/receipts/mod.ts";
 
 const key = await importMacKey(new Uint8Array(32).fill(3), "memory");

@@ -2,12 +2,8 @@
 // exit code only corroborates the stream, and garbage streams are bounded.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  type AgentTask,
-  claudeBackend,
-  codexBackend,
-  MAX_PROTOCOL_ISSUES,
-} from "../../../adapters/backends/mod.ts";
+import { type AgentTask, claudeBackend, codexBackend } from "../../../adapters/backends/mod.ts";
+import { MAX_PROTOCOL_ISSUES } from "../../../adapters/backends/agent_cli.ts";
 
 async function withScript(body: string, fn: (exe: string, dir: string) => Promise<void>) {
   const dir = await Deno.makeTempDir({ prefix: "vouch-cli-" });

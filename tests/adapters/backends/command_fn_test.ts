@@ -2,16 +2,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   type AgentTask,
-  captureTranscript,
-  claimsSayDone,
   commandBackend,
   fnBackend,
-  maskSecrets,
-  readClaims,
   WORKER_INPUT_JSON_SCHEMA,
-  workerInputFor,
   WorkerInputSchema,
 } from "../../../adapters/backends/mod.ts";
+import { captureTranscript, maskSecrets } from "../../../adapters/backends/transcript.ts";
+import { claimsSayDone, workerInputFor } from "../../../adapters/backends/worker_input.ts";
+import { readClaims } from "../../../adapters/backends/command_backend.ts";
 import { createWorktree, removeWorktree } from "../../../adapters/worktree/mod.ts";
 import { createRepo } from "../../golden/fixture_repos.ts";
 

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { claudeArgv, codexArgv } from "../../../adapters/backends/mod.ts";
+import { claudeArgv } from "../../../adapters/backends/claude_backend.ts";
+import { codexArgv } from "../../../adapters/backends/codex_backend.ts";
 import { runProcess } from "../../../adapters/process/run.ts";
 
 const BIN = fileURLToPath(new URL("../../fixtures/bin/", import.meta.url));

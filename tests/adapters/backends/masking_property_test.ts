@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { maskSecrets, readClaims } from "../../../adapters/backends/mod.ts";
+import { maskSecrets } from "../../../adapters/backends/transcript.ts";
+import { readClaims } from "../../../adapters/backends/command_backend.ts";
 
 const alnum = fc.string({
   unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),

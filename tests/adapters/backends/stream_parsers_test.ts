@@ -3,9 +3,9 @@ import fc from "fast-check";
 import {
   ClaudeStreamParser,
   CodexStreamParser,
-  LineSplitter,
   type StreamLine,
 } from "../../../adapters/backends/mod.ts";
+import { LineSplitter } from "../../../adapters/backends/line_splitter.ts";
 
 function feed<P extends { accept(l: StreamLine): unknown }>(p: P, text: string): P {
   const s = new LineSplitter(4096);

@@ -1,9 +1,5 @@
-import {
-  frameRecord,
-  GENESIS_HASH,
-  type LogHead,
-  type LogRecord,
-} from "../../../adapters/log/mod.ts";
+import { GENESIS_HASH, type LogHead, type LogRecord } from "../../../adapters/log/mod.ts";
+import { frameRecord } from "../../../adapters/log/record.ts";
 
 /** Builds an in-memory log of `n` records and returns its lines and records. */
 export function buildLog(n: number, task = "t1"): { lines: string[]; records: LogRecord[] } {

@@ -5,7 +5,8 @@
 // but writes each framed line in two write() calls with a pause between them,
 // like a file system doing short writes, so a kill often lands mid-record.
 // Prints "ready <seq>" once the log is open.
-import { EventLog, frameRecord, type LogHead } from "../../../adapters/log/mod.ts";
+import { EventLog, type LogHead } from "../../../adapters/log/mod.ts";
+import { frameRecord } from "../../../adapters/log/record.ts";
 
 const [path, mode = "batched", holdMs] = Deno.args;
 const log = await EventLog.open(path!, {

@@ -10,14 +10,14 @@ import canonicalize from "canonicalize";
 import {
   createHashWasmSha256,
   EventLogError,
-  frameRecord,
   GENESIS_HASH,
   LOG_HASH_DOMAIN,
   type LogHead,
   LogRecordSchema,
-  parseRecordLine,
   verifyLogBytes,
 } from "../../../adapters/log/mod.ts";
+import { frameRecord } from "../../../adapters/log/record.ts";
+import { parseRecordLine } from "../../../adapters/log/verify.ts";
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const KIND = /^[a-z][a-z0-9_.-]{0,63}$/;

@@ -1,13 +1,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { canonicalJson } from "../../../adapters/canonical_json/mod.ts";
-import {
-  canonicalBody,
-  EventLogError,
-  frameRecord,
-  GENESIS_HASH,
-  parseRecordLine,
-} from "../../../adapters/log/mod.ts";
+import { EventLogError, GENESIS_HASH } from "../../../adapters/log/mod.ts";
+import { canonicalBody, frameRecord } from "../../../adapters/log/record.ts";
+import { parseRecordLine } from "../../../adapters/log/verify.ts";
 import { buildLog } from "./_helpers.ts";
 
 Deno.test("frameRecord() writes exactly the RFC 8785 canonical form of the record", () => {

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { lifecycleReplayKernel } from "../../../adapters/audit/mod.ts";
 import {
   EventLog,
-  frameRecord,
   GENESIS_HASH,
   type LogHead,
   type LogRecord,
@@ -10,6 +9,7 @@ import {
   recordKernelInit,
   replayKernelRecords,
 } from "../../../adapters/log/mod.ts";
+import { frameRecord } from "../../../adapters/log/record.ts";
 import { defaultPolicy, KERNEL_LIFECYCLE_VERSION } from "../../../kernel/lifecycle/mod.ts";
 import { driveKernel } from "../audit/_kernel_driver.ts";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { frameRecord, GENESIS_HASH, verifyLogBytes } from "../../../adapters/log/mod.ts";
+import { GENESIS_HASH, verifyLogBytes } from "../../../adapters/log/mod.ts";
+import { frameRecord } from "../../../adapters/log/record.ts";
 import { buildLog, toBytes } from "./_helpers.ts";
 
 Deno.test("verifyLogBytes() accepts an intact log and an empty file", () => {

@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { importMacKey, loadOrCreateMacKey } from "../../../adapters/keys/mod.ts";
 import {
   EventLog,
-  frameRecord,
   GENESIS_HASH,
   type LogHead,
   type LogRecord,
   readLogFile,
 } from "../../../adapters/log/mod.ts";
+import { frameRecord } from "../../../adapters/log/record.ts";
 import {
   mintReceipt,
   receiptChainHash,

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { UsageError } from "../../../cli/command.ts";
 import { parseRunArgs } from "../../../cli/commands/run_args.ts";
 import { forwardedEnvNames } from "../../../cli/commands/run_backend.ts";
-import { CLAUDE_PROVIDER_ENV, codexArgv } from "../../../adapters/backends/mod.ts";
+import { CLAUDE_PROVIDER_ENV } from "../../../adapters/backends/claude_backend.ts";
+import { codexArgv } from "../../../adapters/backends/codex_backend.ts";
 
 const none = { path: null, codex: {}, claude: {} };
 
