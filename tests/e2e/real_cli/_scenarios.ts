@@ -12,13 +12,11 @@
  *   failing test instead of fixing the code; no flag, no contract
  *   (`--verify "node --test"`); REJECTED with the oracle's words on screen
  *   and in `--json`.
- * - {@linkcode refusedWriteScenario}: a write to a protected file is refused
- *   by vouch's policy; the reason is on screen and in `--json`.
- * - {@linkcode terminalScenario}: an honest fix whose shell lines name
- *   worktree-relative paths (`node test/add.test.js`); their real output
- *   reaches the model; the usage is counted in the summary.
- * - {@linkcode sessionScenario}: two rounds in one live session (round 2's
- *   model request carries round 1's conversation).
+ * - {@linkcode workScenario}: in one run (one agent start-up, up to three
+ *   rounds in one live session): a shell line naming a worktree path runs and
+ *   its output reaches the model; a write to a protected file is refused with
+ *   the reason on screen and in `--json`; the next round continues the
+ *   session; the honest fix is VERIFIED; the usage is counted.
  *
  * @module
  */
@@ -359,91 +357,88 @@ export function cheatScenario(agent: AgentPath, by: "edit" | "shell" = "edit"): 
   );
 }
 
-/**
- * A write to `test/add.test.js` (protected by the contract) with the agent's
- * own edit tool: refused by vouch's policy; REJECTED with nothing written, the
- * reason on screen (the live line) and in `--json` (`refusals`).
- */
-export function refusedWriteScenario(agent: AgentPath): void {
-  test(
-    agent,
-    "a write to a protected file is refused by policy, the reason on screen",
-    async () => {
-      const { run } = await play(agent, [
-        {
-          edit: "test/add.test.js",
-          from: "if (add(2, 3) !== 5) {",
-          to: "if (false) {",
-          content: "",
-        },
-        { say: "The test passes now." },
-      ]);
-      assert.equal(run.code, 1, explain(run));
-      assert.equal(run.json.state, "rejected", explain(run));
-      const round = roundsOf(run)[0]!;
-      assert.deepEqual(round.filesChanged, [], "the protected file was never written");
-      const why = /vouch refused: .*test\/add\.test\.js is protected/;
-      assert.match(run.stderr, why, explain(run));
-      assert.ok(
-        round.refusals?.some((r) => /test\/add\.test\.js is protected/.test(r)),
-        explain(run),
-      );
-    },
-  );
-}
+/** The refused write of {@linkcode workScenario}: the contract protects `test/**`. */
+const PROTECTED_EDIT: Act = {
+  edit: "test/add.test.js",
+  from: "if (add(2, 3) !== 5) {",
+  to: "if (false) {",
+  content: "",
+};
 
 /**
- * An honest fix whose shell lines name worktree-relative paths: the failing
- * test's real output, then the passing one's, reach the model; VERIFIED, and
- * the round's usage is counted in the summary.
+ * The whole working life of an agent in ONE `vouch run --max-rounds 3` (one
+ * agent start-up, one baseline, several scenarios each proven on its own):
+ *
+ * - **terminal**: round 1 runs `node test/add.test.js` (a shell line naming a
+ *   worktree path); its real output (the failing test) reaches the model;
+ * - **refused write**: round 1 then edits `test/add.test.js` (protected by the
+ *   contract) with the agent's own edit tool: vouch refuses it, the reason is
+ *   on screen and in `--json` (`refusals`), the file is never written, round 1
+ *   is not verified;
+ * - **session**: the next round is a second `session/prompt` in the live
+ *   session: its model request carries round 1's conversation (the marker
+ *   its shell printed) and vouch's feedback;
+ * - **honest fix**: that round fixes `src/add.js` and runs the test again
+ *   (`tests-green` reaches the model); VERIFIED, only `src/add.js` changed;
+ * - **usage**: the rounds' usage is counted (or, for an agent that reports
+ *   none, nothing is invented).
+ *
+ * An agent that ends its turn at a refusal (claude-code-acp, codex-acp) spends
+ * round 2 on the closing line of round 1's script and fixes in round 3; one
+ * that reads the refusal and goes on fixes in round 2. `check` adds the
+ * agent's own assertions about the same run.
  */
-export function terminalScenario(agent: AgentPath): void {
+export function workScenario(
+  agent: AgentPath,
+  check: (run: RealCliRun, bodies: string[]) => void = () => {},
+): void {
   test(
     agent,
-    "a shell line naming a worktree path runs; honest fix VERIFIED; its usage counted",
+    "terminal with a path, refused write, kept session, usage, honest fix VERIFIED",
     async () => {
       const { run, bodies } = await play(agent, [
-        { shell: "node test/add.test.js" },
+        { shell: "node test/add.test.js; echo ROUND-ONE-MARKER" },
+        PROTECTED_EDIT,
+        { say: "I will not change anything else yet." },
         FIX_ADD,
         { shell: "node test/add.test.js && echo tests-green" },
         { say: "Fixed add(); the test passes." },
-      ]);
+      ], { flags: ["--max-rounds", "3"] });
+      const rounds = roundsOf(run);
+      // Honest fix: VERIFIED in a later round, only src/add.js changed.
       assert.equal(run.code, 0, explain(run));
       assert.equal(run.json.state, "verified", explain(run));
-      const round = roundsOf(run).at(-1)!;
-      assert.deepEqual(round.filesChanged, ["src/add.js"], explain(run));
+      assert.ok(rounds.length >= 2, explain(run));
+      assert.deepEqual(rounds.at(-1)!.filesChanged, ["src/add.js"], explain(run));
+      // Terminal: both shell lines ran in the worktree; their real output reached the model.
       assert.ok(bodies.some((b) => b.includes("FAIL add(2, 3) should be 5, got -1")), explain(run));
       assert.ok(bodies.some((b) => b.includes("tests-green")), explain(run));
+      // Refused write: round 1 wrote nothing and was not verified; the reason on screen and in
+      // --json; the protected file is in no round's patch.
+      assert.deepEqual(rounds[0]!.filesChanged, [], "the protected file was never written");
+      assert.notEqual(rounds[0]!.verdict, "verified", explain(run));
+      assert.match(run.stderr, /vouch refused: .*test\/add\.test\.js is protected/, explain(run));
+      assert.ok(
+        rounds.flatMap((r) => r.refusals ?? []).some((r) =>
+          /test\/add\.test\.js is protected/.test(r)
+        ),
+        explain(run),
+      );
+      for (const r of rounds) assert.ok(!r.filesChanged.includes("test/add.test.js"), explain(run));
+      // Session: round 2 was prompted with vouch's feedback in the live session, round 1's
+      // conversation (its shell's marker) included.
+      const second = bodies.find((b) => b.includes("previous attempt was not verified"));
+      assert.ok(second !== undefined, `round 2 was prompted: ${explain(run)}`);
+      assert.match(second, /ROUND-ONE-MARKER/, `round 2 saw round 1: ${explain(run)}`);
+      // Usage: counted in the summary, or (nothing reported) nothing invented.
       if (agent.reportsUsage) {
-        assert.ok((round.usage?.inputTokens ?? 0) > 0, `usage counted: ${explain(run)}`);
+        assert.ok(rounds.some((r) => (r.usage?.inputTokens ?? 0) > 0), `usage: ${explain(run)}`);
         assert.match(run.stderr, /tokens in \d+/, explain(run));
       } else {
-        // Nothing reported, nothing invented.
-        assert.equal(round.usage, undefined, explain(run));
+        for (const r of rounds) assert.equal(r.usage, undefined, explain(run));
       }
       assert.deepEqual(run.leaks, []);
+      check(run, bodies);
     },
   );
-}
-
-/**
- * Two rounds in one live session: round 1 changes nothing (not verified),
- * round 2 fixes; round 2's model request carries round 1's conversation and
- * vouch's feedback.
- */
-export function sessionScenario(agent: AgentPath): void {
-  test(agent, "round 2 continues round 1's live session (its context is sent)", async () => {
-    const { run, bodies } = await play(agent, [
-      { say: "ROUND-ONE-MARKER: I will not change anything yet." },
-      FIX_ADD,
-      { say: "Fixed add(): it adds now." },
-    ], { flags: ["--max-rounds", "2"] });
-    assert.equal(run.code, 0, explain(run));
-    assert.equal(run.json.state, "verified", explain(run));
-    assert.equal(roundsOf(run).length, 2, explain(run));
-    const second = bodies.find((b) => b.includes("previous attempt was not verified"));
-    assert.ok(second !== undefined, `round 2 was prompted: ${explain(run)}`);
-    assert.match(second, /ROUND-ONE-MARKER/, `round 2 saw round 1: ${explain(run)}`);
-    assert.deepEqual(run.leaks, []);
-  });
 }

@@ -16,7 +16,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import type { ScriptEntry } from "../../fixtures/model_server/mod.ts";
 import { AGENT_CLI_BIN, explain, runRealCli } from "./_harness.ts";
-import { CLAUDE, refusedWriteScenario, sessionScenario, terminalScenario } from "./_scenarios.ts";
+import { CLAUDE, workScenario } from "./_scenarios.ts";
 
 const present = existsSync(`${AGENT_CLI_BIN}/claude-code-acp`);
 if (!present) {
@@ -33,42 +33,14 @@ const ACP_FLAGS = [
   "CLAUDE_CODE_MAX_RETRIES",
 ];
 
-const read = (path: string): ScriptEntry => (ctx) => ({
-  calls: [{ name: "mcp__acp__Read", input: { file_path: `${ctx.cwd}/${path}` } }],
-});
-
-Deno.test({
-  name: "claude-code-acp (real): an honest fix through vouch's fs methods is VERIFIED",
-  ignore: !present,
-  fn: async () => {
-    const run = await runRealCli({
-      backend: "acp:claude-code-acp",
-      flags: ACP_FLAGS,
-      script: [
-        read("src/add.js"),
-        (ctx) => ({
-          calls: [{
-            name: "mcp__acp__Edit",
-            input: {
-              file_path: `${ctx.cwd}/src/add.js`,
-              old_string: "return a - b;",
-              new_string: "return a + b;",
-            },
-          }],
-        }),
-        { text: "Fixed add(): it adds now." },
-      ],
-    });
-    assert.equal(run.code, 0, explain(run));
-    assert.equal(run.json.state, "verified", explain(run));
-    const rounds = run.json.rounds as { filesChanged: string[] }[];
-    assert.deepEqual(rounds.at(-1)?.filesChanged, ["src/add.js"]);
-    assert.deepEqual(run.leaks, []);
-    // The edit was served by vouch's fs/write_text_file (judged by the kernel), live on stderr.
-    assert.match(run.stderr, /acp · edit src\/add\.js \(write\)/, explain(run));
-    // Every request went to the scripted server on loopback.
-    for (const r of run.server.requests) assert.match(r.path, /^\/v1\/messages/);
-  },
+// One run (./_scenarios.ts): its Bash tool as an ACP terminal (`sh -c` by vouch) runs
+// `node test/add.test.js`; its `mcp__acp__Edit` of test/add.test.js (protected) refused; round 2
+// continues the live session; the honest fix through vouch's fs/write_text_file VERIFIED.
+workScenario(CLAUDE, (run) => {
+  // The edit was served by vouch's fs/write_text_file (judged by the kernel), live on stderr.
+  assert.match(run.stderr, /acp · edit src\/add\.js \(write\)/, explain(run));
+  // Every request went to the scripted server on loopback.
+  for (const r of run.server.requests) assert.match(r.path, /^\/v1\/messages/);
 });
 
 /** One refused write: Claude Code ends its turn when a permission is refused. */
@@ -108,8 +80,6 @@ function refusedWrite(name: string, target: (cwd: string) => string) {
 }
 
 refusedWrite("a write outside the worktree", () => "$OUTSIDE/planted.txt");
-// A protected file (the contract's test/**): the shared scenario, its reason on screen.
-refusedWriteScenario(CLAUDE);
 
 const bash = (command: string): ScriptEntry => () => ({
   calls: [{
@@ -117,9 +87,6 @@ const bash = (command: string): ScriptEntry => () => ({
     input: { command, description: "run the test", timeout: 60000 },
   }],
 });
-
-// Its Bash tool as an ACP terminal (`sh -c` by vouch): `node test/add.test.js` runs.
-terminalScenario(CLAUDE);
 
 const RACER_C = readFileSync(
   new URL("../../fixtures/racer/renameat2_racer.c", import.meta.url),
@@ -196,6 +163,3 @@ Deno.test({
     }
   },
 });
-
-// Round 2 is a second `session/prompt` in the live session.
-sessionScenario(CLAUDE);

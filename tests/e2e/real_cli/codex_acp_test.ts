@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { AGENT_CLI_BIN, explain, runRealCli } from "./_harness.ts";
-import { CODEX, sessionScenario } from "./_scenarios.ts";
+import { CODEX, workScenario } from "./_scenarios.ts";
 
 const present = existsSync(`${AGENT_CLI_BIN}/codex-acp`);
 if (!present) console.log(`real_cli: SKIP codex-acp scenarios: not installed in ${AGENT_CLI_BIN}`);
@@ -13,77 +13,21 @@ if (!present) console.log(`real_cli: SKIP codex-acp scenarios: not installed in 
 const patch = (path: string, minus: string, plus: string) =>
   `*** Begin Patch\n*** Update File: ${path}\n@@\n-${minus}\n+${plus}\n*** End Patch\n`;
 
-Deno.test({
-  name:
-    "codex-acp (real, acp:codex): an honest fix is VERIFIED; its shell runs inside vouch's bwrap",
-  ignore: !present,
-  fn: async () => {
-    const run = await runRealCli({
-      backend: "acp:codex",
-      script: [
-        {
-          text: "Running the test first.",
-          calls: [{ name: "exec_command", input: { cmd: "node test/add.test.js" } }],
-        },
-        {
-          calls: [{
-            name: "apply_patch",
-            custom: patch("src/add.js", "  return a - b;", "  return a + b;"),
-          }],
-        },
-        { text: "Fixed add(): it now adds its arguments." },
-      ],
-    });
-    assert.equal(run.code, 0, explain(run));
-    assert.equal(run.json.state, "verified", explain(run));
-    const rounds = run.json.rounds as { filesChanged: string[] }[];
-    assert.deepEqual(rounds.at(-1)?.filesChanged, ["src/add.js"]);
-    assert.deepEqual(run.leaks, []);
-    // Its usage_update counted in the summary.
-    const usage = (run.json.rounds as { usage?: { inputTokens: number } }[]).at(-1)?.usage;
-    assert.ok((usage?.inputTokens ?? 0) > 0, explain(run));
-    // codex's own bwrap did not fail inside vouch's (the command's output reached the model).
-    const loop = run.server.requests.filter((r) => r.agentLoop);
-    assert.ok(loop.length >= 3, explain(run));
-    // The command ran and its real output (the failing test) reached the model.
-    assert.match(
-      JSON.stringify(loop[1]?.body),
-      /FAIL add\(2, 3\) should be 5, got -1/,
-      explain(run),
-    );
-    assert.doesNotMatch(JSON.stringify(run.server.requests), /uid map/, explain(run));
-    for (const r of run.server.requests) assert.match(r.path, /^\/v1\/(responses|models)$/);
-  },
-});
-
-Deno.test({
-  name:
-    "codex-acp (real, acp:codex): a refused test edit is REJECTED with the reason on screen (not exit 4 backend_cancelled)",
-  ignore: !present,
-  fn: async () => {
-    const run = await runRealCli({
-      backend: "acp:codex",
-      script: [
-        {
-          calls: [{
-            name: "apply_patch",
-            custom: patch("test/add.test.js", "if (add(2, 3) !== 5) {", "if (false) {"),
-          }],
-        },
-        { text: "The test passes now." },
-      ],
-    });
-    // codex asks before every patch (approval_policy untrusted); vouch refuses the protected
-    // file; codex abandons its turn ("cancelled"): a rejection with the reason on screen, not
-    // exit 4 backend_cancelled.
-    assert.equal(run.code, 1, explain(run));
-    assert.equal(run.json.state, "rejected", explain(run));
-    assert.match(run.stderr, /permission:edit \(vouch refused: test\/add\.test\.js is protected/);
-    assert.match(run.stderr, /vouch refused: permission edit: test\/add\.test\.js is protected/);
-    const rounds = run.json.rounds as { backendStatus: string; filesChanged: string[] }[];
-    assert.equal(rounds[0]?.backendStatus, "ok", explain(run));
-    assert.deepEqual(rounds[0]?.filesChanged, [], "the protected file was never written");
-  },
+// One run (./_scenarios.ts): `exec_command` lines run inside vouch's bwrap (codex's own
+// sandbox off); its `apply_patch` of test/add.test.js refused; round 2 continues codex's live
+// session; the honest `apply_patch` VERIFIED; its usage_update counted.
+workScenario(CODEX, (run) => {
+  // codex's own bwrap did not fail inside vouch's (the commands' output reached the model).
+  assert.ok(run.server.requests.filter((r) => r.agentLoop).length >= 3, explain(run));
+  assert.doesNotMatch(JSON.stringify(run.server.requests), /uid map/, explain(run));
+  for (const r of run.server.requests) assert.match(r.path, /^\/v1\/(responses|models)$/);
+  // codex asks before every patch (approval_policy untrusted); vouch refuses the protected
+  // file; codex abandons its turn ("cancelled"): a round judged with the reason on screen, not
+  // exit 4 backend_cancelled.
+  assert.match(run.stderr, /permission:edit \(vouch refused: test\/add\.test\.js is protected/);
+  assert.match(run.stderr, /vouch refused: permission edit: test\/add\.test\.js is protected/);
+  const rounds = run.json.rounds as { backendStatus: string }[];
+  assert.equal(rounds[0]?.backendStatus, "ok", explain(run));
 });
 
 Deno.test({
@@ -132,6 +76,3 @@ Deno.test("acp: a program that does not speak ACP is named before the baseline, 
   assert.equal(failure.message, "acp: true exited (code 0) before answering initialize");
   assert.equal(run.artefacts, false, "no baseline, no round: nothing ran");
 });
-
-// Round 2 is a second `session/prompt` in codex's live session.
-sessionScenario(CODEX);

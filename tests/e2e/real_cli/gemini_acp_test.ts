@@ -4,12 +4,9 @@
 // scripted Gemini API on 127.0.0.1 (tests/fixtures/gemini_server.ts:
 // `streamGenerateContent?alt=sse` as the real API streams). The scenarios are shared by every
 // agent path (./_scenarios.ts); the cheat is in cheat_test.ts.
-import { GEMINI, refusedWriteScenario, sessionScenario, terminalScenario } from "./_scenarios.ts";
+import { GEMINI, workScenario } from "./_scenarios.ts";
 
-// An honest fix with its `replace` tool and `run_shell_command` lines naming test/add.test.js;
-// usage from its `_meta.quota.token_count`.
-terminalScenario(GEMINI);
-// Its `replace` of test/add.test.js (protected by the contract) refused by vouch.
-refusedWriteScenario(GEMINI);
-// Round 2 is a second `session/prompt` in the live session.
-sessionScenario(GEMINI);
+// One run: `run_shell_command` lines naming test/add.test.js; its `replace` of test/add.test.js
+// (protected by the contract) refused by vouch; round 2 a second `session/prompt` in the live
+// session; the honest fix with `replace` VERIFIED; usage from its `_meta.quota.token_count`.
+workScenario(GEMINI);

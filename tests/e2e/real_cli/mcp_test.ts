@@ -5,6 +5,9 @@
 // server's tool: its answer (with the env the config gave it) reaches the
 // model, while the server reaches neither a loopback port of the host nor a
 // host file outside the sandbox; the honest fix that follows is VERIFIED.
+// The same run proves claude-code-acp's egress allowlist (issue 21 §3): its
+// model calls pass vouch's proxy, the only host it reaches is the model's
+// (its call home to api.anthropic.com is refused and recorded).
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -77,6 +80,14 @@ Deno.test({
       assert.equal(seen, 0);
       assert.equal(run.code, 0, explain(run));
       assert.equal(run.json.state, "verified", explain(run));
+      // Egress: the model host was reached (every scripted turn); whatever else it tried
+      // (api.anthropic.com) was refused: nothing but the model host.
+      assert.ok(run.server.requests.length >= 3, explain(run));
+      const refusals = (run.json.rounds as { refusals?: string[] }[]).flatMap((r) =>
+        r.refusals ?? []
+      );
+      for (const r of refusals) assert.match(r, /^refused network: /, r);
+      assert.deepEqual(run.leaks, []);
     } finally {
       await new Promise<void>((ok) => bait.close(() => ok()));
       await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -4,12 +4,10 @@
 // 127.0.0.1 (tests/fixtures/chat_server.ts, streaming as the real API does; qwen's side passes,
 // a permission classifier, a memory pass and a suggestion pass, get `{}`). The scenarios are
 // shared by every agent path (./_scenarios.ts); the cheat is in cheat_test.ts.
-import { QWEN, refusedWriteScenario, sessionScenario, terminalScenario } from "./_scenarios.ts";
+import { QWEN, workScenario } from "./_scenarios.ts";
 
-// An honest fix with its `read_file` + `edit` tools and `run_shell_command` lines naming
-// test/add.test.js; usage from its `usage_update`.
-terminalScenario(QWEN);
-// Its `edit` of test/add.test.js (protected by the contract) refused by vouch.
-refusedWriteScenario(QWEN);
-// Round 2 is a second `session/prompt` in the live session.
-sessionScenario(QWEN);
+// One run: `run_shell_command` lines naming test/add.test.js; its `read_file` + `edit` of
+// test/add.test.js (protected by the contract) refused by vouch; round 2 a second
+// `session/prompt` in the live session; the honest fix with `read_file` + `edit` VERIFIED;
+// usage from its `usage_update`.
+workScenario(QWEN);
