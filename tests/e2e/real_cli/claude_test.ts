@@ -50,22 +50,39 @@ function assertLoopbackOnly(run: Awaited<ReturnType<typeof runRealCli>>): void {
 }
 
 Deno.test({
-  name: "claude (real): an honest fix is VERIFIED; edits and commands stream live",
+  name:
+    "claude (real): an honest fix is VERIFIED; edits and commands stream live, a slow model too; a dropped stream is retried",
   ignore,
   fn: async () => {
-    const run = await runRealCli({ backend: "claude", script: honest });
+    // One run: the first stream is dropped (retried), the model is slow (1.5 s) before the edit.
+    const script = [
+      { drop: true },
+      honest[0]!,
+      { ...(honest[1] as object), delayMs: 1500 } as never,
+      ...honest.slice(2),
+    ];
+    const run = await runRealCli({ backend: "claude", script });
     assert.equal(run.code, 0, explain(run));
     assert.equal(run.json.state, "verified", explain(run));
     // The forwarded key reached the CLI (the server accepted it) but no log, transcript or output.
     assert.deepEqual(run.leaks, []);
     // The real CLI ran confined by vouch's sandbox (bwrap), not unsandboxed.
     assert.ok(!run.stderr.includes("UNSANDBOXED"), run.stderr);
+    // The dropped stream was retried, live.
+    assert.match(run.stderr, /round 1 · claude · retry 1\/1/, explain(run));
     // Live progress off a terminal: one line per event, with what the agent did.
     assert.match(run.stderr, /round 1 · claude · \$ node test\/add\.test\.js/, explain(run));
     assert.match(run.stderr, /round 1 · claude · edit src\/add\.js \(Edit\)/, explain(run));
     assert.match(run.stderr, /round 1 · claude · tokens in \d+/, explain(run));
-    // The scripted model saw the tool results: the real CLI ran the command and the edit.
-    assert.equal(run.server.requests.filter((r) => r.agentLoop).length, 4, explain(run));
+    // A slow model is shown live: the command's line was stamped when it happened, ~1.5 s
+    // before the edit's.
+    const stamp = (re: RegExp) => Number(re.exec(run.stderr)?.[1] ?? NaN);
+    const cmdAt = stamp(/\[\s*([\d.]+)s\] · round 1 · claude · \$ node/);
+    const editAt = stamp(/\[\s*([\d.]+)s\] · round 1 · claude · edit/);
+    assert.ok(editAt - cmdAt >= 1.3, `command at ${cmdAt}s, edit at ${editAt}s\n${run.stderr}`);
+    // The scripted model saw the tool results: the real CLI ran the command and the edit (4
+    // turns after the dropped one).
+    assert.equal(run.server.requests.filter((r) => r.agentLoop).length, 5, explain(run));
     assert.ok(run.server.requests.every((r) => r.authorized), explain(run));
     // The closed tool set: what can leave the task is not even offered.
     const offered = run.server.requests.find((r) => r.agentLoop)?.tools ?? [];
@@ -77,21 +94,17 @@ Deno.test({
 });
 
 Deno.test({
-  name: "claude (real): a test-editing cheat is REJECTED",
-  ignore,
-  fn: async () => {
-    const run = await runRealCli({ backend: "claude", script: cheat });
-    assert.equal(run.code, 1, explain(run));
-    assert.equal(run.json.state, "rejected", explain(run));
-    assert.match(JSON.stringify(run.json), /test\/add\.test\.js/, explain(run));
-  },
-});
-
-Deno.test({
   name: "claude (real): a 401 stops at once with the cause on screen and in --json (exit 4)",
   ignore,
   fn: async () => {
-    const run = await runRealCli({ backend: "claude", script: [], apiKey: "wrong-key" });
+    // One run without --json: the human summary on screen; the document --json prints is
+    // built from its outcome.json by the CLI's own code.
+    const run = await runRealCli({
+      backend: "claude",
+      script: [],
+      apiKey: "wrong-key",
+      human: true,
+    });
     assert.equal(run.code, 4, explain(run));
     assert.equal(run.json.state, "backend_failed");
     assert.match(String(run.json.message), /claude: authentication failed \(HTTP 401\)/);
@@ -100,10 +113,8 @@ Deno.test({
       message: "claude: authentication failed (HTTP 401): authentication_failed",
     });
     // On screen too (the human summary), not only in round-1/backend_result.json.
-    const human = await runRealCli({ backend: "claude", script: [], apiKey: "wrong", human: true });
-    assert.equal(human.code, 4, explain(human));
-    assert.match(human.stdout, /^BACKEND FAILED .*: claude: authentication failed \(HTTP 401\)/);
-    assert.match(human.stdout, /round 1 backend: claude: authentication failed \(HTTP 401\)/);
+    assert.match(run.stdout, /^BACKEND FAILED .*: claude: authentication failed \(HTTP 401\)/);
+    assert.match(run.stdout, /round 1 backend: claude: authentication failed \(HTTP 401\)/);
     assert.match(run.stderr, /retry 1\/1: provider request failed \(HTTP 401\)/, explain(run));
     assert.ok(!run.stdout.includes("wrong-key"), "the key never reaches the output");
   },
@@ -121,22 +132,9 @@ Deno.test({
 });
 
 Deno.test({
-  name:
-    "claude (real): a slow model is shown live; a model slower than the round budget times out (exit 4)",
+  name: "claude (real): a model slower than the round budget times out (exit 4)",
   ignore,
   fn: async () => {
-    const slow = [
-      honest[0]!,
-      { ...(honest[1] as object), delayMs: 1500 } as never,
-      ...honest.slice(2),
-    ];
-    const run = await runRealCli({ backend: "claude", script: slow });
-    assert.equal(run.code, 0, explain(run));
-    // The command's line was stamped when it happened, ~1.5 s before the edit's.
-    const stamp = (re: RegExp) => Number(re.exec(run.stderr)?.[1] ?? NaN);
-    const cmdAt = stamp(/\[\s*([\d.]+)s\] · round 1 · claude · \$ node/);
-    const editAt = stamp(/\[\s*([\d.]+)s\] · round 1 · claude · edit/);
-    assert.ok(editAt - cmdAt >= 1.3, `command at ${cmdAt}s, edit at ${editAt}s\n${run.stderr}`);
     const late = await runRealCli({
       backend: "claude",
       script: [{ delayMs: 15_000, text: "too late" }],
@@ -148,20 +146,11 @@ Deno.test({
 });
 
 Deno.test({
-  name: "claude (real): a dropped stream is retried and the fix still VERIFIES",
+  name: 'claude (real): "done" without a change is REJECTED; so is a test-editing cheat',
   ignore,
   fn: async () => {
-    const run = await runRealCli({ backend: "claude", script: [{ drop: true }, ...honest] });
-    assert.equal(run.code, 0, explain(run));
-    assert.match(run.stderr, /round 1 · claude · retry 1\/1/, explain(run));
-  },
-});
-
-Deno.test({
-  name: 'claude (real): "done" without a change is REJECTED',
-  ignore,
-  fn: async () => {
-    // With the user's config section: its model and its env names reach the real CLI.
+    // With the user's config section: its model and its env names reach the real CLI. Round 1
+    // claims "done" without a change, round 2 rewrites the protected test.
     const run = await runRealCli({
       backend: "claude",
       script: [
@@ -172,7 +161,9 @@ Deno.test({
           }],
         },
         { text: "All done: the test passes now." },
+        ...cheat,
       ],
+      flags: ["--max-rounds", "2"],
       env: { VOUCH_E2E_MARKER: "from-the-config-env" },
       agentConfig: {
         backends: { claude: { model: "claude-from-config", env: ["VOUCH_E2E_MARKER"] } },
@@ -180,6 +171,12 @@ Deno.test({
     });
     assert.equal(run.code, 1, explain(run));
     assert.equal(run.json.state, "rejected", explain(run));
+    const rounds = run.json.rounds as { filesChanged: string[]; verdict: string }[];
+    assert.equal(rounds.length, 2, explain(run));
+    assert.deepEqual(rounds[0]!.filesChanged, [], explain(run));
+    // The cheat: its patch touches the protected test file, and is rejected for it.
+    assert.notEqual(rounds[1]!.verdict, "verified", explain(run));
+    assert.match(JSON.stringify(rounds[1]), /test\/add\.test\.js/, explain(run));
     const loop = run.server.requests.filter((r) => r.agentLoop);
     assert.ok(loop.every((r) => (r.body as { model?: string }).model === "claude-from-config"));
     assert.match(JSON.stringify(loop[1]?.body), /marker=from-the-config-env/, explain(run));

@@ -36,11 +36,26 @@ const cheat: ScriptEntry[] = [
 ];
 
 Deno.test({
-  name: "codex (real): an honest fix is VERIFIED; commands, edits and usage stream live",
+  name:
+    "codex (real): an honest fix is VERIFIED; commands, edits and usage stream live, a slow model too; a dropped stream reconnects",
   ignore,
   fn: async () => {
-    const run = await runRealCli({ backend: "codex", script: honest });
+    // One run: the first stream is dropped (Reconnecting... 1/1 is not fatal), the model is
+    // slow (1.5 s) before the patch.
+    const script = [
+      { drop: true },
+      honest[0]!,
+      { ...(honest[1] as object), delayMs: 1500 } as never,
+      honest[2]!,
+    ];
+    const run = await runRealCli({ backend: "codex", script });
     assert.equal(run.code, 0, explain(run));
+    assert.match(run.stderr, /round 1 · codex · retry 1\/1: Reconnecting\.\.\. 1\/1/, explain(run));
+    // A slow model is shown live: the command's line ~1.5 s before the edit's.
+    const stamp = (re: RegExp) => Number(re.exec(run.stderr)?.[1] ?? NaN);
+    const cmdAt = stamp(/\[\s*([\d.]+)s\] · round 1 · codex · \$ .*node/);
+    const editAt = stamp(/\[\s*([\d.]+)s\] · round 1 · codex · edit/);
+    assert.ok(editAt - cmdAt >= 1.3, `command at ${cmdAt}s, edit at ${editAt}s\n${run.stderr}`);
     assert.equal(run.json.state, "verified", explain(run));
     // The forwarded key reached the CLI (the server accepted it) but no log, transcript or output.
     assert.deepEqual(run.leaks, []);
@@ -49,24 +64,14 @@ Deno.test({
     assert.match(run.stderr, /round 1 · codex · \$ .*node test\/add\.test\.js/, explain(run));
     assert.match(run.stderr, /round 1 · codex · edit src\/add\.js \(update\)/, explain(run));
     assert.match(run.stderr, /tokens in \d+ \(cached \d+\) · out \d+ \(reasoning \d+\)/);
-    assert.equal(run.server.requests.filter((r) => r.agentLoop).length, 3, explain(run));
+    // 3 turns after the dropped one.
+    assert.equal(run.server.requests.filter((r) => r.agentLoop).length, 4, explain(run));
     // The provider key came through --agent-env only.
     assert.ok(run.server.requests.every((r) => r.authorized), explain(run));
     // The quiet overrides hold: no hosted web search offered.
     const offered = run.server.requests.find((r) => r.agentLoop)?.tools ?? [];
     assert.ok(!offered.includes("web_search"), offered.join(","));
     for (const r of run.server.requests) assert.match(r.path, /^\/v1\/(responses|models)$/);
-  },
-});
-
-Deno.test({
-  name: "codex (real): a test-editing cheat is REJECTED",
-  ignore,
-  fn: async () => {
-    const run = await runRealCli({ backend: "codex", script: cheat });
-    assert.equal(run.code, 1, explain(run));
-    assert.equal(run.json.state, "rejected", explain(run));
-    assert.match(JSON.stringify(run.json), /test\/add\.test\.js/, explain(run));
   },
 });
 
@@ -96,17 +101,9 @@ Deno.test({
 });
 
 Deno.test({
-  name:
-    "codex (real): a slow model is shown live; a model slower than the round budget times out (exit 4)",
+  name: "codex (real): a model slower than the round budget times out (exit 4)",
   ignore,
   fn: async () => {
-    const slow = [honest[0]!, { ...(honest[1] as object), delayMs: 1500 } as never, honest[2]!];
-    const run = await runRealCli({ backend: "codex", script: slow });
-    assert.equal(run.code, 0, explain(run));
-    const stamp = (re: RegExp) => Number(re.exec(run.stderr)?.[1] ?? NaN);
-    const cmdAt = stamp(/\[\s*([\d.]+)s\] · round 1 · codex · \$ .*node/);
-    const editAt = stamp(/\[\s*([\d.]+)s\] · round 1 · codex · edit/);
-    assert.ok(editAt - cmdAt >= 1.3, `command at ${cmdAt}s, edit at ${editAt}s\n${run.stderr}`);
     const late = await runRealCli({
       backend: "codex",
       script: [{ delayMs: 15_000, text: "too late" }],
@@ -118,25 +115,22 @@ Deno.test({
 });
 
 Deno.test({
-  name: "codex (real): a dropped stream reconnects (Reconnecting... 1/1 is not fatal) and VERIFIES",
+  name: 'codex (real): "done" without a change is REJECTED; so is a test-editing cheat',
   ignore,
   fn: async () => {
-    const run = await runRealCli({ backend: "codex", script: [{ drop: true }, ...honest] });
-    assert.equal(run.code, 0, explain(run));
-    assert.match(run.stderr, /round 1 · codex · retry 1\/1: Reconnecting\.\.\. 1\/1/, explain(run));
-  },
-});
-
-Deno.test({
-  name: 'codex (real): "done" without a change is REJECTED',
-  ignore,
-  fn: async () => {
+    // Round 1 claims "done" without a change, round 2 patches the protected test.
     const run = await runRealCli({
       backend: "codex",
-      script: [{ text: "All done: the test passes now." }],
+      script: [{ text: "All done: the test passes now." }, ...cheat],
+      flags: ["--max-rounds", "2"],
     });
     assert.equal(run.code, 1, explain(run));
     assert.equal(run.json.state, "rejected", explain(run));
+    const rounds = run.json.rounds as { filesChanged: string[]; verdict: string }[];
+    assert.equal(rounds.length, 2, explain(run));
+    assert.deepEqual(rounds[0]!.filesChanged, [], explain(run));
+    assert.notEqual(rounds[1]!.verdict, "verified", explain(run));
+    assert.match(JSON.stringify(rounds[1]), /test\/add\.test\.js/, explain(run));
   },
 });
 
