@@ -9,8 +9,8 @@ import { readdir, readFile, rm, rmdir } from "node:fs/promises";
 import process from "node:process";
 import { join } from "node:path";
 import { z } from "zod";
-import { runGit } from "../git/hardened_git.ts";
 import { runProcess } from "../process/run.ts";
+import { pruneWorktrees, removeRegisteredWorktree } from "./_git_admin.ts";
 import { defaultWorktreeRoot, repoKey } from "./location.ts";
 import { OWNER_SCHEMA, processStartTime } from "./worktree.ts";
 
@@ -153,9 +153,7 @@ export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
       removed.push(container);
       if (opts.dryRun) continue;
       const tree = join(container, "tree");
-      await runGit(["worktree", "remove", "--force", "--force", "--end-of-options", tree], {
-        cwd: owner.repo,
-      }).catch(() => null);
+      await removeRegisteredWorktree(owner.repo, tree);
       await rm(container, { recursive: true, force: true }).catch(() => {});
       repos.add(owner.repo);
     }
@@ -163,7 +161,7 @@ export async function gcWorktrees(opts: GcOptions = {}): Promise<GcReport> {
     if (!opts.dryRun) await rmdir(dir).catch(() => {});
   }
   for (const repo of repos) {
-    await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);
+    await pruneWorktrees(repo);
   }
   return { removed, kept, skipped };
 }

@@ -19,10 +19,10 @@ import {
 } from "node:fs/promises";
 import process from "node:process";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { gitChecked } from "../git/git_checked.ts";
 import { runGit } from "../git/hardened_git.ts";
 import { resolveCommit } from "../git/repo_info.ts";
 import { WorktreeError } from "./errors.ts";
+import { addDetachedWorktree, pruneWorktrees, removeRegisteredWorktree } from "./_git_admin.ts";
 import { trackTree, untrackTree } from "./live_trees.ts";
 import { defaultWorktreeRoot, repoKey, TASK_ID_PATTERN, worktreeRootProblem } from "./location.ts";
 
@@ -211,9 +211,7 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Workt
   trackTree({ repo, path, container });
   try {
     // Hardened git: the checkout runs no hooks (post-checkout) and no fsmonitor.
-    await gitChecked(["worktree", "add", "--detach", "--end-of-options", path, base], {
-      cwd: repo,
-    });
+    await addDetachedWorktree(repo, path, base);
     const gitDir = await readGitDirFile(path);
     // The checkout's own index (stat data of every file) kept where the worker cannot reach:
     // extraction starts from it and re-reads only files whose stat data moved.
@@ -267,17 +265,14 @@ async function readGitDirFile(path: string): Promise<string> {
 }
 
 async function forceRemove(repo: string, path: string, container: string): Promise<void> {
-  const removed = await runGit(
-    ["worktree", "remove", "--force", "--force", "--end-of-options", path],
-    { cwd: repo },
-  ).then((r) => r.exitCode === 0, () => false);
+  const removed = await removeRegisteredWorktree(repo, path);
   if (!removed) {
     // An agent may have left read-only directories behind: make them writable, then delete.
     await chmodWritable(path).catch(() => {});
   }
   await rm(container, { recursive: true, force: true }).catch(() => {});
   // When git could not remove it, its admin entry is stale now the directory is gone.
-  if (!removed) await runGit(["worktree", "prune"], { cwd: repo }).catch(() => null);
+  if (!removed) await pruneWorktrees(repo);
   untrackTree(container);
   // The per-repository folder goes with its last tree (rmdir refuses a non-empty one).
   await rmdir(dirname(container)).catch(() => {});
