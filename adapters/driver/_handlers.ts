@@ -5,9 +5,6 @@
  *
  * @module
  */
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
 import { taskOutcome } from "../../kernel/lifecycle/outcome.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
@@ -15,7 +12,6 @@ import { integrate } from "../verified_patch/capabilities.ts";
 import { mintVerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
 import { deferRemoval } from "../worktree/deferred_removal.ts";
-import { createWorktree } from "../worktree/worktree.ts";
 import { writeJson, writeText, writeVerified } from "./_artefacts.ts";
 import { runBackendRound } from "./_backend_round.ts";
 import type { TaskRun } from "./_task_run.ts";
@@ -32,25 +28,9 @@ import { PATCH_HANDLERS } from "./_patch_handlers.ts";
 const createWorktreeHandler: Handler<"create_worktree"> = async (run, action) => {
   const o = run.o;
   run.progress("worktree");
-  if (o.workspace === "none") {
-    // Nothing edits files: an empty private directory instead of a checkout.
-    run.scratch = await mkdtemp(join(tmpdir(), "vouch-workspace-"));
-    await run.feed({
-      kind: "worktree_ready",
-      taskId: o.taskId,
-      effectId: action.effectId,
-      path: run.scratch,
-    });
-    return;
-  }
+  let path;
   try {
-    run.worktree = await createWorktree({
-      repo: o.repo,
-      taskId: o.taskId,
-      attempt: 1,
-      base: o.base,
-      ...(o.worktreeRoot !== undefined ? { root: o.worktreeRoot } : {}),
-    });
+    path = await o.source.open({ repo: o.repo, base: o.base, taskId: o.taskId });
   } catch (error) {
     run.effectError = message(error);
     await run.feed({
@@ -65,7 +45,8 @@ const createWorktreeHandler: Handler<"create_worktree"> = async (run, action) =>
     kind: "worktree_ready",
     taskId: o.taskId,
     effectId: action.effectId,
-    path: run.worktree.path,
+    // Supplied bytes have no checkout: the task's own artefacts directory stands for it.
+    path: path ?? o.artefactsDir,
   });
 };
 
@@ -172,7 +153,7 @@ const mint: Handler<"mint_verified_patch"> = async (run, action) => {
       task: o.taskId,
       baseRevision: o.base,
       diff: round.patch,
-      backend: o.backend.id,
+      backend: o.source.id,
     },
     contractDigest: o.verifier.contractDigest,
     checks: evidence.checkEvidence,
@@ -271,7 +252,7 @@ const cleanup: Handler<"cleanup"> = async (run, action) => {
   run.progress("cleanup");
   run.running?.controller.abort();
   // A session the backend kept for a next round ends before the tree goes.
-  await run.o.backend.endTask?.(run.o.taskId).catch(() => {});
+  await run.o.source.endTask(run.o.taskId);
   // Nothing runs in the worktree any more; its files go now, or after the verdict is
   // reported (`treeRemoval: "after_return"`).
   const removal = run.releaseTrees();

@@ -1,84 +1,56 @@
 /**
- * The handlers of a round's patch: extraction (`extract_diff`) and the scope
- * check (`check_scope`). The patch is parsed once here and its diff travels
- * with the round to the clean verification.
+ * The handlers of a round's patch: reading it from the task's patch source
+ * (`extract_diff`) and the scope check (`check_scope`). The patch is parsed
+ * once (by the source or the scope check) and its diff travels with the round
+ * to the clean verification.
  *
  * @module
  */
-import { changedPaths } from "../../kernel/diff/changed_paths.ts";
-import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import { sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
 import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
-import { sha256Hex } from "../digest/sha256.ts";
 import { violationDetail } from "../verification/check_detail.ts";
-import { extractDiff } from "../worktree/extract_diff.ts";
 import { writeJson, writeRoundPatch } from "./_artefacts.ts";
 import { effectFailed, type Handler, message } from "./_effects.ts";
 
-/** `extract_diff`: the round's real diff (or the handed-over patch), written and fed back. */
+/** `extract_diff`: the round's patch, read from its source, written and fed back. */
 const extract: Handler<"extract_diff"> = async (run, action) => {
   const o = run.o;
   const round = run.currentRound();
   run.progress("validate", "extracting the real diff");
-  if ((run.worktree === null && o.workspace !== "none") || round === null) {
-    await effectFailed(run, action.effectId, "no_worktree", "the worktree is gone");
-    return;
-  }
-  let diff;
+  let patch;
   try {
-    diff = run.worktree === null
-      ? readHanded(round.handed ?? new Uint8Array())
-      : await extractDiff(run.worktree);
+    patch = round === null ? null : await o.source.patch();
   } catch (error) {
-    round.reasons.push("extract_failed");
+    round?.reasons.push("extract_failed");
     await effectFailed(run, action.effectId, "extract_failed", message(error));
     return;
   }
-  // A patch handed over as text is judged as stated; else the worktree's real diff.
-  const bytes = round.handed ?? diff.bytes;
-  round.patch = bytes;
-  round.diff = "parsed" in diff ? diff.parsed : null;
-  round.patchDigest = round.handed === null ? diff.digest : sha256Hex(bytes);
-  round.files = diff.changed.map((c) => c.path);
-  await writeRoundPatch(run, round.round, bytes);
-  const changed = round.handed === null ? diff.changed.length : Math.max(1, diff.changed.length);
-  if (changed === 0 && run.outside.length === 0) {
+  if (round === null || patch === null) {
+    await effectFailed(run, action.effectId, "no_worktree", "the worktree is gone");
+    return;
+  }
+  round.patch = patch.bytes;
+  round.diff = patch.diff;
+  round.patchDigest = patch.digest;
+  round.files = [...patch.files];
+  await writeRoundPatch(run, round.round, patch.bytes);
+  if (patch.changes === 0 && run.outside.length === 0) {
     // A failure claim with nothing changed is a failed round; a success claim, an empty patch.
     round.reasons.push(
       round.backend?.status === "error" ? "backend_error_no_change" : "empty_patch",
     );
-    // `vouch verify` hands a patch over (no backend ran): say it of the patch.
-    round.details.push(
-      o.workspace === "none"
-        ? "the patch changes no file (it is empty)"
-        : "the backend changed no file",
-    );
+    round.details.push(o.source.emptyDetail);
     round.verdict = "rejected";
   }
   await run.feed({
     kind: "patch_extracted",
     taskId: o.taskId,
     effectId: action.effectId,
-    patchDigest: round.patchDigest,
+    patchDigest: patch.digest,
     // Writes outside the worktree count as changes: they must reach the scope check.
-    filesChanged: changed + run.outside.length,
+    filesChanged: patch.changes + run.outside.length,
   });
 };
-
-/**
- * The paths a handed-over patch changes, with no checkout (`workspace: "none"`):
- * as the strict parser reads it. The clean tree applies it with git and refuses
- * any path git changes that the patch does not name (`judgeAppliedPatch`).
- */
-function readHanded(patch: Uint8Array) {
-  const parsed = tryParseGitDiff(patch);
-  return {
-    bytes: patch,
-    digest: sha256Hex(patch),
-    changed: parsed.ok ? changedPaths(parsed.diff) : [],
-    parsed: parsed.ok ? parsed.diff : null,
-  };
-}
 
 /** `check_scope`: the round's patch judged against the task's rules (its diff kept for the verifier). */
 const checkScope: Handler<"check_scope"> = async (run, action) => {

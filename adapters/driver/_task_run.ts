@@ -1,12 +1,11 @@
 /**
  * The state of one task's run as the driver's action handlers share it: the
  * kernel state (stepped only through {@linkcode TaskRun.feed}), what the
- * adapters produced (worktree, rounds, verification runs, the minted patch)
+ * adapters produced (rounds, verification runs, the minted patch)
  * and live progress. Nothing here decides: the kernel does.
  *
  * @module
  */
-import { rm } from "node:fs/promises";
 import type { BackendResult } from "../backends/types.ts";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
 import type { KernelEvent } from "../../kernel/lifecycle/events.ts";
@@ -20,7 +19,6 @@ import type { VerificationRun } from "../verification/verifier.ts";
 import type { GitDiff } from "../../kernel/diff/types.ts";
 import type { CheckSummary } from "./outcome.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
-import { removeWorktree, type Worktree } from "../worktree/worktree.ts";
 import type { RunTaskOptions } from "./task_options.ts";
 
 /** What the driver learned in one backend round (for the summary and the next prompt). */
@@ -28,17 +26,10 @@ export interface RoundState {
   /** 1-based. */
   readonly round: number;
   backend: BackendResult | null;
-  /**
-   * Patch bytes the backend handed over as text (the `fn` backend, `vouch
-   * verify`'s supplied patch): when set, they are the round's patch, judged and
-   * verified as stated (git applies them in the clean tree and its own result
-   * is judged too).
-   */
-  handed: Uint8Array | null;
   patch: Uint8Array | null;
   /**
    * The patch's parsed diff: parsed once per round (by the scope check, or by
-   * extraction for a handed-over patch) and carried to the clean verification.
+   * the source for supplied bytes) and carried to the clean verification.
    */
   diff: GitDiff | null;
   patchDigest: string | null;
@@ -68,9 +59,6 @@ export class TaskRun {
   /** The task's kernel record (kept when the kernel compacts the finished task away). */
   record: TaskRecord | null = null;
   readonly queue: KernelAction[] = [];
-  worktree: Worktree | null = null;
-  /** The empty private directory a backend gets with `workspace: "none"` (no checkout). */
-  scratch: string | null = null;
   readonly rounds: RoundState[] = [];
   baseline: VerificationRun | null = null;
   verified: VerifiedPatch | null = null;
@@ -100,19 +88,12 @@ export class TaskRun {
   }
 
   /**
-   * Removes the backend's worktree (or empty workspace) once nothing runs in
-   * it; never throws. With `treeRemoval: "after_return"` the caller does not
-   * wait: it finishes after the verdict is reported.
+   * Removes the source's workspace once nothing runs in it; never throws. With
+   * `treeRemoval: "after_return"` the caller does not wait: it finishes after
+   * the verdict is reported.
    */
   releaseTrees(): Promise<void> {
-    const wt = this.worktree;
-    const scratch = this.scratch;
-    this.worktree = null;
-    this.scratch = null;
-    return Promise.all([
-      wt === null ? null : removeWorktree(wt).catch(() => {}),
-      scratch === null ? null : rm(scratch, { recursive: true, force: true }).catch(() => {}),
-    ]).then(() => {});
+    return this.o.source.close().catch(() => {});
   }
 
   /** Reports live progress. */

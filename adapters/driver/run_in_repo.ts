@@ -26,6 +26,7 @@ import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";
 import { type IntegrateRequest, runTask } from "./run_task.ts";
 import { ensureStateDir } from "./state_dir.ts";
+import { agentWorktree } from "./patch_source.ts";
 
 /**
  * Paths a patch may never touch unless explicitly allowed: CI and git-hook
@@ -251,7 +252,10 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
       repo: info.top,
       base: info.base,
       goal: opts.goal,
-      backend: opts.backend,
+      source: agentWorktree(
+        opts.backend,
+        opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {},
+      ),
       verifier,
       rules: { allow, forbid, protect: opts.contract.protect },
       maxRounds: opts.maxRounds,
@@ -263,7 +267,6 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
       signingKey,
       artefactsDir: `${stateDir}/runs/${taskId}`,
       taskId,
-      ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
       ...(opts.onProgress !== undefined ? { onProgress: opts.onProgress } : {}),
       ...(opts.onBackendEvent !== undefined ? { onBackendEvent: opts.onBackendEvent } : {}),

@@ -82,7 +82,7 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
     // Whatever path ended the task, nothing the backend kept for a next round outlives it.
-    await opts.backend.endTask?.(opts.taskId).catch(() => {});
+    await opts.source.endTask(opts.taskId);
     const removal = Promise.all([
       opts.verifier.settle().catch(() => {}),
       run.releaseTrees(),

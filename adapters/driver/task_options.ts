@@ -4,13 +4,14 @@
  *
  * @module
  */
-import type { AgentBackend, BackendEvent } from "../backends/types.ts";
+import type { BackendEvent } from "../backends/types.ts";
 import type { MacKey } from "../keys/mac_key.ts";
 import type { SigningKey } from "../keys/signing_key.ts";
 import type { EventLog } from "../log/store.ts";
 import type { IntegrationOps } from "../verified_patch/capabilities.ts";
 import type { Verifier } from "../verification/verifier.ts";
 import type { RunProgress } from "./outcome.ts";
+import type { PatchSource } from "./patch_source.ts";
 
 /** Integration request: commit the verified patch on a new branch, after approval. */
 export interface IntegrateRequest {
@@ -48,8 +49,8 @@ export interface RunTaskOptions {
   readonly base: string;
   /** The goal for the backend. */
   readonly goal: string;
-  /** The backend. */
-  readonly backend: AgentBackend;
+  /** Where the round's patch comes from: an agent worktree (`vouch run`) or supplied bytes. */
+  readonly source: PatchSource;
   /** Clean verification (baseline + re-verification). */
   readonly verifier: Verifier;
   /** Path rules for patches (allow / forbid / protect). */
@@ -79,8 +80,6 @@ export interface RunTaskOptions {
   readonly artefactsDir: string;
   /** Task id (file-name safe). */
   readonly taskId: string;
-  /** Where worktrees live (default: the worktree module's default root). */
-  readonly worktreeRoot?: string;
   /** Ctrl-C: aborting kills the backend, cleans up, and ends `killed`. */
   readonly signal?: AbortSignal;
   /** Opt-in integration. */
@@ -101,22 +100,6 @@ export interface RunTaskOptions {
    * captures. @default true
    */
   readonly baseline?: boolean;
-  /**
-   * Watch the user's checkout and the worktree container for writes outside
-   * the worktree during each backend round. Off only when no agent process
-   * runs (`vouch verify`'s patch "backend"). @default true
-   */
-  readonly watchOutside?: boolean;
-  /**
-   * Where the backend works. `worktree`: a checkout of the base (every agent).
-   * `none`: no backend process edits files (`vouch verify`'s supplied patch):
-   * nothing is checked out, the backend gets an empty private directory, and
-   * the patch it hands over is judged as stated, its changed paths as the
-   * strict parser reads them (`changedPaths`); the clean verification applies
-   * it with git and refuses any path git changes that the patch does not name
-   * (`judgeAppliedPatch`). @default "worktree"
-   */
-  readonly workspace?: "worktree" | "none";
   /**
    * When the task's trees go. `before_return`: removed before `runTask`
    * resolves. `after_return`: removal starts once nothing runs in them and

@@ -1,10 +1,9 @@
 /**
  * `vouch verify`: the same kernel and the same clean verification `vouch run`
  * uses, for a patch that came from anywhere (CI, a colleague, another tool).
- * The supplied patch is the "backend" of a one-round task (the `fn` backend's
- * hand-over, with `workspace: "none"`: nothing is checked out for it). The
- * patch is judged as stated by the strict parser (scope, protected paths,
- * sensitive classes); the contract runs in one clean tree of the base (after
+ * The supplied patch is the patch source of a one-round task
+ * (`suppliedPatch`: nothing is checked out for it). The patch is judged as
+ * stated by the strict parser (scope, protected paths, sensitive classes); the contract runs in one clean tree of the base (after
  * the baseline when the contract needs one), where `git apply --index`
  * applies it and git's own result is judged too (every path git changed must
  * be one the patch names, with the modes it states); and the `VerifiedPatch`
@@ -15,7 +14,6 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
-import { fnBackend } from "../backends/fn_backend.ts";
 import { sha256Hex } from "../digest/sha256.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
@@ -32,6 +30,7 @@ import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
 import { locateRepo } from "./_locate_repo.ts";
 import { ensureStateDir } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
+import { suppliedPatch } from "./patch_source.ts";
 import { mintedPatchOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { OracleReport } from "../verification/verifier.ts";
@@ -301,8 +300,8 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       repo: info.top,
       base: info.base,
       goal: `verify the supplied patch ${patchDigest}`,
-      // The patch is the backend's work: handed over as text, applied in the worktree by git.
-      backend: fnBackend("patch", () => Promise.resolve({ patchText: opts.patch, done: true })),
+      // The supplied bytes are the round's patch: judged as stated, applied by git in the clean tree.
+      source: suppliedPatch(opts.patch, "patch"),
       verifier,
       rules: { allow, forbid, protect: opts.contract.protect },
       maxRounds: 1,
@@ -312,11 +311,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       artefactsDir,
       taskId: task,
       baseline,
-      watchOutside: false,
-      // The patch is text: no agent worktree is checked out, only the clean tree.
-      workspace: "none",
       ...(opts.treeRemoval !== undefined ? { treeRemoval: opts.treeRemoval } : {}),
-      ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
       onProgress: (p) => {
         if (p.check !== null && (p.phase === "baseline" || p.phase === "verify")) {
           opts.onCheck?.(p.phase, p.check);

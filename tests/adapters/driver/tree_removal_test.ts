@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { fnBackend } from "../../../adapters/backends/fn_backend.ts";
+import { agentWorktree } from "../../../adapters/driver/patch_source.ts";
 import { runTask } from "../../../adapters/driver/run_task.ts";
 import { importMacKey } from "../../../adapters/keys/mac_key.ts";
 import { EventLog } from "../../../adapters/log/store.ts";
@@ -38,7 +39,9 @@ async function runWith(treeRemoval: "before_return" | "after_return") {
     base: (await git(repo.dir, "rev-parse", "HEAD")).trim(),
     goal: "change nothing",
     // Changes nothing: the round is rejected as empty, after its worktree was checked out.
-    backend: fnBackend("idle", () => Promise.resolve({ done: true })),
+    source: agentWorktree(fnBackend("idle", () => Promise.resolve({ done: true })), {
+      root: `${state}/wt`,
+    }),
     verifier: gated.verifier,
     rules: { allow: [], forbid: [], protect: [] },
     maxRounds: 1,
@@ -48,8 +51,6 @@ async function runWith(treeRemoval: "before_return" | "after_return") {
     artefactsDir: `${state}/runs`,
     taskId: task,
     baseline: false,
-    watchOutside: false,
-    worktreeRoot: `${state}/wt`,
     treeRemoval,
   });
   const cleanup = async () => {

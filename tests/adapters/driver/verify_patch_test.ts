@@ -132,6 +132,17 @@ Deno.test("verifyPatchInRepo: nothing but the clean tree is checked out (the pat
       .map((l) => JSON.parse(l));
     const run = records.find((r) => r.kind === "run.outcome" && r.task === outcome.task);
     assert.deepEqual(run.body.rounds[0].filesChanged, ["math.ts"]);
+    // No workspace was made for it (no scratch directory to leak): the kernel's `worktree` is
+    // the task's own artefacts directory, and no backend claim was recorded.
+    const ready = records.find((r) =>
+      r.task === outcome.task && r.kind === "kernel.event" && r.body?.kind === "worktree_ready"
+    );
+    assert.equal(ready?.body.path, run.body.artefactsDir, JSON.stringify(ready));
+    assert.equal(run.body.rounds[0].backendStatus, "not_run");
+    assert.equal(
+      records.some((r) => r.task === outcome.task && r.kind === "backend.transcript"),
+      false,
+    );
     assert.equal(
       (await git(repo.dir, "worktree", "list", "--porcelain")).match(/^worktree /gm)?.length,
       1,
