@@ -14,7 +14,7 @@ import type { BackendResult } from "../backends/types.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
 import { writeJson } from "./_artefacts.ts";
 import type { RoundState, TaskRun } from "./_task_run.ts";
-import type { ProducedRound, SourceRound } from "./patch_source.ts";
+import type { ProducedRound } from "./patch_source.ts";
 import { roundPrompt } from "./round_prompt.ts";
 
 /** Runs one round of the patch source and reports its end to the kernel. */
