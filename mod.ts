@@ -6,15 +6,17 @@
  * repository ({@link runInRepo}), verify a patch ({@link verifyPatchInRepo}),
  * evaluate a result bundle ({@link evaluateBundleIsolated}), inspect an event
  * log ({@link auditLog}), check a {@link VerifiedPatch}
- * ({@link assertVerifiedPatch}), grade many candidate patches ({@link runBatch},
- * {@link mergeReports}), and the one error type ({@link VouchError}),
+ * ({@link assertVerifiedPatch}) and the one error type ({@link VouchError}),
  * with their option and result types and the two ways to state what "done"
- * means ({@link contractFromCommand}, {@link loadContract}). Further entry points: `./kernel` (the
- * pure lifecycle reducer and verification primitives), `./backends` (coding
- * agents to pass to `runInRepo`), `./log` (the hash-chained event log) and
- * `./wasm` (the WebAssembly scanner and matcher). Everything else is internal
- * and may change without notice; `tests/api/` holds a snapshot of every
- * exported name so the API changes only on purpose.
+ * means ({@link contractFromCommand}, {@link loadContract}). Further entry
+ * points: `./kernel` (the pure lifecycle reducer and verification primitives),
+ * `./backends` (coding agents to pass to `runInRepo`), `./log` (the
+ * hash-chained event log), `./batch` (grading many candidate patches:
+ * `runBatch`, `mergeReports`, sealed reports), `./wasm` (the WebAssembly
+ * scanner and matcher) and `./cli` (the command line). Each exports an
+ * explicit list; everything else is internal and may change without notice;
+ * `tests/api/exports.json` holds a snapshot of every exported name so the API
+ * changes only on purpose.
  *
  * @example Verify a patch in a repository, then check the error type
  * ```ts
@@ -126,22 +128,6 @@ export {
   type VerifyPatchReport,
 } from "./adapters/driver/verify_patch.ts";
 
-// Grade many candidate patches (SWE-bench predictions) against tasks with test lists.
-export {
-  type BatchEvent,
-  BatchInputError,
-  type BatchInputErrorCode,
-  type BatchOptions,
-  type BatchReport,
-  type BatchResult,
-  type CandidateRecord,
-  checkReportSeal,
-  mergeReports,
-  runBatch,
-  sealReport,
-} from "./adapters/batch/mod.ts";
-export { type FleetKeyOptions, loadFleetKey } from "./adapters/keys/fleet_key.ts";
-
 // Evaluate a result bundle made elsewhere, never executing it.
 export type { EvaluateBundleInput } from "./adapters/bundle/evaluate.ts";
 export {
@@ -187,10 +173,6 @@ export type { IntegrationTarget } from "./adapters/verified_patch/capabilities.t
 export type { CleanTreePool } from "./adapters/worktree/tree_pool.ts";
 export type { SandboxProbe } from "./adapters/host/sandbox_probe.ts";
 export type { CheckSlots } from "./adapters/verification/check_slots.ts";
-export type { CandidateStatus } from "./adapters/batch/schema.ts";
-export type { JudgeOptions } from "./adapters/batch/options.ts";
-export type { Shard } from "./adapters/batch/plan.ts";
-export type { Executor } from "./adapters/batch/local_executor.ts";
 export type { IsolationRuntime } from "./adapters/bundle/isolation_runtime.ts";
 export type { ReceiptExit, ReceiptOutcome, StreamDigest } from "./adapters/receipts/receipt.ts";
 export type {
@@ -198,19 +180,8 @@ export type {
   EvidenceIssueCode,
   EvidenceReport,
 } from "./adapters/audit/evidence_binding.ts";
-export type {
-  BatchTaskLine,
-  BatchTaskVerify,
-  CandidateReason,
-  KeyVerdict,
-  ListedTestStatus,
-  ReportSeal,
-} from "./adapters/batch/schema.ts";
-export type { BatchTask, SwebenchDefaults } from "./adapters/batch/input.ts";
-export type { PlannedCandidate } from "./adapters/batch/plan.ts";
 export type { TreeMark } from "./adapters/worktree/reset_tree.ts";
 export type { Worktree, WorktreePurpose } from "./adapters/worktree/worktree.ts";
-export type { WorkItem } from "./adapters/batch/local_executor.ts";
 export type { DependencySnapshots } from "./adapters/deps/shared.ts";
 export type { CleanTree } from "./adapters/worktree/clean_tree.ts";
 export type { ChildCommand } from "./adapters/bundle/isolation_runtime.ts";

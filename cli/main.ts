@@ -44,7 +44,19 @@ function writeAll(fd: number, text: string): void {
   while (off < bytes.length) off += writeSync(fd, bytes, off);
 }
 
-/** The real process streams (synchronous writes: nothing is lost at exit). */
+/**
+ * The real process streams (synchronous writes: nothing is lost at exit).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { processIo } from "./main.ts";
+ * const io = processIo();
+ * equal(typeof io.out, "function");
+ * equal(typeof io.isTerminal, "boolean");
+ * io.err(""); // writes nothing
+ * ```
+ */
 export function processIo(): CliIo {
   return {
     out: (text) => writeAll(1, text),
@@ -135,6 +147,13 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
  * Node): also turns an error that escapes every await (a stray rejected
  * promise) into one line and its exit code, so the runtime's "Uncaught" report
  * never appears.
+ *
+ * @example A bin file is this one call (`cli/node_bin.ts` under Node)
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { main } from "./main.ts";
+ * equal(typeof main, "function"); // the bin: `await main();` (it exits the process)
+ * ```
  */
 export async function main(): Promise<never> {
   const io = processIo();

@@ -117,6 +117,7 @@ export const NPM_ENTRIES: readonly { key: string; name: string; source: string }
   { key: "./kernel", name: "kernel", source: "kernel/mod.ts" },
   { key: "./backends", name: "backends", source: "adapters/backends/mod.ts" },
   { key: "./log", name: "log", source: "adapters/log/mod.ts" },
+  { key: "./batch", name: "batch", source: "adapters/batch/mod.ts" },
   { key: "./wasm", name: "wasm", source: "wasm/mod.ts" },
 ];
 /** Bundles that are no export: the CLI (`bin`) and the evaluation child `vouch evaluate` starts. */

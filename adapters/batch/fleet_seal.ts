@@ -212,7 +212,25 @@ export async function sealReport(report: BatchReport, key: MacKey): Promise<Batc
   return { ...report, seal: { key_id: key.keyId, mac } };
 }
 
-/** `null` when the report's seal verifies under `key`, else why not. */
+/**
+ * `null` when the report's seal verifies under `key`, else why not.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { importMacKey } from "../keys/mac_key.ts";
+ * import { checkReportSeal, sealReport } from "./fleet_seal.ts";
+ * import { buildReport } from "./report.ts";
+ * const key = await importMacKey(new Uint8Array(32).fill(3), "memory");
+ * const input = { tasks: "t", predictions: "p", task_ids: ["a"], candidate_ids: [], unpredicted_task_ids: ["a"] };
+ * const report = buildReport(input, [], null);
+ * equal(await checkReportSeal(report, key), "it has no seal");
+ * const sealed = await sealReport(report, key);
+ * equal(await checkReportSeal(sealed, key), null);
+ * equal(await checkReportSeal({ ...sealed, resolved_ids: ["a"] }, key),
+ *   "its seal does not verify (the report was edited)");
+ * ```
+ */
 export async function checkReportSeal(report: BatchReport, key: MacKey): Promise<string | null> {
   if (report.seal === undefined) return "it has no seal";
   if (report.seal.key_id !== key.keyId) {

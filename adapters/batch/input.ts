@@ -30,7 +30,18 @@ export type BatchInputErrorCode =
   | "duplicate_task"
   | "duplicate_prediction";
 
-/** A tasks or predictions file that cannot be used. */
+/**
+ * A tasks or predictions file that cannot be used.
+ *
+ * @example
+ * ```ts
+ * import { equal, ok } from "node:assert/strict";
+ * import { BatchInputError, readTasks } from "./input.ts";
+ * const error = await readTasks("/nonexistent/tasks.jsonl").catch((e: unknown) => e);
+ * ok(error instanceof BatchInputError);
+ * equal(error.code, "input_unreadable");
+ * ```
+ */
 export class BatchInputError extends VouchError<BatchInputErrorCode> {}
 
 /** A task ready to verify against. */

@@ -6,19 +6,23 @@
  *
  * @module
  */
-export * from "./schema.ts";
-export * from "./input.ts";
-export * from "./plan.ts";
-export * from "./classify.ts";
-export * from "./spec_base.ts";
-export * from "./options.ts";
-export * from "./key.ts";
-export * from "./prepare.ts";
-export * from "./verify_candidate.ts";
-export * from "./local_executor.ts";
-export * from "./store.ts";
-export * from "./fleet_seal.ts";
-export * from "./report.ts";
-export * from "./render.ts";
-export * from "./run.ts";
-export * from "./progress.ts";
+export type { SwebenchDefaults } from "./_swebench_row.ts";
+export { checkReportSeal, sealReport } from "./fleet_seal.ts";
+export { BatchInputError, type BatchInputErrorCode, type BatchTask } from "./input.ts";
+export type { Executor, WorkItem } from "./local_executor.ts";
+export type { JudgeOptions } from "./options.ts";
+export type { PlannedCandidate, Shard } from "./plan.ts";
+export { mergeReports } from "./report.ts";
+export { type BatchEvent, type BatchOptions, type BatchResult, runBatch } from "./run.ts";
+export type {
+  BatchReport,
+  BatchTaskLine,
+  BatchTaskVerify,
+  CandidateReason,
+  CandidateRecord,
+  CandidateStatus,
+  KeyVerdict,
+  ListedTestStatus,
+  ReportSeal,
+} from "./schema.ts";
+export { type FleetKeyOptions, loadFleetKey } from "../keys/fleet_key.ts";

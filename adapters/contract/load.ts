@@ -7,7 +7,18 @@ import type { OutcomeContract } from "../../kernel/contract/types.ts";
 /** Stable codes of {@linkcode ContractError}. */
 export type ContractErrorCode = "contract_unreadable" | "contract_not_json" | "contract_invalid";
 
-/** A contract that could not be loaded; `issues` are `path: message` lines (fed back to generators). */
+/**
+ * A contract that could not be loaded; `issues` are `path: message` lines (fed back to generators).
+ *
+ * @example
+ * ```ts
+ * import { equal, ok } from "node:assert/strict";
+ * import { ContractError, loadContract } from "./load.ts";
+ * const error = await loadContract("/nonexistent/vouch.contract.json").catch((e: unknown) => e);
+ * ok(error instanceof ContractError);
+ * equal(error.code, "contract_unreadable");
+ * ```
+ */
 export class ContractError extends VouchError<ContractErrorCode> {
   /** One line per problem. */
   readonly issues: readonly string[];

@@ -114,6 +114,18 @@ function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
  * {@linkcode assertVerifiedPatch} re-checks before any consequential use. A plain
  * object with the same fields, a JSON-parsed copy or a cast is not one: the
  * private `#diff` field makes the type nominal and the run-time brand check fail.
+ *
+ * @example A look-alike is not a VerifiedPatch (the root module's example mints a real one)
+ * ```ts
+ * import { equal, ok } from "node:assert/strict";
+ * import { assertVerifiedPatch, VerifiedPatch } from "./verified_patch.ts";
+ * import { importMacKey } from "../keys/mac_key.ts";
+ * const lookalike = { task: "t", patchDigest: "sha256:00", diff: new Uint8Array() };
+ * ok(!((lookalike as unknown) instanceof VerifiedPatch));
+ * const key = await importMacKey(new Uint8Array(32).fill(7), "memory");
+ * const refused = await assertVerifiedPatch(lookalike, key).catch((e: unknown) => e);
+ * equal((refused as { code?: string }).code, "forged");
+ * ```
  */
 export class VerifiedPatch {
   readonly #diff: Uint8Array;

@@ -16,15 +16,14 @@ import {
   type BatchEvent,
   BatchInputError,
   type BatchReport,
-  batchReportSchema,
-  candidateLine,
-  MergeError,
   mergeReports,
-  parseShard,
-  progressBar,
   runBatch,
-  writeReports,
 } from "../../adapters/batch/mod.ts";
+import { batchReportSchema } from "../../adapters/batch/schema.ts";
+import { candidateLine, progressBar } from "../../adapters/batch/progress.ts";
+import { MergeError } from "../../adapters/batch/report.ts";
+import { parseShard } from "../../adapters/batch/plan.ts";
+import { writeReports } from "../../adapters/batch/run.ts";
 import type { Executor } from "../../adapters/batch/local_executor.ts";
 import type { SwebenchDefaults } from "../../adapters/batch/input.ts";
 import { TEST_FORMATS } from "../../adapters/test_failures/parse.ts";

@@ -11,7 +11,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { readTasks, runBatch } from "../../../adapters/batch/mod.ts";
+import { runBatch } from "../../../adapters/batch/mod.ts";
+import { readTasks } from "../../../adapters/batch/input.ts";
 import { verifyCandidate } from "../../../adapters/batch/verify_candidate.ts";
 import { prepareTask } from "../../../adapters/batch/prepare.ts";
 import { readLogFile } from "../../../adapters/log/mod.ts";

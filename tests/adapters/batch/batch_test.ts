@@ -4,9 +4,9 @@ import {
   type BatchEvent,
   type BatchReport,
   mergeReports,
-  readPredictions,
   runBatch,
 } from "../../../adapters/batch/mod.ts";
+import { readPredictions } from "../../../adapters/batch/input.ts";
 import { importPublicKey, loadOrCreateSigningKey } from "../../../adapters/keys/mod.ts";
 import { verifyEnvelope } from "../../../adapters/attest/mod.ts";
 import { type Kind, KINDS, makeCohort, timeless } from "./_cohort.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { classifyOutcome, type OutcomeFacts } from "../../../adapters/batch/mod.ts";
+import { classifyOutcome, type OutcomeFacts } from "../../../adapters/batch/classify.ts";
 
 const rejected = (partial: Partial<OutcomeFacts>): OutcomeFacts => ({
   verdict: "rejected",
@@ -74,9 +74,10 @@ Deno.test("classification: each kind of rejection gets SWE-bench's class and vou
 });
 
 Deno.test("batch words and exit codes are the verdict table's: what vouch verify says of the same outcome", async () => {
-  const { candidateVerdict, candidateLine, reportMarkdown, buildReport } = await import(
-    "../../../adapters/batch/mod.ts"
-  );
+  const { candidateVerdict } = await import("../../../adapters/batch/classify.ts");
+  const { candidateLine } = await import("../../../adapters/batch/progress.ts");
+  const { reportMarkdown } = await import("../../../adapters/batch/render.ts");
+  const { buildReport } = await import("../../../adapters/batch/report.ts");
   const { VERDICTS } = await import("../../../adapters/driver/verdicts.ts");
   const { FINAL_STATES } = await import("../../../kernel/lifecycle/outcome.ts");
   // The state vouch verify ended in, recorded: its word and code, whatever the class.

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { join } from "node:path";
-import {
-  BatchInputError,
-  readPredictions,
-  readTasks,
-  resolveTask,
-} from "../../../adapters/batch/mod.ts";
+import { BatchInputError } from "../../../adapters/batch/mod.ts";
+import { readPredictions, readTasks, resolveTask } from "../../../adapters/batch/input.ts";
 
 Deno.test("property: any JSON value as a task line is a task or a BatchInputError, never another throw", () => {
   fc.assert(

@@ -6,12 +6,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  buildReport,
-  CANDIDATE_STATUSES,
-  type CandidateRecord,
-  reportJunit,
-} from "../../../adapters/batch/mod.ts";
+import { type CandidateRecord } from "../../../adapters/batch/mod.ts";
+import { buildReport } from "../../../adapters/batch/report.ts";
+import { CANDIDATE_STATUSES } from "../../../adapters/batch/schema.ts";
+import { reportJunit } from "../../../adapters/batch/render.ts";
 
 const XSD = fileURLToPath(new URL("../../fixtures/junit/junit-10.xsd", import.meta.url));
 const XMLLINT = (() => {

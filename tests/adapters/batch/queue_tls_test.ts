@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { readTasks, runBatch } from "../../../adapters/batch/mod.ts";
+import { runBatch } from "../../../adapters/batch/mod.ts";
+import { readTasks } from "../../../adapters/batch/input.ts";
 import { enqueueExecutor, parseQueueUrl, runQueueWorker } from "../../../adapters/batch/queue.ts";
 import { loadFleetKey } from "../../../adapters/keys/fleet_key.ts";
 import { makeCohort } from "./_cohort.ts";

@@ -1,16 +1,14 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { type CandidateRecord, mergeReports } from "../../../adapters/batch/mod.ts";
 import {
   batchReportSchema,
-  buildReport,
   CANDIDATE_REASONS,
   CANDIDATE_STATUSES,
-  type CandidateRecord,
-  inShard,
-  mergeReports,
-  reportJunit,
-  reportMarkdown,
-} from "../../../adapters/batch/mod.ts";
+} from "../../../adapters/batch/schema.ts";
+import { buildReport } from "../../../adapters/batch/report.ts";
+import { inShard } from "../../../adapters/batch/plan.ts";
+import { reportJunit, reportMarkdown } from "../../../adapters/batch/render.ts";
 
 // The run-report keys SWE-bench's harness writes (swebench/harness/reporting.py, schema_version 2).
 const SWE_BENCH_KEYS = [
