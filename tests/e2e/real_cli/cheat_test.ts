@@ -7,10 +7,10 @@
 // makes the cheat with its own edit tool: claude-code-acp `mcp__acp__Edit` (served by vouch's
 // fs/write_text_file), codex-acp `apply_patch`, gemini `replace`, qwen `read_file` + `edit`,
 // and the native loop's `write_file`; each against its scripted model server (./_scenarios.ts).
-import { cheatScenario, CLAUDE, CODEX, GEMINI, OPENAI, QWEN } from "./_scenarios.ts";
+// Each real agent's cheat is in its own file (claude_acp_test.ts, codex_acp_test.ts,
+// gemini_acp_test.ts, qwen_acp_test.ts: the parallel phase spreads them); the native loop's is
+// here, with its working life (./_scenarios.ts `workScenario`).
+import { cheatScenario, OPENAI, workScenario } from "./_scenarios.ts";
 
 cheatScenario(OPENAI);
-cheatScenario(CLAUDE);
-cheatScenario(CODEX);
-cheatScenario(GEMINI);
-cheatScenario(QWEN);
+workScenario(OPENAI);

@@ -16,7 +16,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import type { ScriptEntry } from "../../fixtures/model_server/mod.ts";
 import { AGENT_CLI_BIN, explain, runRealCli } from "./_harness.ts";
-import { CLAUDE, workScenario } from "./_scenarios.ts";
+import { cheatScenario, CLAUDE, workScenario } from "./_scenarios.ts";
 
 const present = existsSync(`${AGENT_CLI_BIN}/claude-code-acp`);
 if (!present) {
@@ -163,3 +163,6 @@ Deno.test({
     }
   },
 });
+
+// Issue #19 through this agent: it skips the failing test; REJECTED with the oracle's words.
+cheatScenario(CLAUDE);

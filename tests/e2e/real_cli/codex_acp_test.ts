@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { AGENT_CLI_BIN, explain, runRealCli } from "./_harness.ts";
-import { CODEX, workScenario } from "./_scenarios.ts";
+import { cheatScenario, CODEX, workScenario } from "./_scenarios.ts";
 
 const present = existsSync(`${AGENT_CLI_BIN}/codex-acp`);
 if (!present) console.log(`real_cli: SKIP codex-acp scenarios: not installed in ${AGENT_CLI_BIN}`);
@@ -76,3 +76,6 @@ Deno.test("acp: a program that does not speak ACP is named before the baseline, 
   assert.equal(failure.message, "acp: true exited (code 0) before answering initialize");
   assert.equal(run.artefacts, false, "no baseline, no round: nothing ran");
 });
+
+// Issue #19 through this agent: it skips the failing test; REJECTED with the oracle's words.
+cheatScenario(CODEX);
