@@ -17,7 +17,14 @@ function hostEnv(name: string): string | undefined {
 
 /**
  * The environment a child gets: PATH (absolute entries only), LANG, TERM, a
- * private HOME and TMPDIR, plus the caller's extras after the deny rules.
+ * private HOME and TMPDIR, npm's (and the `update-notifier` package's) update
+ * check off, plus the caller's extras after the deny rules.
+ *
+ * The update check is off because every child's HOME is new: npm, finding no
+ * record of its last check there, asks the registry at every start (a check
+ * has no network; under bwrap the lookup fails only after seconds). Measured
+ * on `npm test` with a fresh HOME, no network: 4.7 s wall and 0.90 s CPU
+ * with the check, 1.7 s and 0.40 s without (a user's own HOME checks once a day).
  */
 export function childEnv(
   spec: Pick<ProcessSpec, "env" | "allowSecretEnv" | "vouchEnv">,
@@ -30,6 +37,8 @@ export function childEnv(
     TERM: hostEnv("TERM") ?? "dumb",
     HOME: home,
     TMPDIR: tmpdir,
+    npm_config_update_notifier: "false",
+    NO_UPDATE_NOTIFIER: "1",
   };
   for (const [name, value] of Object.entries(spec.env ?? {})) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {

@@ -68,11 +68,16 @@ Deno.test("planted secret and injection variables are invisible to the child", a
     assert.deepEqual([...r.envNames], [
       "HOME",
       "LANG",
+      "NO_UPDATE_NOTIFIER",
       "PATH",
       "TERM",
       "TMPDIR",
       "VOUCH_RUN_MARKER",
+      "npm_config_update_notifier",
     ]);
+    // A fresh HOME per child: npm would ask the registry for updates at every start (seconds
+    // without network, issue #22's deps bench); the check is off.
+    assert.match(r.stdout.head, /^npm_config_update_notifier=false$/m);
     // HOME is private, not the user's.
     assert.ok(!r.stdout.head.includes(`HOME=${Deno.env.get("HOME")}\n`));
   } finally {
