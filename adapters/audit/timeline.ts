@@ -150,6 +150,18 @@ function kernelOutcome(d: Draft): FinalState | null {
   return taskOutcome(record)?.state ?? null;
 }
 
+/**
+ * A run's last round's `test_output.txt` (`<artefactsDir>/round-N/`), named when a check of that
+ * round ran (`vouch run` writes the file then; its outcome carries no path of its own).
+ */
+function roundOutput(artefactsDir: unknown, last: unknown): string | null {
+  const dir = str(artefactsDir);
+  if (dir === null || !isObj(last) || !Array.isArray(last["checks"])) return null;
+  const round = num(last["round"]);
+  const ran = last["checks"].some((c) => isObj(c) && num(c["exitCode"]) !== null);
+  return round !== null && ran ? `${dir}/round-${round}/test_output.txt` : null;
+}
+
 function oneBased(round: number | null): number | null {
   return round === null ? null : round + 1;
 }
@@ -268,12 +280,13 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
       if (str(body["tool"])?.startsWith("baseline:")) {
         d.baselineStarts.push(num(body["startedAt"]) ?? 0);
       }
-    } else if (r.kind === "run.outcome" && isObj(body)) {
-      const state = body["state"];
-      if (FINAL_STATES.includes(state as FinalState)) d.outcome = state as FinalState;
     } else if (r.kind === LOG_KINDS.verifiedPatchMinted && isObj(body)) {
       d.verifiedPatch = str(body["patchDigest"]);
     } else if ((r.kind === "verify.outcome" || r.kind === "run.outcome") && isObj(body)) {
+      if (r.kind === "run.outcome") {
+        const state = body["state"];
+        if (FINAL_STATES.includes(state as FinalState)) d.outcome = state as FinalState;
+      }
       const rounds = Array.isArray(body["rounds"]) ? body["rounds"] : [];
       const last: unknown = rounds.at(-1);
       const oracle = body["oracle"] ?? (isObj(last) ? last["oracle"] : null);
@@ -281,7 +294,7 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
         ? oracle["sentences"]
         : [];
       d.oracle = sentences.flatMap((x) => typeof x === "string" ? [x] : []);
-      d.testOutput = str(body["testOutput"]);
+      d.testOutput = str(body["testOutput"]) ?? roundOutput(body["artefactsDir"], last);
     } else if (r.kind === LOG_KINDS.transcript && isObj(body)) {
       const text = str(body["text"]);
       if (text !== null) d.transcripts.push({ seq: r.seq, text: redactSecrets(text).text });

@@ -151,6 +151,8 @@ export const candidateRecordSchema = z.strictObject({
     log: z.string().nullable(),
     verified_patch: z.string().nullable(),
     attestation: z.string().nullable(),
+    test_output: z.string().optional()
+      .describe("the whole output of the candidate's checks (SWE-bench's test_output.txt)"),
   }).describe("paths relative to the output directory"),
   duration_s: z.number().nonnegative().optional()
     .describe("wall-clock seconds judging took (junit.xml's time)"),
@@ -198,6 +200,8 @@ export interface KeyVerdict {
     log: string | null;
     verified_patch: string | null;
     attestation: string | null;
+    /** The whole output of the candidate's checks (SWE-bench's `test_output.txt`), when any ran. */
+    test_output?: string | undefined;
   };
   /** Wall-clock seconds judging took. */
   duration_s?: number | undefined;

@@ -150,6 +150,12 @@ async function judgeTimed(
       verified = join(dir, "verified_patch.json");
       await copyFile(outcome.verifiedPatchPath, verified);
     }
+    // SWE-bench's name for it: the whole output of the candidate's checks, beside its evidence.
+    let testOutput: string | null = null;
+    if (outcome.testOutput !== undefined) {
+      testOutput = join(dir, "test_output.txt");
+      await copyFile(outcome.testOutput, testOutput).catch(() => (testOutput = null));
+    }
     // The verdict stands without an attestation (e.g. no signing key); the record says so.
     const attestation = await attest(outcome, prepared.task.repo, dir, opts).catch(() => null);
     const unattested = outcome.verifiedPatchPath !== null && attestation === null;
@@ -167,6 +173,7 @@ async function judgeTimed(
         log: rel(outcome.logPath),
         verified_patch: rel(verified),
         attestation: rel(attestation),
+        ...(testOutput !== null ? { test_output: testOutput.slice(opts.outDir.length + 1) } : {}),
       },
     };
   } catch (error) {

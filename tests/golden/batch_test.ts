@@ -40,6 +40,15 @@ Deno.test("golden: vouch batch grades, reports, resumes, shards and merges throu
     const good = report.candidates.find((c) => c.status === "resolved")!;
     const inspect = await runVouch(here, ["inspect", join("out", good.artefacts.log!)], state);
     assert.equal(inspect.code, 0, inspect.stdout + inspect.stderr);
+    // Each judged candidate keeps its checks' whole output as SWE-bench's test_output.txt, named
+    // in the report and by inspect of its log.
+    assert.match(inspect.stdout, /^ {2}output {4}\S+\/round-1\/test_output\.txt$/m, inspect.stdout);
+    const noop = report.candidates.find((c) => c.status === "unresolved")!;
+    assert.equal(noop.artefacts.test_output, `candidates/${noop.key}/test_output.txt`);
+    assert.match(
+      await Deno.readTextFile(join(dir, "out", noop.artefacts.test_output!)),
+      /^=== check "[^"]+": exit [1-9]\d*, \d+ ms ===$/m,
+    );
 
     // A rerun judges nothing again.
     const again = await runVouch(here, [...args, "--out", "out"], state);

@@ -4,7 +4,7 @@
  * `verify` and a rejected `run` name `round-1/test_output.txt` in the run's
  * artefacts (a run: its last round's), the file holds the output's first line (which a tail cannot) and
  * its last, both streams, secrets masked; `--json` carries the path; `vouch
- * inspect` shows it for the task.
+ * inspect` shows it for the task (a verify's and a run's).
  */
 import assert from "node:assert/strict";
 import { runVouch } from "./cli_harness.ts";
@@ -82,6 +82,9 @@ Deno.test("verify and run keep the whole check output as round-1/test_output.txt
     const runPath = /^ {2}whole output: (\S+\/round-\d+\/test_output\.txt)$/m.exec(run.stdout)?.[1];
     assert.ok(runPath !== undefined, run.stdout);
     await check(run.stdout, runPath);
+    // inspect names the run's too (its outcome carries the artefacts dir and rounds, no path).
+    const inspectRun = await runVouch(repo, ["inspect"], state);
+    assert.ok(inspectRun.stdout.includes(`  output    ${runPath}`), inspectRun.stdout);
   } finally {
     await repo.cleanup();
     await Deno.remove(state, { recursive: true }).catch(() => {});
