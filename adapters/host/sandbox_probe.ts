@@ -28,8 +28,17 @@ export interface SandboxProbe {
 }
 
 /**
+ * A bwrap that worked, per executable path: one run probes it once (the CLI's
+ * check, the agent's sandbox and the checks' sandbox asked it three times).
+ * Only a success is kept: a bwrap that fails later fails its run (closed);
+ * one that failed is probed again.
+ */
+const working = new Map<string, SandboxAvailability>();
+
+/**
  * Probes the sandboxes by actually running `true` inside each, with the same
- * flags checks get (bwrap can be installed yet fail inside containers).
+ * flags checks get (bwrap can be installed yet fail inside containers). A
+ * bwrap executable that passed once in this process is not run again.
  *
  * @example
  * ```ts
@@ -38,6 +47,7 @@ export interface SandboxProbe {
  * const p = await probeSandbox();
  * equal(p.none.available, true); // the explicit no-sandbox profile always is
  * equal(p.bwrap.available, p.bwrap.reason === null); // unavailable always says why
+ * if (p.bwrap.available) equal((await probeSandbox()).bwrap, p.bwrap); // probed once
  * const missing = await probeSandbox({ bwrapPath: "/nonexistent/bwrap" });
  * equal(missing.bwrap.available, false);
  * match(missing.bwrap.reason!, /nonexistent/);
@@ -63,6 +73,8 @@ export async function probeSandbox(options: { bwrapPath?: string } = {}): Promis
       const reason = "prlimit (util-linux) not found: the sandbox's limits could not be enforced";
       return { bwrap: { available: false, path: profile.bwrapPath, version: null, reason }, none };
     }
+    const known = working.get(profile.bwrapPath);
+    if (known !== undefined) return { bwrap: known, none };
     const version = await runProcess({
       argv: [profile.bwrapPath, "--version"],
       cwd: dir,
@@ -71,10 +83,14 @@ export async function probeSandbox(options: { bwrapPath?: string } = {}): Promis
     const versionLine = version.exitCode === 0 ? version.stdout.head.trim() : null;
     const run = await runProcess({ argv: ["true"], cwd: dir, sandbox: profile, timeoutMs: 10_000 });
     if (run.exitCode === 0) {
-      return {
-        bwrap: { available: true, path: profile.bwrapPath, version: versionLine, reason: null },
-        none,
+      const bwrap = {
+        available: true,
+        path: profile.bwrapPath,
+        version: versionLine,
+        reason: null,
       };
+      working.set(profile.bwrapPath, bwrap);
+      return { bwrap, none };
     }
     const detail = (run.stderr.head + run.stderr.tail).trim() || run.spawnError?.message ||
       `exit ${run.exitCode}`;
