@@ -1,6 +1,6 @@
 /**
- * The flag shapes `vouch gc`, `vouch batch` and `vouch worker` share: strict
- * options with no positional arguments, `--sandbox MODE`, `--concurrency N`
+ * The flag shapes the commands share: strict options (with or without
+ * positional arguments), `--sandbox MODE`, `--concurrency N`
  * and the queue flags (`--queue redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME]`,
  * `--insecure-queue`, `--queue-ca`, `--fleet-key`), each refused with one usage error.
  *
@@ -21,9 +21,32 @@ import { loadQueue } from "./_queue_net.ts";
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** What {@linkcode parseFlags} returns for `options`. */
-export type FlagValues<O extends Options> = ReturnType<
+export type FlagValues<O extends Options> = CommandLine<O>["values"];
+
+/** What {@linkcode parseCommandLine} returns for `options`. */
+export type CommandLine<O extends Options> = ReturnType<
   typeof parseArgs<{ args: string[]; strict: true; allowPositionals: true; options: O }>
->["values"];
+>;
+
+/**
+ * Parses `argv` strictly against `options` (an unknown flag throws), keeping
+ * the positional arguments for the command to judge.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual, equal } from "node:assert/strict";
+ * import { parseCommandLine } from "./_flags.ts";
+ * const { values, positionals } = parseCommandLine(["--json", "log"], { json: { type: "boolean" } });
+ * equal(values.json, true);
+ * deepEqual(positionals, ["log"]);
+ * ```
+ */
+export function parseCommandLine<O extends Options>(
+  argv: readonly string[],
+  options: O,
+): CommandLine<O> {
+  return parseArgs({ args: [...argv], strict: true, allowPositionals: true, options });
+}
 
 /**
  * Parses `argv` strictly against `options`; any positional argument is a usage error.
@@ -40,12 +63,7 @@ export function parseFlags<O extends Options>(
   argv: readonly string[],
   options: O,
 ): FlagValues<O> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    strict: true,
-    allowPositionals: true,
-    options,
-  });
+  const { values, positionals } = parseCommandLine(argv, options);
   if (positionals.length > 0) {
     throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
   }

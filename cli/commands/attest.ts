@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
+import { parseCommandLine, parseFlags } from "./_flags.ts";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import {
   AttestError,
@@ -78,22 +78,17 @@ Examples:
 `;
 
 async function exportAttestation(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      log: { type: "string" },
-      task: { type: "string" },
-      "patch-digest": { type: "string" },
-      patch: { type: "string" },
-      out: { type: "string" },
-      "key-file": { type: "string" },
-      "pub-out": { type: "string" },
-      predicate: { type: "string", default: "vouch" },
-      "resource-uri": { type: "string" },
-      "policy-uri": { type: "string" },
-    },
+  const { values, positionals } = parseCommandLine(argv, {
+    log: { type: "string" },
+    task: { type: "string" },
+    "patch-digest": { type: "string" },
+    patch: { type: "string" },
+    out: { type: "string" },
+    "key-file": { type: "string" },
+    "pub-out": { type: "string" },
+    predicate: { type: "string", default: "vouch" },
+    "resource-uri": { type: "string" },
+    "policy-uri": { type: "string" },
   });
   const kind = values.predicate as PredicateKind;
   if (!PREDICATE_KINDS.includes(kind)) {
@@ -216,19 +211,14 @@ export async function exportVerifiedPatchAttestation(
 }
 
 async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      key: { type: "string" },
-      patch: { type: "string" },
-      contract: { type: "string" },
-      base: { type: "string" },
-      policy: { type: "string" },
-      sandbox: { type: "string" },
-      json: { type: "boolean", default: false },
-    },
+  const { values, positionals } = parseCommandLine(argv, {
+    key: { type: "string" },
+    patch: { type: "string" },
+    contract: { type: "string" },
+    base: { type: "string" },
+    policy: { type: "string" },
+    sandbox: { type: "string" },
+    json: { type: "boolean", default: false },
   });
   if (positionals.length !== 1) throw new UsageError("Cannot verify: give exactly one FILE");
   if (values.sandbox !== undefined && !SANDBOX_STRENGTH.includes(values.sandbox)) {
@@ -329,15 +319,7 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function printPublicKey(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: { repo: { type: "string", default: "." } },
-  });
-  if (positionals.length > 0) {
-    throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
-  }
+  const values = parseFlags(argv, { repo: { type: "string", default: "." } });
   try {
     const key = await loadOrCreateSigningKey({ repoRoot: findRepositoryRoot(values.repo) });
     io.out(key.publicKeyPem);

@@ -8,7 +8,6 @@
 import { availableParallelism } from "node:os";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import { VERDICTS } from "../../adapters/driver/verdicts.ts";
 import { jsonDocument } from "../json_document.ts";
@@ -34,6 +33,7 @@ import { checkReportSeal, sealReport } from "../../adapters/batch/fleet_seal.ts"
 import {
   concurrencyFlag,
   fleetKeyFlag,
+  parseCommandLine,
   parseFlags,
   QUEUE_FLAGS,
   queueFlag,
@@ -100,15 +100,10 @@ Examples:
 `;
 
 async function merge(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      out: { type: "string" },
-      "fleet-key": { type: "string" },
-      json: { type: "boolean", default: false },
-    },
+  const { values, positionals } = parseCommandLine(argv, {
+    out: { type: "string" },
+    "fleet-key": { type: "string" },
+    json: { type: "boolean", default: false },
   });
   if (values.out === undefined) throw new UsageError("Cannot merge: --out DIR is required");
   if (positionals.length === 0) throw new UsageError("Cannot merge: give the shard reports");

@@ -8,12 +8,12 @@
  * @module
  */
 import process from "node:process";
+import { parseFlags } from "./_flags.ts";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { probeSandbox } from "../../adapters/host/sandbox_probe.ts";
-import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { type CliCommand, EXIT } from "../command.ts";
 import { fnBackend } from "../../adapters/backends/fn_backend.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo, runOutcomeReport } from "../../adapters/driver/run_in_repo.ts";
@@ -99,19 +99,11 @@ export const demoCommand: CliCommand = {
   verdicts: [],
   exits: { 0: "the demo ran as shown", 1: "the demo did not go as expected" },
   async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        keep: { type: "boolean", default: false },
-        json: { type: "boolean", default: false },
-        "kernel-only": { type: "boolean", default: false },
-      },
+    const values = parseFlags(argv, {
+      keep: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+      "kernel-only": { type: "boolean", default: false },
     });
-    if (positionals.length > 0) {
-      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
-    }
     if (values["kernel-only"]) {
       for (const line of kernelDemoTimeline()) io.out(`${line}\n`);
       return EXIT.ok;

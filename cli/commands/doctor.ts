@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { type CliCommand, EXIT } from "../command.ts";
+import { parseFlags } from "./_flags.ts";
 import { collectDoctorReport, type DoctorItem } from "../../adapters/host/doctor.ts";
 import { probeAgentCliConfined } from "../../adapters/driver/confined_backend.ts";
 import { executableOnPath } from "./run_backend.ts";
@@ -44,15 +44,7 @@ export const doctorCommand: CliCommand = {
   verdicts: [],
   exits: { 0: "everything required is present", 1: "something required is missing" },
   async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: { json: { type: "boolean", default: false } },
-    });
-    if (positionals.length > 0) {
-      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
-    }
+    const values = parseFlags(argv, { json: { type: "boolean", default: false } });
     const report = await collectDoctorReport();
     // Each CLI's `--version` runs its code: in the agent sandbox, as a run would.
     const agents = await Promise.all(

@@ -4,7 +4,7 @@
  * @module
  */
 import { visible } from "../../adapters/text/mod.ts";
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "./_flags.ts";
 import { evaluateBundleIsolated } from "../../adapters/bundle/isolated.ts";
 import type { VerificationResult } from "../../kernel/bundle/types.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
@@ -74,16 +74,11 @@ export const evaluateCommand: CliCommand = {
   verdicts: [],
   exits: { 0: "accept_candidate", 1: "any other recommendation" },
   async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        bundle: { type: "string" },
-        "work-unit": { type: "string" },
-        plan: { type: "string" },
-        json: { type: "boolean", default: false },
-      },
+    const { values, positionals } = parseCommandLine(args, {
+      bundle: { type: "string" },
+      "work-unit": { type: "string" },
+      plan: { type: "string" },
+      json: { type: "boolean", default: false },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const bundleDir = values.bundle;

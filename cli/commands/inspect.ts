@@ -6,8 +6,8 @@
  * @module
  */
 import { visible } from "../../adapters/text/mod.ts";
+import { parseCommandLine } from "./_flags.ts";
 import { dirname, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { AUDIT_SUMMARY, auditLog, type AuditReport } from "../../adapters/audit/mod.ts";
 import {
@@ -265,15 +265,10 @@ export const inspectCommand: CliCommand = {
     1: "tampered, divergent, unauthenticated (no key), not a vouch log, or from another kernel version",
   },
   async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        json: { type: "boolean", default: false },
-        "expect-head": { type: "string" },
-        "key-file": { type: "string" },
-      },
+    const { values, positionals } = parseCommandLine(argv, {
+      json: { type: "boolean", default: false },
+      "expect-head": { type: "string" },
+      "key-file": { type: "string" },
     });
     if (positionals.length > 1) {
       throw new UsageError(`Cannot inspect more than one log: ${positionals.join(" ")}`);

@@ -5,7 +5,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "./_flags.ts";
 import { normalize } from "node:path";
 import { UsageError } from "../command.ts";
 import { AgentEnvName } from "../../adapters/backends/agent_cli_config.ts";
@@ -112,40 +112,35 @@ export function parseSandboxReadOnly(values: readonly string[]): string[] {
  * ```
  */
 export function parseRunArgs(argv: string[]): RunArgs {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      dir: { type: "string", default: "." },
-      goal: { type: "string" },
-      verify: { type: "string" },
-      contract: { type: "string" },
-      backend: { type: "string", default: "codex" },
-      "max-rounds": { type: "string", default: "3" },
-      allow: { type: "string", multiple: true },
-      forbid: { type: "string", multiple: true },
-      json: { type: "boolean", default: false },
-      base: { type: "string" },
-      timeout: { type: "string", default: "1800" },
-      "backend-timeout": { type: "string" },
-      integrate: { type: "string" },
-      yes: { type: "boolean", default: false },
-      sandbox: { type: "string", default: "auto" },
-      "sandbox-ro": { type: "string", multiple: true },
-      "allow-setup-network": { type: "boolean", default: false },
-      "tests-editable": { type: "boolean", default: false },
-      "worktree-root": { type: "string" },
-      "agent-env": { type: "string", multiple: true },
-      "agent-config": { type: "string" },
-      progress: { type: "string" },
-      "base-url": { type: "string" },
-      "api-key-env": { type: "string" },
-      "max-cost": { type: "string" },
-      "egress-allow": { type: "string", multiple: true },
-      "agent-network": { type: "string", default: "filtered" },
-      "mcp-config": { type: "string" },
-    },
+  const { values, positionals } = parseCommandLine(argv, {
+    dir: { type: "string", default: "." },
+    goal: { type: "string" },
+    verify: { type: "string" },
+    contract: { type: "string" },
+    backend: { type: "string", default: "codex" },
+    "max-rounds": { type: "string", default: "3" },
+    allow: { type: "string", multiple: true },
+    forbid: { type: "string", multiple: true },
+    json: { type: "boolean", default: false },
+    base: { type: "string" },
+    timeout: { type: "string", default: "1800" },
+    "backend-timeout": { type: "string" },
+    integrate: { type: "string" },
+    yes: { type: "boolean", default: false },
+    sandbox: { type: "string", default: "auto" },
+    "sandbox-ro": { type: "string", multiple: true },
+    "allow-setup-network": { type: "boolean", default: false },
+    "tests-editable": { type: "boolean", default: false },
+    "worktree-root": { type: "string" },
+    "agent-env": { type: "string", multiple: true },
+    "agent-config": { type: "string" },
+    progress: { type: "string" },
+    "base-url": { type: "string" },
+    "api-key-env": { type: "string" },
+    "max-cost": { type: "string" },
+    "egress-allow": { type: "string", multiple: true },
+    "agent-network": { type: "string", default: "filtered" },
+    "mcp-config": { type: "string" },
   });
   if (positionals.length > 0) {
     throw new UsageError(`Cannot use positional arguments: ${positionals.join(" ")}`);

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { DEFAULT_FORBID } from "../../adapters/driver/run_in_repo.ts";
+import { parseCommandLine } from "./_flags.ts";
 import { GlobError } from "../../kernel/glob/error.ts";
 import { compileGlobs } from "../../kernel/glob/glob_set.ts";
 import { judgePatch, type PatchJudgement } from "../../kernel/scope/judge_patch.ts";
@@ -124,18 +124,13 @@ export const scopeCommand: CliCommand = {
   verdicts: [],
   exits: { 0: "accept", 1: "reject (including an unparsable patch)" },
   async run(args, io) {
-    const { values, positionals } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        patch: { type: "string" },
-        allow: { type: "string", multiple: true },
-        forbid: { type: "string", multiple: true },
-        write: { type: "string", multiple: true },
-        "reject-symlinks": { type: "boolean", default: false },
-        json: { type: "boolean", default: false },
-      },
+    const { values, positionals } = parseCommandLine(args, {
+      patch: { type: "string" },
+      allow: { type: "string", multiple: true },
+      forbid: { type: "string", multiple: true },
+      write: { type: "string", multiple: true },
+      "reject-symlinks": { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
     });
     if (positionals.length > 0) {
       throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);

@@ -4,7 +4,7 @@
  * @module
  */
 import { visible, visibleLine } from "../../adapters/text/mod.ts";
-import { parseArgs } from "node:util";
+import { parseFlags } from "./_flags.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { verifyPatchInRepo, verifyPatchReport } from "../../adapters/driver/verify_patch.ts";
@@ -87,33 +87,25 @@ export const verifyCommand: CliCommand = {
   verdicts: ["verified", "rejected", "could_not_run", "killed"],
   exits: { 0: "verified", 1: "rejected" },
   async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        patch: { type: "string" },
-        verify: { type: "string" },
-        contract: { type: "string" },
-        dir: { type: "string", default: "." },
-        base: { type: "string" },
-        allow: { type: "string", multiple: true },
-        forbid: { type: "string", multiple: true },
-        sandbox: { type: "string", default: "auto" },
-        "sandbox-ro": { type: "string", multiple: true },
-        timeout: { type: "string", default: "600" },
-        json: { type: "boolean", default: false },
-        baseline: { type: "boolean" },
-        "no-baseline": { type: "boolean", default: false },
-        "tests-editable": { type: "boolean", default: false },
-        "allow-setup-network": { type: "boolean", default: false },
-        "attest-out": { type: "string" },
-        "worktree-root": { type: "string" },
-      },
+    const values = parseFlags(argv, {
+      patch: { type: "string" },
+      verify: { type: "string" },
+      contract: { type: "string" },
+      dir: { type: "string", default: "." },
+      base: { type: "string" },
+      allow: { type: "string", multiple: true },
+      forbid: { type: "string", multiple: true },
+      sandbox: { type: "string", default: "auto" },
+      "sandbox-ro": { type: "string", multiple: true },
+      timeout: { type: "string", default: "600" },
+      json: { type: "boolean", default: false },
+      baseline: { type: "boolean" },
+      "no-baseline": { type: "boolean", default: false },
+      "tests-editable": { type: "boolean", default: false },
+      "allow-setup-network": { type: "boolean", default: false },
+      "attest-out": { type: "string" },
+      "worktree-root": { type: "string" },
     });
-    if (positionals.length > 0) {
-      throw new UsageError(`Cannot use arguments: ${positionals.join(" ")}`);
-    }
     if (values["no-baseline"] && values.baseline === true) {
       throw new UsageError("Cannot use --baseline with --no-baseline");
     }
