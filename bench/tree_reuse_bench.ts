@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
+import { VOUCH_TASK_FLAGS } from "../tests/golden/cli_harness.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SIZES = (process.env.VOUCH_BENCH_SIZES ?? "1000,10000,30000,100000").split(",").map(Number);
@@ -42,18 +43,7 @@ for (const size of SIZES) {
   if (!Number.isInteger(size) || size < 4) throw new Error(`VOUCH_BENCH_SIZES: bad size ${size}`);
 }
 const SANDBOX = process.env.VOUCH_BENCH_SANDBOX ?? "none";
-const VOUCH_FLAGS = [
-  "run",
-  "--no-prompt",
-  "--deny-net",
-  "--deny-ffi",
-  "--allow-sys=hostname",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  `${ROOT}cli/main.ts`,
-];
+const VOUCH_FLAGS = ["run", ...VOUCH_TASK_FLAGS, `${ROOT}cli/main.ts`];
 const TEST = "grep -qx fixed src/target.txt";
 const scratch = mkdtempSync(join(tmpdir(), "vouch-bench-reuse-"));
 // Per size: a further round's time read from the 3-round run's event log, and the bare add.

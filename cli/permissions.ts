@@ -35,6 +35,19 @@ const WRITING = [
 ];
 
 /**
+ * The broad set of `deno task vouch` (after `--no-prompt`): what the compiled
+ * binary, the queue child and the commands without a narrower row run with.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { BROAD_FLAGS } from "./permissions.ts";
+ * equal(BROAD_FLAGS.at(-1), "--allow-run");
+ * ```
+ */
+export const BROAD_FLAGS: readonly string[] = [...WRITING, "--allow-run"];
+
+/**
  * The table, narrowest first. Commands not named in a row (`batch`,
  * `worker`, `demo`, `gc`, `init`, `doctor`, `attest export`, ...) take the
  * broad set of `deno task vouch`.
@@ -77,7 +90,7 @@ export const COMMAND_PERMISSIONS: readonly CommandPermissions[] = [
   },
   {
     commands: ["batch", "worker", "demo", "gc", "init", "doctor", "attest export"],
-    flags: [...WRITING, "--allow-run"],
+    flags: BROAD_FLAGS,
     why: "the broad set of `deno task vouch`",
   },
 ];

@@ -17,6 +17,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BROAD_FLAGS } from "../cli/permissions.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -24,16 +25,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const COMPILE_OUTPUT: string = join(ROOT, "dist/vouch-deno");
 
 /** The permission flags the compiled binary runs with (those of `deno task vouch`). */
-export const COMPILE_FLAGS: readonly string[] = [
-  "--no-prompt",
-  "--deny-net",
-  "--deny-ffi",
-  "--allow-sys=hostname",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-];
+export const COMPILE_FLAGS: readonly string[] = ["--no-prompt", ...BROAD_FLAGS];
 
 /**
  * Why `deno compile` cannot run here, in one line, or `null` when it can:

@@ -9,6 +9,7 @@
 import { fileURLToPath } from "node:url";
 import type { QueueAddress } from "../../adapters/batch/queue.ts";
 import { UsageError } from "../command.ts";
+import { BROAD_FLAGS } from "../permissions.ts";
 
 const CHILD_MARK = "VOUCH_QUEUE_CHILD";
 
@@ -54,12 +55,7 @@ export async function withQueueNet(
     args: [
       "run",
       "--no-prompt",
-      "--deny-ffi",
-      "--allow-sys=hostname",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-run",
+      ...BROAD_FLAGS.filter((f) => f !== "--deny-net"),
       `--allow-net=${host}`,
       "--config",
       config,
