@@ -23,6 +23,7 @@ import { askYes } from "../terminal_prompt.ts";
 import { renderSummary } from "../render.ts";
 import type { RunOutcome } from "../../adapters/driver/outcome.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
+import { FINAL_STATES } from "../../kernel/lifecycle/outcome.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
 import { resolve } from "node:path";
 import { findRepositoryRoot } from "../../adapters/keys/mod.ts";
@@ -247,14 +248,8 @@ export const runCommand: CliCommand = {
   name: "run",
   summary: "hand a task to a coding agent; keep only a patch that verifies",
   help: HELP,
-  verdicts: [
-    "verified",
-    "rejected",
-    "budget_exhausted",
-    "backend_failed",
-    "could_not_run",
-    "killed",
-  ],
+  // Every final state is a verdict of `run`.
+  verdicts: FINAL_STATES,
   exits: { 0: "verified", 1: "rejected", 3: "budget exhausted", 4: "backend failed" },
   async run(argv, io) {
     const args = parseRunArgs(argv);
