@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { VerificationResultSchema } from "../../adapters/bundle/schemas.ts";
 import type { CliIo } from "../../cli/command.ts";
 import { runCli } from "../../cli/main.ts";
-import { BUNDLE_FIXTURES, materializeFixture } from "../redteam/bundles/fixtures.ts";
+import { BUNDLE_FIXTURES, evaluateArgs, materializeFixture } from "../redteam/bundles/fixtures.ts";
 
 function bufferIo(): CliIo & { stdout: string; stderr: string } {
   const io = {
@@ -32,20 +32,10 @@ async function withFixture(
   }
 }
 
-const argsOf = (p: { bundleDir: string; workUnitPath: string; planPath: string }) => [
-  "evaluate",
-  "--bundle",
-  p.bundleDir,
-  "--work-unit",
-  p.workUnitPath,
-  "--plan",
-  p.planPath,
-];
-
 Deno.test("vouch evaluate --json: exit 0 and a valid VerificationResult for the good bundle", async () => {
   await withFixture("good", async (paths) => {
     const io = bufferIo();
-    const code = await runCli([...argsOf(paths), "--json"], io);
+    const code = await runCli([...evaluateArgs(paths), "--json"], io);
     assert.equal(code, 0, io.stderr);
     const result = VerificationResultSchema.parse(JSON.parse(io.stdout));
     assert.equal(result.decision_support.recommendation, "accept_candidate");
@@ -55,7 +45,7 @@ Deno.test("vouch evaluate --json: exit 0 and a valid VerificationResult for the 
 Deno.test("vouch evaluate: exit 1 with a readable summary for a forbidden path", async () => {
   await withFixture("forbidden-path", async (paths) => {
     const io = bufferIo();
-    const code = await runCli(argsOf(paths), io);
+    const code = await runCli(evaluateArgs(paths), io);
     assert.equal(code, 1);
     assert.match(io.stdout, /^recommendation: reject_candidate \(failed, confidence high\)/);
     assert.match(io.stdout, /scope_violation \["SECURITY\.md"\]/);
@@ -66,12 +56,12 @@ Deno.test("vouch evaluate: exit 1 with a readable summary for a forbidden path",
 Deno.test("vouch evaluate: exit 1 for escalate and insufficient_evidence", async () => {
   await withFixture("verifier-is-worker", async (paths) => {
     const io = bufferIo();
-    assert.equal(await runCli([...argsOf(paths), "--json"], io), 1);
+    assert.equal(await runCli([...evaluateArgs(paths), "--json"], io), 1);
     assert.equal(JSON.parse(io.stdout).decision_support.recommendation, "escalate");
   });
   await withFixture("good", async (paths) => {
     const io = bufferIo();
-    const args = argsOf({ ...paths, planPath: `${paths.planPath}.missing` });
+    const args = evaluateArgs({ ...paths, planPath: `${paths.planPath}.missing` });
     assert.equal(await runCli([...args, "--json"], io), 1);
     const result = JSON.parse(io.stdout);
     assert.equal(result.decision_support.recommendation, "insufficient_evidence");
@@ -103,7 +93,7 @@ Deno.test("deno task vouch evaluate prints only the result on stdout", async () 
   await withFixture("good", async (paths) => {
     const config = new URL("../../deno.json", import.meta.url).pathname;
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["task", "-q", "--config", config, "vouch", ...argsOf(paths), "--json"],
+      args: ["task", "-q", "--config", config, "vouch", ...evaluateArgs(paths), "--json"],
       stdout: "piped",
       stderr: "piped",
     }).output();

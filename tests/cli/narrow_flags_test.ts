@@ -10,13 +10,13 @@
  * `attest export`, on a real repository.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { permissionsOf } from "../../cli/permissions.ts";
-import { BUNDLE_FIXTURES, materializeFixture } from "../redteam/bundles/fixtures.ts";
+import { BROAD_FLAGS, permissionsOf } from "../../cli/permissions.ts";
+import { BUNDLE_FIXTURES, evaluateArgs, materializeFixture } from "../redteam/bundles/fixtures.ts";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 /** The table's flags for `command`, each `<placeholder>` replaced by `fill`'s value for its flag. */
@@ -30,42 +30,44 @@ function tableFlags(command: string, fill: Record<string, string> = {}): string[
   });
 }
 
-const TASK_FLAGS = [
-  "--deny-net",
-  "--deny-ffi",
-  "--allow-sys=hostname",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-];
+const TASK_FLAGS = [...BROAD_FLAGS];
+
+/** `deno run --no-prompt FLAGS cli/main.ts ARGS` in `cwd`, with NO_COLOR and `env` added. */
+function vouchUnder(
+  flags: readonly string[],
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): SpawnSyncReturns<string> {
+  return spawnSync(Deno.execPath(), ["run", "--no-prompt", ...flags, MAIN, ...args], {
+    cwd,
+    env: { ...Deno.env.toObject(), NO_COLOR: "1", ...env },
+    encoding: "utf8",
+  });
+}
+
+const PATCH = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-1\n+2\n";
+
+/** A repository `root/repo` with one commit (`a.txt` is `1`) and `root/fix.patch` setting it to 2. */
+function oneCommitRepo(root: string): { repo: string; patch: string } {
+  const repo = join(root, "repo");
+  execFileSync("git", ["init", "-q", "-b", "main", repo]);
+  writeFileSync(join(repo, "a.txt"), "1\n");
+  execFileSync("git", ["add", "."], { cwd: repo });
+  execFileSync("git", ["-c", "user.email=a@b.invalid", "-c", "user.name=a", "commit", "-qm", "x"], {
+    cwd: repo,
+  });
+  const patch = join(root, "fix.patch");
+  writeFileSync(patch, PATCH);
+  return { repo, patch };
+}
 
 Deno.test("verify, scope, inspect and attest verify run under exactly the table's flags", () => {
   const root = mkdtempSync(join(tmpdir(), "vouch-narrow-"));
   try {
-    const repo = join(root, "repo");
-    execFileSync("git", ["init", "-q", "-b", "main", repo]);
-    writeFileSync(join(repo, "a.txt"), "1\n");
-    execFileSync("git", ["add", "."], { cwd: repo });
-    execFileSync(
-      "git",
-      ["-c", "user.email=a@b.invalid", "-c", "user.name=a", "commit", "-qm", "x"],
-      {
-        cwd: repo,
-      },
-    );
-    const patch = join(root, "fix.patch");
-    writeFileSync(
-      patch,
-      "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-1\n+2\n",
-    );
-    const env = { ...Deno.env.toObject(), XDG_STATE_HOME: join(root, "state"), NO_COLOR: "1" };
+    const { repo, patch } = oneCommitRepo(root);
     const vouch = (flags: string[], args: string[]) => {
-      const r = spawnSync(Deno.execPath(), ["run", "--no-prompt", ...flags, MAIN, ...args], {
-        cwd: repo,
-        env,
-        encoding: "utf8",
-      });
+      const r = vouchUnder(flags, args, repo, { XDG_STATE_HOME: join(root, "state") });
       assert.equal(r.status, 0, `${args.join(" ")}: ${r.stderr}${r.stdout}`);
       return r.stdout;
     };
@@ -112,21 +114,7 @@ Deno.test({
   fn: () => {
     const root = mkdtempSync(join(tmpdir(), "vouch-narrow-run-"));
     try {
-      const repo = join(root, "repo");
-      execFileSync("git", ["init", "-q", "-b", "main", repo]);
-      writeFileSync(join(repo, "a.txt"), "1\n");
-      execFileSync("git", ["add", "."], { cwd: repo });
-      execFileSync("git", [
-        "-c",
-        "user.email=a@b.invalid",
-        "-c",
-        "user.name=a",
-        "commit",
-        "-qm",
-        "x",
-      ], {
-        cwd: repo,
-      });
+      const { repo } = oneCommitRepo(root);
       const agent = join(root, "agent.sh");
       writeFileSync(
         agent,
@@ -137,23 +125,20 @@ Deno.test({
       );
       const flags = tableFlags("run");
       assert.equal(flags.at(-1), "--allow-run=git,bwrap,find,/bin/sh");
-      const r = spawnSync(Deno.execPath(), [
-        "run",
-        "--no-prompt",
-        ...flags,
-        MAIN,
-        "run",
-        "--backend",
-        `command:${agent}`,
-        "--goal",
-        "set a to 2",
-        "--verify",
-        "grep -q 2 a.txt",
-      ], {
-        cwd: repo,
-        env: { ...Deno.env.toObject(), XDG_STATE_HOME: join(root, "state"), NO_COLOR: "1" },
-        encoding: "utf8",
-      });
+      const r = vouchUnder(
+        flags,
+        [
+          "run",
+          "--backend",
+          `command:${agent}`,
+          "--goal",
+          "set a to 2",
+          "--verify",
+          "grep -q 2 a.txt",
+        ],
+        repo,
+        { XDG_STATE_HOME: join(root, "state") },
+      );
       assert.equal(r.status, 0, `${r.stderr}${r.stdout}`);
       assert.match(r.stdout, /^VERIFIED \(verified\)/);
     } finally {
@@ -165,37 +150,10 @@ Deno.test({
 Deno.test("verify without /bin/sh in --allow-run: permission_denied naming --allow-run=/bin/sh", () => {
   const root = mkdtempSync(join(tmpdir(), "vouch-narrow-sh-"));
   try {
-    const repo = join(root, "repo");
-    execFileSync("git", ["init", "-q", "-b", "main", repo]);
-    writeFileSync(join(repo, "a.txt"), "1\n");
-    execFileSync("git", ["add", "."], { cwd: repo });
-    execFileSync(
-      "git",
-      ["-c", "user.email=a@b.invalid", "-c", "user.name=a", "commit", "-qm", "x"],
-      {
-        cwd: repo,
-      },
-    );
-    const patch = join(root, "fix.patch");
-    writeFileSync(
-      patch,
-      "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-1\n+2\n",
-    );
+    const { repo, patch } = oneCommitRepo(root);
     const flags = [...tableFlags("verify").slice(0, -1), "--allow-run=git,bwrap,find"];
-    const r = spawnSync(Deno.execPath(), [
-      "run",
-      "--no-prompt",
-      ...flags,
-      MAIN,
-      "verify",
-      "--patch",
-      patch,
-      "--verify",
-      "true",
-    ], {
-      cwd: repo,
-      env: { ...Deno.env.toObject(), XDG_STATE_HOME: join(root, "state"), NO_COLOR: "1" },
-      encoding: "utf8",
+    const r = vouchUnder(flags, ["verify", "--patch", patch, "--verify", "true"], repo, {
+      XDG_STATE_HOME: join(root, "state"),
     });
     assert.equal(r.status, 5, r.stderr);
     assert.match(
@@ -212,23 +170,9 @@ Deno.test("evaluate runs under exactly the table's flags (read its inputs, run d
   const base = mkdtempSync(join(tmpdir(), "vouch-narrow-eval-"));
   try {
     const p = await materializeFixture(f, base);
-    const args = [
-      "evaluate",
-      "--bundle",
-      p.bundleDir,
-      "--work-unit",
-      p.workUnitPath,
-      "--plan",
-      p.planPath,
-      "--json",
-    ];
+    const args = [...evaluateArgs(p), "--json"];
     const flags = tableFlags("evaluate", { "--allow-read": base, "--allow-run": Deno.execPath() });
-    const run = (fl: string[]) =>
-      spawnSync(Deno.execPath(), ["run", "--no-prompt", ...fl, MAIN, ...args], {
-        cwd: base,
-        env: { ...Deno.env.toObject(), NO_COLOR: "1" },
-        encoding: "utf8",
-      });
+    const run = (fl: string[]) => vouchUnder(fl, args, base);
     const ok = run(flags);
     assert.equal(ok.status, 0, ok.stderr + ok.stdout);
     assert.equal(JSON.parse(ok.stdout).decision_support.recommendation, "accept_candidate");

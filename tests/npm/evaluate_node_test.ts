@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { evaluateBundleIsolated } from "../../adapters/bundle/isolated.ts";
 import type { VerificationResult } from "../../kernel/bundle/types.ts";
-import { BUNDLE_FIXTURES, materializeFixture } from "../redteam/bundles/fixtures.ts";
+import { BUNDLE_FIXTURES, evaluateArgs, materializeFixture } from "../redteam/bundles/fixtures.ts";
 import { installTarball } from "./_fixture.ts";
 
 const hasNpm = spawnSync("npm", ["--version"]).status === 0;
@@ -104,13 +104,7 @@ Deno.test({
         const p = fixtures[name]!;
         const cli = spawnSync("node", [
           join(project, "node_modules/.bin/vouch"),
-          "evaluate",
-          "--bundle",
-          p.bundleDir,
-          "--work-unit",
-          p.workUnitPath,
-          "--plan",
-          p.planPath,
+          ...evaluateArgs(p),
           "--json",
         ], { cwd: project, encoding: "utf8" });
         assert.equal(cli.status, name === "good" ? 0 : 1, cli.stderr);

@@ -188,6 +188,11 @@ export interface MaterializedFixture {
   planPath: string;
 }
 
+/** `vouch evaluate`'s arguments for a materialised fixture (its three inputs). */
+export function evaluateArgs(p: MaterializedFixture): string[] {
+  return ["evaluate", "--bundle", p.bundleDir, "--work-unit", p.workUnitPath, "--plan", p.planPath];
+}
+
 function bytesOf(content: string | Uint8Array): Uint8Array {
   return typeof content === "string" ? new TextEncoder().encode(content) : content;
 }
