@@ -180,19 +180,29 @@ const JsonValueSchema: z.ZodType<unknown> = z.lazy(() =>
   ])
 );
 
-/** EvaluatorPlan v0.1: deterministic exact-JSON backend. */
-export const EvaluatorPlanV01Schema = z.strictObject({
-  schema_version: z.literal("0.1"),
+/** The fields both EvaluatorPlan versions open with, after `schema_version`. */
+const PLAN_HEAD = {
   id: Id,
   binding: BindingSchema,
   visibility: z.enum(["public", "hidden"]),
   execution_mode: z.literal("metadata_only"),
-  verifier: z.strictObject({
+};
+
+/** A plan's `verifier`: the system verifier of `adapter`. */
+function systemVerifier<A extends string>(adapter: A) {
+  return z.strictObject({
     id: Id,
     type: z.literal("system"),
-    adapter: z.literal("deterministic-json-verifier"),
+    adapter: z.literal(adapter),
     adapter_version: Id,
-  }),
+  });
+}
+
+/** EvaluatorPlan v0.1: deterministic exact-JSON backend. */
+export const EvaluatorPlanV01Schema = z.strictObject({
+  schema_version: z.literal("0.1"),
+  ...PLAN_HEAD,
+  verifier: systemVerifier("deterministic-json-verifier"),
   required_validator_ids: z.array(Id).max(256),
   candidate_artifact_id: Id,
   allowed_files: z.array(Locator).max(1024),
@@ -204,16 +214,8 @@ export const EvaluatorPlanV01Schema = z.strictObject({
 /** EvaluatorPlan v0.2: deterministic unified_diff backend. */
 export const EvaluatorPlanV02Schema = z.strictObject({
   schema_version: z.literal("0.2"),
-  id: Id,
-  binding: BindingSchema,
-  visibility: z.enum(["public", "hidden"]),
-  execution_mode: z.literal("metadata_only"),
-  verifier: z.strictObject({
-    id: Id,
-    type: z.literal("system"),
-    adapter: z.literal("deterministic-patch-verifier"),
-    adapter_version: Id,
-  }),
+  ...PLAN_HEAD,
+  verifier: systemVerifier("deterministic-patch-verifier"),
   required_validator_ids: z.array(Id).max(256),
   candidate_artifact_id: Id,
   backend: z.strictObject({
