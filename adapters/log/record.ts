@@ -99,20 +99,10 @@ function unhashedText(
   },"ts":${ts},"v":1}`;
 }
 
-function lineText(
-  bodyJson: string,
-  hash: string,
-  kind: string,
-  prev: string,
-  seq: number,
-  task: string | null,
-  ts: number,
-): string {
-  return `{"body":${bodyJson},"hash":"${hash}","kind":${
-    JSON.stringify(kind)
-  },"prev":"${prev}","seq":${seq},"task":${
-    task === null ? "null" : JSON.stringify(task)
-  },"ts":${ts},"v":1}`;
+/** The stored line: `unhashed` with `"hash"` in its JCS place, right after `"body"`. */
+function lineText(bodyJson: string, hash: string, unhashed: string): string {
+  const body = `{"body":${bodyJson},`;
+  return `${body}"hash":"${hash}",${unhashed.slice(body.length)}`;
 }
 
 // node:crypto's one-shot `hash()` (hex straight from a string) measured about
@@ -283,7 +273,8 @@ export function frameRecord(
     throw new EventLogError("invalid_record", "Cannot frame record: body is not JSON", { cause });
   }
   const seq = head.seq + 1;
-  const hash = hashOf(sha256, unhashedText(bodyJson, input.kind, head.hash, seq, task, ts));
+  const unhashed = unhashedText(bodyJson, input.kind, head.hash, seq, task, ts);
+  const hash = hashOf(sha256, unhashed);
   const record: LogRecord = {
     v: 1,
     seq,
@@ -296,5 +287,5 @@ export function frameRecord(
     prev: head.hash,
     hash,
   };
-  return { record, line: lineText(bodyJson, hash, input.kind, head.hash, seq, task, ts) };
+  return { record, line: lineText(bodyJson, hash, unhashed) };
 }
