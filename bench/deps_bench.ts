@@ -17,10 +17,10 @@
  * budget of `deno task bench:check` (measured interleaved with the bare peer).
  */
 import { dirname, join } from "node:path";
-import { verifyPatchInRepo } from "../adapters/driver/verify_patch.ts";
 import { contractFromCommand } from "../adapters/verification/clean_verifier.ts";
 import { createRepo, git } from "../tests/golden/fixture_repos.ts";
 import { type BudgetSpec, interleavedMs } from "./_budget.ts";
+import { mustVerify } from "./_verify.ts";
 
 const TEST = "npm test";
 const TARGET_BYTES = 66 * 1024 * 1024;
@@ -167,16 +167,13 @@ async function bare(): Promise<void> {
   await sh(fixed, `${BARE_ENV} ${TEST}`);
 }
 
-async function verify(base?: string): Promise<void> {
-  const r = await verifyPatchInRepo({
+function verify(base?: string): Promise<void> {
+  return mustVerify(state, {
     dir: repo.dir,
     patch: fix,
     contract,
     ...(base !== undefined ? { base } : {}),
-    keyEnv: { VOUCH_KEY_FILE: `${state}/key` },
-    worktreeRoot: `${state}/worktrees`,
   });
-  if (r.verdict !== "verified") throw new Error(`not verified: ${r.reasons.join(", ")}`);
 }
 
 async function verifyOnFreshBase(): Promise<void> {

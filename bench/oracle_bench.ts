@@ -17,10 +17,10 @@
  * budgets of `deno task bench:check` (measured interleaved with the bare peer).
  */
 import { dirname } from "node:path";
-import { verifyPatchInRepo } from "../adapters/driver/verify_patch.ts";
 import { contractFromCommand } from "../adapters/verification/clean_verifier.ts";
 import { createRepo, git } from "../tests/golden/fixture_repos.ts";
 import { type BudgetSpec, interleavedMs } from "./_budget.ts";
+import { mustVerify, sh } from "./_verify.ts";
 
 const TEST = "node --test";
 const CALC_TEST = [
@@ -82,27 +82,13 @@ for (let i = 1; i <= 24; i++) {
 const contract = contractFromCommand(TEST, 60_000);
 let n = 0;
 
-async function sh(cwd: string, command: string): Promise<void> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", command],
-    cwd,
-    stdout: "null",
-    stderr: "null",
-  })
-    .output();
-  if (!out.success) throw new Error(`bench command failed: ${command}`);
-}
-
-async function verify(patch: Uint8Array, base?: string): Promise<void> {
-  const r = await verifyPatchInRepo({
+function verify(patch: Uint8Array, base?: string): Promise<void> {
+  return mustVerify(state, {
     dir: repo.dir,
     patch,
     contract,
     ...(base !== undefined ? { base } : {}),
-    keyEnv: { VOUCH_KEY_FILE: `${state}/key` },
-    worktreeRoot: `${state}/worktrees`,
   });
-  if (r.verdict !== "verified") throw new Error(`not verified: ${r.reasons.join(", ")}`);
 }
 
 async function bare(): Promise<void> {

@@ -6,10 +6,10 @@
  * the baseline entry in one run. Target: under 1.3x.
  */
 import { dirname } from "node:path";
-import { verifyPatchInRepo } from "../adapters/driver/verify_patch.ts";
 import { contractFromCommand } from "../adapters/verification/clean_verifier.ts";
 import { createRepo, git } from "../tests/golden/fixture_repos.ts";
 import { type BudgetSpec, interleavedMs } from "./_budget.ts";
+import { mustVerify, sh } from "./_verify.ts";
 
 const TEST = `'${Deno.execPath()}' test --no-check --no-prompt --quiet`;
 const repo = await createRepo(
@@ -40,17 +40,6 @@ const state = await Deno.makeTempDir({ prefix: "vouch-bench-state-" });
 const contract = contractFromCommand(TEST, 60_000);
 let n = 0;
 
-async function sh(cwd: string, command: string): Promise<void> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", command],
-    cwd,
-    stdout: "null",
-    stderr: "null",
-  })
-    .output();
-  if (!out.success) throw new Error(`bench command failed: ${command}`);
-}
-
 async function bare(): Promise<void> {
   const wt = `${state}/bare-${n++}`;
   await sh(repo.dir, `git worktree add -q --detach '${wt}' HEAD`);
@@ -58,16 +47,8 @@ async function bare(): Promise<void> {
   await sh(repo.dir, `git worktree remove --force '${wt}'`);
 }
 
-async function verify(sandbox: "none" | "auto"): Promise<void> {
-  const r = await verifyPatchInRepo({
-    dir: repo.dir,
-    patch,
-    contract,
-    sandbox,
-    keyEnv: { VOUCH_KEY_FILE: `${state}/key` },
-    worktreeRoot: `${state}/worktrees`,
-  });
-  if (r.verdict !== "verified") throw new Error(`not verified: ${r.reasons.join(", ")}`);
+function verify(sandbox: "none" | "auto"): Promise<void> {
+  return mustVerify(state, { dir: repo.dir, patch, contract, sandbox });
 }
 
 Deno.bench({
