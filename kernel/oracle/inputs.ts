@@ -6,7 +6,7 @@
  * @module
  */
 import type { TestFormat } from "../contract/types.ts";
-import type { OracleRunner } from "./types.ts";
+import { ORACLE_RUNNERS, type OracleRunner } from "./types.ts";
 
 /**
  * The runners whose conventions apply to a check with test format `format`
@@ -36,19 +36,7 @@ export function oracleRunnersOf(format: TestFormat | null, command?: string): Or
   if (/\bdeno\b[^;&|]*\btest\b/.test(c)) out.add("deno");
   if (/\bcargo\b[^;&|]*\b(?:test|nextest)\b/.test(c)) out.add("cargo");
   if (/\bgo\s+test\b/.test(c)) out.add("go");
-  const order: OracleRunner[] = [
-    "node",
-    "mocha",
-    "jest",
-    "vitest",
-    "deno",
-    "pytest",
-    "unittest",
-    "go",
-    "cargo",
-    "tap",
-  ];
-  return order.filter((r) => out.has(r));
+  return ORACLE_RUNNERS.filter((r) => out.has(r));
 }
 
 const CONFIG_NAME =
