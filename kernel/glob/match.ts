@@ -85,13 +85,9 @@ function runOneWord(prog: Int32Array, p: number, path: string): boolean {
       t = prog[forward + c]!;
       l = prog[loop + c]!;
     } else {
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-        const c2 = path.charCodeAt(i + 1);
-        if (c2 >= 0xdc00 && c2 <= 0xdfff) {
-          c = ((c - 0xd800) << 10) + (c2 - 0xdc00) + 0x10000;
-          i++;
-        }
-      }
+      // A surrogate pair is one code point (a lone surrogate stays itself).
+      c = path.codePointAt(i)!;
+      if (c > 0xffff) i++;
       nonAsciiForward(prog, p, c, scratch1);
       t = scratch1[0]!;
       l = loopNa;
@@ -139,13 +135,9 @@ function runWords(prog: Int32Array, p: number, path: string): boolean {
       t.set(prog.subarray(forward + c * w, forward + c * w + w));
       lAt = loop + c * w;
     } else {
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-        const c2 = path.charCodeAt(i + 1);
-        if (c2 >= 0xdc00 && c2 <= 0xdfff) {
-          c = ((c - 0xd800) << 10) + (c2 - 0xdc00) + 0x10000;
-          i++;
-        }
-      }
+      // A surrogate pair is one code point (a lone surrogate stays itself).
+      c = path.codePointAt(i)!;
+      if (c > 0xffff) i++;
       nonAsciiForward(prog, p, c, t);
       lAt = loopNa;
     }
