@@ -9,7 +9,7 @@
 import { relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { TestOutcome, TestOutcomeStatus } from "../../kernel/contract/differential.ts";
-import { JUNIT_LIMITS, TestResultsError } from "./junit.ts";
+import { reportBounds, TestResultsError } from "./junit.ts";
 
 // What vouch reads of jest's `--json` document (jest writes more; the rest is ignored).
 const JestJsonSchema = z.object({
@@ -82,14 +82,7 @@ function relativeFile(file: string, root: string | undefined): string | undefine
  * ```
  */
 export function parseJestJson(text: string, options: ParseJestJsonOptions = {}): TestOutcome[] {
-  const maxBytes = options.maxBytes ?? JUNIT_LIMITS.maxBytes;
-  const maxTests = options.maxTests ?? JUNIT_LIMITS.maxTests;
-  if (text.length > maxBytes) {
-    throw new TestResultsError(
-      "report_too_large",
-      `test report is ${text.length} bytes, the limit is ${maxBytes}`,
-    );
-  }
+  const maxTests = reportBounds(text.length, options);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -40,6 +40,33 @@ export interface ParseJunitOptions {
 /** Default bounds of {@link parseJunit}. */
 export const JUNIT_LIMITS = { maxBytes: 64 * 1024 * 1024, maxTests: 1_000_000 } as const;
 
+/**
+ * The bounds every report parser applies: a report of more than `maxBytes`
+ * (default {@linkcode JUNIT_LIMITS}) is refused (`report_too_large`); returns
+ * the most tests it may hold.
+ *
+ * @example
+ * ```ts
+ * import { equal, throws } from "node:assert/strict";
+ * import { reportBounds } from "./junit.ts";
+ * equal(reportBounds(10, { maxTests: 5 }), 5);
+ * throws(() => reportBounds(10, { maxBytes: 9 }), /test report is 10 bytes, the limit is 9/);
+ * ```
+ */
+export function reportBounds(
+  size: number,
+  options: { readonly maxBytes?: number; readonly maxTests?: number },
+): number {
+  const maxBytes = options.maxBytes ?? JUNIT_LIMITS.maxBytes;
+  if (size > maxBytes) {
+    throw new TestResultsError(
+      "report_too_large",
+      `test report is ${size} bytes, the limit is ${maxBytes}`,
+    );
+  }
+  return options.maxTests ?? JUNIT_LIMITS.maxTests;
+}
+
 const RANK: Readonly<Record<TestOutcomeStatus, number>> = {
   passed: 0,
   skipped: 1,
@@ -129,15 +156,7 @@ function outcomeOf(c: OpenCase, ids: JunitIds): TestOutcome {
  * ```
  */
 export function parseJunit(xml: string | Uint8Array, options: ParseJunitOptions): TestOutcome[] {
-  const maxBytes = options.maxBytes ?? JUNIT_LIMITS.maxBytes;
-  const maxTests = options.maxTests ?? JUNIT_LIMITS.maxTests;
-  const size = typeof xml === "string" ? xml.length : xml.byteLength;
-  if (size > maxBytes) {
-    throw new TestResultsError(
-      "report_too_large",
-      `test report is ${size} bytes, the limit is ${maxBytes}`,
-    );
-  }
+  const maxTests = reportBounds(typeof xml === "string" ? xml.length : xml.byteLength, options);
   let text: string;
   try {
     text = typeof xml === "string" ? xml : new TextDecoder("utf-8", { fatal: true }).decode(xml);

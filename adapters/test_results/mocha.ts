@@ -8,7 +8,7 @@
 import { relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { TestOutcome } from "../../kernel/contract/differential.ts";
-import { JUNIT_LIMITS, TestResultsError } from "./junit.ts";
+import { reportBounds, TestResultsError } from "./junit.ts";
 
 const LineSchema = z.strictObject({
   vouch: z.literal("mocha-report"),
@@ -61,14 +61,7 @@ export function parseMochaReport(
   text: string,
   options: ParseMochaReportOptions = {},
 ): TestOutcome[] {
-  const maxBytes = options.maxBytes ?? JUNIT_LIMITS.maxBytes;
-  const maxTests = options.maxTests ?? JUNIT_LIMITS.maxTests;
-  if (text.length > maxBytes) {
-    throw new TestResultsError(
-      "report_too_large",
-      `test report is ${text.length} bytes, the limit is ${maxBytes}`,
-    );
-  }
+  const maxTests = reportBounds(text.length, options);
   const out: TestOutcome[] = [];
   for (const [n, line] of text.split("\n").entries()) {
     if (line.trim() === "") continue;
