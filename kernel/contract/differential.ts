@@ -163,22 +163,14 @@ export interface TestDifferential {
 function offenceOf(t: ListedTest): DifferentialOffence | null {
   if (t.status === "passed") return null;
   const id = "`" + t.id + "`";
-  if (t.status === "skipped") {
+  if (t.status === "skipped" || t.status === "missing") {
+    const skipped = t.status === "skipped";
     const was = t.list === "failToPass" ? "failed" : "passed";
     return {
-      class: "skipped",
+      class: skipped ? "skipped" : "vanished",
       id: t.id,
       list: t.list,
-      message: `${id} is skipped now (it ${was} at baseline)`,
-    };
-  }
-  if (t.status === "missing") {
-    const was = t.list === "failToPass" ? "failed" : "passed";
-    return {
-      class: "vanished",
-      id: t.id,
-      list: t.list,
-      message: `${id} did not run (it ${was} at baseline)`,
+      message: `${id} ${skipped ? "is skipped now" : "did not run"} (it ${was} at baseline)`,
     };
   }
   return t.list === "failToPass"
