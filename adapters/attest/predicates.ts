@@ -284,48 +284,43 @@ export interface StatementSummary {
  * ```
  */
 export function summarizeStatement(statement: AttestationStatement): StatementSummary {
-  const p = statement.predicate;
-  if (statement.predicateType === VOUCH_PREDICATE_TYPE) {
-    const v = statement.predicate;
+  const predicateType = statement.predicateType;
+  if (statement.predicateType === TEST_RESULT_PREDICATE_TYPE) {
+    const t = statement.predicate;
     return {
-      predicateType: statement.predicateType,
-      timeVerified: v.timeVerified,
-      verifierId: v.verifier.id,
-      policyDigest: v.policy.digest["sha256"] ?? "",
-      policyUri: v.policy.uri ?? "",
-      receipts: v.inputAttestations.length,
-      vouch: {
-        task: v.task,
-        ...(v.baseRevision !== undefined ? { baseRevision: v.baseRevision } : {}),
-        checks: v.checks.map((c) => ({ id: c.id, outcome: c.outcome })),
-        sandboxProfile: v.sandboxProfile,
-        backend: v.backend.id,
-        logAnchor: v.logAnchor,
-        receiptKeyId: v.receiptKeyId,
-      },
+      predicateType,
+      timeVerified: "",
+      verifierId: "",
+      policyDigest: t.configuration[0]?.digest["sha256"] ?? "",
+      policyUri: t.configuration[0]?.uri ?? "",
+      receipts: 0,
+      vouch: t[VOUCH_EXTENSION_KEY],
     };
   }
-  const vouch = (p as SlsaVsaPredicate | TestResultPredicate)[VOUCH_EXTENSION_KEY];
+  // vouch's own predicate and the SLSA VSA share the verification fields.
+  const v = statement.predicate;
+  const verification = {
+    predicateType,
+    timeVerified: v.timeVerified,
+    verifierId: v.verifier.id,
+    policyDigest: v.policy.digest["sha256"] ?? "",
+    policyUri: v.policy.uri ?? "",
+    receipts: v.inputAttestations.length,
+  };
   if (statement.predicateType === SLSA_VSA_PREDICATE_TYPE) {
-    const v = statement.predicate;
-    return {
-      predicateType: statement.predicateType,
-      timeVerified: v.timeVerified,
-      verifierId: v.verifier.id,
-      policyDigest: v.policy.digest["sha256"] ?? "",
-      policyUri: v.policy.uri,
-      receipts: v.inputAttestations.length,
-      vouch,
-    };
+    return { ...verification, vouch: statement.predicate[VOUCH_EXTENSION_KEY] };
   }
-  const t = statement.predicate;
+  const o = statement.predicate;
   return {
-    predicateType: statement.predicateType,
-    timeVerified: "",
-    verifierId: "",
-    policyDigest: t.configuration[0]?.digest["sha256"] ?? "",
-    policyUri: t.configuration[0]?.uri ?? "",
-    receipts: 0,
-    vouch,
+    ...verification,
+    vouch: {
+      task: o.task,
+      ...(o.baseRevision !== undefined ? { baseRevision: o.baseRevision } : {}),
+      checks: o.checks.map((c) => ({ id: c.id, outcome: c.outcome })),
+      sandboxProfile: o.sandboxProfile,
+      backend: o.backend.id,
+      logAnchor: o.logAnchor,
+      receiptKeyId: o.receiptKeyId,
+    },
   };
 }
