@@ -194,10 +194,8 @@ const MOCHA_MUL_TEST = [
   "",
 ].join("\n");
 
-const VITEST_CALC_TEST = [
-  'import { describe, expect, it } from "vitest";',
-  'import { add, sub } from "../src/calc.js";',
-  "",
+/** The `expect` suites vitest and jest share (arrow functions); each file adds its imports. */
+const EXPECT_CALC_SUITE = [
   'describe("calc", () => {',
   '  it("adds", () => {',
   "    expect(add(2, 3)).toBe(5);",
@@ -208,46 +206,41 @@ const VITEST_CALC_TEST = [
   "  });",
   "});",
   "",
+];
+
+const EXPECT_MUL_SUITE = [
+  'describe("mul", () => {',
+  '  it("multiplies", () => {',
+  "    expect(mul(2, 3)).toBe(6);",
+  "  });",
+  "});",
+  "",
+];
+
+const VITEST_CALC_TEST = [
+  'import { describe, expect, it } from "vitest";',
+  'import { add, sub } from "../src/calc.js";',
+  "",
+  ...EXPECT_CALC_SUITE,
 ].join("\n");
 
 const VITEST_MUL_TEST = [
   'import { describe, expect, it } from "vitest";',
   'import { mul } from "../src/calc.js";',
   "",
-  'describe("mul", () => {',
-  '  it("multiplies", () => {',
-  "    expect(mul(2, 3)).toBe(6);",
-  "  });",
-  "});",
-  "",
+  ...EXPECT_MUL_SUITE,
 ].join("\n");
 
 /** jest's globals (describe, it, expect), CommonJS. */
 const JEST_CALC_TEST = [
   'const { add, sub } = require("../src/calc.js");',
   "",
-  'describe("calc", () => {',
-  '  it("adds", () => {',
-  "    expect(add(2, 3)).toBe(5);",
-  "  });",
-  "",
-  '  it("subtracts", () => {',
-  "    expect(sub(5, 3)).toBe(2);",
-  "  });",
-  "});",
-  "",
+  ...EXPECT_CALC_SUITE,
 ].join("\n");
 
-const JEST_MUL_TEST = [
-  'const { mul } = require("../src/calc.js");',
-  "",
-  'describe("mul", () => {',
-  '  it("multiplies", () => {',
-  "    expect(mul(2, 3)).toBe(6);",
-  "  });",
-  "});",
-  "",
-].join("\n");
+const JEST_MUL_TEST = ['const { mul } = require("../src/calc.js");', "", ...EXPECT_MUL_SUITE].join(
+  "\n",
+);
 
 const PY_CALC_TEST = [
   "from calc import add, sub",
@@ -271,111 +264,93 @@ const PY_MUL_TEST = [
   "",
 ].join("\n");
 
+const README = { "README.md": "# calc\n\nA tiny calculator.\n" };
+
+/** A JS runner's base: `package.json`, the bug in `src/calc.js`, the calc and mul tests in test/. */
+function jsShape(
+  runner: RunnerName,
+  verify: string,
+  packageJson: string,
+  tests: { readonly calc: string; readonly mul: string },
+  options: {
+    readonly npm: boolean;
+    readonly source?: string;
+    readonly extra?: Readonly<Record<string, string>>;
+  },
+): RunnerShape {
+  const source = options.source ?? JS_SOURCE;
+  return {
+    runner,
+    verify,
+    files: {
+      ...README,
+      "package.json": packageJson,
+      "src/calc.js": source,
+      "test/calc.test.js": tests.calc,
+      "test/mul.test.js": tests.mul,
+      ...options.extra,
+    },
+    testFile: "test/calc.test.js",
+    failing: "adds",
+    source: "src/calc.js",
+    fixedSource: fixAdd(source),
+    npm: options.npm,
+  };
+}
+
+const MOCHA_TESTS = { calc: MOCHA_CALC_TEST, mul: MOCHA_MUL_TEST };
+const MOCHA_DEV = { devDependencies: { mocha: "10.8.2" } };
+
 /** The base project of `runner`. */
 export function runnerShape(runner: RunnerName): RunnerShape {
-  const readme = { "README.md": "# calc\n\nA tiny calculator.\n" };
   switch (runner) {
     case "node":
-      return {
-        runner,
-        verify: "node --test",
-        files: {
-          ...readme,
-          "package.json": pkg({ test: "node --test" }),
-          "src/calc.js": JS_SOURCE,
-          "test/calc.test.js": NODE_CALC_TEST,
-          "test/mul.test.js": NODE_MUL_TEST,
-        },
-        testFile: "test/calc.test.js",
-        failing: "adds",
-        source: "src/calc.js",
-        fixedSource: fixAdd(JS_SOURCE),
-        npm: false,
-      };
+      return jsShape(runner, "node --test", pkg({ test: "node --test" }), {
+        calc: NODE_CALC_TEST,
+        mul: NODE_MUL_TEST,
+      }, { npm: false });
     case "mocha":
       // express's shape: `mocha --require test/support/env --reporter spec test/`.
-      return {
+      return jsShape(
         runner,
-        verify: "npm test",
-        files: {
-          ...readme,
-          "package.json": pkg({
-            test: "mocha --require test/support/env --reporter spec --check-leaks test/",
-          }, { devDependencies: { mocha: "10.8.2" } }),
-          "src/calc.js": JS_SOURCE,
-          "test/calc.test.js": MOCHA_CALC_TEST,
-          "test/mul.test.js": MOCHA_MUL_TEST,
-          "test/support/env.js": "process.env.NODE_ENV = 'test';\n",
-        },
-        testFile: "test/calc.test.js",
-        failing: "adds",
-        source: "src/calc.js",
-        fixedSource: fixAdd(JS_SOURCE),
-        npm: true,
-      };
+        "npm test",
+        pkg({
+          test: "mocha --require test/support/env --reporter spec --check-leaks test/",
+        }, MOCHA_DEV),
+        MOCHA_TESTS,
+        { npm: true, extra: { "test/support/env.js": "process.env.NODE_ENV = 'test';\n" } },
+      );
     case "mocha-dot":
       // picomatch's shape: `npm run mocha` with `mocha --reporter dot`, no .mocharc.
-      return {
+      return jsShape(
         runner,
-        verify: "npm test",
-        files: {
-          ...readme,
-          "package.json": pkg({ mocha: "mocha --reporter dot", test: "npm run mocha" }, {
-            devDependencies: { mocha: "10.8.2" },
-          }),
-          "src/calc.js": JS_SOURCE,
-          "test/calc.test.js": MOCHA_CALC_TEST,
-          "test/mul.test.js": MOCHA_MUL_TEST,
-        },
-        testFile: "test/calc.test.js",
-        failing: "adds",
-        source: "src/calc.js",
-        fixedSource: fixAdd(JS_SOURCE),
-        npm: true,
-      };
+        "npm test",
+        pkg({ mocha: "mocha --reporter dot", test: "npm run mocha" }, MOCHA_DEV),
+        MOCHA_TESTS,
+        { npm: true },
+      );
     case "vitest":
-      return {
+      return jsShape(
         runner,
-        verify: "npm test",
-        files: {
-          ...readme,
-          "package.json": pkg({ test: "vitest run" }, {
-            type: "module",
-            devDependencies: { vitest: "3.2.7" },
-          }),
-          "src/calc.js": ESM_SOURCE,
-          "test/calc.test.js": VITEST_CALC_TEST,
-          "test/mul.test.js": VITEST_MUL_TEST,
-        },
-        testFile: "test/calc.test.js",
-        failing: "adds",
-        source: "src/calc.js",
-        fixedSource: fixAdd(ESM_SOURCE),
-        npm: true,
-      };
+        "npm test",
+        pkg({ test: "vitest run" }, { type: "module", devDependencies: { vitest: "3.2.7" } }),
+        { calc: VITEST_CALC_TEST, mul: VITEST_MUL_TEST },
+        { npm: true, source: ESM_SOURCE },
+      );
     case "jest":
-      return {
+      return jsShape(
         runner,
-        verify: "npm test",
-        files: {
-          ...readme,
-          "package.json": pkg({ test: "jest" }, { devDependencies: { jest: "29.7.0" } }),
-          "src/calc.js": JS_SOURCE,
-          "test/calc.test.js": JEST_CALC_TEST,
-          "test/mul.test.js": JEST_MUL_TEST,
-        },
-        testFile: "test/calc.test.js",
-        failing: "adds",
-        source: "src/calc.js",
-        fixedSource: fixAdd(JS_SOURCE),
-        npm: true,
-      };
+        "npm test",
+        pkg({ test: "jest" }, { devDependencies: { jest: "29.7.0" } }),
+        { calc: JEST_CALC_TEST, mul: JEST_MUL_TEST },
+        { npm: true },
+      );
     case "pytest":
       return {
         runner,
         verify: "pytest -q",
         files: {
-          ...readme,
+          ...README,
           "pytest.ini": "[pytest]\npythonpath = src\ntestpaths = tests\n",
           "src/calc.py": PY_SOURCE,
           "tests/test_calc.py": PY_CALC_TEST,
