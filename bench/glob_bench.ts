@@ -72,38 +72,30 @@ globalThis.addEventListener("unload", () => {
 
 // ------------------------------------------------------------------ budgets
 
+/** vouch's TS matcher against a peer's loop over the same paths and patterns, at most 1x. */
+function versus(id: string, peer: string, peerRun: () => void): BudgetSpec {
+  return {
+    id,
+    measures: `vouch TS glob matcher, ${PATHS.length} real paths x ${PATTERNS.length} patterns, ms`,
+    peer: `${peer} (dot: true), same paths and patterns`,
+    bound: "<= 1x",
+    measure: () =>
+      interleavedMs(
+        () => {
+          for (const s of vouchTs) for (const p of PATHS) if (s.matches(p)) sink++;
+        },
+        peerRun,
+        { warmup: 1, rounds: 5 },
+      ),
+  };
+}
+
 /** Budgets checked by `deno task bench:check` (docs/benchmarks.md). */
 export const budgets: readonly BudgetSpec[] = [
-  {
-    id: "glob.vs_picomatch",
-    measures: `vouch TS glob matcher, ${PATHS.length} real paths x ${PATTERNS.length} patterns, ms`,
-    peer: "picomatch (dot: true), same paths and patterns",
-    bound: "<= 1x",
-    measure: () =>
-      interleavedMs(
-        () => {
-          for (const s of vouchTs) for (const p of PATHS) if (s.matches(p)) sink++;
-        },
-        () => {
-          for (const m of pico) for (const p of PATHS) if (m(p)) sink++;
-        },
-        { warmup: 1, rounds: 5 },
-      ),
-  },
-  {
-    id: "glob.vs_minimatch",
-    measures: `vouch TS glob matcher, ${PATHS.length} real paths x ${PATTERNS.length} patterns, ms`,
-    peer: "minimatch (dot: true), same paths and patterns",
-    bound: "<= 1x",
-    measure: () =>
-      interleavedMs(
-        () => {
-          for (const s of vouchTs) for (const p of PATHS) if (s.matches(p)) sink++;
-        },
-        () => {
-          for (const m of mini) for (const p of PATHS) if (m.match(p)) sink++;
-        },
-        { warmup: 1, rounds: 5 },
-      ),
-  },
+  versus("glob.vs_picomatch", "picomatch", () => {
+    for (const m of pico) for (const p of PATHS) if (m(p)) sink++;
+  }),
+  versus("glob.vs_minimatch", "minimatch", () => {
+    for (const m of mini) for (const p of PATHS) if (m.match(p)) sink++;
+  }),
 ];
