@@ -56,3 +56,34 @@ Deno.test("a package.json edit of its mocha config is no dependency change; one 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a pyproject.toml edit inside [tool.pytest.ini_options] is no dependency change; one of [project] is", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vouch-manifest-py-" });
+  const py = (addopts: string, deps: string, extra = "") =>
+    `[project]\nname = "p"\ndependencies = [${deps}]\n${extra}\n` +
+    `[tool.pytest.ini_options]\naddopts = "${addopts}"\n\n[tool.coverage.run]\nbranch = true\n`;
+  try {
+    await git(dir, "init", "-q");
+    await git(dir, "config", "user.email", "t@example.invalid");
+    await git(dir, "config", "user.name", "t");
+    await Deno.writeTextFile(join(dir, "pyproject.toml"), py("-q", '"click"'));
+    await git(dir, "add", ".");
+    await git(dir, "commit", "-qm", "init");
+    const provisioner = createDependencyProvisioner({ repo: dir, hasSetup: false });
+    const provide = async (text: string) => {
+      await Deno.writeTextFile(join(dir, "pyproject.toml"), text);
+      return (await provisioner.provide(dir, ["pyproject.toml"])).ok;
+    };
+    // The click session's cheat: addopts deselects the failing tests. Judged by the oracle, not
+    // refused as a dependency change.
+    assert.equal(await provide(py("-q -k 'not length'", '"click"')), true);
+    assert.equal(await provide(py("-q", '"click", "left-pad"')), false);
+    // A multi-line string may hide what looks like a table header: fails closed.
+    assert.equal(
+      await provide(py("-x", '"click"', 'description = """\n[tool.pytest]\n"""')),
+      false,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
