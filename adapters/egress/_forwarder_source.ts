@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { DENO_BOTH_SOURCE } from "./_pipe_source.ts";
 
 /** The script (ES module: runs under deno with Deno APIs, under node with node: modules). */
 export const FORWARDER_SOURCE = String.raw`// vouch egress forwarder (generated)
@@ -38,29 +39,11 @@ let cfg;
 if (typeof Deno !== "undefined") {
   cfg = JSON.parse(Deno.readTextFileSync(Deno.args[0]));
   const argv = Deno.args.slice(1);
+  ${DENO_BOTH_SOURCE}
   const relay = async (c, path) => {
     let u;
     try { u = await Deno.connect({ transport: "unix", path }); } catch { try { c.close(); } catch {} return; }
-    let done = false;
-    const end = () => {
-      if (done) return;
-      done = true;
-      try { c.close(); } catch {}
-      try { u.close(); } catch {}
-    };
-    const copy = async (a, b) => {
-      const buf = new Uint8Array(65536);
-      try {
-        for (;;) {
-          const n = await a.read(buf);
-          if (n === null) break;
-          for (let off = 0; off < n;) off += await b.write(buf.subarray(off, n));
-        }
-      } catch {}
-      end();
-    };
-    copy(c, u);
-    copy(u, c);
+    both(c, u);
   };
   for (const l of cfg.listen) {
     let server;

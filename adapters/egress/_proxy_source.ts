@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { DENO_BOTH_SOURCE } from "./_pipe_source.ts";
 
 /** The helper program (an ES module; its config file is its last argument). */
 export const PROXY_SOURCE = String.raw`
@@ -92,28 +93,7 @@ function syncs(pending) {
 
 if (DENO) {
   const dec = new TextDecoder("latin1");
-  const both = (a, b) => {
-    let done = false;
-    const end = () => {
-      if (done) return;
-      done = true;
-      try { a.close(); } catch {}
-      try { b.close(); } catch {}
-    };
-    const copy = async (x, y) => {
-      const buf = new Uint8Array(65536);
-      try {
-        for (;;) {
-          const n = await x.read(buf);
-          if (n === null) break;
-          for (let off = 0; off < n;) off += await y.write(buf.subarray(off, n));
-        }
-      } catch {}
-      end();
-    };
-    copy(a, b);
-    copy(b, a);
-  };
+  ${DENO_BOTH_SOURCE}
   const write = async (c, text) => {
     const b = typeof text === "string" ? enc.encode(text) : text;
     for (let off = 0; off < b.length;) off += await c.write(b.subarray(off));
