@@ -9,7 +9,6 @@ Deno.test("vouch demo: rejects the false claim, verifies the fix, log verifies a
     err: (t: string) => void (err += t),
     isTerminal: false,
   };
-  const started = Date.now();
   const code = await runCli(["demo", "--json"], io);
   assert.equal(code, 0, err);
   const outcome = JSON.parse(out.trim().split("\n").at(-1)!);
@@ -22,8 +21,8 @@ Deno.test("vouch demo: rejects the false claim, verifies the fix, log verifies a
   assert.match(err, /receipts {2}ok {8}2\/2 verified/);
   assert.match(err, /patches {3}ok {8}1\/1 verified/);
   assert.match(err, /replay {4}ok {8}\d+ kernel steps reproduce the recorded actions/);
-  // Generous bound for a loaded CI machine; the demo itself targets < 10 s.
-  assert.ok(Date.now() - started < 60_000);
+  // No wall-clock bound: on a busy machine any bound is a coin toss (the demo's
+  // speed is the benches' business, never a test's).
 });
 
 Deno.test("vouch demo --kernel-only: prints the kernel timeline without git or processes", async () => {

@@ -12,7 +12,7 @@ import { existsSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importSpecifiers } from "./_imports.ts";
-import { PHASES, SERIAL } from "../_phases.ts";
+import { FAST, FIRST, PHASES, SERIAL } from "../_phases.ts";
 
 const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), "../.."));
 
@@ -139,12 +139,20 @@ Deno.test("every test file that changes process-wide state runs in the serial ph
   );
 });
 
-Deno.test("every serial entry exists, and the parallel phase ignores exactly the serial list", () => {
+Deno.test("every serial entry exists; the parallel phase runs every other test file once", () => {
   for (const s of SERIAL) assert.ok(existsSync(join(ROOT, s)), `SERIAL names a missing ${s}`);
-  const ignore = PHASES.flatMap((p) => p.args).find((a) => a.startsWith("--ignore="));
-  assert.ok(ignore !== undefined);
-  for (const s of SERIAL) assert.ok(ignore.slice("--ignore=".length).split(",").includes(s), s);
+  const parallel = PHASES.find((p) => p.name === "tests (parallel)")!.args.filter((a) =>
+    !a.startsWith("-")
+  );
+  assert.equal(new Set(parallel).size, parallel.length, "a file is listed twice");
+  const expected = tsFiles(join(ROOT, "tests")).map((f) => relative(ROOT, f)).filter((rel) =>
+    isTestFile(rel) && !rel.startsWith("tests/kernel/") && !isSerial(rel)
+  );
+  assert.ok(expected.length > 100, `only ${expected.length} test files found`);
+  assert.deepEqual([...parallel].sort(), expected.sort());
   assert.deepEqual(PHASES.at(-1)!.args.filter((a) => !a.startsWith("-")), [...SERIAL]);
+  assert.deepEqual(parallel.slice(0, FIRST.length), [...FIRST]);
+  for (const f of FIRST) assert.ok(existsSync(join(ROOT, f)), `FIRST names a missing ${f}`);
 });
 
 Deno.test("deno.json's test task runs the phases of tests/_phases.ts and lists none itself", () => {
@@ -152,6 +160,15 @@ Deno.test("deno.json's test task runs the phases of tests/_phases.ts and lists n
   const task: string = config.tasks.test;
   assert.match(task, /tools\/run_tests\.ts/);
   assert.doesNotMatch(task, /--ignore|--parallel|tests\//);
+});
+
+Deno.test("test:fast runs the FAST list through tools/run_tests.ts; it names no serial file", () => {
+  const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+  assert.match(config.tasks["test:fast"], /tools\/run_tests\.ts --fast$/);
+  for (const f of FAST) {
+    assert.ok(existsSync(join(ROOT, f)), `FAST names a missing ${f}`);
+    assert.ok(!isSerial(f) && !SERIAL.some((s) => s.startsWith(f)), `FAST names serial ${f}`);
+  }
 });
 
 Deno.test("the process-state scanner sees what it must, and only that (self-test)", () => {

@@ -151,7 +151,9 @@ Deno.test("timeout: a grandchild ignoring SIGTERM is gone afterwards (by pid)", 
   const elapsed = performance.now() - started;
   assert.equal(r.timedOut, true);
   assert.equal(r.exitCode, 124);
-  assert.ok(elapsed < 5000, `took ${elapsed} ms`);
+  // Half the 60 s the shell and its grandchild would sleep: it proves they were not waited
+  // for, and a busy machine's seconds of delay do not fail it.
+  assert.ok(elapsed < 30_000, `took ${elapsed} ms`);
   const pid = Number(r.stdout.head.trim());
   assert.ok(pid > 0, r.stdout.head);
   await new Promise((res) => setTimeout(res, 50));
@@ -161,7 +163,8 @@ Deno.test("timeout: a grandchild ignoring SIGTERM is gone afterwards (by pid)", 
 Deno.test("after a normal exit, leftovers in the group are killed and pipes drain quickly", async () => {
   const started = performance.now();
   const r = await runProcess({ shell: "(sleep 60; echo late) & echo $!; echo done", cwd: "/" });
-  assert.ok(performance.now() - started < 3000);
+  // Half the leftover's 60 s sleep: not waited for, whatever the machine's load.
+  assert.ok(performance.now() - started < 30_000);
   assert.equal(r.exitCode, 0);
   assert.equal(r.leftoversKilled, true);
   const pid = Number(r.stdout.head.split("\n")[0]);
@@ -180,7 +183,8 @@ Deno.test("a grandchild escaping the group (setsid) is swept by its run marker, 
   const pid = Number(r.stdout.head.trim());
   try {
     assert.equal(r.exitCode, 0);
-    assert.ok(elapsed < 3000, `took ${elapsed} ms`);
+    // Half the escaped sleep's 60 s: the pipes closed without waiting for it.
+    assert.ok(elapsed < 30_000, `took ${elapsed} ms`);
     assert.ok(pid > 0);
     // It left the process group, yet the unsandboxed sweep found and killed it.
     await new Promise((res) => setTimeout(res, 50));
