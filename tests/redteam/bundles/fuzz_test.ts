@@ -39,7 +39,8 @@ Deno.test("fuzz: mutated manifests and arbitrary patch bytes never escape as exc
           const paths = await materializeFixture(fixture, dir);
           const started = performance.now();
           const result = await evaluateBundle(paths);
-          assert.ok(performance.now() - started < 5000, "evaluation must finish promptly");
+          // A bound for hangs (a runaway loop), far past a busy machine's delay; speed is the benches'.
+          assert.ok(performance.now() - started < 60_000, "evaluation must finish");
           assert.ok(VerificationResultSchema.safeParse(result).success);
           const d = result.decision_support;
           for (const c of d.reason_codes) assert.ok(c in BUNDLE_REASONS, c);

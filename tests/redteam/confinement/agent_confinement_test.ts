@@ -190,7 +190,7 @@ for (const requirement of ["auto", "none"] as const) {
         const started = performance.now();
         const r = await runAgentScript(
           a,
-          "i=0; while [ $i -lt 150 ]; do sleep 30 & i=$((i+1)); done; wait",
+          "i=0; while [ $i -lt 150 ]; do sleep 600 & i=$((i+1)); done; wait",
           requirement,
           { limits: { processes: 30 } },
         );
@@ -198,7 +198,8 @@ for (const requirement of ["auto", "none"] as const) {
         assert.equal(r.failure?.code, "limit_exceeded", r.failure?.message);
         assert.match(r.failure!.message, /process limit \(30 at once\)/);
         assert.equal(r.failure?.retryable, false);
-        assert.ok(performance.now() - started < 20_000);
+        // Half the storm's 600 s sleeps: it was killed, not waited for, on any machine.
+        assert.ok(performance.now() - started < 300_000);
       } finally {
         await a.cleanup();
       }

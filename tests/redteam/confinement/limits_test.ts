@@ -48,12 +48,13 @@ for (const kind of ["bwrap", "none"] as const) {
     fn: async () => {
       const started = performance.now();
       const r = await boxed(
-        "i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; wait",
+        "i=0; while [ $i -lt 200 ]; do sleep 600 & i=$((i+1)); done; wait",
         small,
         kind,
       );
       assert.equal(r.limit?.kind, "processes", JSON.stringify(r.limit));
-      assert.ok(performance.now() - started < 15_000);
+      // Half the storm's 600 s sleeps: it was killed, not waited for, on any machine.
+      assert.ok(performance.now() - started < 300_000);
       assert.match(r.limit!.message, /process limit \(40/);
     },
   });

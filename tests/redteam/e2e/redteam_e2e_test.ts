@@ -215,7 +215,9 @@ Deno.test("redteam: a backend that never exits is killed at the budget", async (
       assert.equal(r.json?.["reason"], "budget_wall_time");
     },
   );
-  assert.ok(Date.now() - started < 60_000);
+  // The JSON proves the budget killed it; the bound only turns a hang into a failure, so it
+  // is far past any busy machine's delay.
+  assert.ok(Date.now() - started < 300_000);
 });
 
 Deno.test("redteam: Ctrl-C mid-run kills the backend, cleans up, leaves a consistent log", async () => {
