@@ -24,6 +24,7 @@ import { budgetLimit, startBudget, watchBudget } from "./_tree_budget.ts";
 import { procBlind, watchTreeTotals } from "./_proc_scan.ts";
 import { childEnv } from "./_child_env.ts";
 import { resolveProgram } from "./_program.ts";
+import { handOverTrees, mappedLaunch } from "./_user_launch.ts";
 
 export { childEnv } from "./_child_env.ts";
 
@@ -219,9 +220,25 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       env,
     )
     : limited;
+  // As root, the sandbox's uid 0 is an unprivileged host uid: a launcher writes the map, and
+  // the writable trees are that uid's before the write budget's stamp (chown changes ctime).
+  const userMap = sandbox.kind === "bwrap" ? sandbox.userMap : undefined;
+  if (userMap !== undefined && sandbox.kind === "bwrap") {
+    try {
+      await handOverTrees(sandbox.writable, userMap);
+    } catch (error) {
+      if (privateDir) removeQuietly(privateDir);
+      if (privateTmp) removeQuietly(privateTmp);
+      return emptyResult(argv, spec, envNames, {
+        code: "spawn_failed",
+        message: error instanceof Error ? error.message : String(error),
+      }, started);
+    }
+  }
+  const mapped = userMap === undefined ? spawnedArgv : mappedLaunch(spawnedArgv, userMap);
   // Kernel-enforced limits for the whole tree where the host gives vouch a cgroup.
   const cgroup = limits === null ? null : childCgroup(limits);
-  const contained = cgroup === null ? spawnedArgv : cgroup.wrap(spawnedArgv);
+  const contained = cgroup === null ? mapped : cgroup.wrap(mapped);
   const launch = contained;
   const grouped = ownGroup(spec.sandbox, spec.ownTool === true);
   // The tree's write budget: its growth is measured around the child (sandboxed children only).
@@ -316,13 +333,13 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     limit = kind;
     signalAll("SIGKILL");
   };
-  const watchdog = limits === null
-    ? null
-    : startWatchdog(pid, limits, onLimit, { overhead: sandbox.kind === "bwrap" ? 2 : 0 });
+  // bwrap and its init (and the user-map launcher) are in the tree besides the command's own.
+  const overhead = sandbox.kind !== "bwrap" ? 0 : userMap === undefined ? 2 : 3;
+  const watchdog = limits === null ? null : startWatchdog(pid, limits, onLimit, { overhead });
   // Where vouch may not read /proc itself (the CLI's flags), a shell scans it every second or so.
   const totalsWatch = limits === null || !procBlind()
     ? null
-    : watchTreeTotals(pid, limits, sandbox.kind === "bwrap" ? 2 : 0, onLimit);
+    : watchTreeTotals(pid, limits, overhead, onLimit);
   const budgetWatch = budget === null || limits?.diskMb === undefined
     ? null
     : watchBudget(budget, limits.diskMb, () => onLimit("disk"));

@@ -6,6 +6,7 @@
  */
 import type { BwrapSandbox, RootMount } from "./profile.ts";
 import { DEFAULT_CHECK_LIMITS } from "./limits.ts";
+import { dropArgv, MAPPED_BWRAP_OPTIONS, MAPPED_CAPS } from "./_user_map.ts";
 
 /** The private home directory children see inside bwrap (on the private `/tmp`). */
 export const BWRAP_HOME = "/tmp/vouch-home";
@@ -14,15 +15,51 @@ function underTmp(path: string): boolean {
   return path === "/tmp" || path.startsWith("/tmp/");
 }
 
-function rootArgs(root: readonly RootMount[]): string[] {
+/**
+ * Parents of `path` a mapped sandbox must make 0755 first (bwrap would make them 0700, owned by
+ * its uid 1); `empty` says what `path` becomes: an empty dir or tmpfs (nothing beneath it
+ * exists yet) rather than a bind of the host's path (everything beneath it does).
+ */
+type Parents = (path: string, empty?: boolean) => string[];
+
+function rootArgs(root: readonly RootMount[], parents: Parents): string[] {
   const out: string[] = [];
   for (const m of root) {
+    out.push(...parents(m.path, m.kind === "mask-dir"));
     if (m.kind === "ro") out.push("--ro-bind", m.path, m.path);
     else if (m.kind === "symlink") out.push("--symlink", m.target, m.path);
     else if (m.kind === "mask-dir") out.push("--tmpfs", m.path, "--remount-ro", m.path);
     else out.push("--ro-bind", "/dev/null", m.path);
   }
   return out;
+}
+
+/**
+ * For a mapped sandbox: the `--perms 0755 --dir` ops for every ancestor of a
+ * mount that neither exists beneath a bind nor was made yet. Nothing otherwise.
+ */
+function parentsFor(mapped: boolean): Parents {
+  const binds = new Set<string>();
+  const dirs = new Set<string>(["/"]);
+  const exists = (p: string) => {
+    if (dirs.has(p)) return true;
+    for (let q = p; q !== ""; q = q.slice(0, q.lastIndexOf("/"))) if (binds.has(q)) return true;
+    return false;
+  };
+  return (path, empty = false) => {
+    const out: string[] = [];
+    if (mapped) {
+      const parts = path.split("/").filter((x) => x !== "");
+      for (let i = 1; i < parts.length; i++) {
+        const a = "/" + parts.slice(0, i).join("/");
+        if (exists(a)) continue;
+        out.push("--perms", "0755", "--dir", a);
+        dirs.add(a);
+      }
+    }
+    (empty ? dirs : binds).add(path);
+    return out;
+  };
 }
 
 /**
@@ -61,6 +98,10 @@ export function bwrapArgv(
     profile.homeSource !== undefined && (p === home || p.startsWith(home + "/"));
   const allRoot = profile.root ?? [];
   const root = allRoot.filter((m) => !inHome(m.path));
+  const mapped = profile.userMap !== undefined;
+  const parents = parentsFor(mapped);
+  // A mapped sandbox's tmpfs and HOME are made by bwrap's uid 1: open to its uid 0.
+  const perms = (mode: string) => (mapped ? ["--perms", mode] : []);
   const out = [
     profile.bwrapPath,
     "--new-session",
@@ -68,6 +109,8 @@ export function bwrapArgv(
     // A user namespace of its own, also when vouch runs as root: capabilities (all dropped
     // below) would only ever count inside it, and the bounding set is emptied.
     "--unshare-user",
+    // As root: bwrap waits while the launcher maps uid 0 to an unprivileged host uid.
+    ...(mapped ? MAPPED_BWRAP_OPTIONS : []),
     "--unshare-pid",
     // The network is cut off unless the profile explicitly shares it.
     ...(profile.shareNetwork === true ? [] : ["--unshare-net"]),
@@ -77,13 +120,17 @@ export function bwrapArgv(
     // Without this a sandbox started as root keeps CAP_SYS_ADMIN and can remount.
     "--cap-drop",
     "ALL",
-    ...rootArgs(root.filter((m) => !underTmp(m.path))),
+    // Mapped: kept for `setpriv` alone, which drops to uid 0 inside with none (the command's
+    // prefix below).
+    ...(mapped ? MAPPED_CAPS : []),
+    ...rootArgs(root.filter((m) => !underTmp(m.path)), parents),
     // /dev: bwrap's own, read-only after a size-capped /dev/shm (a writable /dev tmpfs held
     // anything a check wrote there, uncapped).
     "--dev",
     "/dev",
     "--size",
     tmpBytes,
+    ...perms("1777"),
     "--tmpfs",
     "/dev/shm",
     "--remount-ro",
@@ -101,19 +148,23 @@ export function bwrapArgv(
     "/proc/sysrq-trigger",
     "--size",
     tmpBytes,
+    ...perms("1777"),
     "--tmpfs",
     "/tmp",
-    // Root mounts inside /tmp (a toolchain or checkout living there) go over the private /tmp.
-    ...rootArgs(root.filter((m) => underTmp(m.path))),
   ];
+  for (const p of ["/dev", "/proc"]) parents(p);
+  parents("/tmp", true);
+  // Root mounts inside /tmp (a toolchain or checkout living there) go over the private /tmp.
+  out.push(...rootArgs(root.filter((m) => underTmp(m.path)), parents));
   if (profile.homeSource !== undefined) {
     out.push(
+      ...parents(home),
       "--bind",
       profile.homeSource,
       home,
-      ...rootArgs(allRoot.filter((m) => inHome(m.path))),
+      ...rootArgs(allRoot.filter((m) => inHome(m.path)), parents),
     );
-  } else out.push("--dir", home);
+  } else out.push(...parents(home, true), ...perms("0777"), "--dir", home);
   // Parents before children, so a path inside another keeps its own mode (`.git` ro inside the
   // rw worktree, a rw worktree inside a ro declared dir).
   // A layer's tmpfs comes before what is bound into it (one level deeper).
@@ -130,16 +181,22 @@ export function bwrapArgv(
   ].map((b, i) => ({ ...b, i, depth: b.p.split("/").length }))
     .sort((x, y) => x.depth - y.depth || x.i - y.i);
   for (const b of binds) {
-    if (b.flag === "--tmpfs") out.push("--size", tmpBytes, "--tmpfs", b.p);
-    else if (b.flag === "--dir") out.push("--dir", b.p);
+    out.push(...parents(b.p, b.flag === "--tmpfs" || b.flag === "--dir"));
+    if (b.flag === "--tmpfs") out.push("--size", tmpBytes, ...perms("1777"), "--tmpfs", b.p);
+    else if (b.flag === "--dir") out.push(...perms("0777"), "--dir", b.p);
     else if (b.flag === "--symlink") out.push("--symlink", b.src, b.p);
     else out.push(b.flag, b.src, b.p);
   }
-  for (const d of profile.hiddenDirs) out.push("--tmpfs", d, "--remount-ro", d);
-  for (const f of profile.hiddenFiles) out.push("--ro-bind", "/dev/null", f);
-  for (const t of profile.tmpfs ?? []) out.push("--size", tmpBytes, "--tmpfs", t);
+  for (const d of profile.hiddenDirs) {
+    out.push(...parents(d, true), "--tmpfs", d, "--remount-ro", d);
+  }
+  for (const f of profile.hiddenFiles) out.push(...parents(f), "--ro-bind", "/dev/null", f);
+  for (const t of profile.tmpfs ?? []) {
+    out.push(...parents(t, true), "--size", tmpBytes, ...perms("1777"), "--tmpfs", t);
+  }
   out.push("--remount-ro", "/", "--clearenv");
   for (const [k, v] of Object.entries(env)) out.push("--setenv", k, v);
-  out.push("--chdir", cwd, "--", ...(profile.launcher ?? []), ...argv);
+  const drop = profile.userMap === undefined ? [] : dropArgv(profile.userMap);
+  out.push("--chdir", cwd, "--", ...drop, ...(profile.launcher ?? []), ...argv);
   return out;
 }

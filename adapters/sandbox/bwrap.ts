@@ -7,10 +7,16 @@ import { systemRoot } from "./_system_root.ts";
 import { toolchainMounts } from "./_toolchains.ts";
 import { DEFAULT_CHECK_LIMITS, type SandboxLimits } from "./limits.ts";
 import { forbiddenPaths } from "./_forbidden.ts";
+import { runsAsRoot, userMapOfHost } from "./_user_map.ts";
 
 import { BWRAP_HOME } from "./_bwrap_argv.ts";
 
 export { BWRAP_HOME, bwrapArgv } from "./_bwrap_argv.ts";
+
+/** `safe.directory=*` for git run inside a mapped sandbox (its tree's .git belongs to root). */
+const GIT_SAFE_ENV: Readonly<Record<string, string>> = {
+  GIT_CONFIG_PARAMETERS: "'safe.directory'='*'",
+};
 
 /** Options for {@linkcode bwrapProfile}. */
 export interface BwrapProfileOptions {
@@ -218,6 +224,15 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     if (kind === "dir") hiddenDirs.push(f);
     else if (kind === "file") hiddenFiles.push(f);
   }
+  // As root, the sandbox's uid 0 is an unprivileged host uid; without setpriv it would stay
+  // host root: refused.
+  const userMap = userMapOfHost();
+  if (userMap === null && runsAsRoot()) {
+    throw new SandboxError(
+      "sandbox_unavailable",
+      "Cannot sandbox as root: setpriv (util-linux) not found to run children as an unprivileged uid",
+    );
+  }
   return {
     kind: "bwrap",
     bwrapPath,
@@ -228,9 +243,11 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     hiddenFiles,
     home: BWRAP_HOME,
     ...(home !== undefined ? { userHome: home } : {}),
-    env: tools.env,
+    // git inside a mapped sandbox meets a tree and a .git of another owner than its uid.
+    env: userMap === null ? tools.env : { ...tools.env, ...GIT_SAFE_ENV },
     declaredReadOnly: declared,
     limits: options.limits ?? DEFAULT_CHECK_LIMITS,
+    ...(userMap !== null ? { userMap } : {}),
   };
 }
 

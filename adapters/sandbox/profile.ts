@@ -1,5 +1,6 @@
 import { VouchError } from "../../kernel/errors/mod.ts";
 import type { SandboxLimits } from "./limits.ts";
+import type { UserMap } from "./_user_map.ts";
 
 /**
  * How a child process is confined.
@@ -104,6 +105,12 @@ export interface BwrapSandbox {
    * drop it (see {@linkcode toolCommandProfile}).
    */
   readonly launcher?: readonly string[];
+  /**
+   * Set when vouch runs as root: the sandbox's uid 0 is this unprivileged host
+   * uid (see `_user_map.ts`); the writable trees are handed to it before each
+   * child. Absent: bwrap maps the invoking user to itself.
+   */
+  readonly userMap?: UserMap;
 }
 
 /**

@@ -1,0 +1,105 @@
+/**
+ * The launcher of a sandbox whose user is mapped (vouch as root, see
+ * `adapters/sandbox/_user_map.ts`): a shell in front of bwrap that writes the
+ * user namespace's maps while bwrap waits, and the hand-over of the writable
+ * trees to the mapped uid before the child starts.
+ *
+ * The shell makes two FIFOs in a private 0700 directory of this process,
+ * starts bwrap with `--info-fd 8` on one and `--userns-block-fd 9` on the
+ * other, reads the sandbox's pid from bwrap's info, writes `0 <uid> 1` and
+ * `1 0 1` to its `uid_map` and `gid_map`, then lets bwrap go on and waits for
+ * it (its exit status is the shell's; bwrap dies with the shell,
+ * `--die-with-parent`). Fails closed: a map that cannot be written kills
+ * bwrap before anything runs (exit 125); a sandbox with no map at all could
+ * not start its command either (`setpriv` cannot become an unmapped uid).
+ *
+ * @module
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import type { UserMap } from "../sandbox/_user_map.ts";
+import { afterShellRun } from "./_after_shell.ts";
+
+const SH = "/bin/sh";
+
+// $1 fifo path prefix, $2 uid, then bwrap's argv.
+const LAUNCH = `f=$1 u=$2; shift 2
+mkfifo -m 600 "$f.i" "$f.b" || { echo "vouch: cannot make $f.i" >&2; exit 125; }
+"$@" 8>"$f.i" 9<"$f.b" &
+b=$!
+exec 4<"$f.i" 5>"$f.b"
+rm -f "$f.i" "$f.b"
+c=
+while read -r l <&4; do case $l in *'"child-pid"'*) c=\${l#*: }; c=\${c%,};; esac; done
+exec 4<&-
+if [ -z "$c" ]; then exec 5>&-; wait $b; exit $?; fi
+m="0 $u 1
+1 0 1"
+if echo "$m" > "/proc/$c/uid_map" && echo "$m" > "/proc/$c/gid_map"; then
+  exec 5>&-
+else
+  kill -9 $b 2>/dev/null; exec 5>&-
+  echo "vouch: cannot map the sandbox's user to uid $u" >&2; wait $b; exit 125
+fi
+wait $b`;
+
+let fifoDir: string | null = null;
+
+function fifos(): string {
+  if (fifoDir === null) {
+    fifoDir = mkdtempSync(join(tmpdir(), "vouch-userns-"));
+    const dir = fifoDir;
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return join(fifoDir, crypto.randomUUID());
+}
+
+/**
+ * `bwrapArgv` (built with the profile's `userMap`) started through the
+ * launcher that maps the sandbox's user.
+ *
+ * @example
+ * ```ts
+ * import { equal, ok } from "node:assert/strict";
+ * import { mappedLaunch } from "./_user_launch.ts";
+ * const a = mappedLaunch(["/usr/bin/bwrap", "true"], { uid: 65534, setpriv: "/usr/bin/setpriv" });
+ * equal(a[0], "/bin/sh");
+ * ok(a.includes("65534") && a.at(-1) === "true");
+ * ```
+ */
+export function mappedLaunch(argv: readonly string[], map: UserMap): string[] {
+  return [SH, "-c", LAUNCH, "vouch-userns", fifos(), String(map.uid), ...argv];
+}
+
+// Every file of the tree not yet owned by the mapped uid (vouch's own git and writes make root's).
+const HAND_OVER = `u=$1; shift
+for t in "$@"; do
+  find "$t" -xdev \\( ! -uid "$u" -o ! -gid "$u" \\) -exec chown -h "$u:$u" {} + || echo "failed $t"
+done
+true`;
+
+/**
+ * Hands the writable `trees` to the mapped uid (a `find ... -exec chown` in
+ * the long-lived shell of this process), before the child's write budget
+ * starts (a changed owner changes ctime). Throws when a tree could not be
+ * handed over: the child could not write its own tree.
+ *
+ * @example
+ * ```ts
+ * import { handOverTrees } from "./_user_launch.ts";
+ * await handOverTrees([], { uid: 65534, setpriv: "/usr/bin/setpriv" });
+ * ```
+ */
+export async function handOverTrees(trees: readonly string[], map: UserMap): Promise<void> {
+  if (trees.length === 0) return;
+  const answer = await afterShellRun(SH, HAND_OVER, [String(map.uid), ...trees]);
+  if (answer === null || answer.cutShort || /^failed /m.test(answer.out)) {
+    throw new Error(
+      `Cannot hand the sandbox's tree to uid ${map.uid}: ${
+        answer?.out.trim() || "no shell answered"
+      }`,
+    );
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The sandbox's user when vouch runs as root: a user namespace whose uid 0 is
+ * an unprivileged host uid ({@linkcode MAPPED_UID}), so a check's root is no
+ * host root for the files it can reach (discretionary access as `nobody`,
+ * `RLIMIT_NPROC` counted, no capability anywhere).
+ *
+ * bwrap 0.8 started by root writes the map `0 0 1` itself; vouch instead
+ * asks it to wait (`--userns-block-fd`) and report its child (`--info-fd`),
+ * and the launcher (in `adapters/process/`) writes `0 65534 1` and `1 0 1`:
+ * host root is uid 1 inside, so bwrap makes its mounts as the owner of
+ * root's 0700 directories (a toolchain under `/root`), and the command is
+ * started through `setpriv --reuid=0` (uid 0 inside: host 65534) with no
+ * capability left (bounding, inheritable and ambient sets emptied,
+ * `no_new_privs`). Every directory bwrap creates is made 0755 (its parents
+ * would be 0700 and owned by uid 1), its tmpfs `/tmp` and `/dev/shm` 1777,
+ * HOME 0777; the writable trees are handed to the mapped uid before each
+ * child. A normal user's sandbox is unchanged (bwrap maps the user to itself).
+ *
+ * @module
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The host uid (and gid) a root-started sandbox's uid 0 is: `nobody`. */
+export const MAPPED_UID = 65534;
+
+/** How a root-started sandbox maps its user (see the module doc). */
+export interface UserMap {
+  /** Host uid and gid of the sandbox's uid 0. */
+  readonly uid: number;
+  /** util-linux `setpriv`, which drops to uid 0 inside before the command. */
+  readonly setpriv: string;
+}
+
+function executable(path: string): boolean {
+  try {
+    const s = statSync(path);
+    return s.isFile() && (s.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+let root: boolean | undefined;
+
+/**
+ * Whether this process runs as host root: the owner of a directory it makes
+ * (Deno refuses `getuid` without `--allow-sys`).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { runsAsRoot } from "./_user_map.ts";
+ * equal(typeof runsAsRoot(), "boolean");
+ * ```
+ */
+export function runsAsRoot(): boolean {
+  if (root !== undefined) return root;
+  try {
+    const dir = mkdtempSync(join(tmpdir(), "vouch-uid-"));
+    root = statSync(dir).uid === 0;
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    root = false;
+  }
+  return root;
+}
+
+/** `setpriv` of util-linux, or null. */
+export function setprivPath(): string | null {
+  return ["/usr/bin/setpriv", "/bin/setpriv"].find(executable) ?? null;
+}
+
+/**
+ * The user map of a sandbox started by this process: null for a normal user,
+ * {@linkcode MAPPED_UID} through `setpriv` for root (null when `setpriv` is
+ * missing: the caller refuses to sandbox, since root would stay root).
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { MAPPED_UID, userMapOfHost } from "./_user_map.ts";
+ * const m = userMapOfHost();
+ * ok(m === null || m.uid === MAPPED_UID);
+ * ```
+ */
+export function userMapOfHost(): UserMap | null {
+  if (!runsAsRoot()) return null;
+  const setpriv = setprivPath();
+  return setpriv === null ? null : { uid: MAPPED_UID, setpriv };
+}
+
+/**
+ * The command prefix that leaves bwrap's uid 1 (host root, holding only
+ * `CAP_SETUID`, `CAP_SETGID`, `CAP_SETPCAP` and `CAP_DAC_OVERRIDE` for this) for uid 0 inside
+ * (host {@linkcode MAPPED_UID}) with no capability and no way back.
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { dropArgv } from "./_user_map.ts";
+ * const a = dropArgv({ uid: 65534, setpriv: "/usr/bin/setpriv" });
+ * ok(a.includes("--no-new-privs") && a.at(-1) === "--");
+ * ```
+ */
+export function dropArgv(map: UserMap): string[] {
+  return [
+    map.setpriv,
+    "--reuid=0",
+    "--regid=0",
+    "--clear-groups",
+    "--no-new-privs",
+    "--inh-caps=-all",
+    "--ambient-caps=-all",
+    "--bounding-set=-all",
+    "--",
+  ];
+}
+
+/** The bwrap options of a mapped sandbox: wait for the map, keep what `setpriv` needs. */
+export const MAPPED_BWRAP_OPTIONS: readonly string[] = [
+  "--info-fd",
+  "8",
+  "--userns-block-fd",
+  "9",
+];
+
+/** Capabilities bwrap keeps for `setpriv` (dropped by it before the command). */
+export const MAPPED_CAPS: readonly string[] = [
+  "--cap-add",
+  "CAP_SETUID",
+  "--cap-add",
+  "CAP_SETGID",
+  "--cap-add",
+  "CAP_SETPCAP",
+  // bwrap's own chdir into a tree the mapped uid owns with mode 0700 (bwrap is uid 1 then).
+  "--cap-add",
+  "CAP_DAC_OVERRIDE",
+];
