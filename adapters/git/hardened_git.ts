@@ -18,6 +18,10 @@ export const HARDENED_GIT_CONFIG: readonly string[] = [
   // No background `git gc --auto` / maintenance: nothing git starts may outlive the call.
   "-c",
   "gc.auto=0",
+  // vouch as root hands its trees to the sandbox's unprivileged uid (docs/sandbox.md): still its
+  // own. (A tree a root-run check wrote was root's, and as trusted, before.)
+  "-c",
+  "safe.directory=*",
   "-c",
   "maintenance.auto=false",
 ];

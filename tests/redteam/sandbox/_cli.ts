@@ -76,6 +76,15 @@ export function checkReasons(run: CliRun): string[] {
   return [...tail.matchAll(/^([a-z_]+): /gm)].map((m) => m[1]!);
 }
 
+/**
+ * The profile as a normal user's vouch would build it: no user map (bwrap maps
+ * the user to itself), so its command line can be re-run as nobody.
+ */
+export function unmapped<P extends { readonly userMap?: unknown }>(profile: P): P {
+  const { userMap: _dropped, ...plain } = profile;
+  return plain as P;
+}
+
 /** `setpriv` as nobody, or null when this process cannot switch users (not root). */
 export function asNobody(argv: readonly string[]): string[] | null {
   if (!isRoot) return null;

@@ -12,7 +12,7 @@ import { runProcess } from "../../../adapters/process/run.ts";
 import { exitLimit } from "../../../adapters/process/_kernel_limits.ts";
 import { bwrapProfile } from "../../../adapters/sandbox/bwrap.ts";
 import type { SandboxLimits } from "../../../adapters/sandbox/limits.ts";
-import { hasPython, isRoot, probe, rerunAsNobody, skipReason } from "./_cli.ts";
+import { hasPython, isRoot, probe, rerunAsNobody, skipReason, unmapped } from "./_cli.ts";
 
 const ignore = skipReason !== null || !isRoot;
 if (!isRoot) console.log("SKIP limits as nobody: needs root to switch to nobody (setpriv)");
@@ -22,13 +22,13 @@ async function asNobody(shell: string, limits: SandboxLimits) {
   const tree = await Deno.realPath(await Deno.makeTempDir({ prefix: "vouch-rt-user-" }));
   try {
     await Deno.chmod(tree, 0o777);
-    const profile = bwrapProfile({
+    const profile = unmapped(bwrapProfile({
       worktree: tree,
       bwrapPath: probe.bwrap.path!,
       home: "/nonexistent",
       path: "/usr/bin:/bin",
       limits,
-    });
+    }));
     // Only to get the command line: `true` in place of the attack, then the attack as nobody.
     const r = await runProcess({ shell: "true", cwd: tree, sandbox: profile, timeoutMs: 30_000 });
     assert.equal(r.exitCode, 0, r.stderr.head);

@@ -14,7 +14,15 @@ import { fileURLToPath } from "node:url";
 import { runProcess } from "../../../adapters/process/run.ts";
 import { bwrapProfile } from "../../../adapters/sandbox/bwrap.ts";
 import { agentProfile } from "../../../adapters/sandbox/agent_profile.ts";
-import { checkReasons, isRoot, probe, rerunAsNobody, skipReason, verifyCheck } from "./_cli.ts";
+import {
+  checkReasons,
+  isRoot,
+  probe,
+  rerunAsNobody,
+  skipReason,
+  unmapped,
+  verifyCheck,
+} from "./_cli.ts";
 
 const PROBE = Deno.readTextFileSync(fileURLToPath(new URL("./_probe.py", import.meta.url)));
 const python = ["/usr/bin/python3", "/bin/python3"].find((p) => {
@@ -44,9 +52,11 @@ async function probeIn(kind: "check" | "agent", asUser: boolean) {
     await Deno.writeTextFile(`${tree}/probe.py`, PROBE);
     // A system-only PATH and no HOME: the same command line must work for nobody.
     const common = { worktree: tree, bwrapPath: probe.bwrap.path!, home: "/nonexistent" };
-    const profile = kind === "check"
+    const built = kind === "check"
       ? bwrapProfile({ ...common, path: "/usr/bin:/bin" })
       : agentProfile({ ...common, scratch });
+    // Re-run by nobody: the command line a normal user's vouch spawns (no user map).
+    const profile = asUser ? unmapped(built) : built;
     const r = await runProcess({
       argv: [python!, "probe.py"],
       cwd: tree,
