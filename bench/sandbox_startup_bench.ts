@@ -37,15 +37,18 @@ async function bare(): Promise<void> {
   if (!out.success) throw new Error("bare bwrap failed");
 }
 
-async function check(): Promise<void> {
-  const r = await runProcess({
-    argv: ["/bin/true"],
-    cwd: worktree,
-    sandbox: profile!,
-    timeoutMs: 30_000,
-  });
+async function checkIn(sandbox: NonNullable<typeof profile>): Promise<void> {
+  const r = await runProcess({ argv: ["/bin/true"], cwd: worktree, sandbox, timeoutMs: 30_000 });
   if (r.exitCode !== 0) throw new Error(`exited ${r.exitCode}: ${r.stderr.head}`);
 }
+
+const check = () => checkIn(profile!);
+
+/** As root: the same profile without the user map (what root's checks cost before it). */
+const unmappedCheck = () => {
+  const { userMap: _m, ...plain } = profile!;
+  return checkIn(plain);
+};
 
 Deno.bench({
   group: "sandbox start-up",
@@ -186,10 +189,17 @@ export const budgets: readonly BudgetSpec[] = [{
     }
     const timed = await interleavedMs(check, bare, { warmup: 3, rounds: 21 });
     const cpu = [await cpuPerCall(check, 20), await cpuPerCall(bare, 20)];
+    const mapped = profile.userMap !== undefined
+      ? await interleavedMs(unmappedCheck, bare, { warmup: 3, rounds: 21 })
+      : null;
     return {
       ...timed,
       note: `children's CPU per call ${cpu[0]!.toFixed(1)} ms vs ${cpu[1]!.toFixed(1)} ms ` +
-        `(find in the long-lived after-child shell not counted); ${timed.note ?? ""}`,
+        `(find in the long-lived after-child shell not counted); ${timed.note ?? ""}` +
+        (mapped === null
+          ? ""
+          : `; as root without the user map ${mapped.subject.toFixed(1)} ms vs bare ` +
+            `${mapped.peer.toFixed(1)} ms`),
     };
   },
 }, {

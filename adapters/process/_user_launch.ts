@@ -30,10 +30,10 @@ mkfifo -m 600 "$f.i" "$f.b" || { echo "vouch: cannot make $f.i" >&2; exit 125; }
 "$@" 8>"$f.i" 9<"$f.b" &
 b=$!
 exec 4<"$f.i" 5<>"$f.b"
-rm -f "$f.i" "$f.b"
 c=
 while read -r l <&4; do case $l in *'"child-pid"'*) c=\${l#*: }; c=\${c%,};; esac; done
 exec 4<&-
+rm -f "$f.i" "$f.b"
 if [ -z "$c" ]; then exec 5>&-; wait $b; exit $?; fi
 m="0 $u 1
 1 0 1"
