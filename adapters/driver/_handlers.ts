@@ -161,6 +161,7 @@ const mint: Handler<"mint_verified_patch"> = async (run, action) => {
     passedAt: run.now(),
     sandboxProfile: evidence.sandbox,
     logAnchor: await o.log.anchor(),
+    pathPolicy: o.rules,
   });
   run.verified = verified;
   run.patchFile = await writeVerified(run, round.patch, verified);

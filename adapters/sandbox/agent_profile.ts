@@ -132,13 +132,22 @@ export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
       // no index yet: git status works without one
     }
   }
+  // Not (yet) mapped to an unprivileged uid as root: an agent reads and runs what vouch binds
+  // for it from root-only dirs (its program, scratch, state copies); see docs/sandbox.md.
+  const { userMap: _unmapped, ...unmapped } = base;
   return {
-    ...base,
+    ...unmapped,
     shareNetwork: true,
     home: home ?? "/tmp/vouch-home",
     homeSource: homeCopy,
-    env: { ...(base.env ?? {}), ...gitEnv },
+    env: { ...withoutSafeDirectory(base.env ?? {}), ...gitEnv },
   };
+}
+
+/** The check profile's env without the mapped sandbox's `safe.directory` (agents are unmapped). */
+function withoutSafeDirectory(env: Readonly<Record<string, string>>): Record<string, string> {
+  const { GIT_CONFIG_PARAMETERS: _safe, ...rest } = env;
+  return rest;
 }
 
 /**

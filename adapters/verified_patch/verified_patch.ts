@@ -13,6 +13,9 @@ import {
   verifyReceiptMac,
 } from "../receipts/receipt.ts";
 import { VerifiedPatchError } from "./errors.ts";
+import type { PathPolicy } from "./_path_policy.ts";
+
+export type { PathPolicy } from "./_path_policy.ts";
 
 /** Domain prefix of the verified-patch MAC input. */
 export const VERIFIED_PATCH_MAC_DOMAIN = "vouch.verified_patch.mac.v1\n";
@@ -60,6 +63,8 @@ export interface MintInput {
   readonly sandboxProfile: string;
   /** Log head when minted (usually the last receipt's record). */
   readonly logAnchor: LogHead;
+  /** The path rules the patch passed (sealed with the rest; absent: not recorded). */
+  readonly pathPolicy?: PathPolicy;
 }
 
 /** The JSON form of a verified patch (what the log and run directory store). */
@@ -86,6 +91,8 @@ export interface VerifiedPatchJson {
   readonly sandboxProfile: string;
   /** Log head when minted. */
   readonly logAnchor: LogHead;
+  /** The path rules the patch passed (absent in patches minted without them). */
+  readonly pathPolicy?: PathPolicy;
   /** Which MAC key sealed it. */
   readonly keyId: string;
   /** HMAC-SHA-256 (hex) over the canonical JSON of every other field. */
@@ -303,6 +310,9 @@ export async function mintVerifiedPatch(key: MacKey, input: MintInput): Promise<
     backend: patch.backend,
     sandboxProfile: input.sandboxProfile,
     logAnchor: { seq: input.logAnchor.seq, hash: input.logAnchor.hash },
+    ...(input.pathPolicy === undefined
+      ? {}
+      : { pathPolicy: JSON.parse(canonicalJson(input.pathPolicy)) as PathPolicy }),
     keyId: key.keyId,
   });
   const mac = toHex(
@@ -355,6 +365,8 @@ export async function assertVerifiedPatch(
   return value;
 }
 
+const GLOBS = z.array(z.string().max(4096)).max(10_000);
+
 /** zod schema of the JSON form of a verified patch read from outside (log record, run directory). */
 export const VerifiedPatchJsonSchema = z.strictObject({
   v: z.literal(1),
@@ -375,6 +387,7 @@ export const VerifiedPatchJsonSchema = z.strictObject({
     seq: z.number().int().min(0),
     hash: z.string().regex(/^[0-9a-f]{64}$/),
   }),
+  pathPolicy: z.strictObject({ allow: GLOBS, forbid: GLOBS, protect: GLOBS }).optional(),
   keyId: z.string(),
   mac: z.string().regex(/^[0-9a-f]{64}$/),
 });
@@ -427,9 +440,14 @@ export async function verifyVerifiedPatchJson(
   if (sealed.keyId !== key.keyId) {
     throw new VerifiedPatchError("bad_mac", "Cannot verify patch: sealed with another key");
   }
-  const ok = await crypto.subtle.verify("HMAC", key.cryptoKey, hexBytes(mac), macInput(sealed));
+  const ok = await crypto.subtle.verify(
+    "HMAC",
+    key.cryptoKey,
+    hexBytes(mac),
+    macInput(sealed as Sealed),
+  );
   if (!ok) throw new VerifiedPatchError("bad_mac", "Cannot verify patch: MAC mismatch");
-  return parsed.data;
+  return parsed.data as VerifiedPatchJson;
 }
 
 /** Base64 of a verified patch's diff, for storing next to its JSON form. */

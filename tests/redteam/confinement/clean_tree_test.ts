@@ -201,6 +201,8 @@ Deno.test({
       await Deno.makeTempDir({ dir: "/var/tmp", prefix: "vouch-rt-data-" }),
     );
     await Deno.writeTextFile(join(data, "fixture.txt"), "fixture\n");
+    // Data others may read (a root vouch's check runs as uid 65534: a 0700 dir stays closed).
+    await Deno.chmod(data, 0o755);
     try {
       const missing = await inBox(clean, `cat ${data}/fixture.txt`);
       assert.notEqual(missing.exitCode, 0);
