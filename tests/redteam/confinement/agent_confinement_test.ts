@@ -290,3 +290,67 @@ Deno.test({
     }
   },
 });
+
+// The host side: a loopback TCP listener and an abstract unix socket, counting what connects.
+const LISTENER = `
+import socket, sys, threading
+seen = [0]
+def serve(s):
+    while True:
+        try:
+            c, _ = s.accept()
+        except OSError:
+            return
+        seen[0] += 1
+        c.close()
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(16)
+u = socket.socket(socket.AF_UNIX); u.bind("\\0" + sys.argv[1]); u.listen(16)
+for s in (t, u): threading.Thread(target=serve, args=(s,), daemon=True).start()
+print("ready", t.getsockname()[1], flush=True)
+sys.stdin.read()
+print("seen", seen[0], flush=True)
+`;
+
+Deno.test({
+  name:
+    "agent: a command: agent reaches neither the host's loopback TCP nor its abstract unix sockets",
+  ignore,
+  fn: async () => {
+    const name = `vouch-rt-abs-${crypto.randomUUID()}`;
+    const host = new Deno.Command("python3", {
+      args: ["-c", LISTENER, name],
+      stdin: "piped",
+      stdout: "piped",
+    }).spawn();
+    const lines = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const ready = (await lines.read()).value ?? "";
+    const port = /ready (\d+)/.exec(ready)?.[1];
+    assert.ok(port !== undefined, ready);
+    const a = await arena();
+    try {
+      const probe = [
+        "import socket",
+        "out = []",
+        `for fam, addr in ((socket.AF_INET, ("127.0.0.1", ${port})), (socket.AF_UNIX, "\\0${name}")):`,
+        "    s = socket.socket(fam)",
+        "    try:",
+        "        s.connect(addr); out.append('CONNECTED')",
+        "    except OSError as e:",
+        "        out.append('refused %s' % e.errno)",
+        "open('net.txt', 'w').write(' '.join(out))",
+      ].join("\n");
+      const r = await runAgentScript(a, `python3 -c "${probe.replaceAll('"', '\\"')}"`);
+      assert.equal(r.status, "ok", r.failure?.message);
+      const tried = await Deno.readTextFile(join(a.wt.path, "net.txt"));
+      assert.doesNotMatch(tried, /CONNECTED/, tried);
+      assert.match(tried, /^refused \d+ refused \d+$/, tried);
+    } finally {
+      await a.cleanup();
+      const w = host.stdin.getWriter();
+      await w.close();
+      const seen = (await lines.read()).value ?? "";
+      await host.status;
+      assert.match(seen, /seen 0/, "the host's listeners saw a connection from the agent");
+    }
+  },
+});
