@@ -21,17 +21,13 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { BwrapSandbox } from "./profile.ts";
 
 /** The host uid (and gid) a root-started sandbox's uid 0 is: `nobody`. */
 export const MAPPED_UID = 65534;
 
 /** How a root-started sandbox maps its user (see the module doc). */
-export interface UserMap {
-  /** Host uid and gid of the sandbox's uid 0. */
-  readonly uid: number;
-  /** util-linux `setpriv`, which drops to uid 0 inside before the command. */
-  readonly setpriv: string;
-}
+export type UserMap = NonNullable<BwrapSandbox["userMap"]>;
 
 function executable(path: string): boolean {
   try {

@@ -1,6 +1,5 @@
 import { VouchError } from "../../kernel/errors/mod.ts";
 import type { SandboxLimits } from "./limits.ts";
-import type { UserMap } from "./_user_map.ts";
 
 /**
  * How a child process is confined.
@@ -110,7 +109,12 @@ export interface BwrapSandbox {
    * uid (see `_user_map.ts`); the writable trees are handed to it before each
    * child. Absent: bwrap maps the invoking user to itself.
    */
-  readonly userMap?: UserMap;
+  readonly userMap?: {
+    /** Host uid (and gid) of the sandbox's uid 0 (65534). */
+    readonly uid: number;
+    /** util-linux `setpriv`, which drops to uid 0 inside before the command. */
+    readonly setpriv: string;
+  };
 }
 
 /**

@@ -13,9 +13,6 @@ import {
   verifyReceiptMac,
 } from "../receipts/receipt.ts";
 import { VerifiedPatchError } from "./errors.ts";
-import type { PathPolicy } from "./_path_policy.ts";
-
-export type { PathPolicy } from "./_path_policy.ts";
 
 /** Domain prefix of the verified-patch MAC input. */
 export const VERIFIED_PATCH_MAC_DOMAIN = "vouch.verified_patch.mac.v1\n";
@@ -63,8 +60,8 @@ export interface MintInput {
   readonly sandboxProfile: string;
   /** Log head when minted (usually the last receipt's record). */
   readonly logAnchor: LogHead;
-  /** The path rules the patch passed (sealed with the rest; absent: not recorded). */
-  readonly pathPolicy?: PathPolicy;
+  /** The path rules the patch passed (`--allow`, `--forbid`, the contract's `protect`; sealed). */
+  readonly pathPolicy?: VerifiedPatchJson["pathPolicy"] & object;
 }
 
 /** The JSON form of a verified patch (what the log and run directory store). */
@@ -92,7 +89,14 @@ export interface VerifiedPatchJson {
   /** Log head when minted. */
   readonly logAnchor: LogHead;
   /** The path rules the patch passed (absent in patches minted without them). */
-  readonly pathPolicy?: PathPolicy;
+  readonly pathPolicy?: {
+    /** Globs every changed path had to match (empty: no limit). */
+    readonly allow: readonly string[];
+    /** Globs no changed path could match. */
+    readonly forbid: readonly string[];
+    /** The contract's protected globs (the tests that define done). */
+    readonly protect: readonly string[];
+  };
   /** Which MAC key sealed it. */
   readonly keyId: string;
   /** HMAC-SHA-256 (hex) over the canonical JSON of every other field. */
@@ -310,9 +314,11 @@ export async function mintVerifiedPatch(key: MacKey, input: MintInput): Promise<
     backend: patch.backend,
     sandboxProfile: input.sandboxProfile,
     logAnchor: { seq: input.logAnchor.seq, hash: input.logAnchor.hash },
-    ...(input.pathPolicy === undefined
-      ? {}
-      : { pathPolicy: JSON.parse(canonicalJson(input.pathPolicy)) as PathPolicy }),
+    ...(input.pathPolicy === undefined ? {} : {
+      pathPolicy: JSON.parse(canonicalJson(input.pathPolicy)) as
+        & VerifiedPatchJson["pathPolicy"]
+        & object,
+    }),
     keyId: key.keyId,
   });
   const mac = toHex(
