@@ -66,7 +66,10 @@ export const SERIAL: readonly string[] = [
  */
 export const FIRST: readonly string[] = [
   "tests/cli/as_users_run_test.ts",
+  "tests/golden/real_projects/real_npm_test.ts",
   "tests/golden/crash_recovery_test.ts",
+  "tests/golden/real_projects/shapes_test.ts",
+  "tests/golden/oracle_node_test.ts",
   "tests/redteam/e2e/redteam_e2e_test.ts",
   "tests/redteam/oracle/package_scripts_test.ts",
   "tests/golden/golden_test.ts",
@@ -82,6 +85,9 @@ export const FIRST: readonly string[] = [
   "tests/redteam/oracle/vitest_reporter_test.ts",
   "tests/redteam/oracle/run_vitest_test.ts",
   "tests/cli/baseline_cache_test.ts",
+  "tests/golden/real_projects/why_test.ts",
+  "tests/golden/real_projects/oracle_shapes_test.ts",
+  "tests/golden/oracle/node_test.ts",
   "tests/golden/oracle/pytest_test.ts",
   "tests/golden/batch_test.ts",
   "tests/cli/errors_test.ts",
