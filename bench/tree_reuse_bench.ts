@@ -165,6 +165,20 @@ for (const size of SIZES) {
       sh(r.repo, `git worktree remove --force '${wt}'`);
     }),
   );
+  // `vouch run` with an agent that fixes the target in round `round`, at most `round` rounds.
+  const runFixedAt = (round: number) => {
+    sh(r.repo, "rm -rf .vouch");
+    vouch(r.repo, [
+      "run",
+      "--backend",
+      `command:${r.agents}/fix_at_${round}.sh`,
+      "--goal",
+      "fix the target",
+      "--max-rounds",
+      String(round),
+      ...common,
+    ], 0);
+  };
   Deno.bench(
     { group, name: "vouch verify (one-line patch)", n: 2, warmup: 0 },
     timed(() => {
@@ -174,33 +188,13 @@ for (const size of SIZES) {
   Deno.bench(
     { group, name: "vouch run --max-rounds 1", n: 1, warmup: 0 },
     timed(() => {
-      sh(r.repo, "rm -rf .vouch");
-      vouch(r.repo, [
-        "run",
-        "--backend",
-        `command:${r.agents}/fix_at_1.sh`,
-        "--goal",
-        "fix the target",
-        "--max-rounds",
-        "1",
-        ...common,
-      ], 0);
+      runFixedAt(1);
     }),
   );
   Deno.bench(
     { group, name: "vouch run --max-rounds 3 (fails twice)", n: 1, warmup: 0 },
     timed(() => {
-      sh(r.repo, "rm -rf .vouch");
-      vouch(r.repo, [
-        "run",
-        "--backend",
-        `command:${r.agents}/fix_at_3.sh`,
-        "--goal",
-        "fix the target",
-        "--max-rounds",
-        "3",
-        ...common,
-      ], 0);
+      runFixedAt(3);
       const ms = furtherRoundMs(readFileSync(join(r.repo, ".vouch", "events.jsonl"), "utf8"));
       rounds.set(size, [...(rounds.get(size) ?? []), ms]);
     }),
