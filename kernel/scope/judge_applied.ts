@@ -13,7 +13,7 @@ import { defaultPolicy, sensitiveDenied } from "../lifecycle/policy.ts";
 import type { PolicySnapshot } from "../lifecycle/policy_types.ts";
 import { type ClassifiableFile, classifyPatch } from "./classify.ts";
 import { SCOPE_VIOLATION_CODES } from "./codes.ts";
-import type { PatchViolation } from "./judge_patch.ts";
+import { type PatchViolation, scopeReasons } from "./judge_patch.ts";
 
 /** The codes {@link judgeAppliedPatch} adds. */
 export const APPLIED_VIOLATION_CODES = {
@@ -134,8 +134,7 @@ function finish(
   sensitive: readonly SensitiveClass[],
   denied: SensitiveClass | null,
 ): AppliedJudgement {
-  const reasons = [...new Set(violations.map((v) => v.code))];
-  if (denied !== null) reasons.push(`policy_denied:${denied}`);
+  const reasons = scopeReasons(violations, denied);
   return {
     verdict: reasons.length === 0 ? "accept" : "reject",
     violations,

@@ -231,8 +231,7 @@ function finish(
   classification: PatchClassification,
   denied: SensitiveClass | null,
 ): PatchJudgement {
-  const reasons = [...new Set(violations.map((v) => v.code))];
-  if (denied !== null) reasons.push(`policy_denied:${denied}`);
+  const reasons = scopeReasons(violations, denied);
   return {
     verdict: reasons.length === 0 ? "accept" : "reject",
     scope: violations.length === 0 ? "accept" : "reject",
@@ -245,4 +244,25 @@ function finish(
     denied,
     reasons,
   };
+}
+
+/**
+ * A scope judgement's reasons: each violation code once, in order, then
+ * `policy_denied:<class>` when the policy denies a sensitive class.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { scopeReasons } from "./judge_patch.ts";
+ * const v = { code: "forbidden_path", path: "a", detail: "" } as const;
+ * deepEqual(scopeReasons([v, v], "secrets"), ["forbidden_path", "policy_denied:secrets"]);
+ * ```
+ */
+export function scopeReasons(
+  violations: readonly PatchViolation[],
+  denied: SensitiveClass | null,
+): string[] {
+  const reasons: string[] = [...new Set(violations.map((v) => v.code))];
+  if (denied !== null) reasons.push(`policy_denied:${denied}`);
+  return reasons;
 }
