@@ -37,18 +37,24 @@ async function bare(): Promise<void> {
   if (!out.success) throw new Error("bare bwrap failed");
 }
 
-async function checkIn(sandbox: NonNullable<typeof profile>): Promise<void> {
-  const r = await runProcess({ argv: ["/bin/true"], cwd: worktree, sandbox, timeoutMs: 30_000 });
+async function checkIn(sandbox: NonNullable<typeof profile>, cwd: string): Promise<void> {
+  const r = await runProcess({ argv: ["/bin/true"], cwd, sandbox, timeoutMs: 30_000 });
   if (r.exitCode !== 0) throw new Error(`exited ${r.exitCode}: ${r.stderr.head}`);
 }
 
-const check = () => checkIn(profile!);
+const check = () => checkIn(profile!, worktree);
 
-/** As root: the same profile without the user map (what root's checks cost before it). */
-const unmappedCheck = () => {
-  const { userMap: _m, ...plain } = profile!;
-  return checkIn(plain);
-};
+// As root: the same profile without the user map, on a tree of its own (the mapped checks hand
+// theirs to uid 65534): what root's checks cost before the map.
+const plainTree = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "vouch-bench-sbx-plain-" }));
+const plainProfile = profile === null ? null : (() => {
+  const { userMap: _m, ...plain } = bwrapProfile({
+    worktree: plainTree,
+    limits: DEFAULT_CHECK_LIMITS,
+  });
+  return plain;
+})();
+const unmappedCheck = () => checkIn(plainProfile!, plainTree);
 
 Deno.bench({
   group: "sandbox start-up",
@@ -65,7 +71,10 @@ Deno.bench({
   fn: () => check(),
 });
 
-globalThis.addEventListener("unload", () => Deno.removeSync(worktree, { recursive: true }));
+globalThis.addEventListener("unload", () => {
+  Deno.removeSync(worktree, { recursive: true });
+  Deno.removeSync(plainTree, { recursive: true });
+});
 
 /** User + system CPU ms of this process's reaped children (`/proc/self/stat`, clock ticks). */
 function childrenCpuMs(): number {

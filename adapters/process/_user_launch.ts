@@ -6,7 +6,7 @@
  *
  * The shell makes two FIFOs in a private 0700 directory of this process,
  * starts bwrap with `--info-fd 8` on one and `--userns-block-fd 9` on the
- * other, reads the sandbox's pid from bwrap's info, writes `0 <uid> 1` and
+ * other (removed by vouch after the child: {@linkcode removeFifos}), reads the sandbox's pid from bwrap's info, writes `0 <uid> 1` and
  * `1 0 1` to its `uid_map` and `gid_map`, then lets bwrap go on and waits for
  * it (its exit status is the shell's; bwrap dies with the shell,
  * `--die-with-parent`). Fails closed: a map that cannot be written kills
@@ -33,7 +33,6 @@ exec 4<"$f.i" 5<>"$f.b"
 c=
 while read -r l <&4; do case $l in *'"child-pid"'*) c=\${l#*: }; c=\${c%,};; esac; done
 exec 4<&-
-rm -f "$f.i" "$f.b"
 if [ -z "$c" ]; then exec 5>&-; wait $b; exit $?; fi
 m="0 $u 1
 1 0 1"
@@ -51,7 +50,13 @@ function fifos(): string {
   if (fifoDir === null) {
     fifoDir = mkdtempSync(join(tmpdir(), "vouch-userns-"));
     const dir = fifoDir;
-    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const remove = () => rmSync(dir, { recursive: true, force: true });
+    // Node's exit (process.exit too), and Deno's unload (Deno.exit too).
+    process.on("exit", remove);
+    (globalThis as { addEventListener?: (t: string, f: () => void) => void }).addEventListener?.(
+      "unload",
+      remove,
+    );
   }
   return join(fifoDir, crypto.randomUUID());
 }
@@ -71,6 +76,22 @@ function fifos(): string {
  */
 export function mappedLaunch(argv: readonly string[], map: UserMap): string[] {
   return [SH, "-c", LAUNCH, "vouch-userns", fifos(), String(map.uid), ...argv];
+}
+
+/**
+ * Removes the FIFOs of a {@linkcode mappedLaunch} argv once its child exited
+ * (one `rm` exec less per child than the shell doing it).
+ *
+ * @example
+ * ```ts
+ * import { mappedLaunch, removeFifos } from "./_user_launch.ts";
+ * removeFifos(mappedLaunch(["true"], { uid: 65534, setpriv: "/usr/bin/setpriv" }));
+ * ```
+ */
+export function removeFifos(launch: readonly string[]): void {
+  const prefix = launch[4];
+  if (launch[3] !== "vouch-userns" || prefix === undefined) return;
+  for (const end of [".i", ".b"]) rmSync(prefix + end, { force: true });
 }
 
 // Every file of the tree not yet owned by the mapped uid (vouch's own git and writes make root's).

@@ -24,7 +24,7 @@ import { budgetLimit, startBudget, watchBudget } from "./_tree_budget.ts";
 import { procBlind, watchTreeTotals } from "./_proc_scan.ts";
 import { childEnv } from "./_child_env.ts";
 import { resolveProgram } from "./_program.ts";
-import { handOverTrees, mappedLaunch } from "./_user_launch.ts";
+import { handOverTrees, mappedLaunch, removeFifos } from "./_user_launch.ts";
 
 export { childEnv } from "./_child_env.ts";
 
@@ -373,6 +373,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   }
   if (privateDir) removeQuietly(privateDir);
   if (privateTmp) removeQuietly(privateTmp);
+  if (userMap !== undefined) removeFifos(mapped);
   const after = limits === null ? null : await afterChildAsync(cgroup?.dir ?? null, budget);
   budget?.dispose();
 
