@@ -20,20 +20,13 @@
  * @module
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
 import process from "node:process";
 import type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
 import { afterShellRun } from "./_after_shell.ts";
+import { isExecutableFile } from "./_program.ts";
 import { requireRun } from "./permission.ts";
 
-function executable(path: string): boolean {
-  try {
-    const s = statSync(path);
-    return s.isFile() && (s.mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
+const executable = (path: string): boolean => isExecutableFile(path) === "ok";
 
 const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"].find(executable) ?? null;
 const SH = ["/bin/sh", "/usr/bin/sh"].find(executable) ?? null;
