@@ -16,6 +16,7 @@ import { writeJson } from "./_artefacts.ts";
 import type { RoundState, TaskRun } from "./_task_run.ts";
 import type { ProducedRound } from "./patch_source.ts";
 import { roundPrompt } from "./round_prompt.ts";
+import { promptRound } from "./_round_words.ts";
 
 /** Runs one round of the patch source and reports its end to the kernel. */
 export async function runBackendRound(run: TaskRun, action: RunBackendAction): Promise<void> {
@@ -27,16 +28,19 @@ export async function runBackendRound(run: TaskRun, action: RunBackendAction): P
     diff: null,
     patchDigest: null,
     files: [],
-    reasons: [],
-    details: [],
-    checks: [],
+    extractFailed: false,
+    changes: null,
+    violations: [],
+    denied: null,
     run: null,
-    verdict: "not_verified",
+    ended: null,
   };
   run.rounds.push(round);
   run.progress("backend", o.source.id);
   const previous = run.rounds.at(-2);
-  const feedback = previous === undefined ? undefined : roundPrompt(previous, run.baseline);
+  const feedback = previous === undefined
+    ? undefined
+    : roundPrompt(promptRound(previous), run.baseline);
   await run.feed({ kind: "backend_started", taskId: o.taskId, effectId: action.effectId });
   const remainingMs = Math.max(1, action.deadlineAt - run.now());
   const limitMs = Math.min(remainingMs, o.backendTimeoutMs ?? remainingMs);
@@ -119,7 +123,7 @@ async function withDeadline(
   return first.result;
 }
 
-/** The backend's claim, recorded: its transcript and decisions logged, its report kept. */
+/** The backend's claim, recorded: its transcript and decisions logged, its report written. */
 async function recordClaim(run: TaskRun, round: RoundState, result: BackendResult): Promise<void> {
   const o = run.o;
   if (result.transcript !== null) {
@@ -151,9 +155,4 @@ async function recordClaim(run: TaskRun, round: RoundState, result: BackendResul
     ...result,
     patchText: result.patchText === undefined ? undefined : `${result.patchText.length} bytes`,
   });
-  if (result.status === "timed_out" || result.status === "cancelled") {
-    round.reasons.push(`backend_${result.status}`);
-    round.details.push(`the backend ${result.status.replace("_", " ")}; nothing to judge`);
-    round.verdict = "rejected";
-  }
 }

@@ -11,14 +11,14 @@ import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { RoundSummary, RunOutcome } from "./outcome.ts";
 import { RUN_EXIT_CODES } from "./outcome.ts";
 import type { RoundState, TaskRun } from "./_task_run.ts";
+import { roundChecks, roundDetails, roundReasons } from "./_round_words.ts";
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
 
 function lastReasons(run: TaskRun): string {
   const last = run.rounds.at(-1);
-  return last !== undefined && last.reasons.length > 0
-    ? `: ${unique(last.reasons).join(", ")}`
-    : "";
+  const reasons = last === undefined ? [] : roundReasons(last);
+  return reasons.length > 0 ? `: ${unique(reasons).join(", ")}` : "";
 }
 
 function baselineWhy(run: TaskRun): string {
@@ -89,18 +89,19 @@ const DETAIL: { readonly [R in StopReason]?: (run: TaskRun) => string | undefine
   effect_failed: (run) => run.effectCode ?? undefined,
 };
 
-function summary(r: RoundState, cancelled: boolean): RoundSummary {
+function summary(run: TaskRun, r: RoundState, cancelled: boolean): RoundSummary {
   const failure = r.backend?.failure;
+  const verdict = r.ended ?? "not_verified";
   return {
     round: r.round,
     backendStatus: r.backend?.status ?? "not_run",
     selfClaimedDone: r.backend?.selfClaimedDone ?? false,
     filesChanged: r.files,
     // Ctrl-C stopped the round before it was judged: it was cancelled, not rejected.
-    verdict: cancelled && r.verdict !== "verified" ? "cancelled" : r.verdict,
-    reasons: unique(r.reasons),
-    details: r.verdict === "verified" ? [] : unique(r.details),
-    checks: r.checks,
+    verdict: cancelled && verdict !== "verified" ? "cancelled" : verdict,
+    reasons: unique(roundReasons(r)),
+    details: verdict === "verified" ? [] : unique(roundDetails(run, r)),
+    checks: roundChecks(r),
     ...(r.run?.oracle !== undefined ? { oracle: r.run.oracle } : {}),
     ...(failure !== undefined
       ? { backendFailure: { code: failure.code, message: failure.message } }
@@ -163,7 +164,7 @@ function outcomeFields(run: TaskRun): RunOutcome {
     base: o.base,
     baseline: run.baseline?.summaries ?? [],
     rounds: run.rounds.map((r, i) =>
-      summary(r, state === "killed" && stop === "killed" && i === run.rounds.length - 1)
+      summary(run, r, state === "killed" && stop === "killed" && i === run.rounds.length - 1)
     ),
     patchFile: state === "verified" ? run.patchFile : null,
     patchDigest: state === "verified" ? (run.verified?.patchDigest ?? null) : null,

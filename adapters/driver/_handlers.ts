@@ -99,12 +99,6 @@ const runContract: Handler<"run_contract"> = async (run, action) => {
       }, diff),
   );
   round.run = result;
-  round.checks = [...result.summaries];
-  round.reasons.push(...result.refusals);
-  if (result.why !== undefined) round.details.push(result.why);
-  for (const c of result.summaries) {
-    if (!c.passed) round.details.push(`check "${c.name}": ${c.detail ?? c.outcome}`);
-  }
   await writeJson(run, `round-${round.round}/evidence.json`, result.evidence);
   if (result.testOutput !== undefined) {
     await writeText(run, `round-${round.round}/test_output.txt`, result.testOutput);
@@ -112,7 +106,6 @@ const runContract: Handler<"run_contract"> = async (run, action) => {
   await writeJson(run, `round-${round.round}/receipts.json`, result.receipts);
   if ((result.cannotStart ?? []).length > 0) {
     // A check that cannot even start judged nothing: vouch could not run the contract.
-    round.reasons.push("verify_command_cannot_start");
     await effectFailed(
       run,
       action.effectId,
@@ -132,7 +125,6 @@ const runContract: Handler<"run_contract"> = async (run, action) => {
       : result.checks,
     setupReceipts: result.setupReceipts,
   });
-  round.verdict = run.record?.status === "verified" ? "verified" : "rejected";
 };
 
 const mint: Handler<"mint_verified_patch"> = async (run, action) => {

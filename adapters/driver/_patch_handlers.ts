@@ -8,7 +8,6 @@
  */
 import { sensitiveDenied } from "../../kernel/lifecycle/policy.ts";
 import { judgePatch, patchRulesFromLists } from "../../kernel/scope/judge_patch.ts";
-import { violationDetail } from "../verification/check_detail.ts";
 import { writeJson, writeRoundPatch } from "./_artefacts.ts";
 import { effectFailed, type Handler, message } from "./_effects.ts";
 
@@ -21,7 +20,7 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
   try {
     patch = round === null ? null : await o.source.patch();
   } catch (error) {
-    round?.reasons.push("extract_failed");
+    if (round !== null) round.extractFailed = true;
     await effectFailed(run, action.effectId, "extract_failed", message(error));
     return;
   }
@@ -33,22 +32,15 @@ const extract: Handler<"extract_diff"> = async (run, action) => {
   round.diff = patch.diff;
   round.patchDigest = patch.digest;
   round.files = [...patch.files];
+  // Writes outside the worktree count as changes: they must reach the scope check.
+  round.changes = patch.changes + run.outside.length;
   await writeRoundPatch(run, round.round, patch.bytes);
-  if (patch.changes === 0 && run.outside.length === 0) {
-    // A failure claim with nothing changed is a failed round; a success claim, an empty patch.
-    round.reasons.push(
-      round.backend?.status === "error" ? "backend_error_no_change" : "empty_patch",
-    );
-    round.details.push(o.source.emptyDetail);
-    round.verdict = "rejected";
-  }
   await run.feed({
     kind: "patch_extracted",
     taskId: o.taskId,
     effectId: action.effectId,
     patchDigest: patch.digest,
-    // Writes outside the worktree count as changes: they must reach the scope check.
-    filesChanged: patch.changes + run.outside.length,
+    filesChanged: round.changes,
   });
 };
 
@@ -67,11 +59,7 @@ const checkScope: Handler<"check_scope"> = async (run, action) => {
   if (round !== null) round.diff = judgement.diff;
   const violations = judgement.violations.map((v) => `${v.code}:${v.path}`);
   const sensitive = [...judgement.classification.sensitive];
-  if (round !== null) {
-    round.reasons.push(...judgement.violations.map((v) => v.code));
-    round.details.push(...judgement.violations.map((v) => violationDetail(v, o.rules)));
-    if (judgement.verdict === "reject") round.verdict = "rejected";
-  }
+  if (round !== null) round.violations = [...judgement.violations];
   await writeJson(run, `round-${round?.round ?? 0}/inspection.json`, {
     verdict: judgement.verdict,
     files: judgement.summaries,
@@ -88,9 +76,7 @@ const checkScope: Handler<"check_scope"> = async (run, action) => {
   });
   if (round !== null && run.record?.reason === "policy_denied") {
     // Which class the kernel's policy denied, said the way `vouch scope` says it.
-    const denied = sensitiveDenied(run.record.policy ?? run.policy, sensitive);
-    if (denied !== null) round.reasons.push(`policy_denied:${denied}`);
-    round.verdict = "rejected";
+    round.denied = sensitiveDenied(run.record.policy ?? run.policy, sensitive);
   }
 };
 

@@ -17,11 +17,17 @@ import { ENTRY } from "../../kernel/lifecycle/transitions.ts";
 import { recordKernelStep } from "../log/kinds.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
 import type { GitDiff } from "../../kernel/diff/types.ts";
-import type { CheckSummary } from "./outcome.ts";
+import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { RunTaskOptions } from "./task_options.ts";
 
-/** What the driver learned in one backend round (for the summary and the next prompt). */
+/**
+ * The evidence of one backend round, as the adapters produced it: the
+ * backend's claim, the patch, the scope check's violations, the clean
+ * verification. Its verdict is the kernel's (`ended`, taken from the task
+ * record when the kernel ends the round); its reasons and details are read
+ * from the evidence (`_round_words.ts`). Nothing here decides.
+ */
 export interface RoundState {
   /** 1-based. */
   readonly round: number;
@@ -34,14 +40,34 @@ export interface RoundState {
   diff: GitDiff | null;
   patchDigest: string | null;
   files: string[];
-  reasons: string[];
-  /** Why the round was rejected, one sentence each (see `RoundSummary.details`). */
-  details: string[];
-  checks: CheckSummary[];
+  /** The patch could not be read from its source (`extract_failed`). */
+  extractFailed: boolean;
+  /** Changes the kernel was told (the patch's and writes outside the worktree), once extracted. */
+  changes: number | null;
+  /** The scope check's violations. */
+  violations: PatchViolation[];
+  /** The sensitive class the kernel's policy denied, when it did. */
+  denied: string | null;
   /** The clean verification of this round's patch, once it ran. */
   run: VerificationRun | null;
-  verdict: "verified" | "rejected" | "not_verified";
+  /** How the kernel ended the round (`null`: it did not judge it). */
+  ended: "verified" | "rejected" | null;
 }
+
+/**
+ * Kernel reasons that end a round on a judgement of it (a rejection or the
+ * backend's own failure), as opposed to vouch stopping (an effect failed, the
+ * user's kill, a budget).
+ */
+const JUDGED: ReadonlySet<string> = new Set([
+  "verification_failed",
+  "scope_violation",
+  "policy_denied",
+  "empty_patch",
+  "backend_error_no_change",
+  "backend_cancelled",
+  "backend_failed",
+]);
 
 /** `Omit` that distributes over a union. */
 export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -140,8 +166,24 @@ export class TaskRun {
     if (this.record === null && full.kind === "task_submitted") {
       this.record = state.tasks[this.o.taskId] ?? null;
     }
+    this.noteRoundEnd();
     await recordKernelStep(this.o.log, full, actions);
     this.queue.push(...actions);
+  }
+
+  /**
+   * Takes the kernel's word on the current round once it says it: verified
+   * when the task reaches `verified`, rejected when the kernel starts the next
+   * round or stops the task on a judgement of this one.
+   */
+  private noteRoundEnd(): void {
+    const round = this.currentRound();
+    const task = this.record;
+    if (round === null || round.ended !== null || task === null) return;
+    if (task.status === "verified") round.ended = "verified";
+    else if (task.round >= round.round || (task.reason !== null && JUDGED.has(task.reason))) {
+      round.ended = "rejected";
+    }
   }
 
   /** Asks the kernel to stop the task (once). */
