@@ -22,7 +22,7 @@ import { staleLockNote } from "../log/lock.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxProbe, SandboxRequirement } from "../host/sandbox_probe.ts";
 import type { CheckSlots } from "../verification/check_slots.ts";
-import { createCleanVerifier } from "../verification/clean_verifier.ts";
+import { type CleanVerifierOptions, createCleanVerifier } from "../verification/clean_verifier.ts";
 import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { CheckSummary, RunFinalState, RunOutcome } from "./outcome.ts";
@@ -244,48 +244,18 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   const stale = log.openReport.brokeStaleLock;
   if (stale !== null) opts.onNote?.(staleLockNote(stale, `${log.path}.lock`));
   const patchDigest = sha256Hex(opts.patch);
-  // Test lists need the base's statuses (failToPass must fail there, passToPass pass).
-  const needsCaptures = opts.contract.checks.some((c) =>
-    c.baseline || c.differential !== null || c.testLists !== undefined
-  );
-  const baseline = opts.baseline ?? true;
-  const testsEditable = opts.testsEditable ?? opts.contract.testsEditable ?? false;
-  // A patch that touches oracle files is graded twice (its tests, then the base's).
-  const gradings = !testsEditable && touchesOracle(opts.patch, opts.contract) ? 2 : 1;
   try {
     const allow = opts.allow ?? [];
     const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
     const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
-    const cleanVerifier = createCleanVerifier({
-      ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
-      repo: info.top,
-      base: info.base,
-      taskId: task,
-      contract: opts.contract,
-      receipts,
-      sandbox: opts.sandbox ?? "auto",
-      ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
-      ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
-      ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
-      ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
-      ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
-      allowSetupNetwork: opts.allowSetupNetwork ?? false,
-      // One round: the tree is used by the baseline (when there is one) and each grading.
-      maxTreeUses: (baseline ? 1 : 0) + gradings,
-      testsEditable,
-      // An implicit baseline is only the reference the round is judged against.
-      baselineGates: opts.baseline === true || needsCaptures,
-      ...(opts.baselineCache ?? true
-        ? {
-          baselineCache: {
-            dir: `${stateDir}/baseline-cache`,
-            key,
-            logPath: log.path,
-            ...(opts.onDebug !== undefined ? { onDebug: opts.onDebug } : {}),
-          },
-        }
-        : {}),
-    });
+    const cleanVerifier = createCleanVerifier(
+      cleanVerifierOptions(opts, { repo: info.top, base: info.base, task, receipts }, {
+        dir: `${stateDir}/baseline-cache`,
+        key,
+        logPath: log.path,
+        ...(opts.onDebug !== undefined ? { onDebug: opts.onDebug } : {}),
+      }),
+    );
     let baselineCached: VerifyPatchOutcome["baselineCached"] = null;
     const verifier: typeof cleanVerifier = {
       ...cleanVerifier,
@@ -310,7 +280,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
       key,
       artefactsDir,
       taskId: task,
-      baseline,
+      baseline: opts.baseline ?? true,
       ...(opts.treeRemoval !== undefined ? { treeRemoval: opts.treeRemoval } : {}),
       onProgress: (p) => {
         if (p.check !== null && (p.phase === "baseline" || p.phase === "verify")) {
@@ -318,32 +288,11 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
         }
       },
     });
-    const inspection = await readInspection(`${artefactsDir}/round-1/inspection.json`);
-    const testOutput = `${artefactsDir}/round-1/test_output.txt`;
-    const hasTestOutput = await stat(testOutput).then(() => true, () => false);
-    const verifiedPatchPath = run.state === "verified"
-      ? `${artefactsDir}/verified_patch.json`
-      : null;
-    const outcome: VerifyPatchOutcome = {
-      task,
-      verdict: run.state === "verified" ? "verified" : "rejected",
-      state: run.state,
-      exitCode: run.exitCode,
-      reasons: verifyReasons(run),
+    const outcome = await outcomeOfRun(run, artefactsDir, {
       patchDigest,
-      base: info.base,
-      violations: inspection.violations,
-      sensitive: inspection.sensitive,
-      baseline: run.baseline,
-      checks: run.rounds[0]?.checks ?? [],
-      verifiedPatch: run.state === "verified" ? mintedPatchOf(run) : null,
       logPath: log.path,
-      details: run.state === "verified" ? [] : (run.rounds[0]?.details ?? [run.message]),
-      verifiedPatchPath,
       baselineCached,
-      ...(hasTestOutput ? { testOutput } : {}),
-      ...(run.rounds[0]?.oracle !== undefined ? { oracle: run.rounds[0].oracle } : {}),
-    };
+    });
     await log.append({
       task,
       kind: "verify.outcome",
@@ -353,6 +302,78 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
   } finally {
     await log.close();
   }
+}
+
+/**
+ * The clean verifier's options for one supplied patch: one round, whose tree is
+ * used by the baseline (when there is one) and each grading.
+ */
+function cleanVerifierOptions(
+  opts: VerifyPatchOptions,
+  at: { repo: string; base: string; task: string; receipts: ReceiptRecorder },
+  cache: NonNullable<CleanVerifierOptions["baselineCache"]>,
+): CleanVerifierOptions {
+  const contract = opts.contract;
+  // Test lists need the base's statuses (failToPass must fail there, passToPass pass).
+  const needsCaptures = contract.checks.some((c) =>
+    c.baseline || c.differential !== null || c.testLists !== undefined
+  );
+  const testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
+  // A patch that touches oracle files is graded twice (its tests, then the base's).
+  const gradings = !testsEditable && touchesOracle(opts.patch, contract) ? 2 : 1;
+  return {
+    ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
+    repo: at.repo,
+    base: at.base,
+    taskId: at.task,
+    contract,
+    receipts: at.receipts,
+    sandbox: opts.sandbox ?? "auto",
+    ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
+    ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+    ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
+    ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
+    ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
+    allowSetupNetwork: opts.allowSetupNetwork ?? false,
+    maxTreeUses: ((opts.baseline ?? true) ? 1 : 0) + gradings,
+    testsEditable,
+    // An implicit baseline is only the reference the round is judged against.
+    baselineGates: opts.baseline === true || needsCaptures,
+    ...(opts.baselineCache ?? true ? { baselineCache: cache } : {}),
+  };
+}
+
+/** The outcome of a verification's run, with its scope judgement read from its artefacts. */
+async function outcomeOfRun(
+  run: RunOutcome,
+  artefactsDir: string,
+  known: Pick<VerifyPatchOutcome, "patchDigest" | "logPath" | "baselineCached">,
+): Promise<VerifyPatchOutcome> {
+  const inspection = await readInspection(`${artefactsDir}/round-1/inspection.json`);
+  const testOutput = `${artefactsDir}/round-1/test_output.txt`;
+  const hasTestOutput = await stat(testOutput).then(() => true, () => false);
+  const verified = run.state === "verified";
+  const round = run.rounds[0];
+  return {
+    task: run.task,
+    verdict: verified ? "verified" : "rejected",
+    state: run.state,
+    exitCode: run.exitCode,
+    reasons: verifyReasons(run),
+    patchDigest: known.patchDigest,
+    base: run.base,
+    violations: inspection.violations,
+    sensitive: inspection.sensitive,
+    baseline: run.baseline,
+    checks: round?.checks ?? [],
+    verifiedPatch: verified ? mintedPatchOf(run) : null,
+    logPath: known.logPath,
+    details: verified ? [] : (round?.details ?? [run.message]),
+    verifiedPatchPath: verified ? `${artefactsDir}/verified_patch.json` : null,
+    baselineCached: known.baselineCached,
+    ...(hasTestOutput ? { testOutput } : {}),
+    ...(round?.oracle !== undefined ? { oracle: round.oracle } : {}),
+  };
 }
 
 /**

@@ -17,23 +17,25 @@
  *
  * @module
  */
-import type { BaselineCapture } from "../../kernel/contract/types.ts";
+import type { BaselineCapture, OutcomeContract } from "../../kernel/contract/types.ts";
 import { judgeBaseline, judgeContract } from "../../kernel/contract/judge.ts";
-import { compileGlobs } from "../../kernel/glob/glob_set.ts";
 import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import type { GitDiff } from "../../kernel/diff/types.ts";
 import { canonicalDigest } from "../canonical_json/canonical_json.ts";
-import { type CheckPhase, type ChecksRun, runChecks } from "../contract/run_checks.ts";
+import type { CheckPhase, ChecksRun } from "../contract/run_checks.ts";
 import type { CleanTree } from "../worktree/clean_tree.ts";
-import { createTaskTrees } from "../worktree/task_trees.ts";
 import { WorktreeError } from "../worktree/errors.ts";
 import type { VerificationRun, Verifier } from "./verifier.ts";
 import { DependencyCopyError } from "../deps/copy_dir.ts";
-import { createDependencyProvisioner } from "../deps/provision.ts";
 import type { DependencyView } from "../deps/shared.ts";
-import { createCheckSandbox } from "./_check_sandbox.ts";
-import { runSetupStep, setupNetworkRefusal } from "./_setup_step.ts";
-import { declaredOf, sealChecks } from "./_seal_checks.ts";
+import {
+  runSetupStep,
+  setupNetworkRefusal,
+  type SetupStep,
+  type SetupStepOptions,
+} from "./_setup_step.ts";
+import { sealChecks } from "./_seal_checks.ts";
+import { type VerifierParts, verifierParts } from "./_verifier_parts.ts";
 import {
   appliedRefusal,
   BASE_TESTS,
@@ -62,7 +64,7 @@ import {
   withDerivedLists,
 } from "./_oracle_grading.ts";
 import { existsSync } from "node:fs";
-import { packageScriptOf, testFormatOf } from "./_test_reports.ts";
+import { executeContract, type Executed } from "./_execute.ts";
 import { join } from "node:path";
 import { baselineKey, readBaselineEntry, writeBaselineEntry } from "./baseline_cache.ts";
 
@@ -88,172 +90,200 @@ export type { CleanVerifierOptions, SetupRefusalCode } from "./_options.ts";
  * ```
  */
 export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
-  const contract = opts.contract;
-  // The contract file's digest when there is one (recomputable from the file), else the model's.
-  const contractDigest = contract.sourceDigest ?? canonicalDigest(contract as unknown as never);
-  const isProtected = contract.protect.length > 0
-    ? ((set) => (path: string) => set.matches(path))(compileGlobs(contract.protect))
-    : () => false;
-  const trees = createTaskTrees({
-    repo: opts.repo,
-    base: opts.base,
-    taskId: opts.taskId,
-    isProtected,
-    ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
-    ...(opts.pool !== undefined ? { pool: opts.pool } : {}),
-    ...(opts.maxTreeUses !== undefined ? { maxUses: opts.maxTreeUses } : {}),
-  });
-  const sandboxFor = createCheckSandbox({
-    sandbox: opts.sandbox,
-    contract,
-    keyStoreDir: opts.receipts.keyPath,
-    ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
-    ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
-  });
-  // Read-only views only where bwrap makes them read-only: of a batch's shared snapshots, or
-  // (verify, run: no pool) of the user's own directories; copies without a sandbox, and for a
-  // batch whose pool has no snapshots (`dependencies: "copy"`).
-  const deps = createDependencyProvisioner({
-    repo: opts.repo,
-    hasSetup: contract.setup !== undefined,
-    ...(opts.pool?.dependencies !== undefined ? { snapshots: opts.pool.dependencies } : {}),
-    views: opts.sandbox !== "none" &&
-      (opts.pool === undefined || opts.pool.dependencies !== undefined),
-    ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
-  });
-  const setupOptions = contract.setup === undefined ? null : {
-    setup: contract.setup,
-    taskId: opts.taskId,
-    receipts: opts.receipts,
-    allowSetupNetwork: opts.allowSetupNetwork === true,
-    ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
-    declaredOf,
+  const v = new CleanVerifier(opts);
+  // A plain object of own functions: callers may spread it (and wrap one method).
+  return {
+    contractDigest: v.contractDigest,
+    settle: () => v.settle(),
+    baseline: (signal, onCheck) => v.baseline(signal, onCheck),
+    verify: (round, patch, signal, onCheck, diff) => v.verify(round, patch, signal, onCheck, diff),
   };
-  const networkRefusal = () => {
-    const why = setupNetworkRefusal(contract.setup, opts.allowSetupNetwork === true);
-    return why === null ? null : refusedRun("setup_network_not_allowed", why);
-  };
-  let captures: readonly BaselineCapture[] = [];
-  // The baseline's per-test results (null until a baseline ran) and the lists derived from them.
-  let reports: BaselineReports | null = null;
-  let derived = contract;
-  const testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
-  const command = checkCommands(contract).join(" && ");
-  // The base's runner configs (read once) and the oracle set (with the baseline's test ids).
-  let configs: Promise<Map<string, string>> | null = null;
-  const getConfigs = () => configs ??= baseConfigs(opts.repo, opts.base).catch(() => new Map());
-  let oracle: OracleSet | null = null;
-  const getOracle = async () => oracle ??= oracleFor(contract, await getConfigs(), []);
+}
 
-  /**
-   * The contract's commands (setup, then the checks) in one of the shared check
-   * slots when there are any; `run` is null when setup failed.
-   */
-  async function execute(
+/**
+ * One task's clean verification: its trees, sandbox and dependency
+ * provisioning, and what the baseline taught it (captures, per-test reports,
+ * the lists derived from them, the oracle set).
+ */
+class CleanVerifier implements Verifier {
+  readonly contractDigest: string;
+  readonly #opts: CleanVerifierOptions;
+  readonly #contract: OutcomeContract;
+  readonly #trees: VerifierParts["trees"];
+  readonly #sandboxFor: VerifierParts["sandboxFor"];
+  readonly #deps: VerifierParts["deps"];
+  readonly #setupOptions: SetupStepOptions | null;
+  readonly #testsEditable: boolean;
+  readonly #command: string;
+  #captures: readonly BaselineCapture[] = [];
+  /** The baseline's per-test results (null until a baseline ran). */
+  #reports: BaselineReports | null = null;
+  /** The contract with the lists derived from the baseline's reports. */
+  #derived: OutcomeContract;
+  /** The base's runner configs (read once). */
+  #configs: Promise<Map<string, string>> | null = null;
+  /** The oracle set (with the baseline's test ids). */
+  #oracle: OracleSet | null = null;
+
+  constructor(opts: CleanVerifierOptions) {
+    const contract = opts.contract;
+    this.#opts = opts;
+    this.#contract = contract;
+    this.#derived = contract;
+    // The contract file's digest when there is one (recomputable from the file), else the model's.
+    this.contractDigest = contract.sourceDigest ?? canonicalDigest(contract as unknown as never);
+    const parts = verifierParts(opts);
+    this.#trees = parts.trees;
+    this.#sandboxFor = parts.sandboxFor;
+    this.#deps = parts.deps;
+    this.#setupOptions = parts.setupOptions;
+    this.#testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
+    this.#command = checkCommands(contract).join(" && ");
+  }
+
+  /** Waits for the task's trees to be removed. */
+  settle(): Promise<void> {
+    return this.#trees.settle();
+  }
+
+  /** The contract on the untouched base (from the baseline cache when it holds it). */
+  async baseline(signal: AbortSignal, onCheck: (name: string) => void): Promise<VerificationRun> {
+    const refusal = this.#networkRefusal();
+    if (refusal !== null) return this.#asReference(refusal);
+    try {
+      return await this.#cachedBaseline(signal, onCheck);
+    } catch (error) {
+      return refusedRun(
+        error instanceof WorktreeError ? error.code : "baseline_failed",
+        error instanceof Error ? error.message : String(error),
+      );
+    }
+  }
+
+  /** The contract on the base with the round's patch applied, graded by the oracle rule. */
+  verify(
+    round: number,
+    patch: Uint8Array,
+    signal: AbortSignal,
+    onCheck: (name: string) => void,
+    diff?: GitDiff,
+  ): Promise<VerificationRun> {
+    const refusal = this.#networkRefusal();
+    return refusal !== null
+      ? Promise.resolve(refusal)
+      : this.#verify(round, patch, signal, onCheck, diff);
+  }
+
+  #networkRefusal(): VerificationRun | null {
+    const allowed = this.#opts.allowSetupNetwork === true;
+    const why = setupNetworkRefusal(this.#contract.setup, allowed);
+    return why === null ? null : refusedRun("setup_network_not_allowed", why);
+  }
+
+  #getConfigs(): Promise<Map<string, string>> {
+    return this.#configs ??= baseConfigs(this.#opts.repo, this.#opts.base)
+      .catch(() => new Map());
+  }
+
+  async #getOracle(): Promise<OracleSet> {
+    return this.#oracle ??= oracleFor(this.#contract, await this.#getConfigs(), []);
+  }
+
+  /** What the baseline taught: its captures, its per-test reports and what they derive. */
+  async #learn(captures: readonly BaselineCapture[], reports: BaselineReports): Promise<void> {
+    const configs = await this.#getConfigs();
+    this.#captures = captures;
+    this.#reports = reports;
+    this.#derived = withDerivedLists(this.#contract, reports, configs);
+    this.#oracle = oracleFor(this.#contract, configs, idsOf(reports));
+  }
+
+  /** The contract's commands (setup, then the checks) in the clean tree; see `executeContract`. */
+  async #execute(
     clean: CleanTree,
     views: readonly DependencyView[],
     phase: CheckPhase,
     signal: AbortSignal,
     onCheck: (name: string) => void,
-  ) {
+  ): Promise<Executed> {
     const tree = clean.worktree.path;
-    const base = await getConfigs();
-    const release = opts.checkSlots === undefined ? () => {} : await opts.checkSlots.acquire();
-    try {
-      const sandbox = await sandboxFor(tree, views);
-      const setup = setupOptions !== null
-        ? await runSetupStep(setupOptions, tree, phase, sandbox, signal, onCheck)
-        : null;
-      if (setup !== null && !setup.report.ok) return { setup, run: null };
-      const run = await runChecks(contract, {
-        cwd: tree,
-        sandbox,
-        phase,
-        signal,
-        onCheck,
-        ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
-        // Where the runner allows it, it also writes a structured report (ids of every test).
-        reportFormat: (c) => testFormatOf(c, base),
-        reportConfigTexts: [...base.values()],
-        packageScript: (c) =>
-          packageScriptOf(
-            "shell" in c.run ? c.run.shell : c.run.argv.join(" "),
-            base.get("package.json"),
-          ),
-      });
-      return { setup, run };
-    } finally {
-      release();
-    }
+    return await executeContract(this.#contract, this.#opts, {
+      tree,
+      sandbox: () => this.#sandboxFor(tree, views),
+      setup: this.#setupOptions,
+      configs: await this.#getConfigs(),
+      phase,
+      signal,
+      onCheck,
+    });
   }
 
   /** The cache's key for this base, contract and environment (null: no cache). */
-  const cacheKey = () =>
-    opts.baselineCache === undefined || contract.setup?.network === "allow"
+  #cacheKey() {
+    const opts = this.#opts;
+    return opts.baselineCache === undefined || this.#contract.setup?.network === "allow"
       ? Promise.resolve(null)
       : baselineKey({
         repo: opts.repo,
         base: opts.base,
-        contract,
-        contractDigest,
+        contract: this.#contract,
+        contractDigest: this.contractDigest,
         sandbox: opts.sandbox,
         sandboxReadOnly: opts.sandboxReadOnly ?? [],
       });
+  }
 
-  async function baseline(
+  async #cachedBaseline(
     signal: AbortSignal,
     onCheck: (name: string) => void,
   ): Promise<VerificationRun> {
-    const cache = opts.baselineCache;
-    const keyed = await cacheKey();
+    const cache = this.#opts.baselineCache;
+    const keyed = await this.#cacheKey();
     if (cache !== undefined && keyed !== null) {
       const hit = await readBaselineEntry(cache, keyed.key);
       if (hit !== null) {
-        captures = hit.captures;
-        reports = new Map(hit.reports as [string, never][]);
-        derived = withDerivedLists(contract, reports, await getConfigs());
-        oracle = oracleFor(contract, await getConfigs(), idsOf(reports));
-        return asReference({
+        await this.#learn(hit.captures, new Map(hit.reports as [string, never][]));
+        return this.#asReference({
           ...hit.run,
           reusedFrom: { task: hit.task, tree: hit.tree, at: hit.at },
         });
       }
     }
-    const result = await runBaseline(signal, onCheck);
+    const result = await this.#runBaseline(signal, onCheck);
+    const reports = this.#reports;
     if (
       cache !== undefined && keyed !== null && reports !== null && result.ran &&
       result.refusals.length === 0 && (result.cannotStart ?? []).length === 0
     ) {
       await writeBaselineEntry(cache, keyed.key, {
-        task: opts.taskId,
+        task: this.#opts.taskId,
         tree: keyed.tree,
         at: Date.now(),
         // The whole output stays in the first run's artefacts, not in every cache entry.
         run: withoutTestOutput(result),
-        captures,
+        captures: this.#captures,
         reports: [...reports],
       });
     }
-    return asReference(result);
+    return this.#asReference(result);
   }
 
-  async function runBaseline(
+  async #runBaseline(
     signal: AbortSignal,
     onCheck: (name: string) => void,
   ): Promise<VerificationRun> {
-    const clean = await trees.next(new Uint8Array(), signal);
-    const provided = await deps.provide(clean.worktree.path, []);
+    const opts = this.#opts;
+    const contract = this.#contract;
+    const clean = await this.#trees.next(new Uint8Array(), signal);
+    const provided = await this.#deps.provide(clean.worktree.path, []);
     if (!provided.ok) throw new WorktreeError("apply_failed", provided.reason);
-    const { setup, run } = await execute(clean, provided.views, "baseline", signal, onCheck);
+    const { setup, run } = await this.#execute(clean, provided.views, "baseline", signal, onCheck);
     if (run === null) return setupFailedRun(setup!, "baseline");
     const judgement = judgeBaseline(contract, run.observations, {
       requireFailingBaseline: opts.requireFailingBaseline ?? false,
       allowGatesNothing: !(opts.requireFailingBaseline ?? false),
     });
-    captures = judgement.captures;
-    reports = baselineReports(run, await getConfigs());
-    derived = withDerivedLists(contract, reports, await getConfigs());
-    oracle = oracleFor(contract, await getConfigs(), idsOf(reports));
+    await this.#learn(judgement.captures, baselineReports(run, await this.#getConfigs()));
     const receipts = await sealChecks(
       opts.receipts,
       opts.taskId,
@@ -269,23 +299,23 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
    * A baseline that only is the reference (`baselineGates: false`): whatever the
    * base shows (a check or setup that cannot run there), the rounds are judged.
    */
-  function asReference(result: VerificationRun): VerificationRun {
-    if (opts.baselineGates ?? true) return result;
+  #asReference(result: VerificationRun): VerificationRun {
+    if (this.#opts.baselineGates ?? true) return result;
     const { cannotStart: _, why: __, ...reference } = result;
     return { ...reference, ran: true, refusals: [], diagnostics: [] };
   }
 
   /** One grading: a clean tree with the patch (the base winning where `protect` says), checks run. */
-  async function grade(
+  async #grade(
     patch: Uint8Array,
     diff: GitDiff | null,
     signal: AbortSignal,
     onCheck: (name: string) => void,
     second = false,
-  ) {
+  ): Promise<{ refused: VerificationRun } | { clean: CleanTree } & Executed> {
     let clean;
     try {
-      clean = await trees.next(patch, signal);
+      clean = await this.#trees.next(patch, signal);
     } catch (error) {
       if (error instanceof WorktreeError) return { refused: refusedRun(error.code, error.message) };
       throw error;
@@ -294,7 +324,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     if (refusal !== null) return { refused: refusal };
     let provided;
     try {
-      provided = await deps.provide(clean.worktree.path, clean.changed);
+      provided = await this.#deps.provide(clean.worktree.path, clean.changed);
     } catch (error) {
       if (error instanceof DependencyCopyError) {
         return { refused: refusedRun(error.code, error.message) };
@@ -304,7 +334,7 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     if (!provided.ok) {
       return { refused: refusedRun("dependency_change_needs_setup", provided.reason) };
     }
-    const { setup, run } = await execute(clean, provided.views, "round", signal, onCheck);
+    const { setup, run } = await this.#execute(clean, provided.views, "round", signal, onCheck);
     return { clean, setup, run };
   }
 
@@ -312,26 +342,28 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
    * The second oracle: the patch's non-oracle part against the BASE's tests
    * (every oracle file restored from the base), in its own clean tree.
    */
-  async function gradeAgainstBase(
+  async #gradeAgainstBase(
     view: PatchOracleView,
     round: { run: ChecksRun; tree: string },
     signal: AbortSignal,
     onCheck: (name: string) => void,
   ) {
+    const opts = this.#opts;
+    const contract = this.#contract;
     const inPatch = view.touched.filter((t) => existsSync(join(round.tree, t.path)));
-    const graded = await grade(view.rest, null, signal, onCheck, true);
-    if ("refused" in graded) return { refused: graded.refused! };
+    const graded = await this.#grade(view.rest, null, signal, onCheck, true);
+    if ("refused" in graded) return { refused: graded.refused };
     if (graded.run === null) return { refused: setupFailedRun(graded.setup!, "round") };
     const tree = graded.clean.worktree.path;
-    const exit = judgeContract(contract, graded.run.observations, captures);
+    const exit = judgeContract(contract, graded.run.observations, this.#captures);
     const judged = judgeBaseGrading({
       contract,
-      derived,
+      derived: this.#derived,
       round: round.run,
       base: graded.run,
       exitPassed: new Map(exit.checks.map((j) => [j.name, j.status === "passed"])),
       tree,
-      baselineRan: reports !== null,
+      baselineRan: this.#reports !== null,
       rewrittenFiles: new Set(
         inPatch.filter((t) => existsSync(join(tree, t.path))).map((t) => t.path),
       ),
@@ -361,17 +393,20 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     return { second: { parts, judged } };
   }
 
-  async function verify(
+  async #verify(
     round: number,
     patch: Uint8Array,
     signal: AbortSignal,
     onCheck: (name: string) => void,
     given: GitDiff | undefined,
   ): Promise<VerificationRun> {
+    const opts = this.#opts;
+    const contract = this.#contract;
+    const derived = this.#derived;
     // The round's patch is parsed once: the driver's (from its scope check) when it has it.
     const parsed = given !== undefined ? null : tryParseGitDiff(patch);
     const diff = given ?? (parsed?.ok === true ? parsed.diff : null);
-    const first = await grade(patch, diff, signal, onCheck);
+    const first = await this.#grade(patch, diff, signal, onCheck);
     if ("refused" in first) return first.refused;
     const { clean, setup, run } = first;
     if (run === null) return setupFailedRun(setup!, "round");
@@ -379,24 +414,25 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     const view = await patchOracleView(
       patch,
       diff,
-      await getOracle(),
-      await getConfigs(),
+      await this.#getOracle(),
+      await this.#getConfigs(),
       tree,
-      command,
+      this.#command,
     );
     const touched = view?.touched ?? [];
     // A patch that touches no oracle file is judged per test against the baseline's lists.
     const judgeWith = touched.length === 0 ? derived : contract;
-    const judgement = judgeContract(judgeWith, readTests(judgeWith, run), captures);
+    const judgement = judgeContract(judgeWith, readTests(judgeWith, run), this.#captures);
     const receipts = await sealChecks(opts.receipts, opts.taskId, "round", run, judgement.checks);
     const parts = { contract, base: opts.base, run, setup, receipts, tree };
-    const result = roundRun(parts, round, judgement, captures, clean);
+    const result = roundRun(parts, round, judgement, this.#captures, clean);
     if (touched.length === 0) {
-      return withOracle(result, untouchedReport(derived, reports !== null, testsEditable), null);
+      const report = untouchedReport(derived, this.#reports !== null, this.#testsEditable);
+      return withOracle(result, report, null);
     }
-    if (testsEditable) return withOracle(result, editableReport(touched), null);
+    if (this.#testsEditable) return withOracle(result, editableReport(touched), null);
     if ((result.cannotStart ?? []).length > 0) return result;
-    const graded = await gradeAgainstBase(view!, { run, tree }, signal, onCheck);
+    const graded = await this.#gradeAgainstBase(view!, { run, tree }, signal, onCheck);
     if (!("second" in graded)) {
       const refused = graded.refused;
       return {
@@ -406,29 +442,6 @@ export function createCleanVerifier(opts: CleanVerifierOptions): Verifier {
     }
     return withOracle(result, twoOraclesReport(touched, graded.second.judged), graded.second);
   }
-
-  return {
-    contractDigest,
-    settle: () => trees.settle(),
-    async baseline(signal, onCheck) {
-      const refusal = networkRefusal();
-      if (refusal !== null) return asReference(refusal);
-      try {
-        return await baseline(signal, onCheck);
-      } catch (error) {
-        return refusedRun(
-          error instanceof WorktreeError ? error.code : "baseline_failed",
-          error instanceof Error ? error.message : String(error),
-        );
-      }
-    },
-    verify(round, patch, signal, onCheck, diff) {
-      const refusal = networkRefusal();
-      return refusal !== null
-        ? Promise.resolve(refusal)
-        : verify(round, patch, signal, onCheck, diff);
-    },
-  };
 }
 
 function withoutTestOutput(run: VerificationRun): VerificationRun {
