@@ -1,0 +1,86 @@
+/**
+ * The interpreter's logic through the in-memory harness (`_harness.ts`): the
+ * real driver and kernel, a fake clock, a scripted patch source and verifier.
+ * Each task runs in milliseconds; nothing here starts git, a sandbox or a process.
+ */
+import assert from "node:assert/strict";
+import { mintedPatchOf } from "../../../adapters/driver/_final.ts";
+import { oneLineDiff, runScripted } from "./_harness.ts";
+
+Deno.test("harness: a round whose checks pass is verified and minted", async () => {
+  const run = await runScripted({ rounds: [{ diff: oneLineDiff("math.ts"), passes: true }] });
+  assert.equal(run.outcome.state, "verified", run.outcome.message);
+  assert.equal(run.outcome.exitCode, 0);
+  assert.equal(run.outcome.rounds[0]?.verdict, "verified");
+  assert.deepEqual(run.outcome.rounds[0]?.details, []);
+  assert.equal(mintedPatchOf(run.outcome)?.patchDigest, run.outcome.patchDigest);
+  assert.ok(run.kinds.includes("verified_patch.minted"));
+});
+
+Deno.test("harness: a failing round feeds the next round's prompt; the fix is verified", async () => {
+  const run = await runScripted({
+    rounds: [{ diff: oneLineDiff("math.ts") }, {
+      diff: oneLineDiff("math.ts", "a", "c"),
+      passes: true,
+    }],
+  });
+  assert.equal(run.outcome.state, "verified", run.outcome.message);
+  assert.deepEqual(run.outcome.rounds.map((r) => r.verdict), ["rejected", "verified"]);
+  assert.deepEqual(run.outcome.rounds[0]?.details, ['check "unit": fail']);
+  assert.equal(run.prompts[0], undefined);
+  assert.match(run.prompts[1] ?? "", /## unit \(fail, exit 1\)/);
+  assert.match(run.prompts[1] ?? "", /expected 5, got -1/);
+  assert.equal(run.verifications, 2);
+});
+
+Deno.test("harness: out of rounds is a rejection whose reasons are the kernel's evidence", async () => {
+  const run = await runScripted({ rounds: [{ diff: oneLineDiff("math.ts") }], maxRounds: 1 });
+  assert.equal(run.outcome.state, "rejected");
+  assert.equal(run.outcome.reason, "max_rounds");
+  assert.equal(run.outcome.rounds[0]?.verdict, "rejected");
+});
+
+Deno.test("harness: an empty round is rejected without a verification", async () => {
+  const run = await runScripted({ rounds: [{ diff: "" }], maxRounds: 1 });
+  assert.equal(run.outcome.state, "rejected");
+  assert.deepEqual(run.outcome.rounds[0]?.reasons, ["empty_patch"]);
+  assert.deepEqual(run.outcome.rounds[0]?.details, ["the backend changed no file"]);
+  assert.equal(run.outcome.rounds[0]?.verdict, "rejected");
+  assert.equal(run.verifications, 0);
+});
+
+Deno.test("harness: a forbidden path is a scope violation, never verified", async () => {
+  const run = await runScripted({
+    rounds: [{ diff: oneLineDiff(".github/ci.yml"), passes: true }],
+    forbid: [".github/**"],
+  });
+  assert.equal(run.outcome.state, "rejected");
+  assert.equal(run.outcome.reason, "scope_violation");
+  assert.equal(run.outcome.rounds[0]?.verdict, "rejected");
+  assert.match((run.outcome.rounds[0]?.reasons ?? []).join(","), /forbid/);
+  assert.equal(run.verifications, 0);
+});
+
+Deno.test("harness: a non-retryable backend failure ends backend_failed after one round", async () => {
+  const run = await runScripted({
+    rounds: [{ diff: "", status: "error", fatal: true }, {
+      diff: oneLineDiff("m.ts"),
+      passes: true,
+    }],
+  });
+  assert.equal(run.outcome.state, "backend_failed", run.outcome.message);
+  assert.equal(run.outcome.rounds.length, 1);
+  assert.deepEqual(run.outcome.rounds[0]?.reasons, ["backend_error_no_change"]);
+  assert.equal(run.outcome.rounds[0]?.verdict, "rejected");
+});
+
+Deno.test("harness: a round that outlasts the wall budget (fake clock) ends out of budget", async () => {
+  const run = await runScripted({
+    rounds: [{ diff: oneLineDiff("math.ts"), passes: true, takesMs: 10_000 }],
+    wallTimeMs: 5_000,
+  });
+  assert.equal(run.outcome.state, "budget_exhausted", run.outcome.message);
+  assert.equal(run.outcome.reason, "budget_wall_time");
+  assert.equal(run.outcome.rounds[0]?.verdict, "not_verified");
+  assert.equal(run.verifications, 0);
+});
