@@ -30,6 +30,7 @@ import process from "node:process";
 import { readInput } from "../input.ts";
 import { MAX_TIMEOUT_SECONDS, parseSandboxReadOnly } from "./run_args.ts";
 import { preflightSandbox } from "../sandbox_preflight.ts";
+import { probeSandbox } from "../../adapters/host/sandbox_probe.ts";
 import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 
 const HELP = `vouch verify: verify a patch from anywhere in a clean tree
@@ -125,7 +126,9 @@ export const verifyCommand: CliCommand = {
       );
     }
     const sandboxReadOnly = parseSandboxReadOnly(values["sandbox-ro"] ?? []);
-    await preflightSandbox(sandbox, io, "verify");
+    // One probe (a bwrap start) for the preflight and the checks' sandbox, not one each.
+    const probe = sandbox === "none" ? undefined : probeSandbox();
+    await preflightSandbox(sandbox, io, "verify", await probe);
     let contract: OutcomeContract;
     if (values.verify !== undefined) {
       contract = contractFromCommand(values.verify, timeoutSeconds * 1000);
@@ -190,6 +193,7 @@ export const verifyCommand: CliCommand = {
       forbid: values.forbid ?? [],
       sandbox,
       sandboxReadOnly,
+      ...(probe !== undefined ? { sandboxProbe: probe } : {}),
       allowSetupNetwork: values["allow-setup-network"],
       ...(values["worktree-root"] !== undefined
         ? { worktreeRoot: resolve(values["worktree-root"]) }
