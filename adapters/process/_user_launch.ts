@@ -4,14 +4,16 @@
  * user namespace's maps while bwrap waits, and the hand-over of the writable
  * trees to the mapped uid before the child starts.
  *
- * The shell makes two FIFOs in a private 0700 directory of this process,
- * starts bwrap with `--info-fd 8` on one and `--userns-block-fd 9` on the
- * other (removed by vouch after the child: {@linkcode removeFifos}), reads the sandbox's pid from bwrap's info, writes `0 <uid> 1` and
- * `1 0 1` to its `uid_map` and `gid_map`, then lets bwrap go on and waits for
- * it (its exit status is the shell's; bwrap dies with the shell,
- * `--die-with-parent`). Fails closed: a map that cannot be written kills
- * bwrap before anything runs (exit 125); a sandbox with no map at all could
- * not start its command either (`setpriv` cannot become an unmapped uid).
+ * The shell makes two FIFOs in a private 0700 directory of this process
+ * (removed by vouch after the child: {@linkcode removeFifos}), starts a mapper
+ * in the background and execs bwrap with `--info-fd 8` on one and
+ * `--userns-block-fd 9` on the other, so bwrap stays vouch's own child and
+ * dies with it (`--die-with-parent`). The mapper reads the sandbox's pid from
+ * bwrap's info, writes `0 <uid> 1` and `1 0 1` to its `uid_map` and
+ * `gid_map`, and exits, which lets bwrap go on. Fails closed: a map that
+ * cannot be written kills bwrap before anything runs; a sandbox with no map
+ * at all could not start its command either (`setpriv` cannot become an
+ * unmapped uid).
  *
  * @module
  */
@@ -27,22 +29,17 @@ const SH = "/bin/sh";
 // $1 fifo path prefix, $2 uid, then bwrap's argv.
 const LAUNCH = `f=$1 u=$2; shift 2
 mkfifo -m 600 "$f.i" "$f.b" || { echo "vouch: cannot make $f.i" >&2; exit 125; }
-"$@" 8>"$f.i" 9<"$f.b" &
-b=$!
-exec 4<"$f.i" 5<>"$f.b"
-c=
-while read -r l <&4; do case $l in *'"child-pid"'*) c=\${l#*: }; c=\${c%,};; esac; done
-exec 4<&-
-if [ -z "$c" ]; then exec 5>&-; wait $b; exit $?; fi
-m="0 $u 1
+{
+  exec 4<"$f.i" 5<>"$f.b"
+  c=
+  while read -r l <&4; do case $l in *'"child-pid"'*) c=\${l#*: }; c=\${c%,};; esac; done
+  m="0 $u 1
 1 0 1"
-if echo "$m" > "/proc/$c/uid_map" && echo "$m" > "/proc/$c/gid_map"; then
-  exec 5>&-
-else
-  kill -9 $b 2>/dev/null; exec 5>&-
-  echo "vouch: cannot map the sandbox's user to uid $u" >&2; wait $b; exit 125
-fi
-wait $b`;
+  if [ -n "$c" ] && ! { echo "$m" > "/proc/$c/uid_map" && echo "$m" > "/proc/$c/gid_map"; }; then
+    echo "vouch: cannot map the sandbox's user to uid $u" >&2; kill -9 $$
+  fi
+} &
+exec "$@" 8>"$f.i" 9<"$f.b"`;
 
 let fifoDir: string | null = null;
 

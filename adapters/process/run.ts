@@ -333,8 +333,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     limit = kind;
     signalAll("SIGKILL");
   };
-  // bwrap and its init (and the user-map launcher) are in the tree besides the command's own.
-  const overhead = sandbox.kind !== "bwrap" ? 0 : userMap === undefined ? 2 : 3;
+  // bwrap and its init are in the tree besides the command's own.
+  const overhead = sandbox.kind !== "bwrap" ? 0 : 2;
   const watchdog = limits === null ? null : startWatchdog(pid, limits, onLimit, { overhead });
   // Where vouch may not read /proc itself (the CLI's flags), a shell scans it every second or so.
   const totalsWatch = limits === null || !procBlind()
