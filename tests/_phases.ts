@@ -65,10 +65,12 @@ export const SERIAL: readonly string[] = [
  * ({@linkcode parallelFiles}).
  */
 export const FIRST: readonly string[] = [
+  "tests/redteam/bundles/bundles_test.ts",
   "tests/cli/as_users_run_test.ts",
   "tests/golden/real_projects/real_npm_test.ts",
   "tests/golden/crash_recovery_test.ts",
   "tests/golden/real_projects/shapes_test.ts",
+  "tests/golden/verdicts_test.ts",
   "tests/golden/oracle_node_test.ts",
   "tests/redteam/e2e/redteam_e2e_test.ts",
   "tests/redteam/oracle/package_scripts_test.ts",
