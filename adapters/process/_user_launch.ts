@@ -23,6 +23,7 @@ import { join } from "node:path";
 import process from "node:process";
 import type { UserMap } from "../sandbox/_user_map.ts";
 import { afterShellRun } from "./_after_shell.ts";
+import { requireRun } from "./permission.ts";
 
 const SH = "/bin/sh";
 
@@ -112,6 +113,8 @@ true`;
  */
 export async function handOverTrees(trees: readonly string[], map: UserMap): Promise<void> {
   if (trees.length === 0) return;
+  // Refused by Deno's flags, the shell would read as "no shell answered".
+  requireRun(SH, "the hand-over of the sandbox's tree to its mapped uid");
   const answer = await afterShellRun(SH, HAND_OVER, [String(map.uid), ...trees]);
   if (answer === null || answer.cutShort || /^failed /m.test(answer.out)) {
     throw new Error(

@@ -229,6 +229,10 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     } catch (error) {
       if (privateDir) removeQuietly(privateDir);
       if (privateTmp) removeQuietly(privateTmp);
+      // Deno refusing the hand-over's shell is a permission error naming the flag (as a refused
+      // spawn below), not a sandbox that does not work here.
+      const denied = permissionDenied(error);
+      if (denied !== null) throw denied;
       return emptyResult(argv, spec, envNames, {
         code: "spawn_failed",
         message: error instanceof Error ? error.message : String(error),
