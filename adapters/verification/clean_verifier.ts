@@ -28,12 +28,7 @@ import { WorktreeError } from "../worktree/errors.ts";
 import type { VerificationRun, Verifier } from "./verifier.ts";
 import { DependencyCopyError } from "../deps/copy_dir.ts";
 import type { DependencyView } from "../deps/shared.ts";
-import {
-  runSetupStep,
-  setupNetworkRefusal,
-  type SetupStep,
-  type SetupStepOptions,
-} from "./_setup_step.ts";
+import { setupNetworkRefusal, type SetupStepOptions } from "./_setup_step.ts";
 import { sealChecks } from "./_seal_checks.ts";
 import { type VerifierParts, verifierParts } from "./_verifier_parts.ts";
 import {
