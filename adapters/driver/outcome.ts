@@ -50,7 +50,8 @@ export interface RoundSummary {
   readonly filesChanged: readonly string[];
   /**
    * `verified` when this round's patch passed everything, `cancelled` when
-   * Ctrl-C stopped the run before the round was judged, else `rejected`.
+   * Ctrl-C stopped the run before the round was judged, `not_verified` when
+   * the run stopped (a budget) before the kernel judged it, else `rejected`.
    */
   readonly verdict: "verified" | "rejected" | "not_verified" | "cancelled";
   /** Stable reason codes for a rejection (scope violations, outside writes, failing checks...). */
