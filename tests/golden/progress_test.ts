@@ -10,6 +10,17 @@ import assert from "node:assert/strict";
 import { spawnVouch } from "./cli_harness.ts";
 import { createRepo, git, writeFiles } from "./fixture_repos.ts";
 
+/**
+ * The test's go-ahead for a waiting check: a directory the check can read (as root, a check runs
+ * as host uid 65534, and a 0700 temp dir would hide the go-ahead, so the wait would run out and a
+ * blind check would pass 120 s late; it fails instead).
+ */
+async function openGate(): Promise<string> {
+  const gate = await Deno.makeTempDir({ prefix: "vouch-progress-gate-" });
+  await Deno.chmod(gate, 0o755);
+  return gate;
+}
+
 Deno.test("vouch run off a terminal: sub-steps with sizes, and the clock moves while a check runs", async () => {
   const repo = await createRepo(
     {
@@ -20,7 +31,7 @@ Deno.test("vouch run off a terminal: sub-steps with sizes, and the clock moves w
     { ignored: ["node_modules/"] },
   );
   const state = await Deno.makeTempDir({ prefix: "vouch-progress-" });
-  const gate = await Deno.makeTempDir({ prefix: "vouch-progress-gate-" });
+  const gate = await openGate();
   try {
     await writeFiles(repo.dir, { "node_modules/pkg/index.js": "x".repeat(2 * 1024 * 1024) });
     const agent = `${repo.dir}/../agent.sh`;
@@ -31,7 +42,7 @@ Deno.test("vouch run off a terminal: sub-steps with sizes, and the clock moves w
     await Deno.chmod(agent, 0o755);
     // The fixed tree's check waits (at most 120 s) for the test's go-ahead.
     const check = `if grep -q "+" add.sh; then i=0; while [ ! -e ${gate}/go ] && [ $i -lt 600 ]; ` +
-      `do sleep 0.2; i=$((i+1)); done; fi; sh test.sh`;
+      `do sleep 0.2; i=$((i+1)); done; [ -e ${gate}/go ] || exit 9; fi; sh test.sh`;
     const child = spawnVouch(
       repo,
       [
@@ -88,14 +99,15 @@ Deno.test("vouch run off a terminal: sub-steps with sizes, and the clock moves w
 Deno.test("vouch verify: 'still running' lines with a moving clock while a check runs", async () => {
   const repo = await createRepo({ "a.txt": "a\n" }, "true");
   const state = await Deno.makeTempDir({ prefix: "vouch-progress-" });
-  const gate = await Deno.makeTempDir({ prefix: "vouch-progress-gate-" });
+  const gate = await openGate();
   try {
     await writeFiles(repo.dir, { "a.txt": "b\n" });
     const patch = `${repo.dir}/../a.patch`;
     await Deno.writeTextFile(patch, await git(repo.dir, "diff", "--binary"));
     await git(repo.dir, "checkout", "-q", "a.txt");
     const check =
-      `i=0; while [ ! -e ${gate}/go ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`;
+      `i=0; while [ ! -e ${gate}/go ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done; ` +
+      `[ -e ${gate}/go ]`;
     const child = spawnVouch(
       repo,
       ["verify", "--patch", patch, "--verify", check, "--sandbox-ro", gate],
