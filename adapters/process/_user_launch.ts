@@ -82,8 +82,14 @@ export function mappedLaunch(argv: readonly string[], map: UserMap): string[] {
  *
  * @example
  * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { existsSync, writeFileSync } from "node:fs";
  * import { mappedLaunch, removeFifos } from "./_user_launch.ts";
- * removeFifos(mappedLaunch(["true"], { uid: 65534, setpriv: "/usr/bin/setpriv" }));
+ * const launch = mappedLaunch(["true"], { uid: 65534, setpriv: "/usr/bin/setpriv" });
+ * writeFileSync(launch[4] + ".i", ""); // what the launcher's mkfifo leaves behind
+ * removeFifos(launch);
+ * equal(existsSync(launch[4] + ".i"), false);
+ * removeFifos(["sh", "-c", "not a launch"]); // anything else: nothing is removed
  * ```
  */
 export function removeFifos(launch: readonly string[]): void {
@@ -107,8 +113,14 @@ true`;
  *
  * @example
  * ```ts
+ * import { rejects } from "node:assert/strict";
  * import { handOverTrees } from "./_user_launch.ts";
- * await handOverTrees([], { uid: 65534, setpriv: "/usr/bin/setpriv" });
+ * await handOverTrees([], { uid: 65534, setpriv: "/usr/bin/setpriv" }); // nothing to hand over
+ * // A tree that is not there cannot be handed over: the child could not write it.
+ * await rejects(
+ *   handOverTrees(["/nonexistent/vouch-tree"], { uid: 65534, setpriv: "/usr/bin/setpriv" }),
+ *   /Cannot hand the sandbox's tree to uid 65534/,
+ * );
  * ```
  */
 export async function handOverTrees(trees: readonly string[], map: UserMap): Promise<void> {

@@ -57,8 +57,13 @@ Deno.test({
           await Deno.lstat(join(repo.dir, "ESCAPED_BY_AGENT.txt")).then(() => true, () => false),
           false,
         );
-        // The agent believes it escaped (it claims the command ran); nothing reached the checkout.
-        assert.ok(events.some((e) => e.includes("ESCAPED_BY_AGENT.txt")), events.join("\n"));
+        // The agent tried: it believes it escaped (its write landed in the sandbox's own view), or,
+        // as root where the sandbox's uid 0 is host uid 65534, the sandbox's root-made parents
+        // refused it. Either way nothing reached the checkout.
+        assert.ok(
+          events.some((e) => e.includes("ESCAPED_BY_AGENT.txt") || /failed: EACCES/.test(e)),
+          events.join("\n"),
+        );
         assert.deepEqual((await extractDiff(wt)).changed.map((c) => c.path), ["src/math.js"]);
       } finally {
         await removeWorktree(wt);
