@@ -10,12 +10,13 @@
  * `attest export`, on a real repository.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BROAD_FLAGS, permissionsOf } from "../../cli/permissions.ts";
+import { oneCommitRepo } from "./_one_commit_repo.ts";
 import { BUNDLE_FIXTURES, evaluateArgs, materializeFixture } from "../redteam/bundles/fixtures.ts";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
@@ -44,22 +45,6 @@ function vouchUnder(
     env: { ...Deno.env.toObject(), NO_COLOR: "1", ...env },
     encoding: "utf8",
   });
-}
-
-const PATCH = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-1\n+2\n";
-
-/** A repository `root/repo` with one commit (`a.txt` is `1`) and `root/fix.patch` setting it to 2. */
-function oneCommitRepo(root: string): { repo: string; patch: string } {
-  const repo = join(root, "repo");
-  execFileSync("git", ["init", "-q", "-b", "main", repo]);
-  writeFileSync(join(repo, "a.txt"), "1\n");
-  execFileSync("git", ["add", "."], { cwd: repo });
-  execFileSync("git", ["-c", "user.email=a@b.invalid", "-c", "user.name=a", "commit", "-qm", "x"], {
-    cwd: repo,
-  });
-  const patch = join(root, "fix.patch");
-  writeFileSync(patch, PATCH);
-  return { repo, patch };
 }
 
 Deno.test("verify, scope, inspect and attest verify run under exactly the table's flags", () => {

@@ -5,29 +5,18 @@
  * with deliberately narrow flags on a real repository.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { oneCommitRepo } from "./_one_commit_repo.ts";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 
 function fixture(): { root: string; repo: string; patch: string } {
   const root = mkdtempSync(join(tmpdir(), "vouch-perm-"));
-  const repo = join(root, "repo");
-  execFileSync("git", ["init", "-q", "-b", "main", repo]);
-  writeFileSync(join(repo, "a.txt"), "1\n");
-  execFileSync("git", ["add", "."], { cwd: repo });
-  execFileSync("git", ["-c", "user.email=a@b.invalid", "-c", "user.name=a", "commit", "-qm", "x"], {
-    cwd: repo,
-  });
-  const patch = join(root, "fix.patch");
-  writeFileSync(
-    patch,
-    "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-1\n+2\n",
-  );
-  return { root, repo, patch };
+  return { root, ...oneCommitRepo(root) };
 }
 
 function vouch(flags: string[], args: string[], root: string) {
