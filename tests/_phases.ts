@@ -106,6 +106,7 @@ export const FAST: readonly string[] = [
   "tests/layering/doc_examples_test.ts",
   "tests/layering/error_codes_test.ts",
   "tests/layering/serial_phase_test.ts",
+  "tests/layering/size_limits_test.ts",
   "tests/docs/",
   "tests/schemas/contract_schema_test.ts",
   "tests/adapters/contract/",

@@ -1,0 +1,81 @@
+/**
+ * The size rules of the house (issue 24): no function over 120 lines and no
+ * source file over 450 lines, measured with the TypeScript parser
+ * (`tests/layering/_sizes.ts`; `deno run -A tests/layering/_sizes.ts` lists
+ * the offenders). What is over today is listed below with its length as a
+ * ceiling: a listed one may shrink, not grow, and leaves the list once it is
+ * within the limit. Nothing new may join.
+ */
+import assert from "node:assert/strict";
+import { functionLengths, MAX_FUNCTION_LINES, type Offender, offenders } from "./_sizes.ts";
+
+/** Functions still over the limit, with the most lines each may have. Shrink only. */
+const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
+  "adapters/process/run.ts:runProcess": 292,
+  "adapters/backends/_acp_client.ts:acpClient": 249,
+  "adapters/backends/_acp_round.ts:runAcp": 220,
+  "cli/commands/demo_kernel_timeline.ts:runKernelDemo": 178,
+  "kernel/scope/check_scope.ts:checkScope": 178,
+  "kernel/diff/parse.ts:#finish": 175,
+  "adapters/driver/confined_backend.ts:confinedBackend": 170,
+  "cli/commands/verify.ts:run": 162,
+  "adapters/audit/timeline.ts:buildTimelines": 155,
+  "adapters/backends/_acp_agent.ts:startAgent": 154,
+  "adapters/backends/_file_service.ts:fileService": 149,
+  "adapters/backends/openai_backend.ts:converse": 147,
+  "cli/commands/inspect.ts:renderAuditReport": 145,
+  "cli/commands/demo_kernel_timeline.ts:perform": 131,
+  "cli/commands/run_args.ts:parseRunArgs": 131,
+  "cli/commands/run_backend.ts:backendFor": 128,
+  "adapters/contract/schema.ts:<anonymous@132>": 126,
+  "adapters/test_results/plan.ts:structuredReportPlan": 126,
+  "adapters/backends/agent_cli.ts:runAgentCli": 122,
+};
+
+/** Source files over the limit, with the most lines each may have. Shrink only. */
+const LONG_FILES: Readonly<Record<string, number>> = {
+  "kernel/diff/parse.ts": 1084,
+  "adapters/verified_patch/verified_patch.ts": 462,
+};
+
+function breaches(found: readonly Offender[], allowed: Readonly<Record<string, number>>): string[] {
+  const out: string[] = [];
+  for (const { where, lines } of found) {
+    const ceiling = allowed[where];
+    if (ceiling === undefined) out.push(`${where} is ${lines} lines (new over the limit)`);
+    else if (lines > ceiling) out.push(`${where} grew to ${lines} lines (listed at ${ceiling})`);
+  }
+  for (const where of Object.keys(allowed)) {
+    if (!found.some((f) => f.where === where)) {
+      out.push(`${where} is within the limit now: remove it from the list`);
+    }
+  }
+  return out;
+}
+
+const measured = offenders();
+
+Deno.test("no function over 120 lines beyond the shrinking list", () => {
+  assert.deepEqual(breaches(measured.functions, LONG_FUNCTIONS), []);
+});
+
+Deno.test("no source file over 450 lines beyond the shrinking list", () => {
+  assert.deepEqual(breaches(measured.files, LONG_FILES), []);
+});
+
+Deno.test("the measure counts a function's lines from its first token to its last", () => {
+  const body = Array.from({ length: MAX_FUNCTION_LINES }, (_, i) => `  const v${i} = ${i};`);
+  const source = [
+    "/** Doc lines do not count. */",
+    "export function long(): void {",
+    ...body,
+    "}",
+    "const short = () => 1;",
+    "class C { method(): number { return 2; } }",
+  ].join("\n");
+  assert.deepEqual(functionLengths("x.ts", source), [
+    { where: "x.ts:long", lines: MAX_FUNCTION_LINES + 2 },
+    { where: "x.ts:short", lines: 1 },
+    { where: "x.ts:method", lines: 1 },
+  ]);
+});
