@@ -118,17 +118,10 @@ export function structuredReportPlan(input: ReportPlanInput): ReportPlanResult {
       const keep = (input.nodeMajor ?? 20) >= 23 ? "spec" : "tap";
       const added = `--test-reporter=${keep} --test-reporter-destination=stdout ` +
         `--test-reporter=junit --test-reporter-destination=${nodeOptionValue(reportPath)}`;
-      return {
-        ok: true,
-        plan: {
-          reader: "junit-node",
-          reportPath,
-          env: { NODE_OPTIONS: joined(nodeOptions, added) },
-          command: null,
-          files: [],
-          note: `NODE_OPTIONS adds a junit reporter next to ${keep} on stdout`,
-        },
-      };
+      return planned("junit-node", reportPath, {
+        env: { NODE_OPTIONS: joined(nodeOptions, added) },
+        note: `NODE_OPTIONS adds a junit reporter next to ${keep} on stdout`,
+      });
     }
     case "pytest": {
       const addopts = env["PYTEST_ADDOPTS"];
@@ -136,22 +129,11 @@ export function structuredReportPlan(input: ReportPlanInput): ReportPlanResult {
         return { ok: false, reason: "the check already configures pytest's junit report" };
       }
       const reportPath = join(input.reportDir, "vouch-junit.xml");
-      return {
-        ok: true,
-        plan: {
-          reader: "junit-pytest",
-          reportPath,
-          env: {
-            PYTEST_ADDOPTS: joined(
-              addopts,
-              `--junitxml=${shlexValue(reportPath)} -o junit_family=xunit1`,
-            ),
-          },
-          command: null,
-          files: [],
-          note: "PYTEST_ADDOPTS adds --junitxml",
-        },
-      };
+      const added = `--junitxml=${shlexValue(reportPath)} -o junit_family=xunit1`;
+      return planned("junit-pytest", reportPath, {
+        env: { PYTEST_ADDOPTS: joined(addopts, added) },
+        note: "PYTEST_ADDOPTS adds --junitxml",
+      });
     }
     case "mocha": {
       if (/(?:^|\s)(?:--require|-r)\b/.test(nodeOptions ?? "")) {
@@ -159,67 +141,41 @@ export function structuredReportPlan(input: ReportPlanInput): ReportPlanResult {
       }
       const reportPath = join(input.reportDir, "vouch-mocha.jsonl");
       const hook = join(input.reportDir, "vouch-mocha-hook.cjs");
-      return {
-        ok: true,
-        plan: {
-          reader: "mocha-hook",
-          reportPath,
-          env: {
-            NODE_OPTIONS: joined(nodeOptions, `--require ${nodeOptionValue(hook)}`),
-            [MOCHA_REPORT_ENV]: reportPath,
-          },
-          command: null,
-          files: [{ path: hook, content: MOCHA_HOOK_SOURCE }],
-          note: "NODE_OPTIONS loads vouch's mocha hook (it listens to the runner's events)",
+      return planned("mocha-hook", reportPath, {
+        env: {
+          NODE_OPTIONS: joined(nodeOptions, `--require ${nodeOptionValue(hook)}`),
+          [MOCHA_REPORT_ENV]: reportPath,
         },
-      };
+        files: [{ path: hook, content: MOCHA_HOOK_SOURCE }],
+        note: "NODE_OPTIONS loads vouch's mocha hook (it listens to the runner's events)",
+      });
     }
     case "vitest": {
-      const single = !/[;&|`$()<>]/.test(input.command);
-      const words = input.command.trim().split(/\s+/);
-      const direct = /^(?:npx|pnpm|yarn|bunx)$/.test(words[0] ?? "") ? words[1] : words[0];
-      if (!single || !/(?:^|\/)vitest$/.test(direct ?? "")) {
+      if (!runsDirectly(input.command, "vitest")) {
         return { ok: false, reason: "the check does not run vitest directly" };
       }
       if (/--reporter|--outputFile/.test(input.command)) {
         return { ok: false, reason: "the check already chooses a vitest reporter" };
       }
       const reportPath = join(input.reportDir, "vouch-junit.xml");
-      return {
-        ok: true,
-        plan: {
-          reader: "junit-vitest",
-          reportPath,
-          env: {},
-          command: `${input.command.trim()} --reporter=default --reporter=junit ` +
-            `--outputFile.junit=${shlexValue(reportPath)}`,
-          files: [],
-          note: "vitest gets a junit reporter next to its default one",
-        },
-      };
+      return planned("junit-vitest", reportPath, {
+        command: `${input.command.trim()} --reporter=default --reporter=junit ` +
+          `--outputFile.junit=${shlexValue(reportPath)}`,
+        note: "vitest gets a junit reporter next to its default one",
+      });
     }
     case "jest": {
-      const single = !/[;&|`$()<>]/.test(input.command);
-      const words = input.command.trim().split(/\s+/);
-      const direct = /^(?:npx|pnpm|yarn|bunx)$/.test(words[0] ?? "") ? words[1] : words[0];
-      if (!single || !/(?:^|\/)jest$/.test(direct ?? "")) {
+      if (!runsDirectly(input.command, "jest")) {
         return { ok: false, reason: "the check does not run jest directly" };
       }
       if (/--json|--outputFile|--watch|--listTests|--showConfig/.test(input.command)) {
         return { ok: false, reason: "the check already asks jest for JSON (or runs no tests)" };
       }
       const reportPath = join(input.reportDir, "vouch-jest.json");
-      return {
-        ok: true,
-        plan: {
-          reader: "jest-json",
-          reportPath,
-          env: {},
-          command: `${input.command.trim()} --json --outputFile=${shlexValue(reportPath)}`,
-          files: [],
-          note: "jest writes its --json report to a file (its reporters unchanged)",
-        },
-      };
+      return planned("jest-json", reportPath, {
+        command: `${input.command.trim()} --json --outputFile=${shlexValue(reportPath)}`,
+        note: "jest writes its --json report to a file (its reporters unchanged)",
+      });
     }
     default:
       return {
@@ -229,4 +185,34 @@ export function structuredReportPlan(input: ReportPlanInput): ReportPlanResult {
           : `vouch adds no structured report for ${input.format}`,
       };
   }
+}
+
+/** A plan: what `change` leaves out is unchanged (no variables, the same command, no files). */
+function planned(
+  reader: ReportReader,
+  reportPath: string,
+  change: Partial<Pick<ReportPlan, "env" | "command" | "files">> & { readonly note: string },
+): ReportPlanResult {
+  return {
+    ok: true,
+    plan: {
+      reader,
+      reportPath,
+      env: change.env ?? {},
+      command: change.command ?? null,
+      files: change.files ?? [],
+      note: change.note,
+    },
+  };
+}
+
+/**
+ * Whether `command` is one command (no shell operators) whose program, or the
+ * program a package runner (`npx`, `pnpm`, `yarn`, `bunx`) starts, is `tool`.
+ */
+function runsDirectly(command: string, tool: string): boolean {
+  if (/[;&|`$()<>]/.test(command)) return false;
+  const words = command.trim().split(/\s+/);
+  const direct = /^(?:npx|pnpm|yarn|bunx)$/.test(words[0] ?? "") ? words[1] : words[0];
+  return (direct ?? "").split("/").pop() === tool;
 }
