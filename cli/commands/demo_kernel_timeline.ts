@@ -124,6 +124,173 @@ function describe(a: KernelAction): string | null {
   }
 }
 
+/** The fake adapters' state: the main branch, the task worktrees, the last extracted patch. */
+interface FakeWorld {
+  readonly main: Files;
+  readonly worktrees: Map<string, Files>;
+  patch: { digest: string; paths: string[] } | null;
+}
+
+/** An event body the fakes answer with, and `dt`: how long after the previous event it comes. */
+type Queued = Record<string, unknown>;
+
+type ActionOf<K extends KernelAction["kind"]> = Extract<KernelAction, { kind: K }>;
+
+function worktreeOf(world: FakeWorld, taskId: string): Files {
+  return world.worktrees.get(`mem://worktrees/${taskId}`) ?? new Map();
+}
+
+function fakeCreateWorktree(a: ActionOf<"create_worktree">, world: FakeWorld): Queued[] {
+  const path = `mem://worktrees/${a.taskId}`;
+  world.worktrees.set(path, new Map(world.main));
+  return [{ taskId: a.taskId, kind: "worktree_ready", effectId: a.effectId, path, dt: 120 }];
+}
+
+function fakeRunBackend(a: ActionOf<"run_backend">, world: FakeWorld): Queued[] {
+  const tree = world.worktrees.get(a.worktree);
+  if (tree !== undefined) fakeBackend(tree, a.round, a.feedback.failingChecks);
+  return [{ taskId: a.taskId, kind: "backend_started", effectId: a.effectId, dt: 30 }, {
+    taskId: a.taskId,
+    kind: "backend_finished",
+    effectId: a.effectId,
+    outcome: tree === undefined ? "error" : "ok",
+    outputBytes: 1_800,
+    costUnits: 4,
+    fatal: false,
+    dt: 45_000,
+  }];
+}
+
+function fakeExtractDiff(a: ActionOf<"extract_diff">, world: FakeWorld): Queued[] {
+  const tree = world.worktrees.get(a.worktree) ?? new Map();
+  const paths = changedPaths(world.main, tree);
+  const digest = sha256Hex(paths.map((p) => `${p}\0${tree.get(p) ?? ""}`).join("\0"));
+  world.patch = { digest, paths };
+  return [{
+    taskId: a.taskId,
+    kind: "patch_extracted",
+    effectId: a.effectId,
+    patchDigest: digest,
+    filesChanged: paths.length,
+    dt: 200,
+  }];
+}
+
+function fakeCheckScope(a: ActionOf<"check_scope">, world: FakeWorld): Queued[] {
+  const paths = world.patch?.paths ?? [];
+  const allowed = new Set(["math.ts", "NOTES.md"]);
+  const violations = paths.filter((p) => !allowed.has(p)).map((p) => `out_of_scope:${p}`);
+  return [{
+    taskId: a.taskId,
+    kind: "scope_checked",
+    effectId: a.effectId,
+    verdict: violations.length === 0 ? "accept" : "reject",
+    violations,
+    sensitive: paths.flatMap(sensitiveOf),
+    dt: 20,
+  }];
+}
+
+function fakeRunContract(a: ActionOf<"run_contract">, world: FakeWorld): Queued[] {
+  const { taskId, effectId } = a;
+  if (a.phase === "baseline") {
+    const checks = fakeContract(world.main, effectId);
+    const ran = { ran: true, unusable: [], checks, dt: 3_000 };
+    return [{ taskId, kind: "baseline_result", setupReceipts: [], effectId, ...ran }];
+  }
+  const checks = fakeContract(worktreeOf(world, taskId), effectId);
+  const ran = { round: a.round, checks, dt: 3_000 };
+  return [{ taskId, kind: "verification_result", setupReceipts: [], effectId, ...ran }];
+}
+
+function fakeMint(a: ActionOf<"mint_verified_patch">): Queued[] {
+  return [{
+    taskId: a.taskId,
+    kind: "patch_minted",
+    effectId: a.effectId,
+    patchDigest: a.patchDigest,
+    dt: 30,
+  }];
+}
+
+/** The scripted human reads the request and approves this exact patch. */
+function fakeApprove(a: ActionOf<"request_approval">): Queued[] {
+  return [{
+    taskId: a.taskId,
+    kind: "approval_granted",
+    approvalId: a.approvalId,
+    action: a.action,
+    patchDigest: a.patchDigest,
+    by: "demo-reviewer",
+    expiresAt: a.expiresAt,
+    dt: 90_000,
+  }];
+}
+
+function fakeIntegrate(a: ActionOf<"integrate">, world: FakeWorld): Queued[] {
+  const { main } = world;
+  const tree = worktreeOf(world, a.taskId);
+  for (const p of changedPaths(main, tree)) {
+    const text = tree.get(p);
+    if (text === undefined) main.delete(p);
+    else main.set(p, text);
+  }
+  return [{
+    taskId: a.taskId,
+    kind: "integrated",
+    effectId: a.effectId,
+    ok: true,
+    commit: sha256Hex([...main.entries()].flat().join("\0")).slice(7, 19),
+    dt: 400,
+  }];
+}
+
+function fakeCleanup(a: ActionOf<"cleanup">, world: FakeWorld): Queued[] {
+  world.worktrees.delete(`mem://worktrees/${a.taskId}`);
+  return [{ taskId: a.taskId, kind: "cleanup_done", effectId: a.effectId, dt: 50 }];
+}
+
+/** What the fake adapters answer an action with. */
+function perform(a: KernelAction, world: FakeWorld): Queued[] {
+  switch (a.kind) {
+    case "create_worktree":
+      return fakeCreateWorktree(a, world);
+    case "run_backend":
+      return fakeRunBackend(a, world);
+    case "extract_diff":
+      return fakeExtractDiff(a, world);
+    case "check_scope":
+      return fakeCheckScope(a, world);
+    case "run_contract":
+      return fakeRunContract(a, world);
+    case "mint_verified_patch":
+      return fakeMint(a);
+    case "request_approval":
+      return fakeApprove(a);
+    case "integrate":
+      return fakeIntegrate(a, world);
+    case "cleanup":
+      return fakeCleanup(a, world);
+    default:
+      return []; // append_log, notify, cancel_effect: nothing to fake
+  }
+}
+
+/** The demo's one task, as submitted. */
+function submission(): Queued {
+  return {
+    kind: "task_submitted",
+    taskId: TASK,
+    goal: "Make the failing test in math_test.ts pass.",
+    baseRev: "main",
+    contractDigest: sha256Hex("unit + typecheck"),
+    policyDigest: sha256Hex(JSON.stringify(defaultPolicy())),
+    policy: null,
+    budget: { wallTimeMs: 600_000, repairRounds: 2, outputBytes: 1_000_000, costUnits: 100 },
+    dt: 0,
+  };
+}
+
 /**
  * Runs the kernel demo and returns its timeline.
  *
@@ -137,162 +304,19 @@ function describe(a: KernelAction): string | null {
  */
 export function runKernelDemo(): KernelDemoResult {
   const state = initialKernelState(defaultPolicy());
-  const main: Files = new Map(Object.entries(MAIN_FILES));
-  const worktrees = new Map<string, Files>();
-  const queue: Record<string, unknown>[] = [];
+  const world: FakeWorld = {
+    main: new Map(Object.entries(MAIN_FILES)),
+    worktrees: new Map(),
+    patch: null,
+  };
+  const queue: Queued[] = [submission()];
   const events: KernelEvent[] = [];
   const rows: KernelDemoRow[] = [];
-  let seq = 0;
   let at = START;
-  let patch: { digest: string; paths: string[] } | null = null;
   let task: TaskRecord | null = null;
-
-  function perform(a: KernelAction): void {
-    const base = { taskId: a.taskId };
-    switch (a.kind) {
-      case "create_worktree": {
-        const path = `mem://worktrees/${a.taskId}`;
-        worktrees.set(path, new Map(main));
-        queue.push({ ...base, kind: "worktree_ready", effectId: a.effectId, path, dt: 120 });
-        return;
-      }
-      case "run_backend": {
-        const tree = worktrees.get(a.worktree);
-        queue.push({ ...base, kind: "backend_started", effectId: a.effectId, dt: 30 });
-        if (tree !== undefined) fakeBackend(tree, a.round, a.feedback.failingChecks);
-        queue.push({
-          ...base,
-          kind: "backend_finished",
-          effectId: a.effectId,
-          outcome: tree === undefined ? "error" : "ok",
-          outputBytes: 1_800,
-          costUnits: 4,
-          fatal: false,
-          dt: 45_000,
-        });
-        return;
-      }
-      case "extract_diff": {
-        const tree = worktrees.get(a.worktree) ?? new Map();
-        const paths = changedPaths(main, tree);
-        const digest = sha256Hex(paths.map((p) => `${p}\0${tree.get(p) ?? ""}`).join("\0"));
-        patch = { digest, paths };
-        queue.push({
-          ...base,
-          kind: "patch_extracted",
-          effectId: a.effectId,
-          patchDigest: digest,
-          filesChanged: paths.length,
-          dt: 200,
-        });
-        return;
-      }
-      case "check_scope": {
-        const paths = patch?.paths ?? [];
-        const allowed = new Set(["math.ts", "NOTES.md"]);
-        const violations = paths.filter((p) => !allowed.has(p)).map((p) => `out_of_scope:${p}`);
-        queue.push({
-          ...base,
-          kind: "scope_checked",
-          effectId: a.effectId,
-          verdict: violations.length === 0 ? "accept" : "reject",
-          violations,
-          sensitive: paths.flatMap(sensitiveOf),
-          dt: 20,
-        });
-        return;
-      }
-      case "run_contract": {
-        const files = a.phase === "baseline"
-          ? main
-          : worktrees.get(`mem://worktrees/${a.taskId}`) ?? new Map();
-        const checks = fakeContract(files, a.effectId);
-        queue.push(
-          a.phase === "baseline"
-            ? {
-              ...base,
-              kind: "baseline_result",
-              setupReceipts: [],
-              effectId: a.effectId,
-              ran: true,
-              unusable: [],
-              checks,
-              dt: 3_000,
-            }
-            : {
-              ...base,
-              kind: "verification_result",
-              setupReceipts: [],
-              effectId: a.effectId,
-              round: a.round,
-              checks,
-              dt: 3_000,
-            },
-        );
-        return;
-      }
-      case "mint_verified_patch":
-        queue.push({
-          ...base,
-          kind: "patch_minted",
-          effectId: a.effectId,
-          patchDigest: a.patchDigest,
-          dt: 30,
-        });
-        return;
-      case "request_approval":
-        // The scripted human reads the request and approves this exact patch.
-        queue.push({
-          ...base,
-          kind: "approval_granted",
-          approvalId: a.approvalId,
-          action: a.action,
-          patchDigest: a.patchDigest,
-          by: "demo-reviewer",
-          expiresAt: a.expiresAt,
-          dt: 90_000,
-        });
-        return;
-      case "integrate": {
-        const tree = worktrees.get(`mem://worktrees/${a.taskId}`) ?? new Map();
-        for (const p of changedPaths(main, tree)) {
-          const text = tree.get(p);
-          if (text === undefined) main.delete(p);
-          else main.set(p, text);
-        }
-        queue.push({
-          ...base,
-          kind: "integrated",
-          effectId: a.effectId,
-          ok: true,
-          commit: sha256Hex([...main.entries()].flat().join("\0")).slice(7, 19),
-          dt: 400,
-        });
-        return;
-      }
-      case "cleanup":
-        worktrees.delete(`mem://worktrees/${a.taskId}`);
-        queue.push({ ...base, kind: "cleanup_done", effectId: a.effectId, dt: 50 });
-        return;
-      default:
-        return; // append_log, notify, cancel_effect: nothing to fake
-    }
-  }
-
-  queue.push({
-    kind: "task_submitted",
-    taskId: TASK,
-    goal: "Make the failing test in math_test.ts pass.",
-    baseRev: "main",
-    contractDigest: sha256Hex("unit + typecheck"),
-    policyDigest: sha256Hex(JSON.stringify(defaultPolicy())),
-    policy: null,
-    budget: { wallTimeMs: 600_000, repairRounds: 2, outputBytes: 1_000_000, costUnits: 100 },
-    dt: 0,
-  });
-  while (queue.length > 0 && seq < 100) {
+  while (queue.length > 0 && events.length < 100) {
     const { dt, ...body } = queue.shift()!;
-    seq++;
+    const seq = events.length + 1;
     at += Number(dt);
     const event = { v: 1, id: `demo-${seq}`, seq, at, ...body } as KernelEvent;
     const from = state.tasks[TASK]?.status ?? null;
@@ -308,10 +332,11 @@ export function runKernelDemo(): KernelDemoResult {
       to: task?.status ?? null,
       actions: actions.map(describe).filter((d): d is string => d !== null),
     });
-    for (const a of actions) perform(a);
+    for (const a of actions) queue.push(...perform(a, world));
   }
   if (task === null) throw new Error("Cannot run demo: the task was never created");
-  return { rows, lines: renderRows(rows), events, state, task, main: Object.fromEntries(main) };
+  const main = Object.fromEntries(world.main);
+  return { rows, lines: renderRows(rows), events, state, task, main };
 }
 
 function clock(ms: number): string {

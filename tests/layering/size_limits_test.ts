@@ -13,7 +13,6 @@ import { functionLengths, MAX_FUNCTION_LINES, type Offender, offenders } from ".
 const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "adapters/backends/_acp_client.ts:acpClient": 249,
   "adapters/backends/_acp_round.ts:runAcp": 220,
-  "cli/commands/demo_kernel_timeline.ts:runKernelDemo": 178,
   "kernel/scope/check_scope.ts:checkScope": 178,
   "kernel/diff/parse.ts:#finish": 175,
   "adapters/driver/confined_backend.ts:confinedBackend": 170,
@@ -23,7 +22,6 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "adapters/backends/_file_service.ts:fileService": 149,
   "adapters/backends/openai_backend.ts:converse": 147,
   "cli/commands/inspect.ts:renderAuditReport": 145,
-  "cli/commands/demo_kernel_timeline.ts:perform": 131,
   "cli/commands/run_args.ts:parseRunArgs": 131,
   "cli/commands/run_backend.ts:backendFor": 128,
   "adapters/contract/schema.ts:<anonymous@132>": 126,
