@@ -4,8 +4,8 @@
  * @module
  */
 import { visible, visibleLine } from "../../adapters/text/mod.ts";
-import { parseFlags } from "./_flags.ts";
-import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { parseFlags, sandboxFlag } from "./_flags.ts";
+import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { verifyPatchInRepo, verifyPatchReport } from "../../adapters/driver/verify_patch.ts";
 import { renderVerifyOutcome } from "../render.ts";
@@ -25,7 +25,7 @@ import {
 } from "../verify_preflight.ts";
 import { VERDICTS } from "../../adapters/driver/verdicts.ts";
 import { sha256Hex } from "../../adapters/digest/sha256.ts";
-import type { VerifyPatchOutcome } from "../../adapters/driver/verify_patch.ts";
+import type { VerifyPatchOptions, VerifyPatchOutcome } from "../../adapters/driver/verify_patch.ts";
 import process from "node:process";
 import { readInput } from "../input.ts";
 import { MAX_TIMEOUT_SECONDS, parseSandboxReadOnly } from "./run_args.ts";
@@ -88,64 +88,15 @@ export const verifyCommand: CliCommand = {
   verdicts: ["verified", "rejected", "could_not_run", "killed"],
   exits: { 0: "verified", 1: "rejected" },
   async run(argv, io) {
-    const values = parseFlags(argv, {
-      patch: { type: "string" },
-      verify: { type: "string" },
-      contract: { type: "string" },
-      dir: { type: "string", default: "." },
-      base: { type: "string" },
-      allow: { type: "string", multiple: true },
-      forbid: { type: "string", multiple: true },
-      sandbox: { type: "string", default: "auto" },
-      "sandbox-ro": { type: "string", multiple: true },
-      timeout: { type: "string", default: "600" },
-      json: { type: "boolean", default: false },
-      baseline: { type: "boolean" },
-      "no-baseline": { type: "boolean", default: false },
-      "tests-editable": { type: "boolean", default: false },
-      "allow-setup-network": { type: "boolean", default: false },
-      "attest-out": { type: "string" },
-      "worktree-root": { type: "string" },
-    });
-    if (values["no-baseline"] && values.baseline === true) {
-      throw new UsageError("Cannot use --baseline with --no-baseline");
-    }
-    if (values.patch === undefined) throw new UsageError("Cannot verify: --patch FILE is required");
-    if ((values.verify === undefined) === (values.contract === undefined)) {
-      throw new UsageError("Cannot verify: give exactly one of --verify CMD and --contract FILE");
-    }
-    const sandbox = values.sandbox;
-    if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
-      throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
-    }
-    if (!/^[0-9]+$/.test(values.timeout)) throw new UsageError("Cannot parse --timeout");
-    const timeoutSeconds = Number(values.timeout);
-    if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
-      throw new UsageError(
-        `Cannot use --timeout ${values.timeout}: expected 1..${MAX_TIMEOUT_SECONDS} seconds`,
-      );
-    }
+    const values = verifyFlags(argv);
+    const sandbox = sandboxFlag(values.sandbox);
+    const timeoutSeconds = timeoutFlag(values.timeout);
     const sandboxReadOnly = parseSandboxReadOnly(values["sandbox-ro"] ?? []);
     // One probe (a bwrap start) for the preflight and the checks' sandbox, not one each.
     const probe = sandbox === "none" ? undefined : probeSandbox();
     await preflightSandbox(sandbox, io, "verify", await probe);
-    let contract: OutcomeContract;
-    if (values.verify !== undefined) {
-      contract = contractFromCommand(values.verify, timeoutSeconds * 1000);
-    } else {
-      try {
-        contract = await loadContract(values.contract!);
-      } catch (error) {
-        if (error instanceof ContractError) throw new UsageError(error.message);
-        throw error;
-      }
-    }
-    let patch: Uint8Array;
-    try {
-      patch = await readInput(values.patch);
-    } catch (error) {
-      throw new UsageError(`Cannot read patch ${values.patch}: ${(error as Error).message}`);
-    }
+    const contract = await contractOf(values, timeoutSeconds);
+    const patch = await readPatch(values.patch);
     const header = commitHeaderNote(patch);
     if (header !== null) io.err(`${header}\n`);
     // A check that cannot start is found before any tree is made or dependency copied.
@@ -153,81 +104,27 @@ export const verifyCommand: CliCommand = {
       ? null
       : await unstartableVerifyCommand(values.verify);
     if (unstartable !== null) {
-      if (values.json) {
-        io.out(
-          JSON.stringify(
-            jsonDocument(verifyPatchReport(notStarted(sha256Hex(patch), unstartable))),
-          ) + "\n",
-        );
-      } else io.out(renderUnstartable(unstartable));
+      const report = verifyPatchReport(notStarted(sha256Hex(patch), unstartable));
+      io.out(
+        values.json ? JSON.stringify(jsonDocument(report)) + "\n" : renderUnstartable(unstartable),
+      );
       return VERDICTS.could_not_run.exitCode;
     }
-    // Ctrl-C: nothing to stop gracefully; leave at once without leaving the repository locked.
-    const onSigint = () => leaveNow(io);
-    let listening = false;
-    try {
-      process.on("SIGINT", onSigint);
-      listening = true;
-    } catch {
-      // Signals unavailable: Ctrl-C kills the process; the next command takes the dead lock over.
-    }
-    // Off --json: a "still running" line when nothing was said for a while (the clock moves).
-    const started = Date.now();
-    let lastSaid = started;
-    let current: string | null = null;
-    const say = (text: string) => {
-      lastSaid = Date.now();
-      io.err(text);
-    };
-    const every = plainProgressEveryMs();
-    const stopClock = values.json ? () => {} : realEvery(Math.max(250, every / 4), () => {
-      if (current === null || Date.now() - lastSaid < every) return;
-      say(`${current} · still running (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
-    });
+    const stopListening = leaveOnSigint(io);
+    const progress = values.json ? null : plainProgress(io);
     const outcome = await verifyPatchInRepo({
-      dir: values.dir,
+      ...verifyOptions(values, io, progress),
       patch,
       contract,
-      ...(values.base !== undefined ? { base: values.base } : {}),
-      allow: values.allow ?? [],
-      forbid: values.forbid ?? [],
       sandbox,
       sandboxReadOnly,
       ...(probe !== undefined ? { sandboxProbe: probe } : {}),
-      allowSetupNetwork: values["allow-setup-network"],
-      ...(values["worktree-root"] !== undefined
-        ? { worktreeRoot: resolve(values["worktree-root"]) }
-        : {}),
-      ...(values["no-baseline"]
-        ? { baseline: false }
-        : values.baseline !== undefined
-        ? { baseline: values.baseline }
-        : {}),
-      ...(values["tests-editable"] ? { testsEditable: true } : {}),
-      ...(io.debug === true ? { onDebug: (line: string) => io.err(`${line}\n`) } : {}),
-      // The verdict first; `runCli` waits for the trees' removal before it returns.
-      treeRemoval: "after_return",
-      onNote: (text) => io.err(`${text}\n`),
-      onStep: (step) => {
-        if (!values.json) say(`verify: ${step}\n`);
-      },
-      onCheck: (phase, name) => {
-        current = `${phase}: check "${visibleLine(name)}"`;
-        if (!values.json) say(`${current}\n`);
-      },
     }).catch(asUsage).finally(() => {
-      stopClock();
-      if (listening) process.off("SIGINT", onSigint);
+      progress?.stop();
+      stopListening();
     });
-    if (!values.json && outcome.task !== "" && !values["no-baseline"]) {
-      const c = outcome.baselineCached;
-      say(
-        c === null
-          ? "baseline: ran\n"
-          : `baseline: cached (base ${c.tree.slice(0, 12)}, from ${
-            new Date(c.at).toISOString()
-          })\n`,
-      );
+    if (progress !== null && outcome.task !== "" && !values["no-baseline"]) {
+      progress.say(baselineLine(outcome.baselineCached));
     }
     if (values.json) {
       io.out(JSON.stringify(jsonDocument(verifyPatchReport(outcome))) + "\n");
@@ -250,6 +147,158 @@ export const verifyCommand: CliCommand = {
     return outcome.exitCode;
   },
 };
+
+/** `vouch verify`'s flags, with the combinations that cannot go together refused. */
+function verifyFlags(argv: readonly string[]) {
+  const values = parseFlags(argv, {
+    patch: { type: "string" },
+    verify: { type: "string" },
+    contract: { type: "string" },
+    dir: { type: "string", default: "." },
+    base: { type: "string" },
+    allow: { type: "string", multiple: true },
+    forbid: { type: "string", multiple: true },
+    sandbox: { type: "string", default: "auto" },
+    "sandbox-ro": { type: "string", multiple: true },
+    timeout: { type: "string", default: "600" },
+    json: { type: "boolean", default: false },
+    baseline: { type: "boolean" },
+    "no-baseline": { type: "boolean", default: false },
+    "tests-editable": { type: "boolean", default: false },
+    "allow-setup-network": { type: "boolean", default: false },
+    "attest-out": { type: "string" },
+    "worktree-root": { type: "string" },
+  });
+  if (values["no-baseline"] && values.baseline === true) {
+    throw new UsageError("Cannot use --baseline with --no-baseline");
+  }
+  const patch = values.patch;
+  if (patch === undefined) throw new UsageError("Cannot verify: --patch FILE is required");
+  if ((values.verify === undefined) === (values.contract === undefined)) {
+    throw new UsageError("Cannot verify: give exactly one of --verify CMD and --contract FILE");
+  }
+  return { ...values, patch };
+}
+
+type VerifyFlags = ReturnType<typeof verifyFlags>;
+
+/** `--timeout`: whole seconds, 1 to {@linkcode MAX_TIMEOUT_SECONDS}. */
+function timeoutFlag(value: string): number {
+  if (!/^[0-9]+$/.test(value)) throw new UsageError("Cannot parse --timeout");
+  const seconds = Number(value);
+  if (seconds < 1 || seconds > MAX_TIMEOUT_SECONDS) {
+    throw new UsageError(
+      `Cannot use --timeout ${value}: expected 1..${MAX_TIMEOUT_SECONDS} seconds`,
+    );
+  }
+  return seconds;
+}
+
+/** The contract of `--verify CMD` (one check) or `--contract FILE` (a malformed one: usage). */
+async function contractOf(values: VerifyFlags, timeoutSeconds: number): Promise<OutcomeContract> {
+  if (values.verify !== undefined) return contractFromCommand(values.verify, timeoutSeconds * 1000);
+  try {
+    return await loadContract(values.contract!);
+  } catch (error) {
+    if (error instanceof ContractError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The patch's bytes (`-` is stdin); unreadable is a usage error. */
+async function readPatch(path: string): Promise<Uint8Array> {
+  try {
+    return await readInput(path);
+  } catch (error) {
+    throw new UsageError(`Cannot read patch ${path}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Ctrl-C: nothing to stop gracefully; leave at once without leaving the
+ * repository locked. Returns what stops listening.
+ */
+function leaveOnSigint(io: CliIo): () => void {
+  const onSigint = () => leaveNow(io);
+  try {
+    process.on("SIGINT", onSigint);
+  } catch {
+    // Signals unavailable: Ctrl-C kills the process; the next command takes the dead lock over.
+    return () => {};
+  }
+  return () => process.off("SIGINT", onSigint);
+}
+
+/** The progress lines off `--json`: steps, checks and a "still running" line. */
+interface PlainProgress {
+  say(text: string): void;
+  /** The check now running, for the "still running" line. */
+  running(current: string): void;
+  stop(): void;
+}
+
+/** A "still running" line when nothing was said for a while (the clock moves). */
+function plainProgress(io: CliIo): PlainProgress {
+  const started = Date.now();
+  let lastSaid = started;
+  let current: string | null = null;
+  const say = (text: string) => {
+    lastSaid = Date.now();
+    io.err(text);
+  };
+  const every = plainProgressEveryMs();
+  const stop = realEvery(Math.max(250, every / 4), () => {
+    if (current === null || Date.now() - lastSaid < every) return;
+    say(`${current} · still running (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
+  });
+  return {
+    say,
+    running: (text) => {
+      current = text;
+      say(`${text}\n`);
+    },
+    stop,
+  };
+}
+
+/** The options of `verifyPatchInRepo` the flags and the progress decide. */
+function verifyOptions(
+  values: VerifyFlags,
+  io: CliIo,
+  progress: PlainProgress | null,
+): Omit<VerifyPatchOptions, "patch" | "contract"> {
+  return {
+    dir: values.dir,
+    ...(values.base !== undefined ? { base: values.base } : {}),
+    allow: values.allow ?? [],
+    forbid: values.forbid ?? [],
+    allowSetupNetwork: values["allow-setup-network"],
+    ...(values["worktree-root"] !== undefined
+      ? { worktreeRoot: resolve(values["worktree-root"]) }
+      : {}),
+    ...(values["no-baseline"]
+      ? { baseline: false }
+      : values.baseline !== undefined
+      ? { baseline: values.baseline }
+      : {}),
+    ...(values["tests-editable"] ? { testsEditable: true } : {}),
+    ...(io.debug === true ? { onDebug: (line: string) => io.err(`${line}\n`) } : {}),
+    // The verdict first; `runCli` waits for the trees' removal before it returns.
+    treeRemoval: "after_return",
+    onNote: (text) => io.err(`${text}\n`),
+    onStep: (step) => progress?.say(`verify: ${step}\n`),
+    onCheck: (phase, name) => progress?.running(`${phase}: check "${visibleLine(name)}"`),
+  };
+}
+
+/** Whether the baseline ran or came from the cache (and which). */
+function baselineLine(cached: VerifyPatchOutcome["baselineCached"]): string {
+  return cached === null
+    ? "baseline: ran\n"
+    : `baseline: cached (base ${cached.tree.slice(0, 12)}, from ${
+      new Date(cached.at).toISOString()
+    })\n`;
+}
 
 /** A repository that is not one, or a revision that does not resolve, is a usage error. */
 function asUsage(error: unknown): never {
