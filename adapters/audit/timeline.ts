@@ -166,152 +166,151 @@ function oneBased(round: number | null): number | null {
   return round === null ? null : round + 1;
 }
 
-/**
- * Builds per-task timelines from verified log records. Reads only what it
- * recognises; unknown kinds and shapes are skipped, never trusted.
- *
- * @example
- * ```ts
- * import { buildTimelines } from "./timeline.ts";
- * if (buildTimelines([]).length !== 0) throw new Error();
- * ```
- */
-export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
-  const drafts = new Map<string, Draft>();
-  const draft = (task: string, r: LogRecord): Draft => {
-    let d = drafts.get(task);
-    if (!d) {
-      d = {
-        task,
-        firstSeq: r.seq,
-        lastSeq: r.seq,
-        firstTs: r.ts,
-        lastTs: r.ts,
-        firstAt: null,
-        lastAt: null,
-        phases: [],
-        rounds: new Set(),
-        checks: [],
-        receipts: [],
-        status: null,
-        reason: null,
-        budgetStop: null,
-        outcome: null,
-        verifiedPatch: null,
-        testOutput: null,
-        transcripts: [],
-        oracle: [],
-        reusedFrom: null,
-        baselineStarts: [],
-      };
-      drafts.set(task, d);
-    }
-    d.lastSeq = r.seq;
-    d.lastTs = Math.max(d.lastTs, r.ts);
-    return d;
+function newDraft(task: string, r: LogRecord): Draft {
+  return {
+    task,
+    firstSeq: r.seq,
+    lastSeq: r.seq,
+    firstTs: r.ts,
+    lastTs: r.ts,
+    firstAt: null,
+    lastAt: null,
+    phases: [],
+    rounds: new Set(),
+    checks: [],
+    receipts: [],
+    status: null,
+    reason: null,
+    budgetStop: null,
+    outcome: null,
+    verifiedPatch: null,
+    testOutput: null,
+    transcripts: [],
+    oracle: [],
+    reusedFrom: null,
+    baselineStarts: [],
   };
-  const eventAt = new Map<number, number>();
-  for (const r of records) {
-    if (r.task === null) continue;
-    const d = draft(r.task, r);
-    const body = r.body;
-    if (r.kind === LOG_KINDS.kernelEvent && isObj(body)) {
-      const at = num(body["at"]);
-      if (at !== null) {
-        eventAt.set(r.seq, at);
-        d.firstAt ??= at;
-        d.lastAt = Math.max(d.lastAt ?? at, at);
-      }
-      const kind = str(body["kind"]);
-      if (
-        (kind === "baseline_result" || kind === "verification_result") &&
-        Array.isArray(body["checks"])
-      ) {
-        if (kind === "baseline_result") d.reusedFrom = str(body["reusedFrom"]);
-        for (const c of body["checks"]) {
-          if (!isObj(c)) continue;
-          d.checks.push({
-            seq: r.seq,
-            phase: kind === "baseline_result" ? "baseline" : "round",
-            // The kernel counts rounds from 0; people (and `vouch run`'s table) from 1.
-            round: kind === "baseline_result" ? null : oneBased(num(body["round"])),
-            id: str(c["id"]) ?? "?",
-            outcome: str(c["outcome"]) ?? "?",
-          });
-        }
-      }
-    } else if (
-      r.kind === LOG_KINDS.kernelActions && isObj(body) && Array.isArray(body["actions"])
-    ) {
-      const forSeq = num(body["forSeq"]);
-      for (const a of body["actions"]) {
-        if (!isObj(a)) continue;
-        if (a["kind"] === "run_backend") {
-          const round = num(a["round"]);
-          if (round !== null) d.rounds.add(round);
-        }
-        const rec = a["record"];
-        if (a["kind"] === "append_log" && isObj(rec) && rec["type"] === "transition") {
-          const to = str(rec["to"]) ?? "?";
-          d.phases.push({
-            seq: r.seq,
-            at: (forSeq !== null ? eventAt.get(forSeq) : undefined) ?? r.ts,
-            from: str(rec["from"]),
-            to,
-            reason: str(rec["reason"]) ?? "",
-          });
-          // As the kernel keeps it: a pause's budget stays the stop until a resume clears it.
-          if (to === "paused") d.budgetStop = str(rec["reason"]);
-          else if (d.status === "paused" && to !== "killed") d.budgetStop = null;
-          d.status = to;
-          d.reason = str(rec["reason"]);
-        }
-      }
-    } else if (r.kind === LOG_KINDS.toolReceipt && isObj(body)) {
-      const exit = isObj(body["exit"]) ? body["exit"] : {};
-      d.receipts.push({
-        seq: r.seq,
-        tool: str(body["tool"]) ?? "?",
-        exit: num(exit["code"]) ?? -1,
-        timedOut: exit["timedOut"] === true,
-        durationMs: (num(body["endedAt"]) ?? 0) - (num(body["startedAt"]) ?? 0),
-        sandbox: str(body["sandboxProfile"]) ?? "?",
-      });
-      if (str(body["tool"])?.startsWith("baseline:")) {
-        d.baselineStarts.push(num(body["startedAt"]) ?? 0);
-      }
-    } else if (r.kind === LOG_KINDS.verifiedPatchMinted && isObj(body)) {
-      d.verifiedPatch = str(body["patchDigest"]);
-    } else if ((r.kind === "verify.outcome" || r.kind === "run.outcome") && isObj(body)) {
-      if (r.kind === "run.outcome") {
-        const state = body["state"];
-        if (FINAL_STATES.includes(state as FinalState)) d.outcome = state as FinalState;
-      }
-      const rounds = Array.isArray(body["rounds"]) ? body["rounds"] : [];
-      const last: unknown = rounds.at(-1);
-      const oracle = body["oracle"] ?? (isObj(last) ? last["oracle"] : null);
-      const sentences = isObj(oracle) && Array.isArray(oracle["sentences"])
-        ? oracle["sentences"]
-        : [];
-      d.oracle = sentences.flatMap((x) => typeof x === "string" ? [x] : []);
-      d.testOutput = str(body["testOutput"]) ?? roundOutput(body["artefactsDir"], last);
-    } else if (r.kind === LOG_KINDS.transcript && isObj(body)) {
-      const text = str(body["text"]);
-      if (text !== null) d.transcripts.push({ seq: r.seq, text: redactSecrets(text).text });
+}
+
+/** The kernel event times by log sequence number, for the transitions their actions record. */
+type EventTimes = Map<number, number>;
+
+/** A kernel event: its time, and the check results of a baseline or verification result. */
+function readKernelEvent(d: Draft, r: LogRecord, body: Obj, eventAt: EventTimes): void {
+  const at = num(body["at"]);
+  if (at !== null) {
+    eventAt.set(r.seq, at);
+    d.firstAt ??= at;
+    d.lastAt = Math.max(d.lastAt ?? at, at);
+  }
+  const kind = str(body["kind"]);
+  if (kind !== "baseline_result" && kind !== "verification_result") return;
+  if (!Array.isArray(body["checks"])) return;
+  if (kind === "baseline_result") d.reusedFrom = str(body["reusedFrom"]);
+  for (const c of body["checks"]) {
+    if (!isObj(c)) continue;
+    d.checks.push({
+      seq: r.seq,
+      phase: kind === "baseline_result" ? "baseline" : "round",
+      // The kernel counts rounds from 0; people (and `vouch run`'s table) from 1.
+      round: kind === "baseline_result" ? null : oneBased(num(body["round"])),
+      id: str(c["id"]) ?? "?",
+      outcome: str(c["outcome"]) ?? "?",
+    });
+  }
+}
+
+/** A transition the kernel recorded: a phase change, and the task's status and budget stop. */
+function readTransition(d: Draft, r: LogRecord, rec: Obj, at: number): void {
+  const to = str(rec["to"]) ?? "?";
+  d.phases.push({ seq: r.seq, at, from: str(rec["from"]), to, reason: str(rec["reason"]) ?? "" });
+  // As the kernel keeps it: a pause's budget stays the stop until a resume clears it.
+  if (to === "paused") d.budgetStop = str(rec["reason"]);
+  else if (d.status === "paused" && to !== "killed") d.budgetStop = null;
+  d.status = to;
+  d.reason = str(rec["reason"]);
+}
+
+/**
+ * The kernel's actions: the backend rounds started and the transitions
+ * recorded (at the time of the event they answer, else the record's).
+ */
+function readKernelActions(d: Draft, r: LogRecord, actions: unknown[], at: number | null): void {
+  for (const a of actions) {
+    if (!isObj(a)) continue;
+    if (a["kind"] === "run_backend") {
+      const round = num(a["round"]);
+      if (round !== null) d.rounds.add(round);
+    }
+    const rec = a["record"];
+    if (a["kind"] === "append_log" && isObj(rec) && rec["type"] === "transition") {
+      readTransition(d, r, rec, at ?? r.ts);
     }
   }
-  const reuseOf = (from: string): BaselineReuse => {
-    const source = drafts.get(from);
-    const seqs = source?.receipts.filter((x) => x.tool.startsWith("baseline:")).map((x) => x.seq);
-    return {
-      from,
-      receiptSeqs: seqs ?? [],
-      ranAt: source !== undefined && source.baselineStarts.length > 0
-        ? Math.min(...source.baselineStarts)
-        : null,
-    };
+}
+
+function readReceipt(d: Draft, r: LogRecord, body: Obj): void {
+  const exit = isObj(body["exit"]) ? body["exit"] : {};
+  d.receipts.push({
+    seq: r.seq,
+    tool: str(body["tool"]) ?? "?",
+    exit: num(exit["code"]) ?? -1,
+    timedOut: exit["timedOut"] === true,
+    durationMs: (num(body["endedAt"]) ?? 0) - (num(body["startedAt"]) ?? 0),
+    sandbox: str(body["sandboxProfile"]) ?? "?",
+  });
+  if (str(body["tool"])?.startsWith("baseline:")) {
+    d.baselineStarts.push(num(body["startedAt"]) ?? 0);
+  }
+}
+
+/** A `run.outcome` or `verify.outcome`: the final state (run), the oracle's words, the test output. */
+function readOutcome(d: Draft, r: LogRecord, body: Obj): void {
+  if (r.kind === "run.outcome") {
+    const state = body["state"];
+    if (FINAL_STATES.includes(state as FinalState)) d.outcome = state as FinalState;
+  }
+  const rounds = Array.isArray(body["rounds"]) ? body["rounds"] : [];
+  const last: unknown = rounds.at(-1);
+  const oracle = body["oracle"] ?? (isObj(last) ? last["oracle"] : null);
+  const sentences = isObj(oracle) && Array.isArray(oracle["sentences"]) ? oracle["sentences"] : [];
+  d.oracle = sentences.flatMap((x) => typeof x === "string" ? [x] : []);
+  d.testOutput = str(body["testOutput"]) ?? roundOutput(body["artefactsDir"], last);
+}
+
+/** Adds what one record of a task says to its draft (records of unknown kinds or shapes: nothing). */
+function readRecord(d: Draft, r: LogRecord, eventAt: EventTimes): void {
+  const body = r.body;
+  if (!isObj(body)) return;
+  if (r.kind === LOG_KINDS.kernelEvent) readKernelEvent(d, r, body, eventAt);
+  else if (r.kind === LOG_KINDS.kernelActions && Array.isArray(body["actions"])) {
+    const forSeq = num(body["forSeq"]);
+    const at = forSeq !== null ? eventAt.get(forSeq) : undefined;
+    readKernelActions(d, r, body["actions"], at ?? null);
+  } else if (r.kind === LOG_KINDS.toolReceipt) readReceipt(d, r, body);
+  else if (r.kind === LOG_KINDS.verifiedPatchMinted) d.verifiedPatch = str(body["patchDigest"]);
+  else if (r.kind === "verify.outcome" || r.kind === "run.outcome") readOutcome(d, r, body);
+  else if (r.kind === LOG_KINDS.transcript) {
+    const text = str(body["text"]);
+    if (text !== null) d.transcripts.push({ seq: r.seq, text: redactSecrets(text).text });
+  }
+}
+
+/** Where a reused baseline ran: that task's baseline receipts and their earliest start. */
+function reuseOf(drafts: ReadonlyMap<string, Draft>, from: string): BaselineReuse {
+  const source = drafts.get(from);
+  const seqs = source?.receipts.filter((x) => x.tool.startsWith("baseline:")).map((x) => x.seq);
+  return {
+    from,
+    receiptSeqs: seqs ?? [],
+    ranAt: source !== undefined && source.baselineStarts.length > 0
+      ? Math.min(...source.baselineStarts)
+      : null,
   };
-  return [...drafts.values()].map((d) => ({
+}
+
+function timelineOf(d: Draft, drafts: ReadonlyMap<string, Draft>): TaskTimeline {
+  return {
     task: d.task,
     firstSeq: d.firstSeq,
     lastSeq: d.lastSeq,
@@ -328,6 +327,30 @@ export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
     testOutput: d.testOutput,
     transcripts: d.transcripts,
     oracle: d.oracle,
-    baselineReused: d.reusedFrom === null ? null : reuseOf(d.reusedFrom),
-  }));
+    baselineReused: d.reusedFrom === null ? null : reuseOf(drafts, d.reusedFrom),
+  };
+}
+
+/**
+ * Builds per-task timelines from verified log records. Reads only what it
+ * recognises; unknown kinds and shapes are skipped, never trusted.
+ *
+ * @example
+ * ```ts
+ * import { buildTimelines } from "./timeline.ts";
+ * if (buildTimelines([]).length !== 0) throw new Error();
+ * ```
+ */
+export function buildTimelines(records: readonly LogRecord[]): TaskTimeline[] {
+  const drafts = new Map<string, Draft>();
+  const eventAt: EventTimes = new Map();
+  for (const r of records) {
+    if (r.task === null) continue;
+    let d = drafts.get(r.task);
+    if (d === undefined) drafts.set(r.task, d = newDraft(r.task, r));
+    d.lastSeq = r.seq;
+    d.lastTs = Math.max(d.lastTs, r.ts);
+    readRecord(d, r, eventAt);
+  }
+  return [...drafts.values()].map((d) => timelineOf(d, drafts));
 }

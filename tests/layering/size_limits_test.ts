@@ -16,7 +16,6 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "kernel/scope/check_scope.ts:checkScope": 178,
   "kernel/diff/parse.ts:#finish": 175,
   "adapters/driver/confined_backend.ts:confinedBackend": 170,
-  "adapters/audit/timeline.ts:buildTimelines": 155,
   "adapters/backends/_acp_agent.ts:startAgent": 154,
   "adapters/backends/_file_service.ts:fileService": 149,
   "adapters/backends/openai_backend.ts:converse": 147,
