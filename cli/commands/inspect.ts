@@ -107,145 +107,160 @@ function reuseWords(
 const short = (hash: string) => hash.slice(0, 12);
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
-/** Renders an inspection report as text. */
-export function renderAuditReport(report: AuditReport, keyId: string | null): string {
-  const lines: string[] = [];
-  const { log, receipts, patches, replay } = report;
-  lines.push(`vouch inspect ${report.path}`);
-  if (report.verdict === "not_a_log") {
-    lines.push(
-      `log       ${VERDICTS.not_a_log.word}  no record: ${
-        log.issue !== null
-          ? `line ${log.issue.line} is not a vouch log record (${log.issue.reason}), nor is any other line`
-          : log.tornBytes > 0
-          ? `${log.tornBytes} bytes that are not a vouch log (no complete line)`
-          : "the file is empty"
-      }`,
-    );
-    lines.push(`audit     ${VERDICTS.not_a_log.word}  ${AUDIT_SUMMARY.not_a_log}`);
-    return lines.join("\n") + "\n";
-  }
+/** The report of a file that holds no vouch log record at all. */
+function notALogLines(report: AuditReport): string[] {
+  const { log } = report;
+  const why = log.issue !== null
+    ? `line ${log.issue.line} is not a vouch log record (${log.issue.reason}), nor is any other line`
+    : log.tornBytes > 0
+    ? `${log.tornBytes} bytes that are not a vouch log (no complete line)`
+    : "the file is empty";
+  return [
+    `vouch inspect ${report.path}`,
+    `log       ${VERDICTS.not_a_log.word}  no record: ${why}`,
+    `audit     ${VERDICTS.not_a_log.word}  ${AUDIT_SUMMARY.not_a_log}`,
+  ];
+}
+
+/** The hash chain: intact (maybe with a torn tail) or where it broke. */
+function logLines(log: AuditReport["log"]): string[] {
   if (log.status === "tampered" && log.issue) {
     const i = log.issue;
-    lines.push(
+    return [
       `log       TAMPERED  ${i.reason} at line ${i.line}${
         i.seq === null ? "" : ` (seq ${i.seq})`
       }: ${i.detail}`,
-    );
-    lines.push(`          ${log.records} records verified before it`);
-  } else {
-    lines.push(
-      `log       intact    ${log.records} records, head ${log.head.seq}:${log.head.hash}`,
-    );
-    if (log.status === "torn") {
-      lines.push(
-        `          torn tail: ${log.tornBytes} bytes after the last newline (a crashed write; recovered on next open)`,
-      );
-    }
+      `          ${log.records} records verified before it`,
+    ];
   }
-  if (!receipts.checked) {
+  const lines = [
+    `log       intact    ${log.records} records, head ${log.head.seq}:${log.head.hash}`,
+  ];
+  if (log.status === "torn") {
     lines.push(
+      `          torn tail: ${log.tornBytes} bytes after the last newline (a crashed write; recovered on next open)`,
+    );
+  }
+  return lines;
+}
+
+/** The receipts' and minted patches' MACs (unchecked without the key). */
+function receiptLines(report: AuditReport, keyId: string | null): string[] {
+  const { receipts, patches } = report;
+  if (!receipts.checked) {
+    return [
       receipts.present + patches.present === 0
         ? "receipts  none"
         : `receipts  UNCHECKED ${receipts.present} receipts, ${patches.present} patches: no key, evidence unauthenticated (use --key-file)`,
-    );
-  } else if (receipts.issue) {
-    lines.push(
-      `receipts  TAMPERED  ${receipts.issue.code} at seq ${receipts.issue.seq}: ${receipts.issue.detail}`,
-    );
-  } else {
-    lines.push(
-      `receipts  ok        ${receipts.verified}/${receipts.present} verified (key ${keyId})`,
-    );
+    ];
   }
-  if (receipts.checked) {
-    lines.push(
-      patches.issue
-        ? `patches   TAMPERED  ${patches.issue.code} at seq ${patches.issue.seq}: ${patches.issue.detail}`
-        : `patches   ok        ${patches.verified}/${patches.present} verified`,
-    );
-  }
+  return [
+    receipts.issue
+      ? `receipts  TAMPERED  ${receipts.issue.code} at seq ${receipts.issue.seq}: ${receipts.issue.detail}`
+      : `receipts  ok        ${receipts.verified}/${receipts.present} verified (key ${keyId})`,
+    patches.issue
+      ? `patches   TAMPERED  ${patches.issue.code} at seq ${patches.issue.seq}: ${patches.issue.detail}`
+      : `patches   ok        ${patches.verified}/${patches.present} verified`,
+  ];
+}
+
+/** Whether the recorded check outcomes match their receipts (nothing when none were recorded). */
+function evidenceLines(report: AuditReport): string[] {
   const ev = report.evidence;
+  const checked = report.receipts.checked;
   if (ev.issue) {
-    lines.push(
+    return [
       `evidence  TAMPERED  ${ev.issue.code} at line ${ev.issue.line} (seq ${ev.issue.seq}): ${ev.issue.detail}`,
-    );
-  } else if (ev.events > 0) {
-    lines.push(
-      `evidence  ${
-        receipts.checked ? "ok       " : "UNCHECKED"
-      } ${ev.checks} check outcome(s) in ${ev.events} result event(s) match their receipts${
-        receipts.checked ? "" : " (receipts unauthenticated)"
-      }`,
-    );
+    ];
   }
+  if (ev.events === 0) return [];
+  return [
+    `evidence  ${
+      checked ? "ok       " : "UNCHECKED"
+    } ${ev.checks} check outcome(s) in ${ev.events} result event(s) match their receipts${
+      checked ? "" : " (receipts unauthenticated)"
+    }`,
+  ];
+}
+
+/** Whether replaying the kernel events reproduces the recorded actions. */
+function replayLine(replay: AuditReport["replay"]): string {
   if (replay.status === "divergent") {
-    lines.push(`replay    DIVERGENT at seq ${replay.seq} (${replay.reason}): ${replay.detail}`);
-  } else if (replay.status === "other_kernel") {
+    return `replay    DIVERGENT at seq ${replay.seq} (${replay.reason}): ${replay.detail}`;
+  }
+  if (replay.status === "other_kernel") {
+    return `replay    NOT RUN   seq ${replay.seq} was written by ${replay.recorded}; this vouch runs ${replay.running}`;
+  }
+  const note = replay.interrupted.length > 0
+    ? `; ${replay.interrupted.length} step(s) interrupted by a crash (seq ${
+      replay.interrupted.join(", ")
+    })`
+    : "";
+  return `replay    ok        ${replay.steps} kernel steps reproduce the recorded actions${note}`;
+}
+
+/** One task's timeline: phases, checks by round, baseline reuse, oracle, receipts, transcripts. */
+function taskLines(t: TaskTimeline, report: AuditReport): string[] {
+  const lines = [
+    "",
+    `task ${t.task}  ${taskLabel(t)}, ${
+      secs(t.durationMs)
+    }, ${t.rounds} round(s), seq ${t.firstSeq}-${t.lastSeq}`,
+  ];
+  if (t.phases.length > 0) {
+    const start = t.phases[0]!.at;
+    lines.push(`  phases    ${t.phases.map((p) => `${p.to} +${secs(p.at - start)}`).join(" -> ")}`);
+  }
+  const groups = new Map<string, string[]>();
+  for (const c of t.checks) {
+    const key = c.phase === "baseline" ? "baseline" : `round ${c.round ?? "?"}`;
+    groups.set(key, [
+      ...(groups.get(key) ?? []),
+      `${c.id} ${c.outcome === "pass" ? "pass" : c.outcome.toUpperCase()}`,
+    ]);
+  }
+  for (const [key, checks] of groups) lines.push(`  checks    ${key}: ${checks.join(", ")}`);
+  if (t.baselineReused !== null) {
+    lines.push(`  baseline  ${reuseWords(t.baselineReused, report)}`);
+  }
+  for (const [i, s] of t.oracle.entries()) {
+    lines.push(`  ${i === 0 ? "tests    " : "         "} ${s}`);
+  }
+  for (const r of t.receipts) {
     lines.push(
-      `replay    NOT RUN   seq ${replay.seq} was written by ${replay.recorded}; this vouch runs ${replay.running}`,
-    );
-  } else {
-    const note = replay.interrupted.length > 0
-      ? `; ${replay.interrupted.length} step(s) interrupted by a crash (seq ${
-        replay.interrupted.join(", ")
-      })`
-      : "";
-    lines.push(
-      `replay    ok        ${replay.steps} kernel steps reproduce the recorded actions${note}`,
+      `  receipt   seq ${r.seq} ${r.tool} exit ${r.exit}${r.timedOut ? " (timed out)" : ""} ${
+        secs(r.durationMs)
+      }${r.sandbox === "none" ? " UNSANDBOXED (--sandbox none)" : ""}`,
     );
   }
-  lines.push(`audit     ${auditWord(report.verdict)}  ${AUDIT_SUMMARY[report.verdict]}`);
+  if (t.verifiedPatch) lines.push(`  patch     verified ${t.verifiedPatch}`);
+  if (t.testOutput) lines.push(`  output    ${t.testOutput}`);
+  for (const x of t.transcripts) {
+    const text = x.text.length > 400 ? `${x.text.slice(0, 400)}...` : x.text;
+    lines.push(`  transcript seq ${x.seq}: ${text.replaceAll("\n", "\n             ")}`);
+  }
+  return lines;
+}
+
+/** Renders an inspection report as text. */
+export function renderAuditReport(report: AuditReport, keyId: string | null): string {
+  if (report.verdict === "not_a_log") return notALogLines(report).join("\n") + "\n";
+  const { log } = report;
+  const lines = [
+    `vouch inspect ${report.path}`,
+    ...logLines(log),
+    ...receiptLines(report, keyId),
+    ...evidenceLines(report),
+    replayLine(report.replay),
+    `audit     ${auditWord(report.verdict)}  ${AUDIT_SUMMARY[report.verdict]}`,
+  ];
   if (report.tasks.length > 0) {
-    lines.push(
-      `tasks     ${report.tasks.map((t) => `task ${t.task} ${taskLabel(t)}`).join(", ")}`,
-    );
+    lines.push(`tasks     ${report.tasks.map((t) => `task ${t.task} ${taskLabel(t)}`).join(", ")}`);
   }
-  for (const t of report.tasks) {
-    lines.push("");
-    lines.push(
-      `task ${t.task}  ${taskLabel(t)}, ${
-        secs(t.durationMs)
-      }, ${t.rounds} round(s), seq ${t.firstSeq}-${t.lastSeq}`,
-    );
-    if (t.phases.length > 0) {
-      const start = t.phases[0]!.at;
-      lines.push(
-        `  phases    ${t.phases.map((p) => `${p.to} +${secs(p.at - start)}`).join(" -> ")}`,
-      );
-    }
-    const groups = new Map<string, string[]>();
-    for (const c of t.checks) {
-      const key = c.phase === "baseline" ? "baseline" : `round ${c.round ?? "?"}`;
-      groups.set(key, [
-        ...(groups.get(key) ?? []),
-        `${c.id} ${c.outcome === "pass" ? "pass" : c.outcome.toUpperCase()}`,
-      ]);
-    }
-    for (const [key, checks] of groups) lines.push(`  checks    ${key}: ${checks.join(", ")}`);
-    if (t.baselineReused !== null) {
-      lines.push(`  baseline  ${reuseWords(t.baselineReused, report)}`);
-    }
-    for (const [i, s] of t.oracle.entries()) {
-      lines.push(`  ${i === 0 ? "tests    " : "         "} ${s}`);
-    }
-    for (const r of t.receipts) {
-      lines.push(
-        `  receipt   seq ${r.seq} ${r.tool} exit ${r.exit}${r.timedOut ? " (timed out)" : ""} ${
-          secs(r.durationMs)
-        }${r.sandbox === "none" ? " UNSANDBOXED (--sandbox none)" : ""}`,
-      );
-    }
-    if (t.verifiedPatch) lines.push(`  patch     verified ${t.verifiedPatch}`);
-    if (t.testOutput) lines.push(`  output    ${t.testOutput}`);
-    for (const x of t.transcripts) {
-      const text = x.text.length > 400 ? `${x.text.slice(0, 400)}...` : x.text;
-      lines.push(`  transcript seq ${x.seq}: ${text.replaceAll("\n", "\n             ")}`);
-    }
-  }
+  for (const t of report.tasks) lines.push(...taskLines(t, report));
   if (report.verdict === "verified" && log.records > 0) {
-    lines.push("");
     lines.push(
+      "",
       `head ${log.head.seq}:${
         short(log.head.hash)
       }… (pass --expect-head ${log.head.seq}:${log.head.hash} to pin it)`,
