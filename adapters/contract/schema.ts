@@ -130,131 +130,143 @@ const contractFileObject = z.strictObject({
         "own tests only (default false: also against the base's tests)",
     ),
 }).superRefine((file, ctx) => {
+  for (const issue of contractIssues(file)) ctx.addIssue({ code: "custom", ...issue });
+});
+
+type CheckEntry = z.infer<typeof checkSchema>;
+
+/** One rule a contract file breaks, where. */
+interface Issue {
+  readonly path: (string | number)[];
+  readonly message: string;
+}
+
+/** What no single field's schema can see: names, baselines, test lists, differentials, asserts. */
+function contractIssues(file: { readonly checks: readonly CheckEntry[] }): Issue[] {
   const names = new Map<string, number>();
+  const issues: Issue[] = [];
   file.checks.forEach((c, i) => {
     if (names.has(c.name)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["checks", i, "name"],
-        message: `duplicate check name "${c.name}"`,
-      });
+      issues.push({ path: ["checks", i, "name"], message: `duplicate check name "${c.name}"` });
     }
     names.set(c.name, i);
   });
-  let gating = 0;
   file.checks.forEach((c, i) => {
     const at = (...p: (string | number)[]) => ["checks", i, ...p];
-    const contains = c.expect?.outputContains === undefined
-      ? []
-      : typeof c.expect.outputContains === "string"
-      ? [c.expect.outputContains]
-      : c.expect.outputContains;
-    contains.forEach((text, j) => {
-      if (parseOutputExpectation(text) === null) {
-        ctx.addIssue({
-          code: "custom",
-          path: at(
-            "expect",
-            "outputContains",
-            ...(typeof c.expect?.outputContains === "string" ? [] : [j]),
-          ),
-          message:
-            "malformed $json:<pointer>=<json> (pointer must be empty or start with /, value must be JSON)",
-        });
-      }
-    });
-    if (c.baseline) {
-      if (c.differential) {
-        ctx.addIssue({
-          code: "custom",
-          path: at("differential"),
-          message: "a baseline check cannot be differential",
-        });
-      }
-      if (c.expect) {
-        ctx.addIssue({
-          code: "custom",
+    issues.push(...outputContainsIssues(c, at));
+    if (c.baseline) issues.push(...baselineIssues(c, at));
+    else {
+      issues.push(...testListIssues(c, at));
+      issues.push(...differentialIssues(c, at, (name) => {
+        const target = names.get(name);
+        return target !== undefined && file.checks[target]!.baseline === true;
+      }));
+      if (!asserts(c)) {
+        issues.push({
           path: at("expect"),
-          message: "a baseline check is capture-only: no expect",
+          message: "check asserts nothing (exitZero false, no outputContains, no differential)",
         });
       }
-      if (c.tests) {
-        ctx.addIssue({
-          code: "custom",
-          path: at("tests"),
-          message: "a baseline check is capture-only: no tests",
-        });
-      }
-      if (c.failToPass || c.passToPass) {
-        ctx.addIssue({
-          code: "custom",
-          path: at(c.failToPass ? "failToPass" : "passToPass"),
-          message: "a baseline check is capture-only: no test lists",
-        });
-      }
-      return;
-    }
-    const lists = [...(c.failToPass ?? []), ...(c.passToPass ?? [])];
-    if ((c.failToPass || c.passToPass) && !c.tests) {
-      ctx.addIssue({
-        code: "custom",
-        path: at(c.failToPass ? "failToPass" : "passToPass"),
-        message: "test lists need `tests` (the output format to parse)",
-      });
-    }
-    if (new Set(lists).size !== lists.length) {
-      ctx.addIssue({
-        code: "custom",
-        path: at(c.failToPass ? "failToPass" : "passToPass"),
-        message: "a test id is listed twice (within or across failToPass and passToPass)",
-      });
-    }
-    gating++;
-    if (c.differential) {
-      const target = names.get(c.differential.against);
-      if (target === undefined || !file.checks[target]!.baseline) {
-        ctx.addIssue({
-          code: "custom",
-          path: at("differential", "against"),
-          message: `"${c.differential.against}" is not the name of a baseline check`,
-        });
-      }
-      const e = c.differential.expect;
-      if (typeof e === "object") {
-        const [min, max] = e.deltaWithin;
-        if (min === null && max === null) {
-          ctx.addIssue({
-            code: "custom",
-            path: at("differential", "expect", "deltaWithin"),
-            message: "deltaWithin needs at least one bound",
-          });
-        } else if (min !== null && max !== null && min > max) {
-          ctx.addIssue({
-            code: "custom",
-            path: at("differential", "expect", "deltaWithin"),
-            message: "deltaWithin min is above max",
-          });
-        }
-      }
-    }
-    const asserts = (c.expect?.exitZero ?? lists.length === 0) || contains.length > 0 ||
-      c.differential !== undefined || lists.length > 0;
-    if (!asserts) {
-      ctx.addIssue({
-        code: "custom",
-        path: at("expect"),
-        message: "check asserts nothing (exitZero false, no outputContains, no differential)",
-      });
     }
   });
-  if (gating === 0) {
-    ctx.addIssue({
-      code: "custom",
+  if (file.checks.every((c) => c.baseline)) {
+    issues.push({
       path: ["checks"],
       message: "contract gates nothing: every check is a baseline capture",
     });
   }
-});
+  return issues;
+}
+
+type At = (...p: (string | number)[]) => (string | number)[];
+
+function outputContains(c: CheckEntry): string[] {
+  const contains = c.expect?.outputContains;
+  return contains === undefined ? [] : typeof contains === "string" ? [contains] : contains;
+}
+
+/** Each `$json:<pointer>=<json>` expectation that does not parse. */
+function outputContainsIssues(c: CheckEntry, at: At): Issue[] {
+  const single = typeof c.expect?.outputContains === "string";
+  return outputContains(c).flatMap((text, j) =>
+    parseOutputExpectation(text) !== null ? [] : [{
+      path: at("expect", "outputContains", ...(single ? [] : [j])),
+      message:
+        "malformed $json:<pointer>=<json> (pointer must be empty or start with /, value must be JSON)",
+    }]
+  );
+}
+
+/** A baseline check captures only: no differential, expect, tests or test lists. */
+function baselineIssues(c: CheckEntry, at: At): Issue[] {
+  const issues: Issue[] = [];
+  if (c.differential) {
+    issues.push({ path: at("differential"), message: "a baseline check cannot be differential" });
+  }
+  if (c.expect) {
+    issues.push({ path: at("expect"), message: "a baseline check is capture-only: no expect" });
+  }
+  if (c.tests) {
+    issues.push({ path: at("tests"), message: "a baseline check is capture-only: no tests" });
+  }
+  if (c.failToPass || c.passToPass) {
+    issues.push({
+      path: at(c.failToPass ? "failToPass" : "passToPass"),
+      message: "a baseline check is capture-only: no test lists",
+    });
+  }
+  return issues;
+}
+
+function testLists(c: CheckEntry): string[] {
+  return [...(c.failToPass ?? []), ...(c.passToPass ?? [])];
+}
+
+/** Test lists need a `tests` format, and list each test once. */
+function testListIssues(c: CheckEntry, at: At): Issue[] {
+  const issues: Issue[] = [];
+  const lists = testLists(c);
+  const where = at(c.failToPass ? "failToPass" : "passToPass");
+  if ((c.failToPass || c.passToPass) && !c.tests) {
+    issues.push({ path: where, message: "test lists need `tests` (the output format to parse)" });
+  }
+  if (new Set(lists).size !== lists.length) {
+    issues.push({
+      path: where,
+      message: "a test id is listed twice (within or across failToPass and passToPass)",
+    });
+  }
+  return issues;
+}
+
+/** A differential compares against a baseline check, within a bound that is one. */
+function differentialIssues(c: CheckEntry, at: At, isBaseline: (name: string) => boolean) {
+  if (!c.differential) return [];
+  const issues: Issue[] = [];
+  if (!isBaseline(c.differential.against)) {
+    issues.push({
+      path: at("differential", "against"),
+      message: `"${c.differential.against}" is not the name of a baseline check`,
+    });
+  }
+  const e = c.differential.expect;
+  if (typeof e !== "object") return issues;
+  const [min, max] = e.deltaWithin;
+  const where = at("differential", "expect", "deltaWithin");
+  if (min === null && max === null) {
+    issues.push({ path: where, message: "deltaWithin needs at least one bound" });
+  } else if (min !== null && max !== null && min > max) {
+    issues.push({ path: where, message: "deltaWithin min is above max" });
+  }
+  return issues;
+}
+
+/** Whether a gating check asserts anything: exit zero, output, a differential or test lists. */
+function asserts(c: CheckEntry): boolean {
+  const lists = testLists(c);
+  return (c.expect?.exitZero ?? lists.length === 0) || outputContains(c).length > 0 ||
+    c.differential !== undefined || lists.length > 0;
+}
 
 /** The zod schema of a contract file. */
 export const contractFileSchema: z.ZodType<ContractFile> = contractFileObject;

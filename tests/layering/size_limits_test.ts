@@ -21,7 +21,6 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "adapters/backends/openai_backend.ts:converse": 147,
   "cli/commands/run_args.ts:parseRunArgs": 131,
   "cli/commands/run_backend.ts:backendFor": 128,
-  "adapters/contract/schema.ts:<anonymous@132>": 126,
   "adapters/backends/agent_cli.ts:runAgentCli": 122,
 };
 
