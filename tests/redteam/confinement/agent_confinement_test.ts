@@ -311,6 +311,31 @@ sys.stdin.read()
 print("seen", seen[0], flush=True)
 `;
 
+/** Whole lines of a child's stdout, one per `next()` (a pipe may cut a line across two reads). */
+function lineReader(stream: ReadableStream<Uint8Array>): { next(): Promise<string> } {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  return {
+    async next(): Promise<string> {
+      for (;;) {
+        const at = buffered.indexOf("\n");
+        if (at >= 0) {
+          const line = buffered.slice(0, at);
+          buffered = buffered.slice(at + 1);
+          return line;
+        }
+        const { value, done } = await reader.read();
+        if (done) {
+          const rest = buffered;
+          buffered = "";
+          return rest;
+        }
+        buffered += value;
+      }
+    },
+  };
+}
+
 Deno.test({
   name:
     "agent: a command: agent reaches neither the host's loopback TCP nor its abstract unix sockets",
@@ -322,8 +347,8 @@ Deno.test({
       stdin: "piped",
       stdout: "piped",
     }).spawn();
-    const lines = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    const ready = (await lines.read()).value ?? "";
+    const lines = lineReader(host.stdout);
+    const ready = await lines.next();
     const port = /ready (\d+)/.exec(ready)?.[1];
     assert.ok(port !== undefined, ready);
     const a = await arena();
@@ -348,7 +373,7 @@ Deno.test({
       await a.cleanup();
       const w = host.stdin.getWriter();
       await w.close();
-      const seen = (await lines.read()).value ?? "";
+      const seen = await lines.next();
       await host.status;
       assert.match(seen, /seen 0/, "the host's listeners saw a connection from the agent");
     }
