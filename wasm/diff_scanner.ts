@@ -8,6 +8,7 @@
  */
 import type { DiffLineScanner, DiffScanSession, HunkScan } from "../kernel/diff/types.ts";
 import { typescriptDiffScanner } from "../kernel/diff/scan.ts";
+import { moduleOfBase64 } from "./_module.ts";
 import { WASM_BASE64 } from "./_gen/diff_scan_wasm.ts";
 
 interface DiffScanExports {
@@ -21,16 +22,9 @@ const PAGE = 65536;
 const MAX_WASM_INPUT = 1 << 30;
 let exportsCache: DiffScanExports | null = null;
 
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
 function instance(): DiffScanExports {
   if (exportsCache === null) {
-    const module = new WebAssembly.Module(decodeBase64(WASM_BASE64));
+    const module = moduleOfBase64(WASM_BASE64);
     const inst = new WebAssembly.Instance(module, {
       env: {
         abort: () => {

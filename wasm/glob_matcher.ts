@@ -11,6 +11,7 @@
  */
 import type { GlobEngine, GlobProgramRunner } from "../kernel/glob/match.ts";
 import { type GlobShortcut, globShortcut } from "../kernel/glob/shortcut.ts";
+import { moduleOfBase64 } from "./_module.ts";
 import { WASM_BASE64 } from "./_gen/glob_match_wasm.ts";
 
 interface GlobMatchExports {
@@ -26,15 +27,8 @@ interface GlobMatchExports {
 
 let moduleCache: WebAssembly.Module | null = null;
 
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
 function instantiate(): GlobMatchExports {
-  moduleCache ??= new WebAssembly.Module(decodeBase64(WASM_BASE64));
+  moduleCache ??= moduleOfBase64(WASM_BASE64);
   const instance = new WebAssembly.Instance(moduleCache, {
     env: {
       abort: () => {
