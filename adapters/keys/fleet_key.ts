@@ -14,7 +14,7 @@ import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { z } from "zod";
 import { KeyError } from "./errors.ts";
-import { createPrivateFile, readPrivateFile } from "./key_file.ts";
+import { loadOrCreateKeyFile } from "./key_file.ts";
 import { rememberKeyMaterial } from "./key_material.ts";
 import { importMacKey, type MacKey } from "./mac_key.ts";
 import { keyDirectory, type KeyEnv, processKeyEnv } from "./paths.ts";
@@ -74,32 +74,21 @@ export function fleetKeyPath(options: FleetKeyOptions = {}): string {
  */
 export async function loadFleetKey(options: FleetKeyOptions = {}): Promise<MacKey> {
   const path = fleetKeyPath(options);
-  let bytes = readPrivateFile(path);
-  if (bytes === null) {
-    if (options.create !== true) {
-      throw new KeyError(
-        "fleet_key_missing",
-        `Cannot load the fleet key: ${path} does not exist (copy the coordinator's fleet key there, or pass --fleet-key FILE)`,
-      );
-    }
-    const file = {
-      v: 1,
-      type: "vouch-fleet-hmac-sha256",
-      created: new Date().toISOString(),
-      key: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
-    };
-    createPrivateFile(path, new TextEncoder().encode(JSON.stringify(file, null, 2) + "\n"));
-    bytes = readPrivateFile(path);
-    if (bytes === null) throw new KeyError("io", `Cannot create the fleet key ${path}`);
-  }
-  let parsed: z.infer<typeof fleetKeyFileSchema>;
-  try {
-    parsed = fleetKeyFileSchema.parse(JSON.parse(new TextDecoder().decode(bytes)));
-  } catch (cause) {
-    throw new KeyError("corrupt", `Cannot load the fleet key ${path}: not a vouch fleet key`, {
-      cause,
-    });
-  }
+  const parsed = await loadOrCreateKeyFile(path, {
+    name: "the fleet key",
+    kind: "a vouch fleet key",
+    type: "vouch-fleet-hmac-sha256",
+    schema: fleetKeyFileSchema,
+    fresh: () => {
+      if (options.create !== true) {
+        throw new KeyError(
+          "fleet_key_missing",
+          `Cannot load the fleet key: ${path} does not exist (copy the coordinator's fleet key there, or pass --fleet-key FILE)`,
+        );
+      }
+      return { key: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") };
+    },
+  });
   rememberKeyMaterial(parsed.key);
   return await importMacKey(new Uint8Array(Buffer.from(parsed.key, "base64")), path);
 }

@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
+import type { z } from "zod";
 import { KeyError } from "./errors.ts";
 
 const errno = (error: unknown): string | undefined => (error as { code?: string } | null)?.code;
@@ -83,5 +84,47 @@ export function createPrivateFile(path: string, bytes: Uint8Array): boolean {
     throw new KeyError("io", `Cannot create key file ${path}: ${String(error)}`, { cause: error });
   } finally {
     rmSync(tmp, { force: true });
+  }
+}
+
+/** One kind of key file, for {@linkcode loadOrCreateKeyFile}. */
+export interface KeyFileKind<T> {
+  /** The key in error messages (`MAC key`, `signing key`, `the fleet key`). */
+  readonly name: string;
+  /** What a file that does not parse is not (`a vouch HMAC key file`). */
+  readonly kind: string;
+  /** The file's `type` field. */
+  readonly type: string;
+  /** The whole file (its `v`, `type` and `created` fields included). */
+  readonly schema: z.ZodType<T>;
+  /**
+   * The fields of a new file after `v`, `type` and `created` (fresh key
+   * material); throws when a missing file may not be created.
+   */
+  readonly fresh: () => Promise<Record<string, string>> | Record<string, string>;
+}
+
+/**
+ * Reads the key file at `path`, first creating it (mode 0600, `v: 1`, its
+ * `type`, the time and `fresh()`'s fields) when it does not exist: a racing
+ * process's file wins. A file that does not parse is `corrupt`.
+ */
+export async function loadOrCreateKeyFile<T>(path: string, file: KeyFileKind<T>): Promise<T> {
+  let bytes = readPrivateFile(path);
+  if (bytes === null) {
+    const fields = await file.fresh();
+    const text = JSON.stringify(
+      { v: 1, type: file.type, created: new Date().toISOString(), ...fields },
+      null,
+      2,
+    );
+    createPrivateFile(path, new TextEncoder().encode(text + "\n"));
+    bytes = readPrivateFile(path);
+    if (bytes === null) throw new KeyError("io", `Cannot create ${file.name} ${path}`);
+  }
+  try {
+    return file.schema.parse(JSON.parse(new TextDecoder().decode(bytes)));
+  } catch (cause) {
+    throw new KeyError("corrupt", `Cannot load ${file.name} ${path}: not ${file.kind}`, { cause });
   }
 }

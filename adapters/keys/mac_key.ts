@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { sha256Hex } from "../digest/sha256.ts";
 import { KeyError } from "./errors.ts";
-import { createPrivateFile, readPrivateFile } from "./key_file.ts";
+import { loadOrCreateKeyFile } from "./key_file.ts";
 import { rememberKeyMaterial } from "./key_material.ts";
 import {
   assertOutsideRepository,
@@ -95,31 +95,21 @@ export async function loadOrCreateMacKey(options: MacKeyOptions): Promise<MacKey
   const env = options.env ?? processKeyEnv();
   const path = macKeyPath(options.repoRoot, env);
   assertOutsideRepository(path, options.repoRoot);
-  let bytes = readPrivateFile(path);
-  if (bytes === null) {
-    if (options.create === false) {
-      throw new KeyError("io", `Cannot load MAC key: ${path} does not exist`);
-    }
-    const raw = crypto.getRandomValues(new Uint8Array(32));
-    const file = {
-      v: 1,
-      type: "vouch-hmac-sha256",
-      created: new Date().toISOString(),
-      repo: canonicalRepoRoot(options.repoRoot),
-      key: Buffer.from(raw).toString("base64"),
-    };
-    createPrivateFile(path, new TextEncoder().encode(JSON.stringify(file, null, 2) + "\n"));
-    bytes = readPrivateFile(path);
-    if (bytes === null) throw new KeyError("io", `Cannot create MAC key ${path}`);
-  }
-  let parsed: z.infer<typeof KeyFileSchema>;
-  try {
-    parsed = KeyFileSchema.parse(JSON.parse(new TextDecoder().decode(bytes)));
-  } catch (cause) {
-    throw new KeyError("corrupt", `Cannot load MAC key ${path}: not a vouch HMAC key file`, {
-      cause,
-    });
-  }
+  const parsed = await loadOrCreateKeyFile(path, {
+    name: "MAC key",
+    kind: "a vouch HMAC key file",
+    type: "vouch-hmac-sha256",
+    schema: KeyFileSchema,
+    fresh: () => {
+      if (options.create === false) {
+        throw new KeyError("io", `Cannot load MAC key: ${path} does not exist`);
+      }
+      return {
+        repo: canonicalRepoRoot(options.repoRoot),
+        key: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+      };
+    },
+  });
   rememberKeyMaterial(parsed.key);
   return await importMacKey(new Uint8Array(Buffer.from(parsed.key, "base64")), path);
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { sha256Hex } from "../digest/sha256.ts";
 import { KeyError } from "./errors.ts";
-import { createPrivateFile, readPrivateFile } from "./key_file.ts";
+import { loadOrCreateKeyFile } from "./key_file.ts";
 import { rememberKeyMaterial } from "./key_material.ts";
 import {
   assertOutsideRepository,
@@ -123,29 +123,27 @@ export async function loadOrCreateSigningKey(
   const env = options.env ?? processKeyEnv();
   const path = signingKeyPath(options.repoRoot, env);
   assertOutsideRepository(path, options.repoRoot);
-  let bytes = readPrivateFile(path);
-  if (bytes === null) {
-    const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, [
-      "sign",
-      "verify",
-    ]) as CryptoKeyPair;
-    const file = {
-      v: 1,
-      type: "vouch-ed25519",
-      created: new Date().toISOString(),
-      repo: canonicalRepoRoot(options.repoRoot),
-      pkcs8: Buffer.from(await crypto.subtle.exportKey("pkcs8", pair.privateKey)).toString(
-        "base64",
-      ),
-      spki: Buffer.from(await crypto.subtle.exportKey("spki", pair.publicKey)).toString("base64"),
-    };
-    createPrivateFile(path, new TextEncoder().encode(JSON.stringify(file, null, 2) + "\n"));
-    bytes = readPrivateFile(path);
-    if (bytes === null) throw new KeyError("io", `Cannot create signing key ${path}`);
-  }
-  let parsed: z.infer<typeof SigningFileSchema>;
+  const file = {
+    name: "signing key",
+    kind: "a vouch Ed25519 key",
+    type: "vouch-ed25519",
+    schema: SigningFileSchema,
+    fresh: async () => {
+      const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, [
+        "sign",
+        "verify",
+      ]) as CryptoKeyPair;
+      const der = async (format: "pkcs8" | "spki", key: CryptoKey) =>
+        Buffer.from(await crypto.subtle.exportKey(format, key)).toString("base64");
+      return {
+        repo: canonicalRepoRoot(options.repoRoot),
+        pkcs8: await der("pkcs8", pair.privateKey),
+        spki: await der("spki", pair.publicKey),
+      };
+    },
+  };
+  const parsed = await loadOrCreateKeyFile(path, file);
   try {
-    parsed = SigningFileSchema.parse(JSON.parse(new TextDecoder().decode(bytes)));
     rememberKeyMaterial(parsed.pkcs8);
     return await fromDer(
       new Uint8Array(Buffer.from(parsed.pkcs8, "base64")),
@@ -153,9 +151,7 @@ export async function loadOrCreateSigningKey(
       path,
     );
   } catch (cause) {
-    throw new KeyError("corrupt", `Cannot load signing key ${path}: not a vouch Ed25519 key`, {
-      cause,
-    });
+    throw new KeyError("corrupt", `Cannot load ${file.name} ${path}: not ${file.kind}`, { cause });
   }
 }
 
