@@ -244,42 +244,20 @@ class Parser {
   }
 
   array(depth: number): StrictJsonValue[] {
-    if (depth > this.maxDepth) this.fail("json_too_deep", "nesting too deep");
-    this.pos++;
     const out: StrictJsonValue[] = [];
-    this.skipSpace();
-    if (this.text[this.pos] === "]") {
-      this.pos++;
-      return out;
-    }
-    while (true) {
+    if (this.opensEmpty(depth, "]")) return out;
+    do {
       this.skipSpace();
       out.push(this.value(depth));
-      this.skipSpace();
-      const c = this.text[this.pos];
-      if (c === ",") {
-        this.pos++;
-        continue;
-      }
-      if (c === "]") {
-        this.pos++;
-        return out;
-      }
-      this.fail("json_syntax", "expected ',' or ']'");
-    }
+    } while (this.another("]"));
+    return out;
   }
 
   object(depth: number): { [key: string]: StrictJsonValue } {
-    if (depth > this.maxDepth) this.fail("json_too_deep", "nesting too deep");
-    this.pos++;
     const out: { [key: string]: StrictJsonValue } = {};
     const seen = new Set<string>();
-    this.skipSpace();
-    if (this.text[this.pos] === "}") {
-      this.pos++;
-      return out;
-    }
-    while (true) {
+    if (this.opensEmpty(depth, "}")) return out;
+    do {
       this.skipSpace();
       if (this.text[this.pos] !== '"') this.fail("json_syntax", "expected a string key");
       const keyAt = this.pos;
@@ -298,17 +276,26 @@ class Parser {
       this.pos++;
       this.skipSpace();
       out[key] = this.value(depth);
-      this.skipSpace();
-      const c = this.text[this.pos];
-      if (c === ",") {
-        this.pos++;
-        continue;
-      }
-      if (c === "}") {
-        this.pos++;
-        return out;
-      }
-      this.fail("json_syntax", "expected ',' or '}'");
-    }
+    } while (this.another("}"));
+    return out;
+  }
+
+  /** Steps over an array's or object's opening bracket: true when `close` follows at once. */
+  opensEmpty(depth: number, close: "]" | "}"): boolean {
+    if (depth > this.maxDepth) this.fail("json_too_deep", "nesting too deep");
+    this.pos++;
+    this.skipSpace();
+    if (this.text[this.pos] !== close) return false;
+    this.pos++;
+    return true;
+  }
+
+  /** After a member: true past a `,`, false past `close`; anything else fails. */
+  another(close: "]" | "}"): boolean {
+    this.skipSpace();
+    const c = this.text[this.pos];
+    if (c !== "," && c !== close) this.fail("json_syntax", `expected ',' or '${close}'`);
+    this.pos++;
+    return c === ",";
   }
 }
