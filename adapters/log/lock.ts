@@ -13,6 +13,7 @@ import {
 import { execFileSync } from "node:child_process";
 import { hostname } from "node:os";
 import process from "node:process";
+import { processStartTime } from "../process/start_time.ts";
 import { EventLogError } from "./errors.ts";
 
 /** What the lock file holds: who owns the log. */
@@ -39,17 +40,6 @@ export interface WriterLock {
   readonly brokeStale: LockOwner | null;
   /** Removes the lock file. Safe to call twice. */
   release(): void;
-}
-
-function procStart(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22 (starttime); the comm field may contain spaces, so split after ")".
-    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return rest[19] ?? null;
-  } catch {
-    return null;
-  }
 }
 
 function hostName(): string {
@@ -113,7 +103,7 @@ function pidAlive(pid: number): boolean | null {
     } catch {
       return null;
     }
-    return procStart(pid) !== null;
+    return processStartTime(pid) !== null;
   }
 }
 
@@ -143,7 +133,7 @@ export function isStaleOwner(owner: LockOwner): boolean {
   if (alive === null) return false;
   if (!alive) return true;
   // Alive: pid reuse shows only where /proc can be read (a different start time).
-  const start = procStart(owner.pid);
+  const start = processStartTime(owner.pid);
   return owner.start !== null && start !== null && owner.start !== start;
 }
 
@@ -236,7 +226,7 @@ export function acquireWriterLock(path: string): WriterLock {
   const me: LockOwner = {
     pid: process.pid,
     host: hostName(),
-    start: procStart(process.pid),
+    start: processStartTime(process.pid),
     boot: bootId(),
   };
   let brokeStale: LockOwner | null = null;

@@ -12,7 +12,8 @@ import { z } from "zod";
 import { runProcess } from "../process/run.ts";
 import { pruneWorktrees, removeRegisteredWorktree } from "./_git_admin.ts";
 import { defaultWorktreeRoot, repoKey } from "./location.ts";
-import { OWNER_SCHEMA, processStartTime } from "./worktree.ts";
+import { processStartTime } from "../process/start_time.ts";
+import { OWNER_SCHEMA } from "./worktree.ts";
 
 const OwnerSchema = z.object({
   schema: z.literal(OWNER_SCHEMA),

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
 import {
   chmod,
   copyFile,
@@ -20,6 +19,7 @@ import {
 import process from "node:process";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { runGit } from "../git/hardened_git.ts";
+import { processStartTime } from "../process/start_time.ts";
 import { resolveCommit } from "../git/repo_info.ts";
 import { WorktreeError } from "./errors.ts";
 import { addDetachedWorktree, pruneWorktrees, removeRegisteredWorktree } from "./_git_admin.ts";
@@ -92,16 +92,8 @@ export interface CreateWorktreeOptions {
   readonly resolved?: { readonly top: string; readonly base: string };
 }
 
-/** Reads this process's start time from /proc (Linux), or null. */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
+/** Re-exported where the worktree module's users have found it. */
+export { processStartTime };
 
 async function repoTop(dir: string): Promise<string> {
   const r = await runGit(["rev-parse", "--show-toplevel"], { cwd: resolve(dir) });
