@@ -5,7 +5,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import { parseCommandLine } from "./_flags.ts";
+import { parseCommandLine, sandboxFlag } from "./_flags.ts";
 import { normalize } from "node:path";
 import { UsageError } from "../command.ts";
 import { AgentEnvName } from "../../adapters/backends/agent_cli_config.ts";
@@ -112,6 +112,59 @@ export function parseSandboxReadOnly(values: readonly string[]): string[] {
  * ```
  */
 export function parseRunArgs(argv: string[]): RunArgs {
+  const values = runFlags(argv);
+  if (values.goal === undefined || values.goal.trim() === "") {
+    throw new UsageError("Cannot run: --goal TEXT is required");
+  }
+  if (values.verify !== undefined && values.contract !== undefined) {
+    throw new UsageError("Cannot use both --verify and --contract");
+  }
+  const backend = backendChoice(values);
+  const integrateBranch = integrateFlag(values.integrate);
+  const sandbox = sandboxFlag(values.sandbox);
+  const agentEnv = agentEnvFlag(values["agent-env"] ?? []);
+  const progress = progressFlag(values.progress, values.json);
+  if (values["mcp-config"] !== undefined && backend.kind !== "acp") {
+    throw new UsageError("Cannot use --mcp-config without --backend acp:COMMAND");
+  }
+  const agentNetwork = agentNetworkFlag(values["agent-network"]);
+  const egressAllow = egressAllowFlag(values["egress-allow"] ?? []);
+  return {
+    dir: values.dir,
+    goal: values.goal,
+    verify: values.verify ?? null,
+    contract: values.contract ?? null,
+    backend,
+    maxRounds: positiveInt("--max-rounds", values["max-rounds"], 50),
+    allow: values.allow ?? [],
+    forbid: values.forbid ?? [],
+    json: values.json,
+    base: values.base ?? null,
+    timeoutSeconds: positiveInt("--timeout", values.timeout, MAX_TIMEOUT_SECONDS),
+    backendTimeoutSeconds: values["backend-timeout"] === undefined
+      ? null
+      : positiveInt("--backend-timeout", values["backend-timeout"], MAX_TIMEOUT_SECONDS),
+    integrateBranch,
+    yes: values.yes,
+    sandbox,
+    sandboxReadOnly: parseSandboxReadOnly(values["sandbox-ro"] ?? []),
+    allowSetupNetwork: values["allow-setup-network"],
+    testsEditable: values["tests-editable"],
+    worktreeRoot: values["worktree-root"] !== undefined ? resolve(values["worktree-root"]) : null,
+    agentEnv,
+    agentConfig: values["agent-config"] ?? null,
+    progress,
+    maxCost: values["max-cost"] === undefined
+      ? null
+      : positiveInt("--max-cost", values["max-cost"], Number.MAX_SAFE_INTEGER),
+    egressAllow,
+    agentNetwork,
+    mcpConfig: values["mcp-config"] !== undefined ? resolve(values["mcp-config"]) : null,
+  };
+}
+
+/** `vouch run`'s flags as given (no positional arguments). */
+function runFlags(argv: readonly string[]) {
   const { values, positionals } = parseCommandLine(argv, {
     dir: { type: "string", default: "." },
     goal: { type: "string" },
@@ -145,14 +198,15 @@ export function parseRunArgs(argv: string[]): RunArgs {
   if (positionals.length > 0) {
     throw new UsageError(`Cannot use positional arguments: ${positionals.join(" ")}`);
   }
-  if (values.goal === undefined || values.goal.trim() === "") {
-    throw new UsageError("Cannot run: --goal TEXT is required");
-  }
-  if (values.verify !== undefined && values.contract !== undefined) {
-    throw new UsageError("Cannot use both --verify and --contract");
-  }
-  let backend: BackendChoice;
+  return values;
+}
+
+type RunFlags = ReturnType<typeof runFlags>;
+
+/** `--backend` (with `--base-url` and `--api-key-env` for openai:MODEL, and only then). */
+function backendChoice(values: RunFlags): BackendChoice {
   const raw = values.backend;
+  let backend: BackendChoice;
   if (raw === "codex" || raw === "claude") backend = { kind: raw };
   else if (raw.startsWith("command:") && raw.length > "command:".length) {
     backend = { kind: "command", path: raw.slice("command:".length) };
@@ -168,20 +222,22 @@ export function parseRunArgs(argv: string[]): RunArgs {
   if (backend.kind !== "openai" && values["base-url"] !== undefined) {
     throw new UsageError("Cannot use --base-url without --backend openai:MODEL");
   }
-  let integrateBranch: string | null = null;
-  if (values.integrate !== undefined) {
-    const m = /^branch:(.+)$/.exec(values.integrate);
-    if (m === null || m[1] === undefined) {
-      throw new UsageError(`Cannot use --integrate "${values.integrate}": expected branch:NAME`);
-    }
-    integrateBranch = m[1];
+  return backend;
+}
+
+/** `--integrate branch:NAME`: the branch, or null when not given. */
+function integrateFlag(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  const m = /^branch:(.+)$/.exec(raw);
+  if (m === null || m[1] === undefined) {
+    throw new UsageError(`Cannot use --integrate "${raw}": expected branch:NAME`);
   }
-  const sandbox = values.sandbox;
-  if (sandbox !== "auto" && sandbox !== "bwrap" && sandbox !== "none") {
-    throw new UsageError(`Cannot use --sandbox "${sandbox}": expected auto, bwrap or none`);
-  }
-  const agentEnv = values["agent-env"] ?? [];
-  for (const name of agentEnv) {
+  return m[1];
+}
+
+/** `--agent-env NAME`: variable names (a value given with `=` is never echoed). */
+function agentEnvFlag(names: readonly string[]): readonly string[] {
+  for (const name of names) {
     const r = AgentEnvName.safeParse(name);
     if (!r.success) {
       throw new UsageError(
@@ -191,56 +247,35 @@ export function parseRunArgs(argv: string[]): RunArgs {
       );
     }
   }
-  const progress = values.progress ?? (values.json ? "none" : "plain");
+  return names;
+}
+
+/** `--progress`: plain, json or none (default: plain, none with `--json`). */
+function progressFlag(raw: string | undefined, json: boolean): ProgressMode {
+  const progress = raw ?? (json ? "none" : "plain");
   if (progress !== "plain" && progress !== "json" && progress !== "none") {
     throw new UsageError(`Cannot use --progress "${progress}": expected plain, json or none`);
   }
-  if (values["mcp-config"] !== undefined && backend.kind !== "acp") {
-    throw new UsageError("Cannot use --mcp-config without --backend acp:COMMAND");
+  return progress;
+}
+
+/** `--agent-network`: filtered or host. */
+function agentNetworkFlag(raw: string): "filtered" | "host" {
+  if (raw !== "filtered" && raw !== "host") {
+    throw new UsageError(`Cannot use --agent-network "${raw}": expected filtered or host`);
   }
-  const agentNetwork = values["agent-network"];
-  if (agentNetwork !== "filtered" && agentNetwork !== "host") {
-    throw new UsageError(`Cannot use --agent-network "${agentNetwork}": expected filtered or host`);
-  }
-  const egressAllow = (values["egress-allow"] ?? []).map((raw) => {
+  return raw;
+}
+
+/** `--egress-allow HOST[:PORT]`, each parsed (a bad one is a usage error). */
+function egressAllowFlag(raws: readonly string[]): EgressHost[] {
+  return raws.map((raw) => {
     try {
       return parseEgressHost(raw);
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
   });
-  return {
-    dir: values.dir,
-    goal: values.goal,
-    verify: values.verify ?? null,
-    contract: values.contract ?? null,
-    backend,
-    maxRounds: positiveInt("--max-rounds", values["max-rounds"], 50),
-    allow: values.allow ?? [],
-    forbid: values.forbid ?? [],
-    json: values.json,
-    base: values.base ?? null,
-    timeoutSeconds: positiveInt("--timeout", values.timeout, MAX_TIMEOUT_SECONDS),
-    backendTimeoutSeconds: values["backend-timeout"] === undefined
-      ? null
-      : positiveInt("--backend-timeout", values["backend-timeout"], MAX_TIMEOUT_SECONDS),
-    integrateBranch,
-    yes: values.yes,
-    sandbox,
-    sandboxReadOnly: parseSandboxReadOnly(values["sandbox-ro"] ?? []),
-    allowSetupNetwork: values["allow-setup-network"],
-    testsEditable: values["tests-editable"],
-    worktreeRoot: values["worktree-root"] !== undefined ? resolve(values["worktree-root"]) : null,
-    agentEnv,
-    agentConfig: values["agent-config"] ?? null,
-    progress,
-    maxCost: values["max-cost"] === undefined
-      ? null
-      : positiveInt("--max-cost", values["max-cost"], Number.MAX_SAFE_INTEGER),
-    egressAllow,
-    agentNetwork,
-    mcpConfig: values["mcp-config"] !== undefined ? resolve(values["mcp-config"]) : null,
-  };
 }
 
 function openaiChoice(
