@@ -23,10 +23,12 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "adapters/backends/agent_cli.ts:runAgentCli": 122,
 };
 
-/** Source files over the limit, with the most lines each may have. Shrink only. */
+/**
+ * Source files over the limit, with the most lines each may have. Shrink only.
+ * `kernel/diff/parse.ts` (the one parser) is the exception issue 24 names.
+ */
 const LONG_FILES: Readonly<Record<string, number>> = {
   "kernel/diff/parse.ts": 1084,
-  "adapters/verified_patch/verified_patch.ts": 462,
 };
 
 function breaches(found: readonly Offender[], allowed: Readonly<Record<string, number>>): string[] {
