@@ -1,6 +1,7 @@
 /**
  * The shape of a real project with REAL npm packages: mocha 10 and eslint 8
- * installed from the npm registry into the fixture's `node_modules`, and an
+ * from the npm registry (pinned in `tests/fixtures/runners/eslint`, installed
+ * once by `.ci/run`) copied into the fixture's own `node_modules`, and an
  * unmodified `npm test` like picomatch's (`eslint --cache --cache-location
  * node_modules/.cache/.eslintcache . && mocha`). Through `vouch verify` with
  * the defaults: an honest fix is VERIFIED and the user's node_modules stays
@@ -11,6 +12,7 @@
  * failing test".
  */
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 import {
   createProject,
   patchOf,
@@ -60,25 +62,45 @@ const FILES: Record<string, string> = {
 const FIX = "exports.add = (a, b) => a + b;\nexports.double = (x) => x * 2;\n";
 const PARTIAL = "exports.add = (a, b) => a + b;\nexports.double = (x) => x + 2;\n";
 
-async function install(project: Project): Promise<void> {
+/** mocha 10.8.2 and eslint 8.57.1 from the npm registry, pinned by this dir's package-lock.json. */
+const PINNED = fileURLToPath(new URL("../../fixtures/runners/eslint/", import.meta.url));
+
+/**
+ * The pinned packages, installed once (`.ci/run` runs this `npm ci`; a checkout
+ * without them installs them here, from the registry, the first time).
+ */
+async function pinnedModules(): Promise<string> {
+  const modules = `${PINNED}node_modules`;
+  try {
+    await Deno.stat(`${modules}/.bin/eslint`);
+    await Deno.stat(`${modules}/.bin/mocha`);
+    return modules;
+  } catch {
+    // not installed yet
+  }
   const out = await new Deno.Command("npm", {
-    args: [
-      "install",
-      "--no-audit",
-      "--no-fund",
-      "--ignore-scripts",
-      "--no-package-lock",
-      "mocha@10",
-      "eslint@8",
-    ],
-    cwd: project.dir,
+    args: ["ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
+    cwd: PINNED,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
-  if (!out.success) throw new Error(`npm install failed: ${new TextDecoder().decode(out.stderr)}`);
-  // npm install wrote package.json's dependencies; keep the committed manifest as it was.
-  await Deno.writeTextFile(`${project.dir}/package.json`, FILES["package.json"]!);
+  if (!out.success) throw new Error(`npm ci failed: ${new TextDecoder().decode(out.stderr)}`);
+  return modules;
+}
+
+/**
+ * The user's node_modules: a real directory (not a link) holding a copy of the
+ * real installed packages, as `npm install` leaves it; eslint writes its cache into it.
+ */
+async function install(project: Project): Promise<void> {
+  const out = await new Deno.Command("cp", {
+    args: ["-R", await pinnedModules(), `${project.dir}/node_modules`],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(`cp failed: ${new TextDecoder().decode(out.stderr)}`);
 }
 
 Deno.test("real npm packages: picomatch-shaped npm test (real eslint cache + real mocha) verifies; node_modules byte-identical", async () => {
