@@ -107,6 +107,8 @@ async function withDeadline(
 ): Promise<ProducedRound> {
   const controller = new AbortController();
   run.running = { effectId, controller };
+  // A Ctrl-C heard before the round started (no effect was running to abort) stops it at once.
+  if (run.o.signal?.aborted === true) controller.abort();
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((resolve) => {
     deadlineTimer = setTimeout(() => resolve("deadline"), remainingMs + 5);

@@ -39,6 +39,8 @@ export async function cancellable<T>(
 ): Promise<T> {
   const controller = new AbortController();
   run.running = { effectId, controller };
+  // A Ctrl-C heard before the effect started (nothing was running to abort) stops it at once.
+  if (run.o.signal?.aborted === true) controller.abort();
   const timer = setTimeout(() => controller.abort(), run.remainingMs());
   try {
     return await work(controller.signal);

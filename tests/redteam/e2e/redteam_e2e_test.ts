@@ -234,6 +234,7 @@ Deno.test("redteam: Ctrl-C mid-run kills the backend, cleans up, leaves a consis
       if (done) break;
       seen += value;
     }
+    const pressed = Date.now();
     child.kill("SIGINT");
     const drain = (async () => {
       for (;;) {
@@ -246,6 +247,8 @@ Deno.test("redteam: Ctrl-C mid-run kills the backend, cleans up, leaves a consis
     await drain;
     await child.stdout.cancel();
     assert.equal(status.code, 130, seen);
+    // Ctrl-C stopped it, not the 120 s budget (a Ctrl-C heard as the round was starting was lost).
+    assert.ok(Date.now() - pressed < 90_000, `the Ctrl-C waited for the budget:\n${seen}`);
     await assertLog(repo, "killed", state);
     await assertNoWorktrees(state);
     assert.deepEqual(snapshotDifferences(before, await snapshot(repo.dir)), []);
