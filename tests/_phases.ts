@@ -182,11 +182,13 @@ export function parallelFiles(): string[] {
   return [...FIRST, ...rest];
 }
 
-/** One `deno test` run of the test task. */
+/** One `deno test` (or `deno check`) run of the test task. */
 export interface Phase {
   /** What the phase runs, for the runner's log line. */
   readonly name: string;
-  /** The arguments after `deno test`. */
+  /** The Deno subcommand: `test` (the default), or `check` for the type-check phases. */
+  readonly command?: "test" | "check";
+  /** The arguments after `deno test` (or `deno check`). */
   readonly args: readonly string[];
   /** Extra environment (the parallel phases' `DENO_JOBS`). */
   readonly env?: Readonly<Record<string, string>>;
@@ -201,53 +203,96 @@ const PARALLEL = { DENO_JOBS: "4" } as const;
  */
 const TESTS_PARALLEL = { DENO_JOBS: "6" } as const;
 
+/** The Markdown documents whose code blocks the examples phase runs. */
+function markdownDocs(): string[] {
+  const docs = EXAMPLES.flatMap((e) =>
+    e.endsWith(".md")
+      ? [e]
+      : e.endsWith("/")
+      ? [...Deno.readDirSync(join(ROOT, e))].filter((d) => d.isFile && d.name.endsWith(".md"))
+        .map((d) => `${e}${d.name}`)
+      : []
+  );
+  return docs.sort();
+}
+
+/**
+ * The type checks of the test task, each once: `deno check --doc .` (every
+ * module, tests included, and every JSDoc example: the very command of
+ * `deno task check`, so its cache answers when that ran first) and the
+ * Markdown documents' code blocks. The test phases then run `--no-check`:
+ * each `deno test` would otherwise type-check again what it runs (the
+ * examples phase every module of adapters/ and cli/, the parallel phase every
+ * test and what it imports), four times the same work on CI's 2 cores.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { TYPE_CHECKS } from "./_phases.ts";
+ * deepEqual(TYPE_CHECKS[0]!.args, ["--doc", "."]);
+ * deepEqual(TYPE_CHECKS[1]!.args.filter((a) => !a.endsWith(".md")), ["--doc-only"]);
+ * ```
+ */
+export const TYPE_CHECKS: readonly Phase[] = [
+  { name: "types (modules, tests, JSDoc examples)", command: "check", args: ["--doc", "."] },
+  {
+    name: "types (Markdown code blocks)",
+    command: "check",
+    args: ["--doc-only", ...markdownDocs()],
+  },
+];
+
 /**
  * The test task's phases (run at once, printed in this order): the kernel
  * without permissions, every example in parallel, every other test file in
- * parallel ({@linkcode FIRST} first), and the serial list one file at a time.
+ * parallel ({@linkcode FIRST} first), and the serial list one file at a time,
+ * each `--no-check`; then the {@linkcode TYPE_CHECKS}.
  *
  * @example
  * ```ts
  * import { equal, ok } from "node:assert/strict";
- * import { PHASES, SERIAL } from "./_phases.ts";
- * equal(PHASES.length, 4);
+ * import { PHASES, SERIAL, TYPE_CHECKS } from "./_phases.ts";
+ * equal(PHASES.length, 4 + TYPE_CHECKS.length);
  * ok(!PHASES[2]!.args.includes(SERIAL[0]!));
  * equal(PHASES[3]!.args.at(-1), SERIAL.at(-1));
+ * ok(PHASES.slice(0, 4).every((p) => p.args.includes("--no-check")));
  * ```
  */
 export const PHASES: readonly Phase[] = [
-  { name: "kernel (no permissions)", args: ["--no-prompt", "--doc", ...KERNEL] },
+  { name: "kernel (no permissions)", args: ["--no-prompt", "--no-check", "--doc", ...KERNEL] },
   {
     name: "examples",
-    args: ["--no-prompt", "-A", "--parallel", "--doc", ...EXAMPLES],
+    args: ["--no-prompt", "--no-check", "-A", "--parallel", "--doc", ...EXAMPLES],
     env: PARALLEL,
   },
   {
     name: "tests (parallel)",
     args: [
       "--no-prompt",
+      "--no-check",
       "-A",
       "--parallel",
       ...parallelFiles(),
     ],
     env: TESTS_PARALLEL,
   },
-  { name: "tests (serial)", args: ["--no-prompt", "-A", ...SERIAL] },
+  { name: "tests (serial)", args: ["--no-prompt", "--no-check", "-A", ...SERIAL] },
+  ...TYPE_CHECKS,
 ];
 
 /**
  * `deno task test:fast`'s phases: the kernel phase of {@linkcode PHASES}, then
- * the {@linkcode FAST} files in parallel.
+ * the {@linkcode FAST} files in parallel, each type-checking what it runs.
  *
  * @example
  * ```ts
  * import { deepEqual, equal } from "node:assert/strict";
  * import { FAST, FAST_PHASES, PHASES } from "./_phases.ts";
- * deepEqual(FAST_PHASES[0], PHASES[0]);
+ * deepEqual(FAST_PHASES[0]!.args, PHASES[0]!.args.filter((a) => a !== "--no-check"));
  * equal(FAST_PHASES[1]!.args.at(-1), FAST.at(-1));
  * ```
  */
 export const FAST_PHASES: readonly Phase[] = [
-  PHASES[0]!,
+  { ...PHASES[0]!, args: PHASES[0]!.args.filter((a) => a !== "--no-check") },
   { name: "units (parallel)", args: ["--no-prompt", "-A", "--parallel", ...FAST], env: PARALLEL },
 ];

@@ -1,7 +1,8 @@
 /**
  * `deno task test`: runs the phases of `tests/_phases.ts` with the same Deno
  * (`--fast`, as `deno task test:fast` does: only the kernel and unit phases),
- * all at once, each as its own `deno test` process (a phase's files share
+ * all at once, each as its own `deno test` process (the type checks, each
+ * once, as `deno check` processes beside them) (a phase's files share
  * that process's environment and working directory, never another phase's),
  * so that the machine's cores stay busy while the serial phase goes one file
  * at a time. Each phase's output is kept whole and printed in phase order
@@ -26,10 +27,14 @@ async function collect(stream: ReadableStream<Uint8Array>, into: Uint8Array[]): 
   for await (const chunk of stream) into.push(chunk);
 }
 
-async function runPhase(args: readonly string[], env: Record<string, string>): Promise<Finished> {
+async function runPhase(
+  command: "test" | "check",
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<Finished> {
   const start = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", ...args],
+    args: [command, ...args],
     env,
     stdin: "null",
     stdout: "piped",
@@ -53,7 +58,9 @@ async function runPhase(args: readonly string[], env: Record<string, string>): P
 
 const start = performance.now();
 for (const phase of PHASES) console.log(`test: ${phase.name}: started`);
-const runs = PHASES.map((phase) => runPhase(phase.args, { ...(phase.env ?? {}) }));
+const runs = PHASES.map((phase) =>
+  runPhase(phase.command ?? "test", phase.args, { ...(phase.env ?? {}) })
+);
 let failed: number | null = null;
 for (const [i, phase] of PHASES.entries()) {
   const run = await runs[i]!;
