@@ -16,6 +16,7 @@ import { dirname } from "node:path";
 import process from "node:process";
 import type { z } from "zod";
 import { KeyError } from "./errors.ts";
+import { assertOutsideRepository, canonicalRepoRoot } from "./paths.ts";
 
 const errno = (error: unknown): string | undefined => (error as { code?: string } | null)?.code;
 
@@ -95,10 +96,15 @@ export interface KeyFileKind<T> {
   readonly kind: string;
   /** The file's `type` field. */
   readonly type: string;
-  /** The whole file (its `v`, `type` and `created` fields included). */
+  /**
+   * The repository a per-repository key belongs to: the file must lie outside
+   * it, and a new file records it (canonical) as `repo`.
+   */
+  readonly repoRoot?: string;
+  /** The whole file (its `v`, `type`, `created` and `repo` fields included). */
   readonly schema: z.ZodType<T>;
   /**
-   * The fields of a new file after `v`, `type` and `created` (fresh key
+   * The fields of a new file after `v`, `type`, `created` and `repo` (fresh key
    * material); throws when a missing file may not be created.
    */
   readonly fresh: () => Promise<Record<string, string>> | Record<string, string>;
@@ -106,15 +112,17 @@ export interface KeyFileKind<T> {
 
 /**
  * Reads the key file at `path`, first creating it (mode 0600, `v: 1`, its
- * `type`, the time and `fresh()`'s fields) when it does not exist: a racing
- * process's file wins. A file that does not parse is `corrupt`.
+ * `type`, the time, the repository and `fresh()`'s fields) when it does not
+ * exist: a racing process's file wins. A file that does not parse is `corrupt`.
  */
 export async function loadOrCreateKeyFile<T>(path: string, file: KeyFileKind<T>): Promise<T> {
+  if (file.repoRoot !== undefined) assertOutsideRepository(path, file.repoRoot);
   let bytes = readPrivateFile(path);
   if (bytes === null) {
     const fields = await file.fresh();
+    const repo = file.repoRoot === undefined ? {} : { repo: canonicalRepoRoot(file.repoRoot) };
     const text = JSON.stringify(
-      { v: 1, type: file.type, created: new Date().toISOString(), ...fields },
+      { v: 1, type: file.type, created: new Date().toISOString(), ...repo, ...fields },
       null,
       2,
     );

@@ -5,14 +5,7 @@ import { sha256Hex } from "../digest/sha256.ts";
 import { KeyError } from "./errors.ts";
 import { loadOrCreateKeyFile } from "./key_file.ts";
 import { rememberKeyMaterial } from "./key_material.ts";
-import {
-  assertOutsideRepository,
-  canonicalRepoRoot,
-  keyDirectory,
-  type KeyEnv,
-  processKeyEnv,
-  repositoryKeyId,
-} from "./paths.ts";
+import { keyDirectory, type KeyEnv, processKeyEnv, repositoryKeyId } from "./paths.ts";
 
 /** A loaded HMAC-SHA-256 key. The raw bytes never leave this module. */
 export interface MacKey {
@@ -94,18 +87,17 @@ export async function importMacKey(raw: Uint8Array, path: string): Promise<MacKe
 export async function loadOrCreateMacKey(options: MacKeyOptions): Promise<MacKey> {
   const env = options.env ?? processKeyEnv();
   const path = macKeyPath(options.repoRoot, env);
-  assertOutsideRepository(path, options.repoRoot);
   const parsed = await loadOrCreateKeyFile(path, {
     name: "MAC key",
     kind: "a vouch HMAC key file",
     type: "vouch-hmac-sha256",
+    repoRoot: options.repoRoot,
     schema: KeyFileSchema,
     fresh: () => {
       if (options.create === false) {
         throw new KeyError("io", `Cannot load MAC key: ${path} does not exist`);
       }
       return {
-        repo: canonicalRepoRoot(options.repoRoot),
         key: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
       };
     },

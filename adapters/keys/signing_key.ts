@@ -5,14 +5,7 @@ import { sha256Hex } from "../digest/sha256.ts";
 import { KeyError } from "./errors.ts";
 import { loadOrCreateKeyFile } from "./key_file.ts";
 import { rememberKeyMaterial } from "./key_material.ts";
-import {
-  assertOutsideRepository,
-  canonicalRepoRoot,
-  keyDirectory,
-  type KeyEnv,
-  processKeyEnv,
-  repositoryKeyId,
-} from "./paths.ts";
+import { keyDirectory, type KeyEnv, processKeyEnv, repositoryKeyId } from "./paths.ts";
 
 /** An Ed25519 key pair for signing attestations. */
 export interface SigningKey {
@@ -122,11 +115,11 @@ export async function loadOrCreateSigningKey(
 ): Promise<SigningKey> {
   const env = options.env ?? processKeyEnv();
   const path = signingKeyPath(options.repoRoot, env);
-  assertOutsideRepository(path, options.repoRoot);
   const file = {
     name: "signing key",
     kind: "a vouch Ed25519 key",
     type: "vouch-ed25519",
+    repoRoot: options.repoRoot,
     schema: SigningFileSchema,
     fresh: async () => {
       const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, [
@@ -136,7 +129,6 @@ export async function loadOrCreateSigningKey(
       const der = async (format: "pkcs8" | "spki", key: CryptoKey) =>
         Buffer.from(await crypto.subtle.exportKey(format, key)).toString("base64");
       return {
-        repo: canonicalRepoRoot(options.repoRoot),
         pkcs8: await der("pkcs8", pair.privateKey),
         spki: await der("spki", pair.publicKey),
       };
