@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import process from "node:process";
+import { concatBytes } from "../adapters/bytes/concat.ts";
 
 /**
  * The bytes of `path`, or of standard input until its end when `path` is `-`.
@@ -26,11 +27,5 @@ export async function readInput(path: string): Promise<Uint8Array> {
   if (path !== "-") return new Uint8Array(await readFile(path));
   const chunks: Uint8Array[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
+  return concatBytes(chunks);
 }

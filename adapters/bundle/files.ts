@@ -12,6 +12,7 @@ import { lstat, open, opendir } from "node:fs/promises";
 import { join } from "node:path/posix";
 import type { FileFailureCode, FileObservation } from "../../kernel/bundle/facts.ts";
 import { StreamingSha256 } from "../digest/mod.ts";
+import { concatBytes } from "../bytes/concat.ts";
 
 /** Options for {@linkcode readBundleFile}. */
 export interface ReadBundleFileOptions {
@@ -150,13 +151,7 @@ export async function readBundleFile(
     }
     const digest = hash.hex();
     if (options.keepBytes !== true) return { ok: true, digest, size: total };
-    const bytes = new Uint8Array(total);
-    let offset = 0;
-    for (const c of chunks) {
-      bytes.set(c, offset);
-      offset += c.length;
-    }
-    return { ok: true, digest, size: total, bytes };
+    return { ok: true, digest, size: total, bytes: concatBytes(chunks) };
   } catch (error) {
     return fail("file_unreadable", `${relPath}: ${describeError(error)}`);
   } finally {

@@ -27,6 +27,7 @@ import {
 import { findEscapingLink } from "./link_scan.ts";
 import { VerificationResultSchema } from "./schemas.ts";
 import { tryParseStrictJson } from "./strict_json.ts";
+import { concatBytes } from "../bytes/concat.ts";
 
 export {
   childPermissionFlags,
@@ -88,14 +89,7 @@ function cappedSink(max: number) {
       if (total <= max) chunks.push(chunk.slice());
     },
     bytes(): Uint8Array | null {
-      if (total > max) return null;
-      const out = new Uint8Array(total);
-      let offset = 0;
-      for (const c of chunks) {
-        out.set(c, offset);
-        offset += c.length;
-      }
-      return out;
+      return total > max ? null : concatBytes(chunks);
     },
   };
 }

@@ -24,6 +24,7 @@ import {
   compareCheckoutSnapshots,
   snapshotCheckout,
 } from "../git/checkout_snapshot.ts";
+import { concatBytes } from "../bytes/concat.ts";
 
 /** A watched tree and the relative paths inside it to skip. */
 export interface WatchedTree {
@@ -192,13 +193,7 @@ async function runFind(
   // Exit 1: something could not be read or vanished; what was read still counts (as before:
   // an unreadable directory shows up through its own fingerprint).
   await Promise.all([child.status, child.outDone, child.errDone]);
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  const text = new TextDecoder().decode(bytes);
+  const text = new TextDecoder().decode(concatBytes(chunks));
   // A record cut short by the kill is dropped with the rest.
   return {
     text: truncated ? text.slice(0, text.lastIndexOf("\0", text.length - 1)) : text,

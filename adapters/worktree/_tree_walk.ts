@@ -13,6 +13,7 @@
 import process from "node:process";
 import { spawnChild } from "../process/_spawn.ts";
 import { permissionDenied } from "../process/permission.ts";
+import { concatBytes } from "../bytes/concat.ts";
 
 /**
  * An entry's stat signature, `type inode ctime size mode` (`find`'s `%y %i
@@ -117,7 +118,7 @@ export async function walkTree(root: string, opts: WalkOptions = {}): Promise<Wa
   const [{ code }] = await Promise.all([child.status, child.outDone, child.errDone]);
   // 1: some entry could not be read (or vanished); the caller decides what that means.
   if (code !== 0 && code !== 1) throw new Error(`find exited ${code}`);
-  const parts = new TextDecoder().decode(concat(chunks)).split("\0");
+  const parts = new TextDecoder().decode(concatBytes(chunks)).split("\0");
   const entries = new Map<string, EntrySig>();
   let newest = 0;
   let newestCtime = "0";
@@ -134,18 +135,6 @@ export async function walkTree(root: string, opts: WalkOptions = {}): Promise<Wa
     }
   }
   return { entries, complete: code === 0, newestCtimeMs: newest, newestCtime };
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const c of chunks) size += c.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 /** A literal path as a `find -path` pattern. */

@@ -1,0 +1,6 @@
+/**
+ * Byte arrays: joining the chunks a stream delivered.
+ *
+ * @module
+ */
+export { concatBytes } from "./concat.ts";
