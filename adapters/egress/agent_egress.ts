@@ -146,7 +146,9 @@ export async function startAgentEgress(options: {
     if (gateSet) return;
     gateSet = true;
     try {
-      writeFileSync(`${gate}.tmp`, word, { mode: 0o600 });
+      // Readable by the forwarder, which as root runs as the sandbox's mapped uid (the
+      // gate is written after the tree was handed to it).
+      writeFileSync(`${gate}.tmp`, word, { mode: 0o644 });
       renameSync(`${gate}.tmp`, gate);
     } catch {
       // an unwritten gate never opens: the forwarder times out and exits without the agent

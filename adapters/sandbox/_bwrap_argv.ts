@@ -171,7 +171,11 @@ export function bwrapArgv(
   const binds = [
     ...profile.writable.map((p) => ({ p, src: p, flag: "--bind" })),
     ...profile.readOnly.map((p) => ({ p, src: p, flag: "--ro-bind" })),
-    ...(profile.views ?? []).map((v) => ({ p: v.path, src: v.source, flag: "--ro-bind" })),
+    ...(profile.views ?? []).map((v) => ({
+      p: v.path,
+      src: v.source,
+      flag: v.writable === true ? "--bind" : "--ro-bind",
+    })),
     ...(profile.layers ?? []).flatMap((l) => [
       { p: l.path, src: "", flag: "--tmpfs" },
       ...l.binds.map((b) => ({ p: b.path, src: b.source, flag: "--ro-bind" })),

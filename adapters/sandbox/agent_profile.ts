@@ -9,6 +9,7 @@ import { cpSync, mkdirSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { bwrapProfile, worktreeGitPaths } from "./bwrap.ts";
 import { DEFAULT_AGENT_LIMITS, type SandboxLimits } from "./limits.ts";
+import { userMapOfHost } from "./_user_map.ts";
 import type { BwrapSandbox, SandboxProfile } from "./profile.ts";
 
 /** HOME-relative state each agent CLI needs, copied into its per-run HOME. */
@@ -108,12 +109,27 @@ export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
       copyState(src, join(homeCopy, entry));
     }
   }
+  // As root the agent is host uid 65534, and its trees are handed to that uid: a state dir of
+  // the user's (an explicit `CODEX_HOME`) is never handed over (any `nobody` process could then
+  // rewrite root's agent config): the agent writes a per-run copy, seen at the dir's own path.
+  const mapped = userMapOfHost() !== null;
+  const stateDirs = mapped ? [] : options.stateDirs ?? [];
+  const stateViews = !mapped ? [] : (options.stateDirs ?? []).flatMap((dir, i) => {
+    if (!isAbsolute(dir)) return [];
+    const copy = join(scratch, "state", String(i));
+    try {
+      copyState(realpathSync(dir), copy);
+    } catch {
+      return [];
+    }
+    return [{ source: copy, path: realpathSync(dir), writable: true }];
+  });
   const base = bwrapProfile({
     worktree: options.worktree,
     ...(home !== null ? { home } : {}),
     ...(options.keyStoreDir !== undefined ? { keyStoreDir: options.keyStoreDir } : {}),
     ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}),
-    extraWritable: [scratch, ...(options.stateDirs ?? [])],
+    extraWritable: [scratch, ...stateDirs],
     extraReadOnly: options.readOnly ?? [],
     limits: options.limits ?? DEFAULT_AGENT_LIMITS,
   });
@@ -132,22 +148,16 @@ export function agentProfile(options: AgentProfileOptions): BwrapSandbox {
       // no index yet: git status works without one
     }
   }
-  // Not (yet) mapped to an unprivileged uid as root: an agent reads and runs what vouch binds
-  // for it from root-only dirs (its program, scratch, state copies); see docs/sandbox.md.
-  const { userMap: _unmapped, ...unmapped } = base;
+  // As root, mapped like a check (its uid 0 is host uid 65534): the scratch (HOME copy, git
+  // objects, index) is handed to that uid with the worktree before each child.
   return {
-    ...unmapped,
+    ...base,
     shareNetwork: true,
     home: home ?? "/tmp/vouch-home",
     homeSource: homeCopy,
-    env: { ...withoutSafeDirectory(base.env ?? {}), ...gitEnv },
+    ...(stateViews.length > 0 ? { views: [...(base.views ?? []), ...stateViews] } : {}),
+    env: { ...base.env, ...gitEnv },
   };
-}
-
-/** The check profile's env without the mapped sandbox's `safe.directory` (agents are unmapped). */
-function withoutSafeDirectory(env: Readonly<Record<string, string>>): Record<string, string> {
-  const { GIT_CONFIG_PARAMETERS: _safe, ...rest } = env;
-  return rest;
 }
 
 /**

@@ -62,9 +62,14 @@ export interface BwrapSandbox {
   /**
    * Directories bound read-only at ANOTHER path (`source` seen at `path`), in
    * the same parent-first order as the binds above: a batch's shared dependency
-   * snapshots at `<tree>/node_modules`.
+   * snapshots at `<tree>/node_modules`. `writable`: bound read-write instead (a root-run
+   * agent's copy of its state dir, seen at the state dir's own path).
    */
-  readonly views?: readonly { readonly source: string; readonly path: string }[];
+  readonly views?: readonly {
+    readonly source: string;
+    readonly path: string;
+    readonly writable?: boolean;
+  }[];
   /**
    * Layered read-only views, in the same parent-first order: a private,
    * size-capped, writable tmpfs at `path`, then each of `binds` bound

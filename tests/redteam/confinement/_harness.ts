@@ -24,12 +24,20 @@ export interface Arena {
   readonly repo: FixtureRepo;
   readonly wt: Worktree;
   readonly scratch: string;
+  /** The agent program's own dir (0755, bound read-only for it). */
+  readonly bin: string;
   cleanup(): Promise<void>;
 }
 
 export async function arena(files: Record<string, string> = { "a.txt": "a\n" }): Promise<Arena> {
   const repo = await createRepo(files, "true");
   const scratch = await Deno.realPath(await Deno.makeTempDir({ prefix: "vouch-rt-" }));
+  // The agent's program's own dir, bound read-only: others may read it, as an install dir (as
+  // root the agent is host uid 65534, and a 0700 dir of root's stays closed to it). Not the whole
+  // scratch: the worktree's own 0700 parents are in it.
+  const bin = join(scratch, "bin");
+  await Deno.mkdir(bin, { mode: 0o755 });
+  await Deno.chmod(bin, 0o755);
   const wt = await createWorktree({
     repo: repo.dir,
     taskId: "rt",
@@ -40,6 +48,7 @@ export async function arena(files: Record<string, string> = { "a.txt": "a\n" }):
     repo,
     wt,
     scratch,
+    bin,
     async cleanup() {
       await removeWorktree(wt).catch(() => {});
       await repo.cleanup();
@@ -55,7 +64,7 @@ export async function runAgentScript(
   requirement: SandboxRequirement = "auto",
   options: { home?: string; maxSeconds?: number; limits?: Partial<SandboxLimits> } = {},
 ): Promise<BackendResult> {
-  const program = join(a.scratch, "agent.sh");
+  const program = join(a.bin, "agent.sh");
   await Deno.writeTextFile(
     program,
     `#!/bin/sh\n${script}\necho '{"summary":"done","done":true}'\n`,
@@ -65,7 +74,7 @@ export async function runAgentScript(
     (sandbox) => commandBackend({ argv: [program], sandbox }),
     requirement,
     {
-      readOnly: [a.scratch],
+      readOnly: [a.bin],
       probe,
       ...(options.home !== undefined ? { home: options.home } : {}),
       ...(options.limits !== undefined ? { limits: options.limits } : {}),

@@ -108,7 +108,7 @@ Deno.test({
     await Deno.mkdir(join(home, ".codex"));
     await Deno.writeTextFile(join(home, ".codex/config.toml"), 'model = "m"\n');
     try {
-      const program = join(a.scratch, "agent.sh");
+      const program = join(a.bin, "agent.sh");
       const { confinedBackend } = await import("../../../adapters/driver/confined_backend.ts");
       const { commandBackend } = await import("../../../adapters/backends/command_backend.ts");
       const { probe } = await import("./_harness.ts");
@@ -127,7 +127,7 @@ Deno.test({
       const backend = confinedBackend(
         (sandbox) => commandBackend({ argv: [program], sandbox }),
         "auto",
-        { readOnly: [a.scratch], probe, home, stateEntries: [".codex"] },
+        { readOnly: [a.bin], probe, home, stateEntries: [".codex"] },
       );
       const r = await backend.run({
         taskId: "rt",

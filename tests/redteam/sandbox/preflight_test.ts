@@ -28,6 +28,8 @@ for (const command of ["run", "doctor"] as const) {
           `#!/bin/sh\nif [ "$1" = --version ]; then echo pwned > ${planted}; echo "codex 0.0.1"; exit 0; fi\nexit 1\n`,
         );
         await Deno.chmod(`${bin}/codex`, 0o755);
+        // As an install dir is (as root the sandbox's uid is 65534: a 0700 dir stays closed).
+        await Deno.chmod(bin, 0o755);
         const r = await runVouch(
           repo,
           command === "run"
