@@ -14,6 +14,7 @@ import { probeAgentCli } from "./probe.ts";
 import { composePrompt } from "./prompt.ts";
 import { cancelledBeforeStart, failure, guardRun, noClaims, unrunnable } from "./result.ts";
 import {
+  type AgentProcessRun,
   MAX_LINE_BYTES,
   processStatus,
   reportedExitCode,
@@ -115,18 +116,59 @@ export async function runAgentCli(
   const mask = config.mask ?? maskSecrets;
   const cancelled = cancelledBeforeStart(backend, ctx);
   if (cancelled !== null) return cancelled;
+  const stream = streamFeed(parser, task, ctx, mask);
+  const splitter = new LineSplitter(MAX_LINE_BYTES);
+  let run;
+  try {
+    run = await runAgentProcess(
+      backend,
+      argv,
+      task,
+      ctx,
+      config,
+      new TextEncoder().encode(composePrompt(task)),
+      {},
+      { onStdout: (chunk) => stream.feed(splitter.push(chunk)), stop: stream.stop.signal },
+    );
+  } catch (error) {
+    return unrunnable(backend, error);
+  }
+  stream.feed(splitter.end());
+  return streamResult(backend, task, ctx, run, parser.outcome(), stream, mask);
+}
+
+type Mask = (text: string) => { text: string };
+
+/** Where feeding the stream to its parser got to. */
+interface StreamFeed {
+  /** Feeds stdout lines to the parser; its events (masked, paths relative) reach the context. */
+  feed(lines: readonly StreamLine[]): void;
+  /** Aborted when the parser asks to stop the CLI. */
+  readonly stop: AbortController;
+  /** More than {@linkcode MAX_PROTOCOL_ISSUES} protocol issues: the rest was ignored. */
+  readonly gaveUp: boolean;
+  /** Why the parser stopped the CLI, or null. */
+  readonly stopped: BackendFailure | null;
+}
+
+/** Feeds the CLI's stream to its parser as it arrives, and stops the CLI when the parser asks. */
+function streamFeed(
+  parser: StreamParser,
+  task: AgentTask,
+  ctx: BackendContext,
+  mask: Mask,
+): StreamFeed {
   let issues = 0;
-  let gaveUp = false;
-  let stopped: BackendFailure | null = null;
+  const state = { gaveUp: false, stopped: null as BackendFailure | null };
   const stop = new AbortController();
   const feed = (lines: readonly StreamLine[]) => {
     for (const line of lines) {
-      if (gaveUp) return;
+      if (state.gaveUp) return;
       for (const event of parser.accept(line)) {
         if (event.kind === "protocol") {
           issues += 1;
           if (issues > MAX_PROTOCOL_ISSUES) {
-            gaveUp = true;
+            state.gaveUp = true;
             safeEmit(
               ctx,
               protocolIssue(
@@ -140,31 +182,39 @@ export async function runAgentCli(
         }
         safeEmit(ctx, maskEvent(relativeToWorktree(event, task.worktree), mask));
       }
-      const request = stopped === null ? parser.stopRequest?.() ?? null : null;
+      const request = state.stopped === null ? parser.stopRequest?.() ?? null : null;
       if (request !== null) {
-        stopped = failure(request.code, mask(request.message).text);
+        state.stopped = failure(request.code, mask(request.message).text);
         stop.abort();
       }
     }
   };
-  const splitter = new LineSplitter(MAX_LINE_BYTES);
-  let run;
-  try {
-    run = await runAgentProcess(
-      backend,
-      argv,
-      task,
-      ctx,
-      config,
-      new TextEncoder().encode(composePrompt(task)),
-      {},
-      { onStdout: (chunk) => feed(splitter.push(chunk)), stop: stop.signal },
-    );
-  } catch (error) {
-    return unrunnable(backend, error);
-  }
-  feed(splitter.end());
-  const outcome = parser.outcome();
+  return {
+    feed,
+    stop,
+    get gaveUp() {
+      return state.gaveUp;
+    },
+    get stopped() {
+      return state.stopped;
+    },
+  };
+}
+
+/**
+ * The run's result, decided from the stream (the exit code corroborates):
+ * stopped on the stream's word, the process's own failure, output overflow,
+ * a garbage stream, a reported failure, success with a failing exit, or ok.
+ */
+function streamResult(
+  backend: string,
+  task: AgentTask,
+  ctx: BackendContext,
+  run: AgentProcessRun,
+  outcome: StreamOutcome,
+  stream: StreamFeed,
+  mask: Mask,
+): BackendResult {
   const p = run.process;
   const common = {
     ...noClaims(backend),
@@ -176,53 +226,43 @@ export async function runAgentCli(
     exitCode: reportedExitCode(p),
     protocolIssues: outcome.issues,
   };
-  if (stopped !== null && !ctx.signal.aborted) {
+  const error = (code: BackendFailure["code"], message: string): BackendResult => ({
+    ...common,
+    status: "error",
+    failure: failure(code, message),
+  });
+  if (stream.stopped !== null && !ctx.signal.aborted) {
     // Stopped by vouch on the stream's word (e.g. a bad key): the cause, not "cancelled".
+    const stopped = stream.stopped;
     return { ...common, selfClaimedDone: false, exitCode: null, status: "error", failure: stopped };
   }
   const pre = processStatus(backend, p);
   if (pre !== null) return { ...common, selfClaimedDone: false, ...pre };
   if (run.outputOverflow) {
-    return {
-      ...common,
-      status: "error",
-      failure: failure(
-        "protocol",
-        `${backend} output exceeded ${task.maxOutputMb} MiB; the stream cannot be trusted`,
-      ),
-    };
+    return error(
+      "protocol",
+      `${backend} output exceeded ${task.maxOutputMb} MiB; the stream cannot be trusted`,
+    );
   }
-  if (gaveUp) {
-    return {
-      ...common,
-      status: "error",
-      failure: failure(
-        "protocol",
-        `${backend} stream had more than ${MAX_PROTOCOL_ISSUES} malformed lines`,
-      ),
-    };
+  if (stream.gaveUp) {
+    return error(
+      "protocol",
+      `${backend} stream had more than ${MAX_PROTOCOL_ISSUES} malformed lines`,
+    );
   }
   if (!outcome.success) {
-    return {
-      ...common,
-      status: "error",
-      failure: failure(
-        "execution",
-        `${backend} reported failure: ${mask(outcome.failureReason).text}${
-          p.exitCode !== 0 ? ` (exit ${p.exitCode})` : ""
-        }${run.lines.length === 0 ? stderrCause(p.stderr.head + p.stderr.tail, mask) : ""}`,
-      ),
-    };
+    return error(
+      "execution",
+      `${backend} reported failure: ${mask(outcome.failureReason).text}${
+        p.exitCode !== 0 ? ` (exit ${p.exitCode})` : ""
+      }${run.lines.length === 0 ? stderrCause(p.stderr.head + p.stderr.tail, mask) : ""}`,
+    );
   }
   if (p.exitCode !== 0) {
-    return {
-      ...common,
-      status: "error",
-      failure: failure(
-        "protocol",
-        `${backend} stream reports success but the process exited ${p.exitCode}`,
-      ),
-    };
+    return error(
+      "protocol",
+      `${backend} stream reports success but the process exited ${p.exitCode}`,
+    );
   }
   return { ...common, status: "ok" };
 }

@@ -20,7 +20,6 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "adapters/backends/_file_service.ts:fileService": 149,
   "adapters/backends/openai_backend.ts:converse": 147,
   "cli/commands/run_backend.ts:backendFor": 128,
-  "adapters/backends/agent_cli.ts:runAgentCli": 122,
 };
 
 /**
