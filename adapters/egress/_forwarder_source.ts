@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { DENO_BOTH_SOURCE } from "./_pipe_source.ts";
+import { DENO_BOTH_SOURCE, NODE_BOTH_SOURCE } from "./_pipe_source.ts";
 
 /** The script (ES module: runs under deno with Deno APIs, under node with node: modules). */
 export const FORWARDER_SOURCE = String.raw`// vouch egress forwarder (generated)
@@ -86,16 +86,9 @@ if (typeof Deno !== "undefined") {
   const { readFileSync } = await import("node:fs");
   cfg = JSON.parse(readFileSync(process.argv[2], "utf8"));
   const argv = process.argv.slice(3);
+  ${NODE_BOTH_SOURCE}
   const listen = (l) => new Promise((ok, fail) => {
-    const server = net.createServer((c) => {
-      const u = net.connect(l.socket);
-      c.pipe(u);
-      u.pipe(c);
-      c.on("error", () => u.destroy());
-      u.on("error", () => c.destroy());
-      c.on("close", () => u.destroy());
-      u.on("close", () => c.destroy());
-    });
+    const server = net.createServer((c) => both(c, net.connect(l.socket)));
     server.once("error", (e) => (l.optional ? ok() : fail(e)));
     server.listen({ host: l.host, port: l.port, exclusive: true }, () => ok());
   });

@@ -1,8 +1,8 @@
 /**
- * The one piece of JavaScript both egress helpers run under Deno: `both(a,
- * b)` copies bytes each way between two Deno connections and, when either
- * side ends or fails, closes both. Spliced into the proxy's and the
- * forwarder's source.
+ * The pieces of JavaScript both egress helpers share: `both(a, b)` copies
+ * bytes each way between two connections and, when either side ends or fails,
+ * closes both; one for Deno's connections, one for node's sockets. Spliced
+ * into the proxy's and the forwarder's source.
  *
  * @module
  */
@@ -30,3 +30,13 @@ export const DENO_BOTH_SOURCE = String.raw`const both = (a, b) => {
   copy(a, b);
   copy(b, a);
 };`;
+
+/** The source of `both(a, b)` for two `node:net` sockets. */
+export const NODE_BOTH_SOURCE = String.raw`function both(a, b) {
+  a.pipe(b);
+  b.pipe(a);
+  a.on("error", () => b.destroy());
+  b.on("error", () => a.destroy());
+  a.on("close", () => b.destroy());
+  b.on("close", () => a.destroy());
+}`;

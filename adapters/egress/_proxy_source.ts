@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { DENO_BOTH_SOURCE } from "./_pipe_source.ts";
+import { DENO_BOTH_SOURCE, NODE_BOTH_SOURCE } from "./_pipe_source.ts";
 
 /** The helper program (an ES module; its config file is its last argument). */
 export const PROXY_SOURCE = String.raw`
@@ -170,14 +170,7 @@ if (DENO) {
   Deno.exit(0);
 } else {
 const net = (await import("node:net")).default;
-function both(a, b) {
-  a.pipe(b);
-  b.pipe(a);
-  a.on("error", () => b.destroy());
-  b.on("error", () => a.destroy());
-  a.on("close", () => b.destroy());
-  b.on("close", () => a.destroy());
-}
+${NODE_BOTH_SOURCE}
 function answer(c, status, text) {
   c.end(reply(status, text));
 }
