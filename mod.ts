@@ -170,9 +170,6 @@ export type { KeyEnv } from "./adapters/keys/paths.ts";
 
 // Types the API above names in its options and results (exported so the reference links them).
 export type { IntegrationTarget } from "./adapters/verified_patch/capabilities.ts";
-export type { CleanTreePool } from "./adapters/worktree/tree_pool.ts";
-export type { SandboxProbe } from "./adapters/host/sandbox_probe.ts";
-export type { CheckSlots } from "./adapters/verification/check_slots.ts";
 export type { IsolationRuntime } from "./adapters/bundle/isolation_runtime.ts";
 export type { ReceiptExit, ReceiptOutcome, StreamDigest } from "./adapters/receipts/receipt.ts";
 export type {
@@ -180,10 +177,5 @@ export type {
   EvidenceIssueCode,
   EvidenceReport,
 } from "./adapters/audit/evidence_binding.ts";
-export type { TreeMark } from "./adapters/worktree/reset_tree.ts";
-export type { Worktree, WorktreePurpose } from "./adapters/worktree/worktree.ts";
-export type { DependencySnapshots } from "./adapters/deps/shared.ts";
-export type { CleanTree } from "./adapters/worktree/clean_tree.ts";
 export type { ChildCommand } from "./adapters/bundle/isolation_runtime.ts";
 export type { OracleReport, OracleTouch } from "./adapters/verification/verifier.ts";
-export type { SandboxAvailability } from "./adapters/host/sandbox_probe.ts";

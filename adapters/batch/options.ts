@@ -23,13 +23,6 @@ export interface JudgeOptions {
   /** Key locations (tests). */
   readonly keyEnv?: KeyEnv;
   /**
-   * Clean trees reused across the candidates (and the shared baseline) of a
-   * base commit instead of one checkout each; `localExecutor` makes one per batch.
-   */
-  readonly treePool?: CleanTreePool;
-  /** One sandbox probe for the whole batch (the executors make one). */
-  readonly sandboxProbe?: Promise<SandboxProbe>;
-  /**
    * How candidates' clean trees get the user's installed dependency
    * directories: `shared` snapshots each once per batch and binds it read-only
    * into every tree (bwrap; `--sandbox none` copies anyway), `copy` gives each
@@ -37,17 +30,31 @@ export interface JudgeOptions {
    */
   readonly dependencies?: "shared" | "copy";
   /**
-   * At most this many candidates' (or baselines') commands run at once; the
-   * executors make `concurrency` slots and let as many more verifications
-   * prepare their trees meanwhile. @default no limit
-   */
-  readonly checkSlots?: CheckSlots;
-  /**
    * Tests are editable for every task (`vouch batch --tests-editable`): a
    * candidate that touches test files is graded against its own tests only,
    * and its record says so. @default each task contract's `testsEditable`, else false
    */
   readonly testsEditable?: boolean;
+}
+
+/**
+ * {@linkcode JudgeOptions} with what one batch (or queue worker) shares across its
+ * verifications (internal: the executors make them, see {@linkcode batchResources}).
+ */
+export interface SharedJudgeOptions extends JudgeOptions {
+  /**
+   * Clean trees reused across the candidates (and the shared baseline) of a
+   * base commit instead of one checkout each; `localExecutor` makes one per batch.
+   */
+  readonly treePool?: CleanTreePool;
+  /** One sandbox probe for the whole batch (the executors make one). */
+  readonly sandboxProbe?: Promise<SandboxProbe>;
+  /**
+   * At most this many candidates' (or baselines') commands run at once; the
+   * executors make `concurrency` slots and let as many more verifications
+   * prepare their trees meanwhile. @default no limit
+   */
+  readonly checkSlots?: CheckSlots;
 }
 
 /**
@@ -60,7 +67,7 @@ export interface JudgeOptions {
  * deepEqual(verificationOptions({ outDir: "out" }), { sandbox: "auto" });
  * ```
  */
-export function verificationOptions(opts: JudgeOptions): {
+export function verificationOptions(opts: SharedJudgeOptions): {
   readonly sandbox: SandboxRequirement;
   readonly sandboxReadOnly?: readonly string[];
   readonly worktreeRoot?: string;
@@ -101,9 +108,9 @@ export function verificationOptions(opts: JudgeOptions): {
  * ```
  */
 export function batchResources(
-  given: JudgeOptions,
+  given: SharedJudgeOptions,
   concurrency: number,
-): { readonly opts: JudgeOptions; close(): Promise<void> } {
+): { readonly opts: SharedJudgeOptions; close(): Promise<void> } {
   const dependencies = (given.dependencies ?? "shared") === "shared"
     ? { dependencies: createDependencySnapshots() }
     : {};

@@ -27,7 +27,7 @@ import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { type Classification, classifyOutcome } from "./classify.ts";
 import type { BatchTask } from "./input.ts";
 import { taskDirName } from "./key.ts";
-import { errorMessage, type JudgeOptions } from "./options.ts";
+import { errorMessage, type SharedJudgeOptions } from "./options.ts";
 import { commitSpec } from "./spec_base.ts";
 
 /** A task made ready once: resolved base, spec commit, contract and shared baseline. */
@@ -94,7 +94,10 @@ const needsOwnBaseline = (c: OutcomeContract) =>
  * rmSync(opts.keyEnv.VOUCH_KEY_FILE, { force: true });
  * ```
  */
-export async function prepareTask(task: BatchTask, opts: JudgeOptions): Promise<PreparedTask> {
+export async function prepareTask(
+  task: BatchTask,
+  opts: SharedJudgeOptions,
+): Promise<PreparedTask> {
   let base = task.base;
   try {
     base = await resolveCommit(task.repo, task.base);
@@ -186,7 +189,7 @@ async function judgeBase(
   task: BatchTask,
   applyTo: string,
   contract: OutcomeContract,
-  opts: JudgeOptions,
+  opts: SharedJudgeOptions,
   cache: boolean,
 ): Promise<
   {

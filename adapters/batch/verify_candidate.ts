@@ -14,12 +14,12 @@ import type { ListedTestStatus, OutcomeContract } from "../../kernel/contract/ty
 import { isVouchError } from "../../kernel/errors/mod.ts";
 import { attestVerifiedPatchJson } from "../attest/export.ts";
 import { sha256Hex } from "../digest/sha256.ts";
-import { verifyPatchInRepo, type VerifyPatchOutcome } from "../driver/verify_patch.ts";
+import { type VerifyPatchOutcome, verifyPatchSharing } from "../driver/verify_patch.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
 import { classifyOutcome } from "./classify.ts";
 import { candidateKey } from "./key.ts";
-import { errorMessage, type JudgeOptions, verificationOptions } from "./options.ts";
+import { errorMessage, type SharedJudgeOptions, verificationOptions } from "./options.ts";
 import type { PreparedTask } from "./prepare.ts";
 import type { KeyVerdict } from "./schema.ts";
 
@@ -46,7 +46,12 @@ function listedTests(
   return out;
 }
 
-async function attest(outcome: VerifyPatchOutcome, repo: string, dir: string, opts: JudgeOptions) {
+async function attest(
+  outcome: VerifyPatchOutcome,
+  repo: string,
+  dir: string,
+  opts: SharedJudgeOptions,
+) {
   if (outcome.verifiedPatchPath === null) return null;
   const env = opts.keyEnv !== undefined ? { env: opts.keyEnv } : {};
   const macKey = await loadOrCreateMacKey({ repoRoot: repo, ...env, create: false });
@@ -70,7 +75,7 @@ async function attest(outcome: VerifyPatchOutcome, repo: string, dir: string, op
 export async function verifyCandidate(
   prepared: PreparedTask,
   patchText: string,
-  opts: JudgeOptions,
+  opts: SharedJudgeOptions,
 ): Promise<KeyVerdict> {
   const started = performance.now();
   const verdict = await judgeTimed(prepared, patchText, opts);
@@ -81,7 +86,7 @@ export async function verifyCandidate(
 async function judgeTimed(
   prepared: PreparedTask,
   patchText: string,
-  opts: JudgeOptions,
+  opts: SharedJudgeOptions,
 ): Promise<KeyVerdict> {
   const patch = new TextEncoder().encode(patchText);
   const patchDigest = sha256Hex(patch);
@@ -124,7 +129,7 @@ async function judgeTimed(
       await copyFile(join(seed, "events.jsonl"), join(dir, "events.jsonl"));
       await cp(join(seed, "baseline-cache"), join(dir, "baseline-cache"), { recursive: true });
     }
-    const outcome = await verifyPatchInRepo({
+    const outcome = await verifyPatchSharing({
       ...verificationOptions(opts),
       dir: prepared.task.repo,
       patch,

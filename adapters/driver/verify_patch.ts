@@ -69,12 +69,6 @@ export interface VerifyPatchOptions {
   readonly keyEnv?: KeyEnv;
   /** Directory the clean trees are created under. */
   readonly worktreeRoot?: string;
-  /** Clean trees shared across verifications of the same base (`vouch batch`); see `CleanTreePool`. */
-  readonly treePool?: CleanTreePool;
-  /** A sandbox probe shared across verifications (`vouch batch`); see `CleanVerifierOptions`. */
-  readonly sandboxProbe?: Promise<SandboxProbe>;
-  /** Check slots shared across verifications (`vouch batch`); see `CleanVerifierOptions`. */
-  readonly checkSlots?: CheckSlots;
   /** Told each check as it runs, with its phase (`baseline` or `verify`). */
   readonly onCheck?: (phase: string, name: string) => void;
   /** Notes for the user (a dead writer's lock taken over). */
@@ -121,6 +115,19 @@ export interface VerifyPatchOptions {
    * `settleDeferredRemovals()` before it exits). @default "before_return"
    */
   readonly treeRemoval?: "before_return" | "after_return";
+}
+
+/**
+ * What vouch's own CLI and batch share across verifications (internal: not exported by the
+ * package; an embedder verifies with {@link verifyPatchInRepo}, which shares nothing).
+ */
+export interface SharedVerification {
+  /** Clean trees shared across verifications of the same base (`vouch batch`); see `CleanTreePool`. */
+  readonly treePool?: CleanTreePool;
+  /** A sandbox probe shared across verifications (`vouch batch`); see `CleanVerifierOptions`. */
+  readonly sandboxProbe?: Promise<SandboxProbe>;
+  /** Check slots shared across verifications (`vouch batch`); see `CleanVerifierOptions`. */
+  readonly checkSlots?: CheckSlots;
 }
 
 /**
@@ -229,7 +236,17 @@ export function verifyPatchReport(outcome: VerifyPatchOutcome): VerifyPatchRepor
  * console.log(r.verdict, r.exitCode);
  * ```
  */
-export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<VerifyPatchOutcome> {
+export function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<VerifyPatchOutcome> {
+  return verifyPatchSharing(opts);
+}
+
+/**
+ * {@link verifyPatchInRepo} with resources shared across verifications (a batch's tree pool,
+ * sandbox probe and check slots; the CLI's probe): what `vouch verify` and `vouch batch` call.
+ */
+export async function verifyPatchSharing(
+  opts: VerifyPatchOptions & SharedVerification,
+): Promise<VerifyPatchOutcome> {
   // Only the top level, the git dir and the base are needed (a dirty checkout is irrelevant here).
   const info = await locateRepo(opts.dir, opts.base ?? "HEAD");
   await excludeStateDir(info.commonDir);
@@ -309,7 +326,7 @@ export async function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<Verif
  * used by the baseline (when there is one) and each grading.
  */
 function cleanVerifierOptions(
-  opts: VerifyPatchOptions,
+  opts: VerifyPatchOptions & SharedVerification,
   at: { repo: string; base: string; task: string; receipts: ReceiptRecorder },
   cache: NonNullable<CleanVerifierOptions["baselineCache"]>,
 ): CleanVerifierOptions {

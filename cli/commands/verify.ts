@@ -7,7 +7,7 @@ import { visible, visibleLine } from "../../adapters/text/mod.ts";
 import { parseFlags, sandboxFlag } from "./_flags.ts";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
-import { verifyPatchInRepo, verifyPatchReport } from "../../adapters/driver/verify_patch.ts";
+import { verifyPatchReport, verifyPatchSharing } from "../../adapters/driver/verify_patch.ts";
 import { renderVerifyOutcome } from "../render.ts";
 import { exportVerifiedPatchAttestation } from "./attest.ts";
 import { resolve } from "node:path";
@@ -112,7 +112,7 @@ export const verifyCommand: CliCommand = {
     }
     const stopListening = leaveOnSigint(io);
     const progress = values.json ? null : plainProgress(io);
-    const outcome = await verifyPatchInRepo({
+    const outcome = await verifyPatchSharing({
       ...verifyOptions(values, io, progress),
       patch,
       contract,
