@@ -58,6 +58,16 @@ export const SERIAL: readonly string[] = [
 ];
 
 /**
+ * The serial entries that run in a serial process of their own: the npm
+ * package's tests, which build and pack the package once per process and
+ * take most of the serial time (npm installs, tsc, esbuild). The other serial
+ * files go one at a time in a second process beside it: each file still runs
+ * alone in its process (process-wide state is per process), and the package
+ * is still built once.
+ */
+export const SERIAL_APART: readonly string[] = ["tests/npm/"];
+
+/**
  * The parallel phase's longest files (CPU seconds alone, or waits on real
  * sleeps and kills), which it starts first: `deno test` keeps the order of the
  * files it is given, and a long file that starts last leaves the other cores
@@ -245,17 +255,19 @@ export const TYPE_CHECKS: readonly Phase[] = [
 /**
  * The test task's phases (run at once, printed in this order): the kernel
  * without permissions, every example in parallel, every other test file in
- * parallel ({@linkcode FIRST} first), and the serial list one file at a time,
- * each `--no-check`; then the {@linkcode TYPE_CHECKS}.
+ * parallel ({@linkcode FIRST} first), and the serial list one file at a time
+ * (in two processes: {@linkcode SERIAL_APART} in its own), each `--no-check`;
+ * then the {@linkcode TYPE_CHECKS}.
  *
  * @example
  * ```ts
- * import { equal, ok } from "node:assert/strict";
- * import { PHASES, SERIAL, TYPE_CHECKS } from "./_phases.ts";
- * equal(PHASES.length, 4 + TYPE_CHECKS.length);
+ * import { deepEqual, equal, ok } from "node:assert/strict";
+ * import { PHASES, SERIAL, SERIAL_APART, TYPE_CHECKS } from "./_phases.ts";
+ * equal(PHASES.length, 5 + TYPE_CHECKS.length);
  * ok(!PHASES[2]!.args.includes(SERIAL[0]!));
- * equal(PHASES[3]!.args.at(-1), SERIAL.at(-1));
- * ok(PHASES.slice(0, 4).every((p) => p.args.includes("--no-check")));
+ * equal(PHASES[3]!.args.at(-1), SERIAL.filter((s) => !SERIAL_APART.includes(s)).at(-1));
+ * deepEqual(PHASES[4]!.args.filter((a) => !a.startsWith("-")), [...SERIAL_APART]);
+ * ok(PHASES.slice(0, 5).every((p) => p.args.includes("--no-check")));
  * ```
  */
 export const PHASES: readonly Phase[] = [
@@ -276,7 +288,14 @@ export const PHASES: readonly Phase[] = [
     ],
     env: TESTS_PARALLEL,
   },
-  { name: "tests (serial)", args: ["--no-prompt", "--no-check", "-A", ...SERIAL] },
+  {
+    name: "tests (serial)",
+    args: ["--no-prompt", "--no-check", "-A", ...SERIAL.filter((s) => !SERIAL_APART.includes(s))],
+  },
+  {
+    name: "tests (serial: npm package)",
+    args: ["--no-prompt", "--no-check", "-A", ...SERIAL.filter((s) => SERIAL_APART.includes(s))],
+  },
   ...TYPE_CHECKS,
 ];
 
