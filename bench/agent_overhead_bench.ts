@@ -8,22 +8,24 @@
  * time (each round's `backend` phase up to its `validate` phase, read from
  * the plain progress lines, the agent's own start-up included) and the
  * tests' time (every check's `durationMs` in `--json`: baseline and round).
- * It also takes away the backend's preflight (before the baseline: an ACP
- * agent started once in its sandbox and sent `initialize`; a CLI's
- * `--version`): the agent program's own start-up is the agent's time, not
- * vouch's. The preflight is not on the progress (it runs before the
- * driver): it is the time outside the driver (wall - the run's `elapsedMs`)
- * less the CLI's own start, measured in the same bench as the wall time of a
- * run whose agent is missing (`acp:/nonexistent/agent`: CLI start, flags,
- * contract, the preflight's `stat`, exit 4); the native `openai:` loop has
- * no preflight (its time outside the driver is vouch's: the CLI starts again
- * with `--allow-net` for the model's one address). What is left is vouch's: CLI
+ * An ACP agent is started once, in its task's sandbox, before the baseline
+ * (the driver's `setup · start` phase, up to the next line): that is the
+ * agent's own start-up, counted as the agent's time. It also takes away a
+ * backend's preflight outside the driver (a CLI's `--version`): the time
+ * outside the driver (wall - the run's `elapsedMs`) less the CLI's own
+ * start, measured in the same bench as the wall time of a run whose agent
+ * is missing (`acp:/nonexistent/agent`: CLI start, flags, contract, the
+ * preflight's `stat`, exit 4); the native `openai:` loop has none (its time
+ * outside the driver is vouch's). What is left is vouch's: CLI
  * start, worktree, baseline and round bookkeeping, diff extraction, the
  * clean tree of the verification, cleanup. Target: <= 1.5 s per run on a
  * small repo.
  *
  * `deno bench` prints one run per agent; `deno task bench:check --only
- * agent_overhead` judges the median of 3 runs per agent against the budget.
+ * agent_overhead` judges the median of 3 runs per agent against the budget;
+ * `deno run -A bench/agent_overhead_bench.ts LABEL` prints one run's split
+ * as JSON (with `VOUCH_BENCH_CPU=1`: the run's CPU time too), which
+ * `bench/agent_overhead_compare.ts` uses to compare two checkouts.
  * An agent that is not installed is reported as such (an `error` row).
  *
  * @module
@@ -55,6 +57,8 @@ export interface RunSplit {
   readonly outsideMs: number;
   /** The backend's preflight: `outsideMs` less the CLI's own start ({@linkcode cliStartMs}). */
   readonly preflightMs: number;
+  /** CPU time of the run and all it waited for (`VOUCH_BENCH_CPU=1`), ms, or null. */
+  readonly cpuMs: number | null;
 }
 
 /**
@@ -75,12 +79,20 @@ function at(line: string): number | null {
 
 /**
  * The agent's time from the plain progress: per round, from its first `backend` line to its
- * `validate` line (each round's agent time, its start-up included).
+ * `validate` line (each round's agent time, its start-up included), plus the agent's start
+ * before the baseline (`setup · start`, up to the next line).
  */
 export function agentMsOf(stderr: string): number {
   let total = 0;
   const start = new Map<string, number>();
+  let starting: number | null = null;
   for (const line of stderr.split("\n")) {
+    const t0 = at(line);
+    if (t0 !== null && starting !== null && !/ · setup · start\b/.test(line)) {
+      total += t0 - starting;
+      starting = null;
+    }
+    if (t0 !== null && starting === null && / · setup · start\b/.test(line)) starting = t0;
     const round = / · round (\d+) · (backend|validate)\b/.exec(line);
     const t = at(line);
     if (round === null || t === null) continue;
@@ -121,6 +133,7 @@ export async function splitRun(agent: AgentPath, cliMs: number): Promise<RunSpli
     vouchMs: run.ms - agentMs - testsMs - preflightMs,
     outsideMs,
     preflightMs,
+    cpuMs: run.cpuMs,
   };
 }
 
@@ -175,3 +188,17 @@ export const budgets: readonly BudgetSpec[] = AGENTS.map((agent): BudgetSpec => 
     };
   },
 }));
+
+/** `deno run -A bench/agent_overhead_bench.ts LABEL`: one run of that agent path, as JSON. */
+if (import.meta.main) {
+  const want = Deno.args[0] ?? "";
+  const agent = AGENTS.find((a) => a.label === want || a.backend.startsWith(want));
+  if (agent === undefined || agent.missing !== null) {
+    console.log(JSON.stringify({ error: agent?.missing ?? `no agent ${Deno.args[0]}` }));
+  } else {
+    const cli = await cliStartMs();
+    console.log(
+      JSON.stringify({ agent: agent.label, cliMs: cli, ...(await splitRun(agent, cli)) }),
+    );
+  }
+}

@@ -134,6 +134,12 @@ export interface RealCliRun {
   readonly repo: string;
   /** Wall time of the `vouch run`, ms. */
   readonly ms: number;
+  /**
+   * CPU time (user + system) of the `vouch run` and every process it waited for (the agent,
+   * its sandbox, the checks), ms; measured by `/usr/bin/time` when `VOUCH_BENCH_CPU=1`, else
+   * null.
+   */
+  readonly cpuMs: number | null;
   /** Whether the run left artefacts (`.vouch/runs/`): false when nothing ran. */
   readonly artefacts: boolean;
   /** Files under `.vouch/` (log, transcripts, results) that contain the API key's value. */
@@ -258,9 +264,11 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       "plain",
       ...(opts.flags ?? []),
     ];
+    const program = opts.runtime === "node" ? NODE! : Deno.execPath();
+    const timed = Deno.env.get("VOUCH_BENCH_CPU") === "1" && existsSync("/usr/bin/time");
     const started = Date.now();
-    const out = await new Deno.Command(opts.runtime === "node" ? NODE! : Deno.execPath(), {
-      args,
+    const out = await new Deno.Command(timed ? "/usr/bin/time" : program, {
+      args: timed ? ["-f", "%U %S", "-o", `${tmp}/cpu`, program, ...args] : args,
       cwd: repo,
       env,
       clearEnv: true,
@@ -269,6 +277,12 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       stderr: "piped",
     }).output();
     const ms = Date.now() - started;
+    const cpuMs = timed
+      ? Math.round(
+        Deno.readTextFileSync(`${tmp}/cpu`).trim().split("\n").at(-1)!.split(" ")
+          .reduce((n, s) => n + Number(s), 0) * 1000,
+      )
+      : null;
     const stdout = new TextDecoder().decode(out.stdout);
     const stderr = new TextDecoder().decode(out.stderr);
     let json: Record<string, unknown> = {};
@@ -286,7 +300,7 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       ...filesContaining(`${repo}/.vouch`, key),
       ...(stdout.includes(key) || stderr.includes(key) ? ["(vouch output)"] : []),
     ];
-    return { code: out.code, stdout, stderr, json, server, repo, ms, artefacts, leaks };
+    return { code: out.code, stdout, stderr, json, server, repo, ms, cpuMs, artefacts, leaks };
   } finally {
     await server.close();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
