@@ -64,6 +64,8 @@ function nextFor(t: TaskRecord, seq: number, at: number, rnd: () => number): Ker
   switch (p.kind) {
     case "create_worktree":
       return { ...base, kind: "worktree_ready", effectId, path: `/wt/${t.id}` };
+    case "start_backend":
+      return { ...base, kind: "backend_ready", effectId, ok: true };
     case "run_backend":
       return t.status === "worktree_ready" && rnd() < 0.5
         ? { ...base, kind: "backend_started", effectId }

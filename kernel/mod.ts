@@ -151,6 +151,7 @@ export {
   type RoundFeedback,
   type RunBackendAction,
   type RunContractAction,
+  type StartBackendAction,
 } from "./lifecycle/actions.ts";
 export {
   ACTION_KINDS,
@@ -182,6 +183,7 @@ export type {
   ApprovalDeniedEvent,
   ApprovalGrantedEvent,
   BackendFinishedEvent,
+  BackendReadyEvent,
   BackendStartedEvent,
   BaselineResultEvent,
   BudgetExtendedEvent,

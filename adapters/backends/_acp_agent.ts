@@ -20,7 +20,7 @@ import { terminalRuntime } from "./_terminal.ts";
 import { captureSdkLog } from "./_acp_sdk_log.ts";
 import { passedEnvValues } from "./subprocess.ts";
 import { maskSecrets } from "./transcript.ts";
-import type { AgentTask, BackendEvent } from "./types.ts";
+import type { BackendEvent, BackendStart } from "./types.ts";
 import { boundText } from "./types.ts";
 
 /** The agent process and session of a task, kept for its next round. */
@@ -70,7 +70,7 @@ export const MAX_ACP_MESSAGE_BYTES = 16 * 1024 * 1024;
 export async function startAgent(
   id: string,
   config: AcpBackendConfig,
-  task: AgentTask,
+  task: BackendStart,
 ): Promise<LiveAgent> {
   const hooks: RoundHooks = {
     emit: () => {},

@@ -8,6 +8,7 @@
 import type { ProcessResult } from "../process/types.ts";
 import type { AcpClientStats } from "./_acp_client.ts";
 import { endAgent, type LiveAgent, startAgent } from "./_acp_agent.ts";
+import type { StartedAcp } from "./_acp_preflight.ts";
 import type { AcpBackendConfig } from "./_acp_config.ts";
 import { describeRpcError, rpcErrorClass } from "./_acp_errors.ts";
 import { agentName } from "./_acp_steps.ts";
@@ -36,24 +37,45 @@ function aborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-/** Runs one round of `task` on the agent of `config` (kept in `sessions` between rounds). */
+/**
+ * The task's agent for this round: its kept session (`live`), else the agent started for it
+ * before its baseline (`started`, it has answered initialize); either only when it is still
+ * there in this worktree. Every other one is ended (all of them when `none`).
+ */
+async function takeAgent(
+  task: AgentTask,
+  sessions: Map<string, LiveAgent>,
+  ready: Map<string, StartedAcp>,
+  none: boolean,
+): Promise<{ live: LiveAgent | null; started: StartedAcp | null }> {
+  const kept = sessions.get(task.taskId);
+  const waiting = ready.get(task.taskId);
+  sessions.delete(task.taskId);
+  ready.delete(task.taskId);
+  const usable = (a: LiveAgent | undefined) =>
+    !none && a !== undefined && a.worktree === task.worktree && !a.state.gone;
+  const live = usable(kept) ? kept! : null;
+  const started = live === null && usable(waiting?.agent) ? waiting! : null;
+  if (kept !== undefined && live === null) await endAgent(kept);
+  if (waiting !== undefined && started === null) await endAgent(waiting.agent);
+  return { live, started };
+}
+
+/**
+ * Runs one round of `task` on the agent of `config`: the agent started for the task before
+ * its baseline (`ready`), else its kept session (`sessions`, between rounds), else a new one.
+ */
 export async function runAcp(
   id: string,
   config: AcpBackendConfig,
   task: AgentTask,
   ctx: BackendContext,
   sessions: Map<string, LiveAgent>,
+  ready: Map<string, StartedAcp> = new Map(),
 ): Promise<BackendResult> {
   const cancelled = cancelledBeforeStart(id, ctx);
+  const { live, started } = await takeAgent(task, sessions, ready, cancelled !== null);
   if (cancelled !== null) return cancelled;
-  const kept = sessions.get(task.taskId);
-  sessions.delete(task.taskId);
-  if (kept !== undefined && (kept.worktree !== task.worktree || kept.state.gone)) {
-    await endAgent(kept);
-  }
-  const live = kept !== undefined && kept.worktree === task.worktree && !kept.state.gone
-    ? kept
-    : null;
   const lines: string[] = [];
   const record = (entry: Record<string, unknown>) => {
     if (lines.length < 20_000) lines.push(JSON.stringify(entry));
@@ -67,8 +89,14 @@ export async function runAcp(
   const env = { ...(config.env ?? {}), ...passedEnvValues(config.passEnv ?? []) };
   const name = agentName(config.argv);
   const step = (text: string) => emit({ kind: "step", text });
-  step(live !== null ? `${name}: continuing its session` : `starting ${name}`);
-  const agent = live ?? await startAgent(id, config, task);
+  step(
+    live !== null
+      ? `${name}: continuing its session`
+      : started !== null
+      ? `${name}: started`
+      : `starting ${name}`,
+  );
+  const agent = live ?? started?.agent ?? await startAgent(id, config, task);
   const { conn, exited, kill, agentGone, stats, state } = agent;
   // This round's counters, transcript and signal (a kept session's client serves them now).
   Object.assign(stats, {
@@ -101,8 +129,8 @@ export async function runAcp(
         stop,
         AbortSignal.timeout(config.startTimeoutMs ?? 60_000),
       ]);
-      step(`starting ${name} (initialize)`);
-      const init = await Promise.race([
+      if (started === null) step(`starting ${name} (initialize)`);
+      const init = started?.init ?? await Promise.race([
         conn.initialize({
           protocolVersion: agent.protocolVersion,
           clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },

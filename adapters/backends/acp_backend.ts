@@ -8,8 +8,7 @@
  *
  * @module
  */
-import { NO_SANDBOX } from "../sandbox/profile.ts";
-import { preflightAcp } from "./_acp_preflight.ts";
+import { preflightAcp, startAcp, type StartedAcp } from "./_acp_preflight.ts";
 import { endAgent, type LiveAgent } from "./_acp_agent.ts";
 import type { AcpBackendConfig } from "./_acp_config.ts";
 import { runAcp } from "./_acp_round.ts";
@@ -37,6 +36,8 @@ export function acpBackend(config: AcpBackendConfig): AgentBackend {
   const id = "acp";
   // Live sessions kept between the rounds of a task (agents that advertise `loadSession`).
   const sessions = new Map<string, LiveAgent>();
+  // Agents started for a task before its baseline (`startTask`), waiting for round 1.
+  const ready = new Map<string, StartedAcp>();
   return {
     id,
     capabilities: () => ({
@@ -45,21 +46,30 @@ export function acpBackend(config: AcpBackendConfig): AgentBackend {
       reportsUsage: true,
       subprocess: true,
     }),
-    // The agent starts and answers `initialize` before the baseline spends any time.
-    preflight: () =>
-      preflightAcp({
-        argv: config.argv,
-        sandbox: config.sandbox ?? NO_SANDBOX,
-        ...(config.env !== undefined ? { env: config.env } : {}),
-        ...(config.passEnv !== undefined ? { passEnv: config.passEnv } : {}),
-        ...(config.home !== undefined ? { home: config.home } : {}),
-        timeoutMs: config.startTimeoutMs ?? 60_000,
-      }),
-    run: (task, ctx) => guardRun(id, () => runAcp(id, config, task, ctx, sessions)),
+    // Its program exists (before the worktree); it starts and answers `initialize` in the
+    // task's own sandbox (startTask, before the baseline), once: that process serves round 1.
+    preflight: () => preflightAcp(config.argv),
+    startTask: async (task, signal) => {
+      try {
+        const started = await startAcp(id, config, task, signal);
+        if ("code" in started) return started;
+        const old = ready.get(task.taskId);
+        ready.set(task.taskId, started);
+        if (old !== undefined) await endAgent(old.agent);
+        return null;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return { code: "config", message: `acp: ${message}`, retryable: false };
+      }
+    },
+    run: (task, ctx) => guardRun(id, () => runAcp(id, config, task, ctx, sessions, ready)),
     endTask: async (taskId) => {
       const live = sessions.get(taskId);
       sessions.delete(taskId);
       if (live !== undefined) await endAgent(live);
+      const waiting = ready.get(taskId);
+      ready.delete(taskId);
+      if (waiting !== undefined) await endAgent(waiting.agent);
     },
   };
 }

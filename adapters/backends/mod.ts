@@ -40,6 +40,7 @@ export type {
   BackendEvent,
   BackendFailure,
   BackendResult,
+  BackendStart,
   BackendStatus,
   BackendUsage,
   ProtocolIssueCode,

@@ -74,7 +74,7 @@ export interface OpenAiBackendConfig {
    * without streaming. @default true
    */
   readonly stream?: boolean;
-  /** Injected for tests. */
+  /** How the model is reached (`model_net.ts` under `--deny-net`, or a test double); default `fetch`. */
   readonly fetch?: typeof fetch;
 }
 

@@ -47,6 +47,12 @@ export interface AgentTask {
   readonly maxOutputMb: number;
 }
 
+/** What {@linkcode AgentBackend.startTask} needs of the task: where, and what it may touch. */
+export type BackendStart = Pick<
+  AgentTask,
+  "taskId" | "worktree" | "allowedRoots" | "forbiddenPaths"
+>;
+
 /** Token usage and cost, where the backend reports them. */
 export interface BackendUsage {
   /** Input tokens. */
@@ -246,6 +252,13 @@ export interface AgentBackend {
    * run spends any time; resolves to the failure, or null. Never rejects.
    */
   preflight?(): Promise<BackendFailure | null>;
+  /**
+   * Starts the agent for `task` in its worktree and checks it speaks its
+   * protocol (the kernel's `start_backend`, before the baseline); the started
+   * process serves the task's first round. Resolves to why it cannot start,
+   * or null. A started agent is ended by `endTask`. Never rejects.
+   */
+  startTask?(task: BackendStart, signal: AbortSignal): Promise<BackendFailure | null>;
   /**
    * Ends what the backend keeps between the rounds of `taskId` (a live ACP
    * session); called once the task needs no further round. Never rejects.

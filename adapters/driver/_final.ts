@@ -33,7 +33,7 @@ function lastFailureOf(
   run: TaskRun,
 ): { backendFailure: { code: string; message: string } } | Record<never, never> {
   const f = [...run.rounds].reverse().find((r) => r.backend?.failure !== undefined)?.backend
-    ?.failure;
+    ?.failure ?? run.startFailure ?? undefined;
   return f === undefined ? {} : { backendFailure: { code: f.code, message: f.message } };
 }
 
@@ -66,6 +66,8 @@ const MESSAGE: { readonly [R in StopReason]: (run: TaskRun) => string } = {
     run.record?.backendFatal === true
       ? `the backend failed and retrying cannot help${lastFailure(run)}`
       : `the backend failed in every round (${run.rounds.length})${lastFailure(run)}`,
+  backend_unavailable: (run) =>
+    `the backend cannot start: ${run.startFailure?.message ?? "it did not answer"}`,
   backend_cancelled: () => "the backend stopped on its own (cancelled)",
   worktree_failed: (run) => `vouch could not create the worktree: ${run.effectError ?? "error"}`,
   baseline_unavailable: (run) =>

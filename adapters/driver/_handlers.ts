@@ -6,6 +6,7 @@
  * @module
  */
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
+import type { BackendFailure } from "../backends/types.ts";
 import { taskOutcome } from "../../kernel/lifecycle/outcome.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
 import { integrate } from "../verified_patch/capabilities.ts";
@@ -47,6 +48,34 @@ const createWorktreeHandler: Handler<"create_worktree"> = async (run, action) =>
     effectId: action.effectId,
     // Supplied bytes have no checkout: the task's own artefacts directory stands for it.
     path: path ?? o.artefactsDir,
+  });
+};
+
+const startBackend: Handler<"start_backend"> = async (run, action) => {
+  const o = run.o;
+  run.progress("start", o.source.id);
+  // Started once, in the sandbox of this worktree: the same process serves round 1.
+  const why = await cancellable(
+    run,
+    action.effectId,
+    (signal) =>
+      o.source.start?.({
+        taskId: o.taskId,
+        worktree: action.worktree,
+        allowedRoots: o.rules.allow.length > 0 ? o.rules.allow : ["**"],
+        forbiddenPaths: [...o.rules.forbid, ...o.rules.protect],
+      }, signal) ?? Promise.resolve(null),
+  ).catch((error): BackendFailure => ({
+    code: "config",
+    message: message(error),
+    retryable: false,
+  }));
+  run.startFailure = why;
+  await run.feed({
+    kind: "backend_ready",
+    taskId: o.taskId,
+    effectId: action.effectId,
+    ok: why === null,
   });
 };
 
@@ -280,6 +309,7 @@ const HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
     return Promise.resolve();
   },
   create_worktree: createWorktreeHandler,
+  start_backend: startBackend,
   run_contract: runContract,
   run_backend: runBackendRound,
   ...PATCH_HANDLERS,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { BackendResult } from "../backends/types.ts";
+import type { BackendFailure, BackendResult } from "../backends/types.ts";
 import type { KernelAction } from "../../kernel/lifecycle/actions.ts";
 import type { KernelEvent } from "../../kernel/lifecycle/events.ts";
 import { defaultPolicy } from "../../kernel/lifecycle/policy.ts";
@@ -98,6 +98,8 @@ export class TaskRun {
   effectError: string | null = null;
   /** The stable code of that failure (`effect_failed.error`). */
   effectCode: string | null = null;
+  /** Why the backend could not start before the baseline (`start_backend`), or null. */
+  startFailure: BackendFailure | null = null;
   /** Writes outside the worktree seen in the current round (judged with the patch). */
   outside: string[] = [];
   phase = "setup";

@@ -19,25 +19,32 @@ import { join } from "node:path";
 import { dirname } from "node:path";
 import { failedRun } from "../backends/result.ts";
 import { type AgentCliProbe, probeAgentCli } from "../backends/probe.ts";
-import type { AgentBackend, BackendFailure, BackendResult } from "../backends/types.ts";
+import type {
+  AgentBackend,
+  BackendFailure,
+  BackendResult,
+  BackendStart,
+} from "../backends/types.ts";
 import { NO_SANDBOX, type SandboxProfile } from "../sandbox/profile.ts";
 import { AGENT_STATE_ENTRIES, agentProfile, toolCommandProfile } from "../sandbox/agent_profile.ts";
 import {
   type AgentNetwork,
-  confineNetwork,
   OPEN_NETWORK_WARNING,
-  startTaskNetwork,
   type TaskNetwork,
   withEgressRecord,
   withOpenNetworkNote,
 } from "./_agent_network.ts";
 import { DEFAULT_AGENT_LIMITS, type SandboxLimits, withDefaultLimits } from "../sandbox/limits.ts";
 import {
-  probeSandbox,
-  type SandboxProbe,
-  type SandboxRequirement,
-  sandboxUnavailable,
-} from "../host/sandbox_probe.ts";
+  confineTask,
+  endKept,
+  isFailure,
+  type KeptTask,
+  sandboxMaker,
+  startKept,
+  type TaskSandboxOptions,
+} from "./_confined_task.ts";
+import type { SandboxProbe, SandboxRequirement } from "../host/sandbox_probe.ts";
 
 /**
  * The directories an agent program needs visible (read-only) in the sandbox:
@@ -109,52 +116,19 @@ export function confinedBackend(
   options: ConfinedBackendOptions = {},
 ): AgentBackend {
   const plain = make(NO_SANDBOX);
-  let probe: Promise<SandboxProbe> | null = options.probe !== undefined
-    ? Promise.resolve(options.probe)
-    : null;
-  // The agent's sandbox for `task` (or the refusal), in a fresh scratch dir the caller removes.
-  const sandboxFor = async (
-    worktree: string,
-    scratch: string,
-    limits: SandboxLimits,
-  ): Promise<SandboxProfile | BackendFailure> => {
-    const found = await (probe ??= probeSandbox());
-    if (!found.bwrap.available) {
-      const message = sandboxUnavailable(found, requirement).message;
-      return { code: "config", message, retryable: false };
-    }
-    let home = options.home;
-    if (home === undefined) {
-      try {
-        home = process.env["HOME"];
-      } catch {
-        home = undefined;
-      }
-    }
-    try {
-      return agentProfile({
-        worktree,
-        scratch,
-        ...(home !== undefined ? { home } : {}),
-        stateEntries: options.stateEntries ?? AGENT_STATE_ENTRIES[plain.id] ?? [],
-        stateDirs: options.stateDirs ?? [],
-        readOnly: options.readOnly ?? [],
-        limits,
-        ...(found.bwrap.path !== null ? { bwrapPath: found.bwrap.path } : {}),
-      });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      return { code: "config", message, retryable: false };
-    }
-  };
-  const isFailure = (s: SandboxProfile | BackendFailure): s is BackendFailure => "code" in s;
   const network = options.network ?? { allow: [] };
   // Only an agent process needs a way out (the `openai:` loop is vouch itself).
   const needsEgress = plain.capabilities().subprocess;
-  const perTask = new Map<
-    string,
-    { worktree: string; backend: AgentBackend; scratch: string | null; net: TaskNetwork | null }
-  >();
+  const how: TaskSandboxOptions = {
+    ...options,
+    requirement,
+    make,
+    backendId: plain.id,
+    network,
+    needsEgress,
+  };
+  const sandboxFor = sandboxMaker(how);
+  const perTask = new Map<string, KeptTask>();
   // One round of the task's backend, its egress refusals recorded in the result.
   const round = async (
     backend: AgentBackend,
@@ -193,6 +167,23 @@ export function confinedBackend(
     ...plain,
     id: plain.id,
     capabilities: () => plain.capabilities(),
+    // The agent starts once, in the sandbox of its task's worktree, before the baseline; the
+    // same process (sandbox, network and private HOME) serves the task's rounds.
+    ...(plain.startTask !== undefined
+      ? {
+        async startTask(task: BackendStart, signal: AbortSignal): Promise<BackendFailure | null> {
+          const old = perTask.get(task.taskId);
+          perTask.delete(task.taskId);
+          if (old !== undefined) await endKept(task.taskId, old);
+          const limits = withDefaultLimits(options.limits, DEFAULT_AGENT_LIMITS);
+          const kept = await confineTask(how, sandboxFor, task.worktree, limits);
+          if (isFailure(kept)) return kept;
+          const why = await startKept(kept, task, signal);
+          if (why === null) perTask.set(task.taskId, kept);
+          return why;
+        },
+      }
+      : {}),
     // The CLI's `--version` runs its code: in the same sandbox as a run, on an empty worktree.
     ...(plain.preflight !== undefined
       ? {
@@ -224,37 +215,18 @@ export function confinedBackend(
       if (kept !== undefined && kept.worktree === task.worktree) {
         return await round(kept.backend, kept.net, task, ctx);
       }
-      if (requirement === "none") {
-        const backend = make({ kind: "none", limits });
-        if (plain.endTask !== undefined) {
-          perTask.set(task.taskId, { worktree: task.worktree, backend, scratch: null, net: null });
-        }
-        return await backend.run(task, ctx);
+      if (kept !== undefined) {
+        perTask.delete(task.taskId);
+        await endKept(task.taskId, kept);
       }
-      const scratch = await mkdtemp(join(tmpdir(), "vouch-agent-"));
-      let keep = false;
-      let net: TaskNetwork | null = null;
+      const made = await confineTask(how, sandboxFor, task.worktree, limits);
+      if (isFailure(made)) return failedRun(plain.id, "error", made);
+      const keep = plain.endTask !== undefined;
+      if (keep) perTask.set(task.taskId, made);
       try {
-        const sandbox = await sandboxFor(task.worktree, scratch, limits);
-        if (isFailure(sandbox)) return failedRun(plain.id, "error", sandbox);
-        let confined: SandboxProfile = sandbox;
-        if (network !== "host" && needsEgress && sandbox.kind === "bwrap") {
-          // Fail closed: without its proxy the agent does not start (its forwarder waits on
-          // the gate the proxy's start opens; the proxy and the sandbox start side by side).
-          const started = await startTaskNetwork(scratch, network.allow, sandbox);
-          if ("code" in started) return failedRun(plain.id, "error", started);
-          net = started;
-          confined = confineNetwork(net, sandbox);
-        }
-        const backend = make(confined);
-        keep = plain.endTask !== undefined;
-        if (keep) perTask.set(task.taskId, { worktree: task.worktree, backend, scratch, net });
-        return await round(backend, net, task, ctx);
+        return await round(made.backend, made.net, task, ctx);
       } finally {
-        if (!keep) {
-          await net?.egress.close().catch(() => {});
-          await rm(scratch, { recursive: true, force: true }).catch(() => {});
-        }
+        if (!keep) await endKept(task.taskId, made);
       }
     },
     ...(plain.endTask !== undefined
@@ -262,12 +234,7 @@ export function confinedBackend(
         async endTask(taskId: string): Promise<void> {
           const kept = perTask.get(taskId);
           perTask.delete(taskId);
-          if (kept === undefined) return;
-          await kept.backend.endTask?.(taskId).catch(() => {});
-          await kept.net?.egress.close().catch(() => {});
-          if (kept.scratch !== null) {
-            await rm(kept.scratch, { recursive: true, force: true }).catch(() => {});
-          }
+          if (kept !== undefined) await endKept(taskId, kept);
         },
       }
       : {}),

@@ -13,7 +13,14 @@
 import { changedPaths } from "../../kernel/diff/changed_paths.ts";
 import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import type { GitDiff } from "../../kernel/diff/types.ts";
-import type { AgentBackend, AgentTask, BackendEvent, BackendResult } from "../backends/types.ts";
+import type {
+  AgentBackend,
+  AgentTask,
+  BackendEvent,
+  BackendFailure,
+  BackendResult,
+  BackendStart,
+} from "../backends/types.ts";
 import { sha256Hex } from "../digest/sha256.ts";
 import { applyPatch } from "../git/apply_patch.ts";
 import {
@@ -79,6 +86,12 @@ export interface PatchSource {
    * or `null` when nothing is checked out. Throws when it cannot be created.
    */
   open(task: SourceTask): Promise<string | null>;
+  /**
+   * Starts the agent in the opened workspace before the baseline (the
+   * kernel's `start_backend`); why it cannot start, or null. Absent: nothing
+   * to start (supplied bytes, a backend that starts with each round).
+   */
+  start?(task: BackendStart, signal: AbortSignal): Promise<BackendFailure | null>;
   /** Produces one round's work. */
   produce(round: SourceRound): Promise<ProducedRound>;
   /** The last round's patch, or `null` when its workspace is gone. Throws when it cannot be read. */
@@ -170,6 +183,9 @@ export function agentWorktree(backend: AgentBackend, opts: AgentWorktreeOptions 
       });
       return worktree.path;
     },
+    ...(backend.startTask !== undefined
+      ? { start: (task: BackendStart, signal: AbortSignal) => backend.startTask!(task, signal) }
+      : {}),
     async produce(round) {
       handed = null;
       const scope = outsideScope(checkout, worktree);

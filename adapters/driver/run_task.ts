@@ -67,6 +67,8 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
       policyDigest: canonicalDigest(run.policy),
       policy: run.policy,
       ...(opts.baseline === false ? { baseline: false } : {}),
+      // An agent to start is started (and found unable to) before the baseline.
+      ...(opts.source.start !== undefined ? { startBackend: true } : {}),
     });
     await interpret(run);
     const outcome = outcomeOf(run);

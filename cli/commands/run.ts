@@ -18,7 +18,7 @@ import { preflightSandbox } from "../sandbox_preflight.ts";
 import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo, runOutcomeReport } from "../../adapters/driver/run_in_repo.ts";
-import { withQueueNet } from "./_queue_net.ts";
+import { type ModelFetch, modelFetch } from "../../adapters/backends/model_net.ts";
 import { askYes } from "../terminal_prompt.ts";
 import { renderSummary } from "../render.ts";
 import type { RunOutcome } from "../../adapters/driver/outcome.ts";
@@ -253,55 +253,80 @@ export const runCommand: CliCommand = {
   exits: { 0: "verified", 1: "rejected", 3: "budget exhausted", 4: "backend failed" },
   async run(argv, io) {
     const args = parseRunArgs(argv);
-    if (args.backend.kind === "openai") {
-      // vouch runs with --deny-net: reach the model's one address, nothing else.
-      const url = new URL(args.backend.baseUrl);
-      const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-      const host = url.hostname.replace(/^\[|\]$/g, "");
-      const child = await withQueueNet({ host, port }, ["run", ...argv]);
-      if (child !== null) return child;
-    }
     await preflightSandbox(args.sandbox, io, "run");
     // A --verify command that cannot start is said before the backend or a baseline runs.
     const unstartable = args.verify === null ? null : await unstartableVerifyCommand(args.verify);
     if (unstartable !== null) return reportUnstartable(args, io, unstartable);
     // The contract first: its `sandbox.agentLimits` confine the agent.
     const contract = await contractFor(args, io).catch(asUsage);
-    const backend = backendFor(args, agentConfigFor(args), contract.sandbox?.agentLimits);
-    const controller = new AbortController();
-    // First Ctrl-C: stop the backend, clean up, close the log. Second: leave now.
-    const onSigint = () => {
-      // Second Ctrl-C: leave now, but not locked: the lock goes, the trees are removed behind us.
-      if (controller.signal.aborted) leaveNow(io);
-      io.err("\nvouch: stopping (Ctrl-C again to exit at once)\n");
-      controller.abort();
-    };
-    let listening = false;
+    // vouch runs with --deny-net: the native loop reaches the model's one address, nothing
+    // else, through a helper process that may reach only it (vouch is not started again).
+    const net = args.backend.kind === "openai" ? modelNetFor(args.backend.baseUrl) : null;
     try {
-      process.on("SIGINT", onSigint);
-      listening = true;
-    } catch {
-      // Signals unavailable (e.g. Windows without a console): Ctrl-C kills the process.
-    }
-    try {
-      let outcome;
-      try {
-        outcome = await executeRun(args, io, backend, controller.signal, contract).catch(asUsage);
-      } catch (error) {
-        if (!(error instanceof BackendUnavailable)) throw error;
-        return reportUnavailable(args, io, error.why);
-      }
-      if (args.json) io.out(JSON.stringify(jsonDocument(runOutcomeReport(outcome))) + "\n");
-      else {
-        io.out(visible(renderSummary(outcome)));
-        if (args.sandbox === "none") io.out(`sandbox: none: ${UNSANDBOXED_WARNING}\n`);
-      }
-      return outcome.exitCode;
+      return await runWith(args, io, contract, net);
     } finally {
-      if (listening) process.off("SIGINT", onSigint);
+      net?.close();
     }
   },
 };
+
+async function runWith(
+  args: RunArgs,
+  io: CliIo,
+  contract: OutcomeContract,
+  net: ModelFetch | null,
+): Promise<number> {
+  const backend = backendFor(
+    args,
+    agentConfigFor(args),
+    contract.sandbox?.agentLimits,
+    net?.fetch,
+  );
+  const controller = new AbortController();
+  // First Ctrl-C: stop the backend, clean up, close the log. Second: leave now.
+  const onSigint = () => {
+    // Second Ctrl-C: leave now, but not locked: the lock goes, the trees are removed behind us.
+    if (controller.signal.aborted) leaveNow(io);
+    io.err("\nvouch: stopping (Ctrl-C again to exit at once)\n");
+    controller.abort();
+  };
+  let listening = false;
+  try {
+    process.on("SIGINT", onSigint);
+    listening = true;
+  } catch {
+    // Signals unavailable (e.g. Windows without a console): Ctrl-C kills the process.
+  }
+  try {
+    let outcome;
+    try {
+      outcome = await executeRun(args, io, backend, controller.signal, contract).catch(asUsage);
+    } catch (error) {
+      if (!(error instanceof BackendUnavailable)) throw error;
+      return reportUnavailable(args, io, error.why);
+    }
+    if (args.json) io.out(JSON.stringify(jsonDocument(runOutcomeReport(outcome))) + "\n");
+    else {
+      io.out(visible(renderSummary(outcome)));
+      if (args.sandbox === "none") io.out(`sandbox: none: ${UNSANDBOXED_WARNING}\n`);
+    }
+    return outcome.exitCode;
+  } finally {
+    if (listening) process.off("SIGINT", onSigint);
+  }
+}
+
+/** The model's network for the `openai:` loop (a usage error when it cannot be had). */
+function modelNetFor(baseUrl: string): ModelFetch {
+  const url = new URL(baseUrl);
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  try {
+    return modelFetch(host, port);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
 
 /** A repository that is not one, or a revision that does not resolve, is a usage error. */
 function asUsage(error: unknown): never {

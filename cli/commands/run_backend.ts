@@ -207,6 +207,7 @@ export function backendFor(
   args: RunArgs,
   config: AgentCliConfig,
   agentLimits?: ContractLimits,
+  modelFetch?: typeof fetch,
 ): AgentBackend {
   const limits = agentLimits !== undefined ? { limits: agentLimits } : {};
   const home = process.env["HOME"];
@@ -312,24 +313,33 @@ export function backendFor(
         },
       );
     }
-    case "openai": {
-      // vouch itself talks to the model; the model's commands run in the agent sandbox.
-      const choice = args.backend;
-      const apiKey = process.env[choice.apiKeyEnv] ?? null;
-      return confinedBackend(
-        (sandbox) =>
-          openaiBackend({
-            model: choice.model,
-            baseUrl: choice.baseUrl,
-            apiKey,
-            sandbox,
-            ...(args.maxCost !== null ? { maxTokens: args.maxCost } : {}),
-          }),
-        args.sandbox,
-        { ...limits, stateEntries: [] },
-      );
-    }
+    case "openai":
+      return openaiFor(args.backend, args.sandbox, args.maxCost, limits, modelFetch);
   }
+}
+
+/** The native loop: vouch itself talks to the model; the model's commands run in the sandbox. */
+function openaiFor(
+  choice: Extract<RunArgs["backend"], { kind: "openai" }>,
+  requirement: RunArgs["sandbox"],
+  maxCost: number | null,
+  limits: { limits?: ContractLimits },
+  modelFetch: typeof fetch | undefined,
+): AgentBackend {
+  const apiKey = process.env[choice.apiKeyEnv] ?? null;
+  return confinedBackend(
+    (sandbox) =>
+      openaiBackend({
+        model: choice.model,
+        baseUrl: choice.baseUrl,
+        apiKey,
+        sandbox,
+        ...(maxCost !== null ? { maxTokens: maxCost } : {}),
+        ...(modelFetch !== undefined ? { fetch: modelFetch } : {}),
+      }),
+    requirement,
+    { ...limits, stateEntries: [] },
+  );
 }
 
 /** Asks on the terminal whether an ACP agent may do what the policy sends to a human. */

@@ -28,6 +28,7 @@ const POLICY_TRIGGER: { readonly [D in PolicyDecision]: TransitionTrigger } = {
 
 const RESUME_TRIGGER: { readonly [S in TaskStatus]?: TransitionTrigger } = {
   submitted: "resume_submitted",
+  starting_backend: "resume_starting_backend",
   baselining: "resume_baselining",
   worktree_ready: "resume_worktree_ready",
   extracting: "resume_extracting",
@@ -39,6 +40,7 @@ const RESUME_TRIGGER: { readonly [S in TaskStatus]?: TransitionTrigger } = {
 const RESULT_OF: { readonly [K in KernelEvent["kind"]]?: PendingKind } = {
   worktree_ready: "create_worktree",
   worktree_failed: "create_worktree",
+  backend_ready: "start_backend",
   baseline_result: "run_baseline",
   backend_started: "run_backend",
   backend_finished: "run_backend",
@@ -219,9 +221,13 @@ function result(ctx: StepContext, event: ResultEvent): TransitionTrigger | null 
   switch (event.kind) {
     case "worktree_ready":
       task.worktree = String(event.path);
+      if (task.startWanted) return on("worktree_ready_start_backend");
       return on(task.baselineWanted ? "worktree_ready" : "worktree_ready_no_baseline");
     case "worktree_failed":
       return on("worktree_failed");
+    case "backend_ready":
+      if (event.ok !== true) return on("backend_unavailable");
+      return on(task.baselineWanted ? "backend_ready" : "backend_ready_no_baseline");
     case "baseline_result":
       if (event.ran !== true) return on("baseline_unavailable");
       if (!Array.isArray(event.unusable) || event.unusable.length > 0) {

@@ -70,6 +70,12 @@ export function emitEntry(
       actions.push({ v: 1, kind: "create_worktree", taskId, effectId, baseRev: task.baseRev });
       return;
     }
+    case "start_backend": {
+      const effectId = setPending(task, "start_backend");
+      const worktree = task.worktree ?? "";
+      actions.push({ v: 1, kind: "start_backend", taskId, effectId, worktree });
+      return;
+    }
     case "run_baseline":
     case "run_round": {
       const baseline = action === "run_baseline";

@@ -32,6 +32,20 @@ export interface CreateWorktreeAction extends KernelActionBase {
   readonly baseRev: string;
 }
 
+/**
+ * Start the backend in the task's worktree (its real sandbox) and check that
+ * it speaks its protocol, before the baseline; the started process serves
+ * round 1. Answered by `backend_ready`.
+ */
+export interface StartBackendAction extends KernelActionBase {
+  /** Action discriminant: `start_backend`. */
+  readonly kind: "start_backend";
+  /** Id the adapter echoes in the result event, so late or stale results can be told apart. */
+  readonly effectId: string;
+  /** Absolute path of the task's worktree (the agent's working directory). */
+  readonly worktree: string;
+}
+
 /** What the backend is told for a round (the previous round's real results). */
 export interface RoundFeedback {
   /** Check ids that failed (or were inconclusive) in the previous verification. */
@@ -249,6 +263,7 @@ export interface NotifyAction extends KernelActionBase {
  */
 export type KernelAction =
   | CreateWorktreeAction
+  | StartBackendAction
   | RunBackendAction
   | CancelEffectAction
   | ExtractDiffAction

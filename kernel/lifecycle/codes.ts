@@ -20,6 +20,7 @@
  */
 export const TASK_STATUSES = [
   "submitted",
+  "starting_backend",
   "baselining",
   "worktree_ready",
   "backend_running",
@@ -63,6 +64,7 @@ export const EVENT_KINDS = [
   "task_submitted",
   "worktree_ready",
   "worktree_failed",
+  "backend_ready",
   "baseline_result",
   "backend_started",
   "backend_finished",
@@ -86,6 +88,7 @@ export type EventKind = typeof EVENT_KINDS[number];
 /** Action kinds (the `kind` field of a `KernelAction`). */
 export const ACTION_KINDS = [
   "create_worktree",
+  "start_backend",
   "run_backend",
   "cancel_effect",
   "extract_diff",
@@ -173,6 +176,7 @@ export const LIFECYCLE_REASONS = [
   "submitted",
   "worktree_created",
   "baseline_recorded",
+  "backend_ready",
   "backend_started",
   "backend_done",
   "backend_reported_error",
@@ -200,6 +204,7 @@ export const LIFECYCLE_REASONS = [
   "baseline_unavailable",
   "contract_unusable",
   "backend_failed",
+  "backend_unavailable",
   "backend_error_no_change",
   "backend_cancelled",
   "empty_patch",

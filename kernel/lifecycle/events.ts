@@ -72,6 +72,13 @@ export interface TaskSubmittedEvent extends KernelEventBase {
    * for a contract that needs no baseline captures.
    */
   readonly baseline?: boolean;
+  /**
+   * Whether the backend is started in the worktree (`starting_backend`)
+   * before the baseline, so a backend that cannot start fails the task before
+   * any check runs and the started process serves round 1. Absent means
+   * `false` (no agent: `vouch verify`).
+   */
+  readonly startBackend?: boolean;
 }
 
 /** The disposable worktree exists. */
@@ -96,6 +103,22 @@ export interface WorktreeFailedEvent extends KernelEventBase {
   readonly effectId: string;
   /** Why creating the worktree failed (a stable code or a bounded message). */
   readonly error: string;
+}
+
+/**
+ * The backend was started in the worktree (`start_backend`) and answered:
+ * `ok` it is ready for round 1; otherwise it cannot start (the task fails as
+ * `backend_unavailable`, before the baseline).
+ */
+export interface BackendReadyEvent extends KernelEventBase {
+  /** Event discriminant: `backend_ready`. */
+  readonly kind: "backend_ready";
+  /** The task this event belongs to. */
+  readonly taskId: string;
+  /** The `start_backend` effect this answers. */
+  readonly effectId: string;
+  /** Whether the backend started and answered its protocol's handshake. */
+  readonly ok: boolean;
 }
 
 /** The backend process/function started. */
@@ -330,6 +353,7 @@ export type KernelEvent =
   | TaskSubmittedEvent
   | WorktreeReadyEvent
   | WorktreeFailedEvent
+  | BackendReadyEvent
   | BackendStartedEvent
   | BackendFinishedEvent
   | PatchExtractedEvent

@@ -24,6 +24,7 @@ import type { PolicySnapshot } from "./policy_types.ts";
 /** Kinds of in-flight effects (`run_baseline`/`run_round`: the two phases of `run_contract`). */
 export const PENDING_KINDS = [
   "create_worktree",
+  "start_backend",
   "run_baseline",
   "run_backend",
   "extract_diff",
@@ -132,6 +133,11 @@ export interface TaskRecord {
   readonly submittedAt: number;
   /** Whether the contract runs on the base before the first round (`task_submitted.baseline`). */
   readonly baselineWanted: boolean;
+  /**
+   * Whether the backend is started in the task's worktree before the baseline
+   * (`task_submitted.startBackend`): the process that answers it serves round 1.
+   */
+  readonly startWanted: boolean;
   /** Checks failing on the base revision. */
   baselineFailing: string[];
   /** Checks failing in the last verification (fed to the next round). */

@@ -238,6 +238,7 @@ function submit(state: KernelState, event: TaskSubmittedEvent, actions: KernelAc
     used: { outputBytes: 0, costUnits: 0 },
     submittedAt: now,
     baselineWanted: event.baseline !== false,
+    startWanted: event.startBackend === true,
     baselineFailing: [],
     failingChecks: [],
     claimedOutcome: null,

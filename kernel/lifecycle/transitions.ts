@@ -28,7 +28,11 @@ export const TRIGGERS = [
   "submit",
   "worktree_ready",
   "worktree_ready_no_baseline",
+  "worktree_ready_start_backend",
   "worktree_failed",
+  "backend_ready",
+  "backend_ready_no_baseline",
+  "backend_unavailable",
   "baseline_ok",
   "baseline_unusable",
   "baseline_unavailable",
@@ -58,6 +62,7 @@ export const TRIGGERS = [
   "effect_failed",
   "budget_exhausted",
   "resume_submitted",
+  "resume_starting_backend",
   "resume_baselining",
   "resume_worktree_ready",
   "resume_extracting",
@@ -137,7 +142,15 @@ export const TRANSITIONS: TransitionTable = {
     ...BUDGETED,
     worktree_ready: { to: "baselining", reason: "worktree_created" },
     worktree_ready_no_baseline: { to: "worktree_ready", reason: "worktree_created" },
+    // An agent is started in the worktree (and found unable to) before any check runs.
+    worktree_ready_start_backend: { to: "starting_backend", reason: "worktree_created" },
     worktree_failed: { to: "failed", reason: "worktree_failed" },
+  },
+  starting_backend: {
+    ...BUDGETED,
+    backend_ready: { to: "baselining", reason: "backend_ready" },
+    backend_ready_no_baseline: { to: "worktree_ready", reason: "backend_ready" },
+    backend_unavailable: { to: "failed", reason: "backend_unavailable" },
   },
   baselining: {
     ...BUDGETED,
@@ -200,6 +213,7 @@ export const TRANSITIONS: TransitionTable = {
   paused: {
     kill: KILL,
     resume_submitted: { to: "submitted", reason: "resumed" },
+    resume_starting_backend: { to: "starting_backend", reason: "resumed" },
     resume_baselining: { to: "baselining", reason: "resumed" },
     resume_worktree_ready: { to: "worktree_ready", reason: "resumed" },
     resume_extracting: { to: "extracting", reason: "resumed" },
@@ -215,6 +229,7 @@ export const TRANSITIONS: TransitionTable = {
 /** What entering a status does (`none`: the effect already in flight is still awaited). */
 export const ENTRY_ACTIONS = [
   "create_worktree",
+  "start_backend",
   "run_baseline",
   "run_backend",
   "extract_diff",
@@ -256,6 +271,12 @@ export interface Entry {
  */
 export const ENTRY: { readonly [S in TaskStatus]: Entry } = {
   submitted: { action: "create_worktree", budgeted: true, notify: null, resumeAs: "submitted" },
+  starting_backend: {
+    action: "start_backend",
+    budgeted: true,
+    notify: null,
+    resumeAs: "starting_backend",
+  },
   baselining: { action: "run_baseline", budgeted: true, notify: null, resumeAs: "baselining" },
   worktree_ready: {
     action: "run_backend",

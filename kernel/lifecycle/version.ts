@@ -22,13 +22,17 @@
  * finished tasks; `vouch.lifecycle/4` gives a path-rule scope violation
  * (forbidden, outside the allowed globs, protected) a repair round while one
  * is left (`scope_retry`, feedback `scope_violation`); any other violation
- * (an outside write, symlink tricks) still ends the task.
+ * (an outside write, symlink tricks) still ends the task; `vouch.lifecycle/5`
+ * starts the agent in the worktree before the baseline when the task asks
+ * (`task_submitted.startBackend`: a `starting_backend` status, the
+ * `start_backend` action, the `backend_ready` event); one that cannot start
+ * fails the task as `backend_unavailable` before any check runs.
  *
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
  * import { KERNEL_LIFECYCLE_VERSION } from "./version.ts";
- * equal(KERNEL_LIFECYCLE_VERSION, "vouch.lifecycle/4");
+ * equal(KERNEL_LIFECYCLE_VERSION, "vouch.lifecycle/5");
  * ```
  */
-export const KERNEL_LIFECYCLE_VERSION = "vouch.lifecycle/4";
+export const KERNEL_LIFECYCLE_VERSION = "vouch.lifecycle/5";

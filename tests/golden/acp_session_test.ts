@@ -23,7 +23,7 @@ const files = {
   ].join("\n"),
 };
 
-async function twoRounds(extraEnv: Record<string, string>) {
+async function twoRounds(extraEnv: Record<string, string>, flags: readonly string[] = []) {
   const repo = await createRepo(files, `${NODE} test/add.test.js`);
   const state = await Deno.makeTempDir({ prefix: "vouch-acp-session-" });
   const run = await runVouch(
@@ -47,6 +47,7 @@ async function twoRounds(extraEnv: Record<string, string>) {
       "--json",
       "--progress",
       "plain",
+      ...flags,
     ],
     state,
     "deno",
@@ -78,5 +79,86 @@ Deno.test({
     assert.equal(json.state, "rejected", explain);
     assert.equal(run.code, 1, explain);
     assert.match(run.stderr, /prompt 1 of session s1; writing a \* b/, explain);
+  },
+});
+
+/** How often the agent program started and answered initialize (its report file). */
+function starts(file: string): { processes: number; initializes: number } {
+  const lines = Deno.readTextFileSync(file).trim().split("\n").filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as { what: string });
+  return {
+    processes: lines.filter((l) => l.what === "process").length,
+    initializes: lines.filter((l) => l.what === "initialize").length,
+  };
+}
+
+Deno.test({
+  name:
+    "acp sessions: the agent starts once per run (its start before the baseline serves round 1; round 2 continues it)",
+  ignore: NODE === null,
+  fn: async () => {
+    // Unconfined (--sandbox none) so the agent can write its report where the test reads it.
+    const dir = await Deno.makeTempDir({ prefix: "vouch-acp-starts-" });
+    try {
+      const report = `${dir}/report.jsonl`;
+      const flags = ["--sandbox", "none", "--agent-env", "VOUCH_ACP_REPORT"];
+      const kept = await twoRounds({ VOUCH_ACP_REPORT: report }, flags);
+      assert.equal(kept.json.state, "verified", kept.explain);
+      assert.deepEqual(starts(report), { processes: 1, initializes: 1 }, kept.explain);
+      // The start happened before the baseline: the live line says so in that order.
+      const start = kept.run.stderr.indexOf("setup · start · acp");
+      assert.ok(start >= 0 && start < kept.run.stderr.indexOf("setup · baseline"), kept.explain);
+      // Without loadSession each round needs its own agent: two starts (the counter counts).
+      await Deno.remove(report);
+      const fresh = await twoRounds({ VOUCH_ACP_REPORT: report, VOUCH_ACP_NO_LOAD: "1" }, flags);
+      assert.equal(fresh.json.state, "rejected", fresh.explain);
+      assert.deepEqual(starts(report), { processes: 2, initializes: 2 }, fresh.explain);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "acp: an agent that exits before answering initialize fails the run before the baseline (exit 4, its words)",
+  ignore: NODE === null,
+  fn: async () => {
+    const repo = await createRepo(files, `${NODE} test/add.test.js`);
+    const state = await Deno.makeTempDir({ prefix: "vouch-acp-true-" });
+    const run = await runVouch(
+      repo,
+      [
+        "run",
+        "--backend",
+        "acp:/bin/true",
+        "--goal",
+        "make the test pass",
+        "--verify",
+        `${NODE} test/add.test.js`,
+        "--json",
+        "--progress",
+        "plain",
+      ],
+      state,
+      "deno",
+    );
+    const explain = `stdout: ${run.stdout}\nstderr: ${run.stderr}`;
+    const json = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+    assert.equal(run.code, 4, explain);
+    assert.equal(json.state, "backend_failed", explain);
+    assert.equal(json.reason, "backend_unavailable", explain);
+    assert.equal(
+      json.message,
+      "the backend cannot start: acp: true exited (code 0) before answering initialize",
+    );
+    assert.deepEqual(json.backendFailure, {
+      code: "config",
+      message: "acp: true exited (code 0) before answering initialize",
+    });
+    // Found before any check ran: no baseline, no round.
+    assert.deepEqual(json.baseline, [], explain);
+    assert.deepEqual(json.rounds, [], explain);
+    assert.doesNotMatch(run.stderr, /setup · baseline/, explain);
   },
 });

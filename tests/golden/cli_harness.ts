@@ -83,12 +83,14 @@ export function spawnVouch(
   state: string,
   runtime: CliRuntime = "deno",
   extraEnv: Readonly<Record<string, string>> = {},
+  wrap: readonly string[] = [],
 ): Deno.ChildProcess {
   const [program, argv] = runtime === "node"
     ? [NODE!, [nodeCliBundle(), ...args]]
     : [Deno.execPath(), ["run", ...VOUCH_TASK_FLAGS, `--config=${ROOT}deno.json`, MAIN, ...args]];
-  return new Deno.Command(program, {
-    args: argv,
+  // `wrap`: a program that runs vouch (e.g. strace), given vouch's own command line after it.
+  return new Deno.Command(wrap[0] ?? program, {
+    args: wrap.length > 0 ? [...wrap.slice(1), program, ...argv] : argv,
     cwd: repo.dir,
     env: {
       PATH: `${FAKE_BIN}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
@@ -113,8 +115,9 @@ export async function runVouch(
   state: string,
   runtime: CliRuntime = "deno",
   extraEnv: Readonly<Record<string, string>> = {},
+  wrap: readonly string[] = [],
 ): Promise<CliRun> {
-  const out = await spawnVouch(repo, args, state, runtime, extraEnv).output();
+  const out = await spawnVouch(repo, args, state, runtime, extraEnv, wrap).output();
   const stdout = new TextDecoder().decode(out.stdout);
   let json: Record<string, unknown> | null = null;
   try {

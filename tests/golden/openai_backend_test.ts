@@ -23,6 +23,7 @@ async function scenario(
   flags: string[] = [],
   key = CHAT_API_KEY,
   mode: Mode = "sse",
+  wrap: readonly string[] = [],
 ) {
   const server = await startChatServer(script, {
     whenSpent: "repeat",
@@ -53,8 +54,9 @@ async function scenario(
       state,
       "deno",
       { [KEY_VAR]: key },
+      wrap,
     );
-    return { run, repo, state, requests: server.requests };
+    return { run, repo, state, requests: server.requests, baseUrl: server.baseUrl };
   } finally {
     await server.close();
   }
@@ -190,4 +192,57 @@ Deno.test("golden openai: the screen names the refusal and the tokens spent", as
   } finally {
     await cleanup(s);
   }
+});
+
+const STRACE = ["/usr/bin/strace", "/bin/strace"].find((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+
+Deno.test({
+  name:
+    "golden openai: the CLI starts once; the model is reached through a helper that may reach only its address",
+  ignore: STRACE === undefined,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "vouch-openai-strace-" });
+    const trace = `${dir}/execve.txt`;
+    const s = await scenario(
+      [
+        {
+          calls: [{
+            name: "write_file",
+            args: {
+              path: "math.ts",
+              content: "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+            },
+          }],
+        },
+        { say: "add() adds now." },
+      ],
+      [],
+      CHAT_API_KEY,
+      "sse",
+      [STRACE!, "-f", "-qq", "-s", "4096", "-e", "trace=execve", "-o", trace],
+    );
+    try {
+      assert.equal(s.run.code, 0, explain(s));
+      const execs = (await Deno.readTextFile(trace)).split("\n").filter((l) =>
+        l.includes("execve(") && !l.includes("= -1 ")
+      );
+      const cli = execs.filter((l) => l.includes("cli/main.ts"));
+      assert.equal(cli.length, 1, `vouch started ${cli.length} times:\n${cli.join("\n")}`);
+      const port = new URL(s.baseUrl).port;
+      const helpers = execs.filter((l) => l.includes("data:application/javascript"));
+      assert.equal(helpers.length, 1, execs.join("\n"));
+      // The helper may reach the model's one address and nothing else (no file, env, run).
+      assert.match(helpers[0]!, new RegExp(`"--allow-net=127\\.0\\.0\\.1:${port}"`));
+      assert.doesNotMatch(helpers[0]!, /--allow-(read|write|env|run|all)|"-A"/);
+    } finally {
+      await cleanup(s);
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  },
 });

@@ -15,11 +15,10 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "adapters/backends/_acp_round.ts:runAcp": 220,
   "kernel/scope/check_scope.ts:checkScope": 178,
   "kernel/diff/parse.ts:#finish": 175,
-  "adapters/driver/confined_backend.ts:confinedBackend": 170,
+  "adapters/driver/confined_backend.ts:confinedBackend": 130,
   "adapters/backends/_acp_agent.ts:startAgent": 154,
   "adapters/backends/_file_service.ts:fileService": 149,
   "adapters/backends/openai_backend.ts:converse": 147,
-  "cli/commands/run_backend.ts:backendFor": 128,
 };
 
 /**

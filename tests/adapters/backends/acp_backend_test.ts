@@ -276,3 +276,83 @@ Deno.test({
     assert.equal(p.files.get("test/add.test.js"), "assert(add(2, 3) === 5);\n");
   },
 });
+
+/** The agent's `process`/`initialize` lines in its report file. */
+function startsIn(reportFile: string): { processes: number; initializes: number } {
+  const lines = existsSync(reportFile)
+    ? readFileSync(reportFile, "utf8").trim().split("\n").filter((l) => l !== "").map((l) =>
+      JSON.parse(l) as { what: string }
+    )
+    : [];
+  return {
+    processes: lines.filter((l) => l.what === "process").length,
+    initializes: lines.filter((l) => l.what === "initialize").length,
+  };
+}
+
+Deno.test({
+  name:
+    "acp backend: preflight starts nothing; startTask starts the agent once and that process serves rounds 1 and 2",
+  ignore: NODE === null,
+  fn: async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vouch-acp-start-"));
+    const reportFile = join(dir, "report.jsonl");
+    const worktree = join(dir, "wt");
+    mkdirSync(join(worktree, "src"), { recursive: true });
+    writeFileSync(join(worktree, "src/add.js"), "export const add = (a, b) => a - b;\n");
+    const task: AgentTask = {
+      taskId: "t-start",
+      attempt: 1,
+      goal: "make add add",
+      worktree,
+      allowedRoots: ["**"],
+      forbiddenPaths: [],
+      maxSeconds: 30,
+      maxOutputMb: 10,
+    };
+    const backend = acpBackend({
+      argv: [NODE!, AGENT],
+      env: { VOUCH_ACP_MODE: "session", VOUCH_ACP_REPORT: reportFile },
+    });
+    const ctx = { signal: new AbortController().signal, emit: () => {} };
+    try {
+      assert.equal(await backend.preflight?.(), null);
+      assert.deepEqual(startsIn(reportFile), { processes: 0, initializes: 0 }, "preflight ran it");
+      assert.equal(await backend.startTask?.(task, new AbortController().signal), null);
+      assert.deepEqual(startsIn(reportFile), { processes: 1, initializes: 1 });
+      const r1 = await backend.run(task, ctx);
+      assert.equal(r1.status, "ok", JSON.stringify(r1.failure));
+      const r2 = await backend.run({ ...task, attempt: 2, feedback: "again" }, ctx);
+      assert.equal(r2.status, "ok", JSON.stringify(r2.failure));
+      assert.match(r2.summary, /prompt 2 of session s1/);
+      // One process, one initialize, for the start and both rounds.
+      assert.deepEqual(startsIn(reportFile), { processes: 1, initializes: 1 });
+    } finally {
+      await backend.endTask?.(task.taskId);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+});
+
+Deno.test("acp backend: a program that does not speak ACP is found by startTask, in its words", async () => {
+  const backend = acpBackend({ argv: ["/bin/true"], startTimeoutMs: 10_000 });
+  assert.equal(await backend.preflight?.(), null, "a file that exists passes the static check");
+  const dir = mkdtempSync(join(tmpdir(), "vouch-acp-true-"));
+  try {
+    const why = await backend.startTask?.(
+      { taskId: "t", worktree: dir, allowedRoots: ["**"], forbiddenPaths: [] },
+      new AbortController().signal,
+    );
+    assert.deepEqual(why, {
+      code: "config",
+      message: "acp: true exited (code 0) before answering initialize",
+      retryable: false,
+    });
+    assert.equal(
+      (await acpBackend({ argv: ["no-such-acp-agent"] }).preflight?.())?.message,
+      "acp: no-such-acp-agent: not found on PATH",
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

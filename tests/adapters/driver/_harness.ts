@@ -7,7 +7,11 @@
  * interpreter's logic (rounds, prompts, verdicts, budgets, minting) is tested
  * here; real-repo tests stay as integration tests.
  */
-import type { BackendResult, BackendStatus } from "../../../adapters/backends/types.ts";
+import type {
+  BackendFailure,
+  BackendResult,
+  BackendStatus,
+} from "../../../adapters/backends/types.ts";
 import type {
   PatchSource,
   RoundPatch,
@@ -51,6 +55,8 @@ export interface HarnessRun {
   readonly verifications: number;
   /** Kinds of the log's records, in order. */
   readonly kinds: readonly string[];
+  /** What the driver asked of the source and the verifier, in order: `start`, `baseline`, `round`. */
+  readonly order: readonly string[];
 }
 
 /** Options of {@linkcode runScripted}. */
@@ -59,6 +65,13 @@ export interface HarnessOptions {
   readonly maxRounds?: number;
   readonly wallTimeMs?: number;
   readonly forbid?: readonly string[];
+  /**
+   * The source starts its agent ahead of the rounds (`PatchSource.start`): `null` it starts,
+   * a failure it cannot. Absent: a source with nothing to start.
+   */
+  readonly start?: BackendFailure | null;
+  /** Whether the contract runs on the base first. @default false */
+  readonly baseline?: boolean;
 }
 
 const CONTRACT_DIGEST = "sha256:" + "c".repeat(64);
@@ -87,13 +100,24 @@ function scriptedSource(
   rounds: readonly ScriptedRound[],
   clock: { t: number },
   prompts: (string | undefined)[],
+  order: string[],
+  start: BackendFailure | null | undefined,
 ): PatchSource {
   let current: ScriptedRound | null = null;
   return {
     id: "scripted",
     emptyDetail: "the backend changed no file",
     open: () => Promise.resolve("/harness/worktree"),
+    ...(start !== undefined
+      ? {
+        start: (task: { worktree: string }) => {
+          order.push(`start:${task.worktree}`);
+          return Promise.resolve(start);
+        },
+      }
+      : {}),
     produce(round: SourceRound) {
+      order.push("round");
       current = rounds[round.task.attempt - 1] ?? { diff: "" };
       prompts.push(round.task.feedback);
       clock.t += current.takesMs ?? 1000;
@@ -124,6 +148,7 @@ function scriptedVerifier(
   receipts: ReceiptRecorder,
   taskId: string,
   counter: { n: number },
+  order: string[],
 ): Verifier {
   const run = async (passes: boolean): Promise<VerificationRun> => {
     const receipt = await receipts.record({
@@ -164,7 +189,7 @@ function scriptedVerifier(
   };
   return {
     contractDigest: CONTRACT_DIGEST,
-    baseline: () => run(false),
+    baseline: () => (order.push("baseline"), run(false)),
     verify: (round) => {
       counter.n++;
       return run(rounds[round - 1]?.passes === true);
@@ -183,14 +208,21 @@ export async function runScripted(opts: HarnessOptions): Promise<HarnessRun> {
   const clock = { t: 1_700_000_000_000 };
   const prompts: (string | undefined)[] = [];
   const counter = { n: 0 };
+  const order: string[] = [];
   const taskId = "t-harness";
   try {
     const outcome = await runTask({
       repo: "/harness/repo",
       base: "0".repeat(40),
       goal: "make the tests pass",
-      source: scriptedSource(opts.rounds, clock, prompts),
-      verifier: scriptedVerifier(opts.rounds, ReceiptRecorder.resume(log, key), taskId, counter),
+      source: scriptedSource(opts.rounds, clock, prompts, order, opts.start),
+      verifier: scriptedVerifier(
+        opts.rounds,
+        ReceiptRecorder.resume(log, key),
+        taskId,
+        counter,
+        order,
+      ),
       rules: { allow: [], forbid: opts.forbid ?? [], protect: [] },
       maxRounds: opts.maxRounds ?? opts.rounds.length,
       wallTimeMs: opts.wallTimeMs ?? 3_600_000,
@@ -198,13 +230,13 @@ export async function runScripted(opts: HarnessOptions): Promise<HarnessRun> {
       key,
       artefactsDir: `${dir}/runs/${taskId}`,
       taskId,
-      baseline: false,
+      baseline: opts.baseline ?? false,
       now: () => clock.t,
     });
     await log.flush();
     const kinds = (await Deno.readTextFile(`${dir}/events.jsonl`)).trim().split("\n")
       .map((l) => JSON.parse(l).kind as string);
-    return { outcome, prompts, verifications: counter.n, kinds };
+    return { outcome, prompts, verifications: counter.n, kinds, order };
   } finally {
     await log.close();
     await Deno.remove(dir, { recursive: true });

@@ -107,6 +107,11 @@ const CASES: Record<string, { go: (s: Sim) => void; state: string; exit: number 
     state: "backend_failed",
     exit: 4,
   },
+  backend_unavailable: {
+    go: (s) => (s.submitStarting("t"), s.worktreeReady("t"), s.backendReady("t", false)),
+    state: "backend_failed",
+    exit: 4,
+  },
   backend_cancelled: {
     go: (s) => (toBackend(s), s.backendFinished("t", "cancelled")),
     state: "backend_failed",

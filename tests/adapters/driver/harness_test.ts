@@ -84,3 +84,50 @@ Deno.test("harness: a round that outlasts the wall budget (fake clock) ends out 
   assert.equal(run.outcome.rounds[0]?.verdict, "not_verified");
   assert.equal(run.verifications, 0);
 });
+
+Deno.test("harness: an agent the source starts is started once, in the worktree, before the baseline", async () => {
+  const run = await runScripted({
+    rounds: [{ diff: oneLineDiff("a.ts"), passes: false }, {
+      diff: oneLineDiff("a.ts", "a", "c"),
+      passes: true,
+    }],
+    start: null,
+    baseline: true,
+  });
+  assert.equal(run.outcome.state, "verified", run.outcome.message);
+  // Started once (not per round, not again for round 1), before the contract ran on the base.
+  assert.deepEqual(run.order, ["start:/harness/worktree", "baseline", "round", "round"]);
+});
+
+Deno.test("harness: an agent that cannot start fails the task before the baseline (exit 4, its words)", async () => {
+  const why = {
+    code: "config" as const,
+    message: "acp: true exited (code 0) before answering initialize",
+    retryable: false,
+  };
+  const run = await runScripted({
+    rounds: [{ diff: oneLineDiff("a.ts"), passes: true }],
+    start: why,
+    baseline: true,
+  });
+  assert.deepEqual(run.order, ["start:/harness/worktree"], "no baseline, no round");
+  assert.equal(run.outcome.state, "backend_failed");
+  assert.equal(run.outcome.exitCode, 4);
+  assert.equal(run.outcome.reason, "backend_unavailable");
+  assert.equal(
+    run.outcome.message,
+    "the backend cannot start: acp: true exited (code 0) before answering initialize",
+  );
+  assert.deepEqual(run.outcome.backendFailure, { code: "config", message: why.message });
+  assert.deepEqual(run.outcome.baseline, []);
+  assert.deepEqual(run.outcome.rounds, []);
+});
+
+Deno.test("harness: a source with nothing to start goes from the worktree to the baseline, as before", async () => {
+  const run = await runScripted({
+    rounds: [{ diff: oneLineDiff("a.ts"), passes: true }],
+    baseline: true,
+  });
+  assert.equal(run.outcome.state, "verified", run.outcome.message);
+  assert.deepEqual(run.order, ["baseline", "round"]);
+});

@@ -74,7 +74,11 @@ Deno.test("acp: a program that does not speak ACP is named before the baseline, 
   const failure = run.json.backendFailure as { code: string; message: string };
   assert.equal(failure.code, "config", explain(run));
   assert.equal(failure.message, "acp: true exited (code 0) before answering initialize");
-  assert.equal(run.artefacts, false, "no baseline, no round: nothing ran");
+  assert.equal(run.json.reason, "backend_unavailable", explain(run));
+  // Started once in its task's sandbox, before the baseline: no check ran, no round.
+  assert.deepEqual(run.json.baseline, [], explain(run));
+  assert.deepEqual(run.json.rounds, [], explain(run));
+  assert.doesNotMatch(run.stderr, /· baseline/, explain(run));
 });
 
 // Issue #19 through this agent: it skips the failing test; REJECTED with the oracle's words.

@@ -104,6 +104,26 @@ export class Sim {
     });
   }
 
+  /** A task whose agent is started before its baseline (`startBackend`), as `vouch run` submits. */
+  submitStarting(taskId: string, baseline = true): KernelAction[] {
+    return this.send({
+      kind: "task_submitted",
+      taskId,
+      goal: `goal of ${taskId}`,
+      baseRev: "base0",
+      budget: BIG_BUDGET,
+      contractDigest: "sha256:contract",
+      policyDigest: "sha256:policy",
+      policy: null,
+      startBackend: true,
+      ...(baseline ? {} : { baseline: false }),
+    });
+  }
+
+  backendReady(taskId: string, ok = true): KernelAction[] {
+    return this.send({ kind: "backend_ready", taskId, effectId: this.effect(taskId), ok });
+  }
+
   backendStarted(taskId: string): KernelAction[] {
     return this.send({ kind: "backend_started", taskId, effectId: this.effect(taskId) });
   }

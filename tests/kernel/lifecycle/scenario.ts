@@ -22,6 +22,7 @@ export const RAW_KINDS = [
   "task_submitted",
   "worktree_ready",
   "worktree_failed",
+  "backend_ready",
   "backend_started",
   "backend_finished",
   "patch_extracted",
@@ -175,11 +176,15 @@ function body(state: KernelState, cmd: Cmd, kind: typeof RAW_KINDS[number]): unk
           outputBytes: 100 + cmd.a,
           costUnits: 5 + (cmd.b % 20),
         },
+        // Half the tasks start their agent before the baseline, as `vouch run` does.
+        ...(cmd.b % 2 === 0 ? { startBackend: true } : {}),
       };
     case "worktree_ready":
       return { kind, taskId, effectId, path: `/wt/${taskId}` };
     case "worktree_failed":
       return { kind, taskId, effectId, error: "boom" };
+    case "backend_ready":
+      return { kind, taskId, effectId, ok: cmd.flag || cmd.a % 7 !== 3 };
     case "backend_started":
       return { kind, taskId, effectId };
     case "backend_finished":
@@ -301,6 +306,8 @@ function autoKind(state: KernelState, cmd: Cmd): typeof RAW_KINDS[number] {
   switch (t.pending?.kind) {
     case "create_worktree":
       return "worktree_ready";
+    case "start_backend":
+      return "backend_ready";
     case "run_backend":
       return t.status === "worktree_ready" && cmd.flag2 ? "backend_started" : "backend_finished";
     case "extract_diff":

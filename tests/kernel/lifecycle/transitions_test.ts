@@ -10,6 +10,7 @@ import {
   NEW_TASK,
   type PolicySnapshot,
   step,
+  taskOutcome,
   transitionRows,
   TRANSITIONS,
 } from "../../../kernel/lifecycle/mod.ts";
@@ -41,6 +42,7 @@ function only<K extends KernelAction["kind"]>(
 /** Ways to bring task "t" into each non-terminal status. */
 const REACH: Record<string, (sim: Sim) => void> = {
   submitted: (s) => s.submit("t"),
+  starting_backend: (s) => (s.submitStarting("t"), s.worktreeReady("t")),
   baselining: (s) => (s.submit("t"), s.worktreeReady("t")),
   worktree_ready: (s) => (REACH.baselining!(s), s.baseline("t")),
   backend_running: (s) => (REACH.worktree_ready!(s), s.backendStarted("t")),
@@ -487,6 +489,7 @@ Deno.test("effect_failed fails the task from every status waiting on an effect",
   for (
     const status of [
       "submitted",
+      "starting_backend",
       "baselining",
       "worktree_ready",
       "backend_running",
@@ -509,6 +512,7 @@ Deno.test("effect_failed fails the task from every status waiting on an effect",
 Deno.test("budget: wall time pauses on a tick in every work status and resume re-issues the work", () => {
   const entryKind: Record<string, string> = {
     submitted: "create_worktree",
+    starting_backend: "start_backend",
     baselining: "run_contract",
     worktree_ready: "run_backend",
     backend_running: "run_backend",
@@ -634,6 +638,7 @@ Deno.test("contradictory results fail the task in every waiting status", () => {
   for (
     const status of [
       "submitted",
+      "starting_backend",
       "baselining",
       "worktree_ready",
       "backend_running",
@@ -720,6 +725,42 @@ Deno.test("a task submitted without a baseline goes from the worktree straight t
   assert.deepEqual(run.feedback.baselineFailing, []);
   assert.equal(sim.task("t1").status, "worktree_ready");
   record(sim);
+});
+
+Deno.test("an agent is started in the worktree before the baseline; one that cannot start fails the task first", () => {
+  const sim = new Sim();
+  assert.deepEqual(kinds(sim.submitStarting("t")), ["log", "create_worktree"]);
+  const start = only(sim.worktreeReady("t"), "start_backend");
+  assert.equal(start.worktree, "/wt/t");
+  assert.equal(sim.task("t").status, "starting_backend");
+  // Nothing of the contract has run yet: the baseline comes only after the agent answered.
+  const ready = sim.backendReady("t");
+  assert.equal(only(ready, "run_contract").phase, "baseline");
+  assert.equal(sim.task("t").status, "baselining");
+  assert.equal(sim.task("t").reason, "backend_ready");
+  assert.equal(only(sim.baseline("t"), "run_backend").round, 0);
+  record(sim);
+
+  const broken = new Sim();
+  broken.submitStarting("t");
+  broken.worktreeReady("t");
+  const failed = broken.backendReady("t", false);
+  assert.equal(broken.task("t").status, "failed");
+  assert.equal(broken.task("t").reason, "backend_unavailable");
+  assert.ok(!kinds(failed).includes("run_contract"), "no baseline after a failed start");
+  only(failed, "cleanup");
+  assert.deepEqual(taskOutcome(broken.task("t")), {
+    state: "backend_failed",
+    reason: "backend_unavailable",
+  });
+  record(broken);
+
+  const noBaseline = new Sim();
+  noBaseline.submitStarting("t", false);
+  noBaseline.worktreeReady("t");
+  only(noBaseline.backendReady("t"), "run_backend");
+  assert.equal(noBaseline.task("t").status, "worktree_ready");
+  record(noBaseline);
 });
 
 Deno.test("every row of the transition table is exercised by these examples, and only rows", () => {

@@ -24,6 +24,7 @@ import { cmdArb, policyArb, runScenario } from "./scenario.ts";
 const PINNED: Readonly<Record<string, string>> = {
   "vouch.lifecycle/3": "c2acc2c63545800005d855a89c7752a16874c9e2810c099247075bddf0385e30",
   "vouch.lifecycle/4": "2fed63e9d67e4bf870ea9afd89634854859a98681824ab808d6d134ed4063c13",
+  "vouch.lifecycle/5": "cc7fbcc78bb486cf55e3cd70f2704e7419faf9796d73feb6903433895598dd55",
 };
 
 /** The fixed corpus: 60 streams from fixed seeds (fast-check is pinned by deno.lock). */
@@ -99,6 +100,6 @@ Deno.test("a log recorded under vouch.lifecycle/2 replays as other_kernel, not a
   assert.equal(result.status, "other_kernel");
   if (result.status === "other_kernel") {
     assert.equal(result.recorded, "vouch.lifecycle/2");
-    assert.equal(result.running, "vouch.lifecycle/4");
+    assert.equal(result.running, KERNEL_LIFECYCLE_VERSION);
   }
 });
