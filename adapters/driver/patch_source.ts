@@ -169,6 +169,8 @@ export function agentWorktree(backend: AgentBackend, opts: AgentWorktreeOptions 
   let worktree: Worktree | null = null;
   let checkout: string | null = null;
   let handed: Uint8Array | null = null;
+  // The outside snapshot taken when the agent was started ahead of round 1.
+  let early: Awaited<ReturnType<typeof snapshotOutside>> | null = null;
   return {
     id: backend.id,
     emptyDetail: "the backend changed no file",
@@ -184,12 +186,20 @@ export function agentWorktree(backend: AgentBackend, opts: AgentWorktreeOptions 
       return worktree.path;
     },
     ...(backend.startTask !== undefined
-      ? { start: (task: BackendStart, signal: AbortSignal) => backend.startTask!(task, signal) }
+      ? {
+        async start(task: BackendStart, signal: AbortSignal) {
+          // The agent lives from now on: what it writes outside is judged from here, not
+          // from round 1's start (it could write while the baseline runs).
+          early = await snapshotOutside(outsideScope(checkout, worktree));
+          return await backend.startTask!(task, signal);
+        },
+      }
       : {}),
     async produce(round) {
       handed = null;
       const scope = outsideScope(checkout, worktree);
-      const before = await snapshotOutside(scope);
+      const before = early ?? await snapshotOutside(scope);
+      early = null;
       const claim = await backend.run(round.task, {
         signal: round.signal,
         emit: round.emit,

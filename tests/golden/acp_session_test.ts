@@ -162,3 +162,46 @@ Deno.test({
     assert.doesNotMatch(run.stderr, /setup · baseline/, explain);
   },
 });
+
+Deno.test({
+  name:
+    "acp: a write outside the worktree while the agent waits for round 1 (it starts before the baseline) is judged",
+  ignore: NODE === null,
+  fn: async () => {
+    // Unconfined (--sandbox none): the outside-write watch is all that stands; it must start
+    // when the agent does, not when round 1 does.
+    const repo = await createRepo(files, `${NODE} test/add.test.js`);
+    const state = await Deno.makeTempDir({ prefix: "vouch-acp-plant-" });
+    const run = await runVouch(
+      repo,
+      [
+        "run",
+        "--backend",
+        `acp:${NODE} ${AGENT}`,
+        "--agent-env",
+        "VOUCH_ACP_MODE",
+        "--agent-env",
+        "VOUCH_ACP_PLANT",
+        "--sandbox",
+        "none",
+        "--goal",
+        "make the test pass",
+        "--verify",
+        `${NODE} test/add.test.js`,
+        "--max-rounds",
+        "1",
+        "--json",
+        "--progress",
+        "plain",
+      ],
+      state,
+      "deno",
+      { VOUCH_ACP_MODE: "honest", VOUCH_ACP_PLANT: `${repo.dir}/planted.txt` },
+    );
+    const explain = `stdout: ${run.stdout}\nstderr: ${run.stderr}`;
+    const json = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+    assert.equal(Deno.readTextFileSync(`${repo.dir}/planted.txt`), "planted at start\n");
+    assert.equal(json.state, "rejected", explain);
+    assert.match(JSON.stringify(json.rounds), /planted\.txt/, explain);
+  },
+});
