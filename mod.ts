@@ -4,8 +4,8 @@
  *
  * This entry point is the embedder's API, and only that: run a task in a
  * repository ({@link runInRepo}), verify a patch ({@link verifyPatchInRepo}),
- * evaluate a result bundle ({@link evaluateBundleIsolated}), inspect an event
- * log ({@link auditLog}), check a {@link VerifiedPatch}
+ * evaluate a result bundle ({@link evaluateBundle}), inspect an event
+ * log ({@link inspectLog}), check a {@link VerifiedPatch}
  * ({@link assertVerifiedPatch}) and the one error type ({@link VouchError}),
  * with their option and result types and the two ways to state what "done"
  * means ({@link contractFromCommand}, {@link loadContract}). Further entry
@@ -130,10 +130,7 @@ export {
 
 // Evaluate a result bundle made elsewhere, never executing it.
 export type { EvaluateBundleInput } from "./adapters/bundle/evaluate.ts";
-export {
-  evaluateBundleIsolated,
-  type IsolatedEvaluationOptions,
-} from "./adapters/bundle/isolated.ts";
+export { evaluateBundle, type EvaluateBundleOptions } from "./adapters/bundle/isolated.ts";
 
 // Inspect an event log: chain, receipts, VerifiedPatches, replay.
 export type {
@@ -147,10 +144,10 @@ export type { ReceiptIssue } from "./adapters/receipts/chain.ts";
 export type { ToolReceipt, ToolReceiptBody } from "./adapters/receipts/receipt.ts";
 export type { ReceiptErrorCode } from "./adapters/receipts/errors.ts";
 export {
-  auditLog,
-  type AuditOptions,
-  type AuditReport,
-  type AuditVerdict,
+  inspectLog,
+  type InspectOptions,
+  type InspectReport,
+  type InspectVerdict,
 } from "./adapters/audit/audit_log.ts";
 
 // The VerifiedPatch capability and its check, and the key that checks it.
@@ -170,12 +167,10 @@ export type { KeyEnv } from "./adapters/keys/paths.ts";
 
 // Types the API above names in its options and results (exported so the reference links them).
 export type { IntegrationTarget } from "./adapters/verified_patch/capabilities.ts";
-export type { IsolationRuntime } from "./adapters/bundle/isolation_runtime.ts";
 export type { ReceiptExit, ReceiptOutcome, StreamDigest } from "./adapters/receipts/receipt.ts";
 export type {
   EvidenceIssue,
   EvidenceIssueCode,
   EvidenceReport,
 } from "./adapters/audit/evidence_binding.ts";
-export type { ChildCommand } from "./adapters/bundle/isolation_runtime.ts";
 export type { OracleReport, OracleTouch } from "./adapters/verification/verifier.ts";

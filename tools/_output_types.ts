@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { AuditReport } from "../adapters/audit/mod.ts";
+import type { InspectReport } from "../adapters/audit/mod.ts";
 import type { RunOutcome } from "../adapters/driver/outcome.ts";
 import type { AgentCliProbe } from "../adapters/backends/probe.ts";
 import type { AgentDecision } from "../adapters/backends/types.ts";
@@ -32,9 +32,9 @@ export type VerifyJson = Versioned & VerifyPatchReport;
 export type RunJson = Versioned & RunOutcome;
 
 /** `vouch inspect --json`: the audit verdict of the LOG apart from each task's own verdict. */
-export type InspectJson = Versioned & Omit<AuditReport, "verdict"> & {
+export type InspectJson = Versioned & Omit<InspectReport, "verdict"> & {
   /** The audit verdict of the log (never a task's: see `tasks[].verdict`). */
-  readonly audit: AuditReport["verdict"];
+  readonly audit: InspectReport["verdict"];
   /** Its words, e.g. "chain intact, evidence unauthenticated". */
   readonly summary: string;
   /** Id of the MAC key the receipts were checked with, or null without one. */

@@ -20,7 +20,7 @@ import { buildTimelines, type TaskTimeline } from "./timeline.ts";
  * Verdict of an audit of the LOG (never of a task: each task's own verdict is
  * in its timeline).
  */
-export type AuditVerdict =
+export type InspectVerdict =
   /** Chain, receipts, patches, evidence binding and replay all check out. */
   | "verified"
   /**
@@ -38,16 +38,16 @@ export type AuditVerdict =
   | "not_a_log";
 
 /**
- * The words for each {@link AuditVerdict}, kept apart from any task's verdict.
+ * The words for each {@link InspectVerdict}, kept apart from any task's verdict.
  *
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
- * import { AUDIT_SUMMARY } from "./audit_log.ts";
- * equal(AUDIT_SUMMARY.unauthenticated, "chain intact, evidence unauthenticated");
+ * import { INSPECT_SUMMARY } from "./audit_log.ts";
+ * equal(INSPECT_SUMMARY.unauthenticated, "chain intact, evidence unauthenticated");
  * ```
  */
-export const AUDIT_SUMMARY: Readonly<Record<AuditVerdict, string>> = {
+export const INSPECT_SUMMARY: Readonly<Record<InspectVerdict, string>> = {
   verified: "log intact, evidence authenticated and bound, replay reproduces",
   tampered: "log tampered",
   divergent: "log intact, but replay diverges",
@@ -96,8 +96,8 @@ async function mayBeVouchLog(path: string, read: Awaited<ReturnType<typeof readL
   });
 }
 
-/** Options of {@linkcode auditLog}. */
-export interface AuditOptions {
+/** Options of {@linkcode inspectLog}. */
+export interface InspectOptions {
   /** The MAC key for receipts and patches; null when unavailable. */
   readonly key: MacKey | null;
   /** A head the log must contain. */
@@ -108,11 +108,11 @@ export interface AuditOptions {
 }
 
 /** Everything `vouch inspect` reports. */
-export interface AuditReport {
+export interface InspectReport {
   /** Path of the audited log. */
   readonly path: string;
   /** The overall verdict. */
-  readonly verdict: AuditVerdict;
+  readonly verdict: InspectVerdict;
   /** The hash chain: status, record count, head and the first bad line. */
   readonly log: {
     readonly status: "ok" | "torn" | "tampered";
@@ -147,7 +147,7 @@ export interface AuditReport {
 async function checkPatches(
   records: readonly LogRecord[],
   key: MacKey,
-): Promise<AuditReport["patches"]> {
+): Promise<InspectReport["patches"]> {
   let present = 0;
   let verified = 0;
   const first = records[0]?.seq ?? 1;
@@ -196,21 +196,21 @@ async function checkPatches(
  * import { tmpdir } from "node:os";
  * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { equal } from "node:assert/strict";
- * import { auditLog } from "./audit_log.ts";
+ * import { inspectLog } from "./audit_log.ts";
  * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
  * writeFileSync(`${dir}/events.jsonl`, "");
- * const report = await auditLog(`${dir}/events.jsonl`, { key: null });
+ * const report = await inspectLog(`${dir}/events.jsonl`, { key: null });
  * equal(report.verdict, "not_a_log");
  * rmSync(dir, { recursive: true, force: true });
  * ```
  */
-export async function auditLog(path: string, options: AuditOptions): Promise<AuditReport> {
+export async function inspectLog(path: string, options: InspectOptions): Promise<InspectReport> {
   const read = await readLogFile(
     path,
     options.expectHead ? { expectHead: options.expectHead } : {},
   );
   const records = read.records;
-  const log: AuditReport["log"] = {
+  const log: InspectReport["log"] = {
     status: read.status,
     records: records.length,
     head: read.head,
@@ -218,13 +218,13 @@ export async function auditLog(path: string, options: AuditOptions): Promise<Aud
     tornBytes: read.status === "torn" ? read.tornBytes : 0,
   };
   const receiptCount = records.filter((r) => r.kind === LOG_KINDS.toolReceipt).length;
-  let receipts: AuditReport["receipts"] = {
+  let receipts: InspectReport["receipts"] = {
     present: receiptCount,
     verified: 0,
     checked: false,
     issue: null,
   };
-  let patches: AuditReport["patches"] = {
+  let patches: InspectReport["patches"] = {
     present: records.filter((r) => r.kind === LOG_KINDS.verifiedPatchMinted).length,
     verified: 0,
     issue: null,
@@ -242,7 +242,7 @@ export async function auditLog(path: string, options: AuditOptions): Promise<Aud
   const evidence = checkEvidenceBinding(records);
   const replay = replayKernelRecords(records, options.kernel ?? lifecycleReplayKernel);
   const tasks = buildTimelines(records);
-  let verdict: AuditVerdict = "verified";
+  let verdict: InspectVerdict = "verified";
   if (records.length === 0 && !(await mayBeVouchLog(path, read))) verdict = "not_a_log";
   else if (log.status === "tampered" || receipts.issue || patches.issue) verdict = "tampered";
   else if (records.length === 0) verdict = "not_a_log";

@@ -135,9 +135,9 @@ async function observeManifest(root: string): Promise<ManifestObservation> {
  * import { join } from "node:path";
  * import { tmpdir } from "node:os";
  * import { mkdtempSync, rmSync } from "node:fs";
- * import { evaluateBundle } from "./evaluate.ts";
+ * import { evaluateBundleInProcess } from "./evaluate.ts";
  * const missing = mkdtempSync(join(tmpdir(), "vouch-"));
- * const result = await evaluateBundle({
+ * const result = await evaluateBundleInProcess({
  *   bundleDir: missing,
  *   workUnitPath: `${missing}/work-unit.json`,
  *   planPath: `${missing}/plan.json`,
@@ -147,7 +147,9 @@ async function observeManifest(root: string): Promise<ManifestObservation> {
  * rmSync(missing, { recursive: true, force: true });
  * ```
  */
-export async function evaluateBundle(input: EvaluateBundleInput): Promise<VerificationResult> {
+export async function evaluateBundleInProcess(
+  input: EvaluateBundleInput,
+): Promise<VerificationResult> {
   try {
     return await evaluateUnguarded(input);
   } catch (error) {

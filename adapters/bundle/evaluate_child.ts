@@ -11,7 +11,7 @@
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { evaluateBundle } from "./evaluate.ts";
+import { evaluateBundleInProcess } from "./evaluate.ts";
 
 /** Whether this module is the program's entry (`import.meta.main` is Deno's; Node 20 lacks it). */
 function isEntry(): boolean {
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const result = await evaluateBundle({ bundleDir, workUnitPath, planPath });
+  const result = await evaluateBundleInProcess({ bundleDir, workUnitPath, planPath });
   await new Promise<void>((resolve, reject) =>
     process.stdout.write(
       JSON.stringify(result) + "\n",

@@ -36,16 +36,14 @@ export {
   nodePermissionFlags,
 } from "./isolation_runtime.ts";
 
-/** Options for {@linkcode evaluateBundleIsolated}. */
-export interface IsolatedEvaluationOptions {
+/** Options for {@linkcode evaluateBundle}. */
+export interface EvaluateBundleOptions {
   /** Kill the child after this long. @default 60000 */
   timeoutMs?: number;
   /** Maximum bytes of child stdout accepted. @default 16 MiB */
   maxOutputBytes?: number;
   /** The child entry module (tests substitute misbehaving children). @default EVALUATE_CHILD_ENTRY */
   childEntry?: URL;
-  /** How the child is started. @default the runtime this process runs on (Deno or Node) */
-  runtime?: IsolationRuntime;
 }
 
 /**
@@ -110,9 +108,9 @@ function cappedSink(max: number) {
  * import { join } from "node:path";
  * import { tmpdir } from "node:os";
  * import { mkdtempSync, rmSync } from "node:fs";
- * import { evaluateBundleIsolated } from "./isolated.ts";
+ * import { evaluateBundle } from "./isolated.ts";
  * const missing = mkdtempSync(join(tmpdir(), "vouch-"));
- * const result = await evaluateBundleIsolated({
+ * const result = await evaluateBundle({
  *   bundleDir: missing,
  *   workUnitPath: `${missing}/work-unit.json`,
  *   planPath: `${missing}/plan.json`,
@@ -122,9 +120,21 @@ function cappedSink(max: number) {
  * rmSync(missing, { recursive: true, force: true });
  * ```
  */
-export async function evaluateBundleIsolated(
+export function evaluateBundle(
   input: EvaluateBundleInput,
-  options: IsolatedEvaluationOptions = {},
+  options: EvaluateBundleOptions = {},
+): Promise<VerificationResult> {
+  return evaluateBundleOn(currentIsolation(), input, options);
+}
+
+/**
+ * {@link evaluateBundle} with the child started by `runtime` (internal: tests start a Node child
+ * from Deno; the package evaluates on the runtime it runs on).
+ */
+export async function evaluateBundleOn(
+  runtime: IsolationRuntime,
+  input: EvaluateBundleInput,
+  options: EvaluateBundleOptions = {},
 ): Promise<VerificationResult> {
   const entry = options.childEntry ?? EVALUATE_CHILD_ENTRY;
   if (entry.protocol !== "file:") {
@@ -133,7 +143,6 @@ export async function evaluateBundleIsolated(
       `Cannot isolate the evaluation: the evaluator is not on a local file system (${entry.protocol})`,
     );
   }
-  const runtime = options.runtime ?? currentIsolation();
   // The permission layer follows links: never grant a bundle with one leading out of it.
   const escape = await findEscapingLink(input.bundleDir);
   if (escape !== null) {

@@ -18,8 +18,8 @@ import { fnBackend } from "../../adapters/backends/fn_backend.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo, runOutcomeReport } from "../../adapters/driver/run_in_repo.ts";
 import { renderProgressLine, renderSummary } from "../render.ts";
-import { auditLog } from "../../adapters/audit/audit_log.ts";
-import { renderAuditReport } from "./inspect.ts";
+import { inspectLog } from "../../adapters/audit/audit_log.ts";
+import { renderInspectReport } from "./inspect.ts";
 import { loadOrCreateMacKey } from "../../adapters/keys/mac_key.ts";
 import { kernelDemoTimeline } from "./demo_kernel_timeline.ts";
 import { gitChecked } from "../../adapters/git/git_checked.ts";
@@ -150,9 +150,9 @@ export const demoCommand: CliCommand = {
         env: { VOUCH_KEY_FILE: `${root}/state/key` },
         create: false,
       });
-      const report = await auditLog(outcome.logPath, { key });
+      const report = await inspectLog(outcome.logPath, { key });
       say(`\n$ vouch inspect (what it verifies: chain, receipts, patch MAC, replay)\n`);
-      say(renderAuditReport(report, key.keyId));
+      say(renderInspectReport(report, key.keyId));
       if (values.json) io.out(JSON.stringify(runOutcomeReport(outcome)) + "\n");
       const ok = outcome.state === "verified" && outcome.rounds.length === 2 &&
         report.verdict === "verified";

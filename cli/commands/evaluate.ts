@@ -5,7 +5,7 @@
  */
 import { visible } from "../../adapters/text/mod.ts";
 import { parseCommandLine } from "./_flags.ts";
-import { evaluateBundleIsolated } from "../../adapters/bundle/isolated.ts";
+import { evaluateBundle } from "../../adapters/bundle/isolated.ts";
 import type { VerificationResult } from "../../kernel/bundle/types.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 
@@ -87,7 +87,7 @@ export const evaluateCommand: CliCommand = {
     if (bundleDir === undefined) throw new UsageError("--bundle DIR is required");
     if (workUnitPath === undefined) throw new UsageError("--work-unit FILE is required");
     if (planPath === undefined) throw new UsageError("--plan FILE is required");
-    const result = await evaluateBundleIsolated({ bundleDir, workUnitPath, planPath });
+    const result = await evaluateBundle({ bundleDir, workUnitPath, planPath });
     io.out(
       values.json
         ? JSON.stringify(result, null, 2) + "\n"

@@ -9,7 +9,7 @@ import { visible } from "../../adapters/text/mod.ts";
 import { parseCommandLine } from "./_flags.ts";
 import { dirname, resolve } from "node:path";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
-import { AUDIT_SUMMARY, auditLog, type AuditReport } from "../../adapters/audit/mod.ts";
+import { INSPECT_SUMMARY, inspectLog, type InspectReport } from "../../adapters/audit/mod.ts";
 import {
   findRepositoryRoot,
   KeyError,
@@ -30,7 +30,7 @@ function taskLabel(t: TaskTimeline): string {
 }
 
 /** The audit verdict's word: the verdict table's where it has one. */
-function auditWord(verdict: AuditReport["verdict"]): string {
+function auditWord(verdict: InspectReport["verdict"]): string {
   return verdict === "verified" || verdict === "tampered" || verdict === "not_a_log"
     ? VERDICTS[verdict].word
     : verdict.toUpperCase();
@@ -90,7 +90,7 @@ async function loadKey(logPath: string, keyFile: string | undefined): Promise<Ma
  */
 function reuseWords(
   reuse: NonNullable<TaskTimeline["baselineReused"]>,
-  report: AuditReport,
+  report: InspectReport,
 ): string {
   const seqs = reuse.receiptSeqs.length > 0
     ? `receipts seq ${reuse.receiptSeqs.join(", ")}`
@@ -108,7 +108,7 @@ const short = (hash: string) => hash.slice(0, 12);
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
 /** The report of a file that holds no vouch log record at all. */
-function notALogLines(report: AuditReport): string[] {
+function notALogLines(report: InspectReport): string[] {
   const { log } = report;
   const why = log.issue !== null
     ? `line ${log.issue.line} is not a vouch log record (${log.issue.reason}), nor is any other line`
@@ -118,12 +118,12 @@ function notALogLines(report: AuditReport): string[] {
   return [
     `vouch inspect ${report.path}`,
     `log       ${VERDICTS.not_a_log.word}  no record: ${why}`,
-    `audit     ${VERDICTS.not_a_log.word}  ${AUDIT_SUMMARY.not_a_log}`,
+    `audit     ${VERDICTS.not_a_log.word}  ${INSPECT_SUMMARY.not_a_log}`,
   ];
 }
 
 /** The hash chain: intact (maybe with a torn tail) or where it broke. */
-function logLines(log: AuditReport["log"]): string[] {
+function logLines(log: InspectReport["log"]): string[] {
   if (log.status === "tampered" && log.issue) {
     const i = log.issue;
     return [
@@ -145,7 +145,7 @@ function logLines(log: AuditReport["log"]): string[] {
 }
 
 /** The receipts' and minted patches' MACs (unchecked without the key). */
-function receiptLines(report: AuditReport, keyId: string | null): string[] {
+function receiptLines(report: InspectReport, keyId: string | null): string[] {
   const { receipts, patches } = report;
   if (!receipts.checked) {
     return [
@@ -165,7 +165,7 @@ function receiptLines(report: AuditReport, keyId: string | null): string[] {
 }
 
 /** Whether the recorded check outcomes match their receipts (nothing when none were recorded). */
-function evidenceLines(report: AuditReport): string[] {
+function evidenceLines(report: InspectReport): string[] {
   const ev = report.evidence;
   const checked = report.receipts.checked;
   if (ev.issue) {
@@ -184,7 +184,7 @@ function evidenceLines(report: AuditReport): string[] {
 }
 
 /** Whether replaying the kernel events reproduces the recorded actions. */
-function replayLine(replay: AuditReport["replay"]): string {
+function replayLine(replay: InspectReport["replay"]): string {
   if (replay.status === "divergent") {
     return `replay    DIVERGENT at seq ${replay.seq} (${replay.reason}): ${replay.detail}`;
   }
@@ -200,7 +200,7 @@ function replayLine(replay: AuditReport["replay"]): string {
 }
 
 /** One task's timeline: phases, checks by round, baseline reuse, oracle, receipts, transcripts. */
-function taskLines(t: TaskTimeline, report: AuditReport): string[] {
+function taskLines(t: TaskTimeline, report: InspectReport): string[] {
   const lines = [
     "",
     `task ${t.task}  ${taskLabel(t)}, ${
@@ -243,7 +243,7 @@ function taskLines(t: TaskTimeline, report: AuditReport): string[] {
 }
 
 /** Renders an inspection report as text. */
-export function renderAuditReport(report: AuditReport, keyId: string | null): string {
+export function renderInspectReport(report: InspectReport, keyId: string | null): string {
   if (report.verdict === "not_a_log") return notALogLines(report).join("\n") + "\n";
   const { log } = report;
   const lines = [
@@ -252,7 +252,7 @@ export function renderAuditReport(report: AuditReport, keyId: string | null): st
     ...receiptLines(report, keyId),
     ...evidenceLines(report),
     replayLine(report.replay),
-    `audit     ${auditWord(report.verdict)}  ${AUDIT_SUMMARY[report.verdict]}`,
+    `audit     ${auditWord(report.verdict)}  ${INSPECT_SUMMARY[report.verdict]}`,
   ];
   if (report.tasks.length > 0) {
     lines.push(`tasks     ${report.tasks.map((t) => `task ${t.task} ${taskLabel(t)}`).join(", ")}`);
@@ -305,19 +305,19 @@ export const inspectCommand: CliCommand = {
     }
     // An unreadable log (missing, a directory, no permission) is an EventLogError("io"):
     // cli/main.ts prints it as one line and exits 5 (could not run).
-    const report: AuditReport = await auditLog(path, {
+    const report: InspectReport = await inspectLog(path, {
       key,
       ...(expectHead ? { expectHead } : {}),
     });
     if (values.json) {
       // `audit` is the log's verdict; each task's own verdict is `tasks[].verdict`.
       const { verdict, ...rest } = report;
-      const json = { audit: verdict, summary: AUDIT_SUMMARY[verdict], ...rest };
+      const json = { audit: verdict, summary: INSPECT_SUMMARY[verdict], ...rest };
       io.out(
         JSON.stringify(jsonDocument({ ...json, keyId: key?.keyId ?? null }), null, 2) + "\n",
       );
     } else {
-      io.out(visible(renderAuditReport(report, key?.keyId ?? null)));
+      io.out(visible(renderInspectReport(report, key?.keyId ?? null)));
     }
     return report.verdict === "verified" ? EXIT.ok : EXIT.rejected;
   },

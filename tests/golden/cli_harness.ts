@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { readLogFile } from "../../adapters/log/store.ts";
-import { auditLog } from "../../adapters/audit/audit_log.ts";
+import { inspectLog } from "../../adapters/audit/audit_log.ts";
 import { loadOrCreateMacKey } from "../../adapters/keys/mac_key.ts";
 import { replayKernelRecords } from "../../adapters/log/replay.ts";
 import { lifecycleReplayKernel } from "../../adapters/audit/kernel_replay.ts";
@@ -143,7 +143,7 @@ export async function assertLog(
       env: { VOUCH_KEY_FILE: `${state}/key` },
       create: false,
     });
-    const report = await auditLog(`${repo.dir}/.vouch/events.jsonl`, { key });
+    const report = await inspectLog(`${repo.dir}/.vouch/events.jsonl`, { key });
     assert.equal(
       report.verdict,
       "verified",

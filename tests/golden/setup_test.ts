@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { createRepo, type FixtureRepo } from "./fixture_repos.ts";
 import { e2e, runVouch } from "./cli_harness.ts";
-import { auditLog } from "../../adapters/audit/audit_log.ts";
+import { inspectLog } from "../../adapters/audit/audit_log.ts";
 import { loadOrCreateMacKey } from "../../adapters/keys/mac_key.ts";
 import { readLogFile } from "../../adapters/log/store.ts";
 
@@ -76,7 +76,7 @@ async function receiptsOf(repo: FixtureRepo, state?: string): Promise<ReceiptBod
     env: { VOUCH_KEY_FILE: `${state}/key` },
     create: false,
   });
-  const report = await auditLog(`${repo.dir}/.vouch/events.jsonl`, { key });
+  const report = await inspectLog(`${repo.dir}/.vouch/events.jsonl`, { key });
   if (key !== null) assert.equal(report.verdict, "verified");
   const tools = report.tasks.flatMap((t) => t.receipts.map((r) => r.tool));
   const log = await readLogFile(`${repo.dir}/.vouch/events.jsonl`);

@@ -1,9 +1,9 @@
 /**
  * `vouch evaluate` under Node, from the installed npm package: the CLI and the
- * library's `evaluateBundleIsolated` give exactly the VerificationResult Deno
+ * library's `evaluateBundle` give exactly the VerificationResult Deno
  * gives on every red-team bundle fixture (honest and hostile), the child runs
  * under Node's permission model, and a probe started exactly as the evaluation
- * child is (through `evaluateBundleIsolated` with `childEntry`) cannot read a
+ * child is (through `evaluateBundle` with `childEntry`) cannot read a
  * file beside the bundle, list a directory, write, spawn or start a worker.
  */
 import assert from "node:assert/strict";
@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { evaluateBundleIsolated } from "../../adapters/bundle/isolated.ts";
+import { evaluateBundle } from "../../adapters/bundle/isolated.ts";
 import type { VerificationResult } from "../../kernel/bundle/types.ts";
 import { BUNDLE_FIXTURES, evaluateArgs, materializeFixture } from "../redteam/bundles/fixtures.ts";
 import { installTarball } from "./_fixture.ts";
@@ -20,15 +20,15 @@ const hasNpm = spawnSync("npm", ["--version"]).status === 0;
 if (!hasNpm) console.log("evaluate_node_test: npm not on PATH; the Node evaluate tests skip");
 
 /** Evaluates every fixture given as argv[2] (JSON: name -> paths) through the package's facade. */
-const EVALUATE_ALL_JS = `import { evaluateBundleIsolated } from "@vouch/vouch";
+const EVALUATE_ALL_JS = `import { evaluateBundle } from "@vouch/vouch";
 const fixtures = JSON.parse(process.argv[2]);
 const out = {};
-for (const [name, paths] of Object.entries(fixtures)) out[name] = await evaluateBundleIsolated(paths);
+for (const [name, paths] of Object.entries(fixtures)) out[name] = await evaluateBundle(paths);
 console.log(JSON.stringify(out));
 `;
 
 /**
- * Started by evaluateBundleIsolated as the evaluation child: it tries what an
+ * Started by evaluateBundle as the evaluation child: it tries what an
  * exploited evaluator would, and reports through a schema-valid
  * VerificationResult (the parent refuses anything else).
  */
@@ -56,15 +56,15 @@ const report = {
 console.log(JSON.stringify(unjudgeableResult("evaluator_error", "probe:" + JSON.stringify(report))));
 `;
 
-const PROBE_RUNNER_JS = `import { evaluateBundleIsolated } from "@vouch/vouch";
+const PROBE_RUNNER_JS = `import { evaluateBundle } from "@vouch/vouch";
 import { pathToFileURL } from "node:url";
 const [probe, paths] = process.argv.slice(2);
-const result = await evaluateBundleIsolated(JSON.parse(paths), { childEntry: pathToFileURL(probe) });
+const result = await evaluateBundle(JSON.parse(paths), { childEntry: pathToFileURL(probe) });
 console.log(result.findings[0].summary);
 `;
 
 Deno.test({
-  name: "npm package under Node: vouch evaluate and evaluateBundleIsolated agree with Deno",
+  name: "npm package under Node: vouch evaluate and evaluateBundle agree with Deno",
   ignore: !hasNpm,
   fn: async () => {
     const root = mkdtempSync(join(tmpdir(), "vouch-evaluate-node-"));
@@ -78,7 +78,7 @@ Deno.test({
       for (const fixture of BUNDLE_FIXTURES) {
         const paths = await materializeFixture(fixture, join(root, fixture.name));
         fixtures[fixture.name] = paths;
-        underDeno[fixture.name] = await evaluateBundleIsolated(paths);
+        underDeno[fixture.name] = await evaluateBundle(paths);
       }
       writeFileSync(join(project, "evaluate_all.mjs"), EVALUATE_ALL_JS);
       const underNode: Record<string, VerificationResult> = JSON.parse(

@@ -7,7 +7,7 @@
  * its receipts removed (and no key at all), and the intact log without a key.
  */
 import assert from "node:assert/strict";
-import { auditLog, lifecycleReplayKernel } from "../../adapters/audit/mod.ts";
+import { inspectLog, lifecycleReplayKernel } from "../../adapters/audit/mod.ts";
 import {
   GENESIS_HASH,
   type JsonValue,
@@ -104,7 +104,7 @@ Deno.test("redteam log: a failing result flipped to pass, actions recomputed, ch
     assert.equal((await verifyLogReceipts(read.records, fx.key)).issue, null);
     assert.equal(replayKernelRecords(read.records, lifecycleReplayKernel).status, "deterministic");
 
-    const report = await auditLog(fx.logPath, { key: fx.key });
+    const report = await inspectLog(fx.logPath, { key: fx.key });
     assert.equal(report.verdict, "tampered");
     assert.equal(report.evidence.issue?.code, "outcome_mismatch");
     assert.equal(report.evidence.issue?.seq, target);
@@ -130,7 +130,7 @@ Deno.test("redteam log: the forged log with its receipts removed fails with no k
       (kind, body, seq) =>
         kind === LOG_KINDS.toolReceipt ? null : flipToPass(target)(kind, body, seq),
     );
-    const noKey = await auditLog(fx.logPath, { key: null });
+    const noKey = await inspectLog(fx.logPath, { key: null });
     assert.equal(noKey.receipts.present, 0);
     assert.equal(noKey.verdict, "tampered");
     assert.equal(noKey.evidence.issue?.code, "receipt_missing");
@@ -145,7 +145,7 @@ Deno.test("redteam log: the forged log with its receipts removed fails with no k
       const checks = (body.checks as Body[]).map(({ receipts: _r, ...c }) => c);
       return { ...body, checks, setupReceipts: [] };
     });
-    const stripped = await auditLog(fx.logPath, { key: null });
+    const stripped = await inspectLog(fx.logPath, { key: null });
     assert.equal(stripped.verdict, "tampered");
     assert.equal(stripped.evidence.issue?.code, "outcome_without_receipt");
   } finally {
@@ -169,7 +169,7 @@ Deno.test("redteam log: a receipt cited by a check of another phase or id is a m
         ),
       };
     });
-    const report = await auditLog(fx.logPath, { key: fx.key });
+    const report = await inspectLog(fx.logPath, { key: fx.key });
     assert.equal(report.verdict, "tampered");
     assert.equal(report.evidence.issue?.code, "receipt_mismatch");
     assert.match(report.evidence.issue!.detail, /check "unit" names the receipt of round:lint/);
@@ -181,7 +181,7 @@ Deno.test("redteam log: a receipt cited by a check of another phase or id is a m
 Deno.test("redteam log: without the key an intact log with receipts is never VERIFIED", async () => {
   const fx = await buildLogFixture();
   try {
-    const report = await auditLog(fx.logPath, { key: null });
+    const report = await inspectLog(fx.logPath, { key: null });
     assert.equal(report.verdict, "unauthenticated");
     assert.equal(report.evidence.issue, null);
     const saved = Deno.env.get("XDG_STATE_HOME");

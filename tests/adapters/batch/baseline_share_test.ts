@@ -17,9 +17,9 @@ import { verifyCandidate } from "../../../adapters/batch/verify_candidate.ts";
 import { prepareTask } from "../../../adapters/batch/prepare.ts";
 import { readLogFile } from "../../../adapters/log/mod.ts";
 import { checkEvidenceBinding } from "../../../adapters/audit/evidence_binding.ts";
-import { auditLog } from "../../../adapters/audit/mod.ts";
+import { inspectLog } from "../../../adapters/audit/mod.ts";
 import { loadOrCreateMacKey } from "../../../adapters/keys/mod.ts";
-import { renderAuditReport } from "../../../cli/commands/inspect.ts";
+import { renderInspectReport } from "../../../cli/commands/inspect.ts";
 import { git, writeFiles } from "../../golden/fixture_repos.ts";
 import { enqueueExecutor, parseQueueUrl, runQueueWorker } from "../../../adapters/batch/queue.ts";
 import { loadFleetKey } from "../../../adapters/keys/fleet_key.ts";
@@ -157,17 +157,17 @@ Deno.test("vouch batch: 4 candidates of a task without lists run its baseline on
       create: false,
     });
     const good = report.candidates.find((c) => c.model_name_or_path === "good-1")!;
-    const audit = await auditLog(join(out, good.artefacts.log!), { key });
+    const audit = await inspectLog(join(out, good.artefacts.log!), { key });
     assert.equal(audit.verdict, "verified");
-    const text = renderAuditReport(audit, key.keyId);
+    const text = renderInspectReport(audit, key.keyId);
     assert.match(
       text,
       new RegExp(
         `baseline  reused, not run again: task ${good.baseline_reused_from}'s baseline run at \\d{4}-\\d\\d-\\d\\dT[^ ]+ \\(receipts seq 1\\); they bind: MACs verify`,
       ),
     );
-    const unkeyed = renderAuditReport(
-      await auditLog(join(out, good.artefacts.log!), { key: null }),
+    const unkeyed = renderInspectReport(
+      await inspectLog(join(out, good.artefacts.log!), { key: null }),
       null,
     );
     assert.match(unkeyed, /baseline {2}reused, not run again: .*UNCHECKED: no key/);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { evaluateBundle } from "../../../adapters/bundle/evaluate.ts";
+import { evaluateBundleInProcess } from "../../../adapters/bundle/evaluate.ts";
 import { BUNDLE_FIXTURES, materializeFixture } from "../../redteam/bundles/fixtures.ts";
 
 const good = BUNDLE_FIXTURES.find((f) => f.name === "good")!;
@@ -16,9 +16,9 @@ async function withGood(
 }
 
 const codes = async (p: { bundleDir: string; workUnitPath: string; planPath: string }) =>
-  (await evaluateBundle(p)).decision_support.reason_codes;
+  (await evaluateBundleInProcess(p)).decision_support.reason_codes;
 
-Deno.test("evaluateBundle() refuses verifier documents inside the candidate root", async () => {
+Deno.test("evaluateBundleInProcess() refuses verifier documents inside the candidate root", async () => {
   await withGood(async (p) => {
     const inside = `${p.bundleDir}/plan.json`;
     await Deno.copyFile(p.planPath, inside);
@@ -29,7 +29,7 @@ Deno.test("evaluateBundle() refuses verifier documents inside the candidate root
   });
 });
 
-Deno.test("evaluateBundle() reads verifier documents strictly too", async () => {
+Deno.test("evaluateBundleInProcess() reads verifier documents strictly too", async () => {
   await withGood(async (p) => {
     const text = await Deno.readTextFile(p.workUnitPath);
     await Deno.writeTextFile(
@@ -42,20 +42,20 @@ Deno.test("evaluateBundle() reads verifier documents strictly too", async () => 
     const plan = JSON.parse(await Deno.readTextFile(p.planPath));
     plan.backend.max_log_bytes = 0;
     await Deno.writeTextFile(p.planPath, JSON.stringify(plan));
-    const result = await evaluateBundle(p);
+    const result = await evaluateBundleInProcess(p);
     assert.deepEqual(result.decision_support.reason_codes, ["plan_invalid"]);
     assert.match(result.findings[0]!.summary, /backend\.max_log_bytes/);
   });
 });
 
-Deno.test("evaluateBundle() fails closed when the bundle is not a directory", async () => {
+Deno.test("evaluateBundleInProcess() fails closed when the bundle is not a directory", async () => {
   await withGood(async (p) => {
     assert.deepEqual(await codes({ ...p, bundleDir: p.planPath }), ["evaluator_error"]);
     assert.deepEqual(await codes({ ...p, bundleDir: `${p.bundleDir}-nope` }), ["evaluator_error"]);
   });
 });
 
-Deno.test("evaluateBundle() binds to the digest of the WorkUnit bytes' canonical form", async () => {
+Deno.test("evaluateBundleInProcess() binds to the digest of the WorkUnit bytes' canonical form", async () => {
   await withGood(async (p) => {
     // Re-serialising the WorkUnit (key order, whitespace) keeps the RFC 8785 digest.
     const wu = JSON.parse(await Deno.readTextFile(p.workUnitPath));

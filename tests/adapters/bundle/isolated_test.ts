@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {
   childCommand,
   childPermissionFlags,
-  evaluateBundleIsolated,
+  evaluateBundle,
 } from "../../../adapters/bundle/isolated.ts";
 import { denoIsolation } from "../../../adapters/bundle/isolation_runtime.ts";
 import { BUNDLE_FIXTURES, materializeFixture } from "../../redteam/bundles/fixtures.ts";
@@ -69,10 +69,10 @@ Deno.test("the isolated child cannot read, write, connect, run or see env outsid
   });
 });
 
-Deno.test("evaluateBundleIsolated() accepts the good bundle and rejects hostile ones", async () => {
+Deno.test("evaluateBundle() accepts the good bundle and rejects hostile ones", async () => {
   for (const name of ["good", "symlinked-artifact", "duplicate-json-keys", "forbidden-path"]) {
     await withFixture(name, async (paths) => {
-      const result = await evaluateBundleIsolated(paths);
+      const result = await evaluateBundle(paths);
       const f = fixture(name).isolated ?? fixture(name);
       assert.equal(result.decision_support.recommendation, f.recommendation, name);
       assert.deepEqual(result.decision_support.reason_codes.toSorted(), [...f.reasons].sort());
@@ -80,9 +80,9 @@ Deno.test("evaluateBundleIsolated() accepts the good bundle and rejects hostile 
   }
 });
 
-Deno.test("evaluateBundleIsolated() fails closed on a child printing a forged result", async () => {
+Deno.test("evaluateBundle() fails closed on a child printing a forged result", async () => {
   await withFixture("good", async (paths) => {
-    const result = await evaluateBundleIsolated(paths, {
+    const result = await evaluateBundle(paths, {
       childEntry: new URL("./bad_child.ts", import.meta.url),
     });
     assert.equal(result.decision_support.recommendation, "insufficient_evidence");
@@ -90,15 +90,15 @@ Deno.test("evaluateBundleIsolated() fails closed on a child printing a forged re
   });
 });
 
-Deno.test("evaluateBundleIsolated() fails closed on a child that cannot start or times out", async () => {
+Deno.test("evaluateBundle() fails closed on a child that cannot start or times out", async () => {
   await withFixture("good", async (paths) => {
-    const missing = await evaluateBundleIsolated(paths, {
+    const missing = await evaluateBundle(paths, {
       childEntry: new URL("./does_not_exist.ts", import.meta.url),
     });
     assert.deepEqual(missing.decision_support.reason_codes, ["evaluator_error"]);
-    const slow = await evaluateBundleIsolated(paths, { timeoutMs: 1 });
+    const slow = await evaluateBundle(paths, { timeoutMs: 1 });
     assert.deepEqual(slow.decision_support.reason_codes, ["evaluator_error"]);
-    const comma = await evaluateBundleIsolated({ ...paths, bundleDir: `${paths.bundleDir},/etc` });
+    const comma = await evaluateBundle({ ...paths, bundleDir: `${paths.bundleDir},/etc` });
     assert.deepEqual(comma.decision_support.reason_codes, ["evaluator_error"]);
   });
 });

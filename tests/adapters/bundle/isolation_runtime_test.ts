@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { evaluateBundleIsolated } from "../../../adapters/bundle/isolated.ts";
+import { evaluateBundleOn } from "../../../adapters/bundle/isolated.ts";
 import {
   currentIsolation,
   denoIsolation,
@@ -40,7 +40,7 @@ Deno.test("a runtime that cannot isolate fails closed with isolation_unavailable
     (e: unknown) => e instanceof VouchError && e.code === "isolation_unavailable",
   );
   await assert.rejects(
-    evaluateBundleIsolated(inputs, { runtime: nodeIsolation, childEntry: missing }),
+    evaluateBundleOn(nodeIsolation, inputs, { childEntry: missing }),
     (e: unknown) =>
       e instanceof VouchError && e.code === "isolation_unavailable" &&
       /not evaluated unisolated/.test(e.message),

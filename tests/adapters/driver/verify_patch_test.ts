@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { verifyPatchInRepo } from "../../../adapters/driver/verify_patch.ts";
 import { assertVerifiedPatch } from "../../../adapters/verified_patch/verified_patch.ts";
 import { contractFromCommand } from "../../../adapters/verification/clean_verifier.ts";
-import { auditLog } from "../../../adapters/audit/audit_log.ts";
+import { inspectLog } from "../../../adapters/audit/audit_log.ts";
 import { loadOrCreateMacKey } from "../../../adapters/keys/mac_key.ts";
 import { createDenoRepo, git, snapshot, snapshotDifferences } from "../../golden/fixture_repos.ts";
 
@@ -66,7 +66,7 @@ Deno.test("verifyPatchInRepo: a fixing patch is verified through the kernel; the
     const verified = await assertVerifiedPatch(outcome.verifiedPatch, key);
     assert.equal(verified.patchDigest, outcome.patchDigest);
     assert.deepEqual(JSON.parse(JSON.stringify(verified)), record);
-    const report = await auditLog(outcome.logPath, { key });
+    const report = await inspectLog(outcome.logPath, { key });
     assert.equal(report.verdict, "verified", JSON.stringify(report.evidence));
     assert.equal(report.evidence.issue, null);
     // The baseline (run by default: the reference the verdict is judged against) and the
@@ -101,7 +101,7 @@ Deno.test("verifyPatchInRepo: a patch that does not fix is rejected by the kerne
     assert.equal(outcome.verifiedPatch, null);
     assert.equal(outcome.verifiedPatchPath, null);
     const key = await loadOrCreateMacKey({ repoRoot: repo, env: keyEnv });
-    const report = await auditLog(outcome.logPath, { key });
+    const report = await inspectLog(outcome.logPath, { key });
     assert.equal(report.replay.status, "deterministic");
     // The failing verification result is bound to the receipt that shows the failure.
     assert.equal(report.evidence.issue, null, JSON.stringify(report.evidence));

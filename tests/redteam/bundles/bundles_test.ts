@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { evaluateBundle } from "../../../adapters/bundle/evaluate.ts";
+import { evaluateBundleInProcess } from "../../../adapters/bundle/evaluate.ts";
 import { VerificationResultSchema } from "../../../adapters/bundle/schemas.ts";
 import { BUNDLE_FIXTURES, materializeFixture } from "./fixtures.ts";
 
@@ -17,7 +17,7 @@ for (const fixture of BUNDLE_FIXTURES) {
     const base = await Deno.makeTempDir({ prefix: `vouch-redteam-${fixture.name}-` });
     try {
       const paths = await materializeFixture(fixture, base);
-      const result = await evaluateBundle(paths);
+      const result = await evaluateBundleInProcess(paths);
       // The result is always a schema-valid VerificationResult.
       assert.ok(VerificationResultSchema.safeParse(result).success);
       const d = result.decision_support;

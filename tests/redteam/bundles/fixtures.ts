@@ -172,7 +172,7 @@ export interface BundleFixture {
   /** Edits the plan. */
   readonly plan?: (p: EvaluatorPlanV01 | EvaluatorPlanV02) => void;
   /**
-   * What `evaluateBundleIsolated` gives instead, when it differs: a bundle with a
+   * What `evaluateBundle` gives instead, when it differs: a bundle with a
    * link leading out of it is never granted to the child (the permission layer
    * would follow the link), so it is not judged at all.
    */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { evaluateBundle } from "../../../adapters/bundle/evaluate.ts";
+import { evaluateBundleInProcess } from "../../../adapters/bundle/evaluate.ts";
 import { VerificationResultSchema } from "../../../adapters/bundle/schemas.ts";
 import { BUNDLE_REASONS } from "../../../kernel/bundle/reasons.ts";
 import { BUNDLE_FIXTURES, materializeFixture } from "./fixtures.ts";
@@ -38,7 +38,7 @@ Deno.test("fuzz: mutated manifests and arbitrary patch bytes never escape as exc
           };
           const paths = await materializeFixture(fixture, dir);
           const started = performance.now();
-          const result = await evaluateBundle(paths);
+          const result = await evaluateBundleInProcess(paths);
           // A bound for hangs (a runaway loop), far past a busy machine's delay; speed is the benches'.
           assert.ok(performance.now() - started < 60_000, "evaluation must finish");
           assert.ok(VerificationResultSchema.safeParse(result).success);

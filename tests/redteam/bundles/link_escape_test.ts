@@ -9,7 +9,7 @@
  * link that stays inside the bundle is still granted and judged as before.
  */
 import assert from "node:assert/strict";
-import { evaluateBundleIsolated } from "../../../adapters/bundle/isolated.ts";
+import { evaluateBundle } from "../../../adapters/bundle/isolated.ts";
 import { BUNDLE_FIXTURES, materializeFixture } from "./fixtures.ts";
 
 const LEAKY = new URL("./leaky_child.ts", import.meta.url);
@@ -29,7 +29,7 @@ async function withGood(
   }
 }
 
-const summaryOf = (r: Awaited<ReturnType<typeof evaluateBundleIsolated>>) =>
+const summaryOf = (r: Awaited<ReturnType<typeof evaluateBundle>>) =>
   r.findings.map((f) => f.summary).join("\n");
 
 for (
@@ -52,7 +52,7 @@ for (
   Deno.test(`red team: ${name} out of the bundle is never granted to the evaluation child`, async () => {
     await withGood(async (paths, base) => {
       await plant(paths.bundleDir, base);
-      const result = await evaluateBundleIsolated(paths, { childEntry: LEAKY });
+      const result = await evaluateBundle(paths, { childEntry: LEAKY });
       const summary = summaryOf(result);
       assert.ok(!summary.includes(SECRET), `the child read the secret: ${summary}`);
       assert.doesNotMatch(summary, /^leak:/, "the child was started");
@@ -67,11 +67,11 @@ Deno.test("red team: a link that stays inside the bundle is granted (and the eva
   await withGood(async (paths) => {
     await Deno.symlink("changes.patch", `${paths.bundleDir}/alias.patch`);
     // The leaky child runs: the link reads only the bundle's own file.
-    const leaked = summaryOf(await evaluateBundleIsolated(paths, { childEntry: LEAKY }));
+    const leaked = summaryOf(await evaluateBundle(paths, { childEntry: LEAKY }));
     assert.match(leaked, /^leak:/);
     assert.ok(!leaked.includes(SECRET));
     // The real evaluator: an undeclared entry, judged, not refused unjudged.
-    const real = await evaluateBundleIsolated(paths);
+    const real = await evaluateBundle(paths);
     assert.notDeepEqual(real.decision_support.reason_codes, ["evaluator_error"]);
   });
 });
