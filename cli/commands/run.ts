@@ -9,6 +9,7 @@ import process from "node:process";
 import { isatty } from "node:tty";
 import { type CliCommand, type CliIo, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
+import { VouchError } from "../../kernel/errors/mod.ts";
 import { parseRunArgs, type RunArgs } from "./run_args.ts";
 import type { AgentBackend } from "../../adapters/backends/types.ts";
 import type { BackendFailure } from "../../adapters/backends/types.ts";
@@ -185,7 +186,7 @@ export async function executeRun(
   const contract = given ?? await contractFor(args, io);
   // Can the backend start at all? Checked before the baseline spends any time.
   const unavailable = await backend.preflight?.() ?? null;
-  if (unavailable !== null) throw new BackendUnavailable(backend.id, unavailable);
+  if (unavailable !== null) throw new BackendUnavailableError(backend.id, unavailable);
   const started = Date.now();
   const sink = progressSink(args.progress, io, backend.id, () => Date.now() - started, {
     plainEveryMs: plainProgressEveryMs(),
@@ -302,7 +303,7 @@ async function runWith(
     try {
       outcome = await executeRun(args, io, backend, controller.signal, contract).catch(asUsage);
     } catch (error) {
-      if (!(error instanceof BackendUnavailable)) throw error;
+      if (!(error instanceof BackendUnavailableError)) throw error;
       return reportUnavailable(args, io, error.why);
     }
     if (args.json) io.out(JSON.stringify(jsonDocument(runOutcomeReport(outcome))) + "\n");
@@ -337,12 +338,10 @@ function asUsage(error: unknown): never {
 }
 
 /** Thrown by {@linkcode executeRun} when the backend's preflight fails (nothing ran). */
-export class BackendUnavailable extends Error {
-  /** Stable code. */
-  readonly code = "backend_unavailable";
+export class BackendUnavailableError extends VouchError<"backend_unavailable"> {
+  /** The backend's id and why its preflight failed. */
   constructor(readonly backend: string, readonly why: BackendFailure) {
-    super(`the backend cannot start: ${why.message}`);
-    this.name = "BackendUnavailable";
+    super("backend_unavailable", `the backend cannot start: ${why.message}`);
   }
 }
 
