@@ -198,112 +198,177 @@ export function checkScope(
   const compiled: CompiledScopeRules = "compiled" in rules
     ? rules
     : compileScopeRules(rules, options);
-  const violations: ScopeViolation[] = [];
-  const seen = new Set<string>();
-  const add = (code: ScopeViolationCode, path: string, detail: string): void => {
-    const k = code + "\0" + path;
-    if (seen.has(k)) return;
-    seen.add(k);
-    violations.push({ code, path, detail });
+  const report = new ViolationList();
+  const paths = collectPaths(diff, compiled, report);
+  reportDuplicates(paths, report);
+  reportWritesBeneath(paths, report);
+  reportCollisions(paths.observed, report);
+  reportGlobRules(paths.observed, compiled, report);
+  return {
+    verdict: report.violations.length === 0 ? "accept" : "reject",
+    files: diff.files.map(summarizeDiffFile),
+    violations: report.violations,
   };
+}
 
-  // path -> written?  (only paths that passed confinement)
-  const observed = new Map<string, boolean>();
-  const resultBlobs = new Map<string, Blob>();
-  const preimageBlobs = new Map<string, Blob>();
-  const created = new Map<string, number>();
-  const removed = new Map<string, number>();
-  const safeOld: (string | null)[] = [];
-  const safeNew: (string | null)[] = [];
+/** The violations found so far, in order, each (code, path) once. */
+class ViolationList {
+  readonly violations: ScopeViolation[] = [];
+  readonly #seen = new Set<string>();
 
+  add(code: ScopeViolationCode, path: string, detail: string): void {
+    const k = code + "\0" + path;
+    if (this.#seen.has(k)) return;
+    this.#seen.add(k);
+    this.violations.push({ code, path, detail });
+  }
+}
+
+/** What the patch does to which confined paths, gathered in one pass. */
+interface PatchPaths {
+  /** Every confined path, old and new, with whether the patch writes it. */
+  readonly observed: Map<string, boolean>;
+  /** `pathKey` -> the non-directory the patch leaves at that path. */
+  readonly resultBlobs: Map<string, Blob>;
+  /** `pathKey` -> the non-directory the patch finds at that path. */
+  readonly preimageBlobs: Map<string, Blob>;
+  /** Path -> how many sections create or change it. */
+  readonly created: Map<string, number>;
+  /** Path -> how many sections remove it (delete or rename away). */
+  readonly removed: Map<string, number>;
+  /** Per section: its confined old and new names (null when absent or refused). */
+  readonly sections: { readonly old: string | null; readonly new: string | null }[];
+}
+
+/**
+ * The per-section pass: confines each name (reporting what fails), records
+ * the confined ones in {@link PatchPaths}, and reports what the section's
+ * kind alone breaks.
+ */
+function collectPaths(
+  diff: GitDiff,
+  compiled: CompiledScopeRules,
+  report: ViolationList,
+): PatchPaths {
+  const paths: PatchPaths = {
+    observed: new Map(),
+    resultBlobs: new Map(),
+    preimageBlobs: new Map(),
+    created: new Map(),
+    removed: new Map(),
+    sections: [],
+  };
   for (const file of diff.files) {
-    const { status } = file;
-    let oldSafe: string | null = null;
-    let newSafe: string | null = null;
-    if (file.oldPath !== null) {
-      const r = confinePath(file.oldPathBytes ?? file.oldPath);
-      if (r.ok) oldSafe = r.path;
-      else add(r.code, file.oldPath, r.detail);
-    }
-    if (file.newPath !== null) {
-      const r = confinePath(file.newPathBytes ?? file.newPath);
-      if (r.ok) newSafe = r.path;
-      else add(r.code, file.newPath, r.detail);
-    }
-    safeOld.push(oldSafe);
-    safeNew.push(newSafe);
-    if (oldSafe !== null) {
-      const written = status !== "copied";
-      observed.set(oldSafe, (observed.get(oldSafe) ?? false) || written);
-      if (status === "deleted" || status === "renamed") {
-        removed.set(oldSafe, (removed.get(oldSafe) ?? 0) + 1);
-      }
-      if (status !== "added") {
-        preimageBlobs.set(pathKey(oldSafe), {
-          path: oldSafe,
-          maySymlink: file.oldMode === SYMLINK || file.oldMode === null,
-        });
-      }
-    }
-    if (newSafe !== null) {
-      observed.set(newSafe, true);
-      if (status !== "deleted") {
-        created.set(newSafe, (created.get(newSafe) ?? 0) + 1);
-        resultBlobs.set(pathKey(newSafe), {
-          path: newSafe,
-          maySymlink: file.newMode === SYMLINK || file.newMode === null,
-        });
-      }
-    }
-    const shown = file.newPath ?? file.oldPath ?? "";
-    if (file.isGitlink || file.oldMode === GITLINK || file.newMode === GITLINK) {
-      add(V.gitlink, shown, "the patch changes a gitlink (submodule commit, mode 160000)");
-    }
-    const resultIsSymlink = status !== "deleted" &&
-      (file.newMode === SYMLINK || (file.newMode === null && file.isSymlink));
-    if (resultIsSymlink && newSafe !== null) {
-      const base = newSafe.slice(newSafe.lastIndexOf("/") + 1);
-      if (pathKey(base) === ".gitmodules") {
-        add(V.symlinkedGitmodules, newSafe, ".gitmodules is a symbolic link");
-      }
-    }
-    if (file.binaryKind === "differ") {
-      add(
-        V.binaryWithoutData,
-        shown,
-        "the patch says this binary file differs but carries no data (`Binary files ... differ`); " +
-          "git apply refuses it, so it cannot be verified",
-      );
-    }
-    if (
-      compiled.rejectSymlinks &&
-      (file.isSymlink || file.oldMode === SYMLINK || file.newMode === SYMLINK)
-    ) {
-      add(V.symlink, shown, "the patch touches a symbolic link (mode 120000)");
-    }
+    const oldSafe = confinedName(file.oldPath, file.oldPathBytes, report);
+    const newSafe = confinedName(file.newPath, file.newPathBytes, report);
+    paths.sections.push({ old: oldSafe, new: newSafe });
+    if (oldSafe !== null) recordOldPath(paths, file, oldSafe);
+    if (newSafe !== null) recordNewPath(paths, file, newSafe);
+    reportSectionKind(file, newSafe, compiled, report);
   }
+  return paths;
+}
 
-  for (const [path, count] of created) {
-    if (count > 1) add(V.duplicatePath, path, `${count} file sections create or change this path`);
-  }
-  for (const [path, count] of removed) {
-    if (count > 1) add(V.duplicatePath, path, `${count} file sections remove this path`);
-  }
+/** The confined form of one name, or null (absent, or refused and reported). */
+function confinedName(
+  name: string | null,
+  bytes: Uint8Array | null | undefined,
+  report: ViolationList,
+): string | null {
+  if (name === null) return null;
+  const r = confinePath(bytes ?? name);
+  if (r.ok) return r.path;
+  report.add(r.code, name, r.detail);
+  return null;
+}
 
-  // Writes beneath a non-directory (symlink or file) of the result or preimage.
+function recordOldPath(paths: PatchPaths, file: DiffFile, path: string): void {
+  const { status } = file;
+  const written = status !== "copied"; // a copy's source is only read
+  paths.observed.set(path, (paths.observed.get(path) ?? false) || written);
+  if (status === "deleted" || status === "renamed") {
+    paths.removed.set(path, (paths.removed.get(path) ?? 0) + 1);
+  }
+  if (status !== "added") {
+    paths.preimageBlobs.set(pathKey(path), {
+      path,
+      maySymlink: file.oldMode === SYMLINK || file.oldMode === null,
+    });
+  }
+}
+
+function recordNewPath(paths: PatchPaths, file: DiffFile, path: string): void {
+  paths.observed.set(path, true);
+  if (file.status === "deleted") return;
+  paths.created.set(path, (paths.created.get(path) ?? 0) + 1);
+  paths.resultBlobs.set(pathKey(path), {
+    path,
+    maySymlink: file.newMode === SYMLINK || file.newMode === null,
+  });
+}
+
+/** Gitlinks, a symlinked `.gitmodules`, data-less binaries, and symlinks when refused. */
+function reportSectionKind(
+  file: DiffFile,
+  newSafe: string | null,
+  compiled: CompiledScopeRules,
+  report: ViolationList,
+): void {
+  const shown = file.newPath ?? file.oldPath ?? "";
+  if (file.isGitlink || file.oldMode === GITLINK || file.newMode === GITLINK) {
+    report.add(V.gitlink, shown, "the patch changes a gitlink (submodule commit, mode 160000)");
+  }
+  const resultIsSymlink = file.status !== "deleted" &&
+    (file.newMode === SYMLINK || (file.newMode === null && file.isSymlink));
+  if (resultIsSymlink && newSafe !== null) {
+    const base = newSafe.slice(newSafe.lastIndexOf("/") + 1);
+    if (pathKey(base) === ".gitmodules") {
+      report.add(V.symlinkedGitmodules, newSafe, ".gitmodules is a symbolic link");
+    }
+  }
+  if (file.binaryKind === "differ") {
+    report.add(
+      V.binaryWithoutData,
+      shown,
+      "the patch says this binary file differs but carries no data (`Binary files ... differ`); " +
+        "git apply refuses it, so it cannot be verified",
+    );
+  }
+  if (
+    compiled.rejectSymlinks &&
+    (file.isSymlink || file.oldMode === SYMLINK || file.newMode === SYMLINK)
+  ) {
+    report.add(V.symlink, shown, "the patch touches a symbolic link (mode 120000)");
+  }
+}
+
+/** Two sections creating, or two removing, one path. */
+function reportDuplicates(paths: PatchPaths, report: ViolationList): void {
+  for (const [path, count] of paths.created) {
+    if (count > 1) {
+      report.add(V.duplicatePath, path, `${count} file sections create or change this path`);
+    }
+  }
+  for (const [path, count] of paths.removed) {
+    if (count > 1) report.add(V.duplicatePath, path, `${count} file sections remove this path`);
+  }
+}
+
+/** Paths beneath a non-directory (symlink or file) of the result or the preimage. */
+function reportWritesBeneath(paths: PatchPaths, report: ViolationList): void {
   const beneath = (path: string, blobs: Map<string, Blob>, when: string): void => {
     const key = pathKey(path);
     for (const slash of slashPositions(key)) {
       const blob = blobs.get(key.slice(0, slash));
       if (blob === undefined) continue;
       if (blob.maySymlink) {
-        add(
+        report.add(
           V.symlinkThenWrite,
           path,
           `"${path}" is beneath "${blob.path}", which is (or may be) a symbolic link ${when}`,
         );
       } else {
-        add(
+        report.add(
           V.fileDirectoryConflict,
           path,
           `"${path}" is beneath "${blob.path}", which is a file ${when}`,
@@ -311,24 +376,24 @@ export function checkScope(
       }
     }
   };
-  diff.files.forEach((_, i) => {
-    const o = safeOld[i];
-    const n = safeNew[i];
-    if (o !== null && o !== undefined) {
-      beneath(o, resultBlobs, "after the patch");
-      beneath(o, preimageBlobs, "before the patch");
+  for (const section of paths.sections) {
+    if (section.old !== null) {
+      beneath(section.old, paths.resultBlobs, "after the patch");
+      beneath(section.old, paths.preimageBlobs, "before the patch");
     }
-    if (n !== null && n !== undefined) beneath(n, resultBlobs, "after the patch");
-  });
+    if (section.new !== null) beneath(section.new, paths.resultBlobs, "after the patch");
+  }
+}
 
-  // Collisions after NFC, case-fold and ignorable stripping (names and their directories).
+/** Names (and their leading directories) equal after NFC, case-fold and ignorable stripping. */
+function reportCollisions(observed: ReadonlyMap<string, boolean>, report: ViolationList): void {
   const byKey = new Map<string, string>();
   for (const path of observed.keys()) {
     const key = pathKey(path);
     const keyCuts = [...slashPositions(key), key.length];
     const rawCuts = [...slashPositions(path), path.length];
     if (keyCuts.length !== rawCuts.length) {
-      add(V.pathCollision, path, `"${path}" changes shape when folded`);
+      report.add(V.pathCollision, path, `"${path}" changes shape when folded`);
       continue;
     }
     for (let k = 0; k < keyCuts.length; k++) {
@@ -337,7 +402,7 @@ export function checkScope(
       const other = byKey.get(keyPrefix);
       if (other === undefined) byKey.set(keyPrefix, rawPrefix);
       else if (other !== rawPrefix) {
-        add(
+        report.add(
           V.pathCollision,
           path,
           `"${rawPrefix}" and "${other}" name the same file on case-insensitive or normalising filesystems`,
@@ -346,25 +411,26 @@ export function checkScope(
       }
     }
   }
+}
 
+/** `forbidden` (raw or folded; wins over allowed), `outside_allowed`, `not_writable`. */
+function reportGlobRules(
+  observed: ReadonlyMap<string, boolean>,
+  compiled: CompiledScopeRules,
+  report: ViolationList,
+): void {
   for (const [path, written] of observed) {
     if (
       compiled.forbid !== null &&
       (compiled.forbid.matches(path) || compiled.forbidKeyed!.matches(pathKey(path)))
     ) {
-      add(V.forbidden, path, "matches a forbidden glob");
+      report.add(V.forbidden, path, "matches a forbidden glob");
     }
     if (compiled.allow !== null && !compiled.allow.matches(path)) {
-      add(V.outsideAllowed, path, "matches no allowed glob");
+      report.add(V.outsideAllowed, path, "matches no allowed glob");
     }
     if (written && compiled.write !== null && !compiled.write.matches(path)) {
-      add(V.notWritable, path, "the patch writes it, but it matches no write glob");
+      report.add(V.notWritable, path, "the patch writes it, but it matches no write glob");
     }
   }
-
-  return {
-    verdict: violations.length === 0 ? "accept" : "reject",
-    files: diff.files.map(summarizeDiffFile),
-    violations,
-  };
 }

@@ -13,7 +13,6 @@ import { functionLengths, MAX_FUNCTION_LINES, type Offender, offenders } from ".
 const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "adapters/backends/_acp_client.ts:acpClient": 249,
   "adapters/backends/_acp_round.ts:runAcp": 220,
-  "kernel/scope/check_scope.ts:checkScope": 178,
   "kernel/diff/parse.ts:#finish": 175,
   "adapters/driver/confined_backend.ts:confinedBackend": 130,
   "adapters/backends/_acp_agent.ts:startAgent": 154,
