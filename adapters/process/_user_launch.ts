@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,8 +56,55 @@ function fifos(): string {
       "unload",
       remove,
     );
+    // A SIGKILLed vouch runs neither: its reaper removes the dir.
+    startReaper(dir);
   }
   return join(fifoDir, crypto.randomUUID());
+}
+
+// $1 the dir. stdin is a pipe from vouch that is never written: it ends when vouch does, however.
+const REAP = 'while read -r _; do :; done; rm -rf -- "$1"';
+
+/** The reaper's stdin, held open while this process lives (dropped, the reaper would reap). */
+const reaperStdin: unknown[] = [];
+
+type ReaperCommand = new (program: string, options: Record<string, unknown>) => {
+  spawn(): { stdin: WritableStream<Uint8Array>; unref(): void };
+};
+
+/**
+ * A shell in its own session that removes `dir` once this process is gone (its stdin, a pipe
+ * only this process holds, reaches end of file): the FIFO dir of a vouch killed by SIGKILL
+ * stays behind no longer. Never keeps this process alive; not started where Deno's flags refuse
+ * the shell (the exit handlers still remove the dir).
+ */
+function startReaper(dir: string): void {
+  const options = { env: { PATH: "/usr/bin:/bin" }, detached: true };
+  const args = ["-c", REAP, "vouch-userns-reaper", dir];
+  const Command = (globalThis as { Deno?: { Command?: ReaperCommand } }).Deno?.Command;
+  try {
+    if (Command !== undefined) {
+      const child = new Command(SH, {
+        ...options,
+        args,
+        clearEnv: true,
+        stdin: "piped",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      child.unref();
+      reaperStdin.push(child.stdin.getWriter());
+      return;
+    }
+    const child = spawn(SH, args, { ...options, stdio: ["pipe", "ignore", "ignore"] });
+    child.on("error", () => {});
+    child.stdin?.on("error", () => {});
+    child.unref();
+    (child.stdin as { unref?(): void } | null)?.unref?.();
+    reaperStdin.push(child.stdin);
+  } catch {
+    // refused or failed: the exit handlers are all there is
+  }
 }
 
 /**
