@@ -100,8 +100,8 @@ export {
   type RunOutcome,
   type RunProgress,
 } from "./adapters/driver/outcome.ts";
-export type { ApprovalQuestion, IntegrateRequest } from "./adapters/driver/run_task.ts";
-export type { IntegrationOps, IntegrationRequest } from "./adapters/verified_patch/capabilities.ts";
+export type { ApprovalQuestion, IntegrateOptions } from "./adapters/driver/run_task.ts";
+export type { IntegrationOps, NewBranchCommit } from "./adapters/verified_patch/capabilities.ts";
 export type { SandboxRequirement } from "./adapters/host/sandbox_probe.ts";
 
 // What "done" means: a contract, from a command or a contract file.

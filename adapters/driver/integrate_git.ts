@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyPatch } from "../git/apply_patch.ts";
 import { gitChecked, GitError } from "../git/git_checked.ts";
-import type { IntegrationRequest } from "../verified_patch/capabilities.ts";
+import type { NewBranchCommit } from "../verified_patch/capabilities.ts";
 
 /**
  * Creates `refs/heads/<branch>` at a new commit of `baseRevision` + `diff`.
@@ -22,7 +22,7 @@ import type { IntegrationRequest } from "../verified_patch/capabilities.ts";
  * ```
  */
 export async function commitOnNewBranch(
-  request: IntegrationRequest,
+  request: NewBranchCommit,
 ): Promise<{ readonly commit: string }> {
   const tmp = await mkdtemp(join(tmpdir(), "vouch-integrate-"));
   try {

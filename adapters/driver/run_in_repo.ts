@@ -24,7 +24,7 @@ import type { SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";
-import { type IntegrateRequest, runTask } from "./run_task.ts";
+import { type IntegrateOptions, runTask } from "./run_task.ts";
 import { ensureStateDir } from "./state_dir.ts";
 import { agentWorktree } from "./patch_source.ts";
 
@@ -73,7 +73,7 @@ export interface RunInRepoOptions {
   /** Paths outside the tree the checks need, read-only in their sandbox (`--sandbox-ro`). */
   readonly sandboxReadOnly?: readonly string[];
   /** Integrate a verified patch (e.g. onto a branch) when the run ends. */
-  readonly integrate?: Omit<IntegrateRequest, "ops"> & { ops?: IntegrateRequest["ops"] };
+  readonly integrate?: Omit<IntegrateOptions, "ops"> & { ops?: IntegrateOptions["ops"] };
   /** Aborts the run. */
   readonly signal?: AbortSignal;
   /** Told the run's progress as it goes. */
@@ -137,7 +137,7 @@ export async function excludeStateDir(commonDir: string): Promise<void> {
 }
 
 /** The git side of integration: a commit on a new branch, without touching the checkout. */
-export function gitIntegrationOps(): IntegrateRequest["ops"] {
+export function gitIntegrationOps(): IntegrateOptions["ops"] {
   return {
     async commitOnNewBranch(request) {
       const { commitOnNewBranch } = await import("./integrate_git.ts");

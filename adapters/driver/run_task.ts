@@ -29,7 +29,7 @@ import { perform } from "./_handlers.ts";
 import { TaskRun } from "./_task_run.ts";
 import type { RunOutcome } from "./outcome.ts";
 
-export type { ApprovalQuestion, IntegrateRequest, RunTaskOptions } from "./task_options.ts";
+export type { ApprovalQuestion, IntegrateOptions, RunTaskOptions } from "./task_options.ts";
 import type { RunTaskOptions } from "./task_options.ts";
 
 /**

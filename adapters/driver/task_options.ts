@@ -13,8 +13,11 @@ import type { Verifier } from "../verification/verifier.ts";
 import type { RunProgress } from "./outcome.ts";
 import type { PatchSource } from "./patch_source.ts";
 
-/** Integration request: commit the verified patch on a new branch, after approval. */
-export interface IntegrateRequest {
+/**
+ * Options of `integrate` (`--integrate branch:NAME`): commit the verified patch on a new branch,
+ * after approval.
+ */
+export interface IntegrateOptions {
   /** New branch name. */
   readonly branch: string;
   /** Asks the human; resolves true to approve. `--yes` passes `() => true`. */
@@ -83,7 +86,7 @@ export interface RunTaskOptions {
   /** Ctrl-C: aborting kills the backend, cleans up, and ends `killed`. */
   readonly signal?: AbortSignal;
   /** Opt-in integration. */
-  readonly integrate?: IntegrateRequest;
+  readonly integrate?: IntegrateOptions;
   /** Live progress. */
   readonly onProgress?: (progress: RunProgress) => void;
   /** Clock (ms since epoch). @default Date.now */

@@ -13,7 +13,7 @@ export interface IntegrationTarget {
 }
 
 /** What the git side receives; it never sees anything but verified bytes. */
-export interface IntegrationRequest extends IntegrationTarget {
+export interface NewBranchCommit extends IntegrationTarget {
   /** Revision to branch from (the patch's base revision). */
   readonly baseRevision: string;
   /** The verified diff bytes. */
@@ -25,7 +25,7 @@ export interface IntegrationRequest extends IntegrationTarget {
 /** The git operations `integrate` needs, injected so this module stays free of git. */
 export interface IntegrationOps {
   /** Creates `branch` at `baseRevision`, applies `diff`, commits; returns the commit id. */
-  commitOnNewBranch(request: IntegrationRequest): Promise<{ readonly commit: string }>;
+  commitOnNewBranch(request: NewBranchCommit): Promise<{ readonly commit: string }>;
 }
 
 /** What `integrate` reports. */
@@ -63,9 +63,9 @@ const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._\/-]{1,200}(?<![.
  *   receipts: [receipt], passedAt: 5, sandboxProfile: "none",
  *   logAnchor: { seq: 0, hash: "0".repeat(64) },
  * });
- * import { integrate, type IntegrationRequest } from "./capabilities.ts";
- * const seen: IntegrationRequest[] = [];
- * const gitOps = { commitOnNewBranch: async (r: IntegrationRequest) => (seen.push(r), { commit: "c0ffee" }) };
+ * import { integrate, type NewBranchCommit } from "./capabilities.ts";
+ * const seen: NewBranchCommit[] = [];
+ * const gitOps = { commitOnNewBranch: async (r: NewBranchCommit) => (seen.push(r), { commit: "c0ffee" }) };
  * const target = { repoRoot: "/repo", branch: "vouch/t1", message: "Fix" };
  * const result = await integrate(verified, target, gitOps, key);
  * deepEqual([result.branch, result.commit], ["vouch/t1", "c0ffee"]);

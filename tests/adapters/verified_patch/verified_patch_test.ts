@@ -7,9 +7,9 @@ import {
   complete,
   integrate,
   type IntegrationOps,
-  type IntegrationRequest,
   type MintInput,
   mintVerifiedPatch,
+  type NewBranchCommit,
   openPullRequest,
   type UnverifiedPatch,
   VerifiedPatch,
@@ -61,7 +61,7 @@ async function mintInput(r?: ToolReceipt): Promise<MintInput> {
 }
 
 const recordingOps = () => {
-  const calls: IntegrationRequest[] = [];
+  const calls: NewBranchCommit[] = [];
   const ops: IntegrationOps = {
     commitOnNewBranch(request) {
       calls.push(request);
