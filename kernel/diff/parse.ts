@@ -7,24 +7,15 @@
  */
 import { base85LineLength, decodeBase85Line } from "./base85.ts";
 import { DiffParseError } from "./error.ts";
-import {
-  bytesEqual,
-  headerMatchesNames,
-  readLineName,
-  readMarkerName,
-  splitGitHeaderNames,
-} from "./names.ts";
+import { readLineName, readMarkerName, splitGitHeaderNames } from "./names.ts";
+import { finishSection, newSection, type Section } from "./_section.ts";
 import { typescriptDiffScanner } from "./scan.ts";
 import type {
   BinaryHunk,
-  BinaryKind,
-  BinaryPatch,
   DiffFile,
-  DiffHeaderKind,
   DiffHunk,
   DiffLine,
   DiffScanSession,
-  DiffStatus,
   GitDiff,
   ParseGitDiffOptions,
 } from "./types.ts";
@@ -185,74 +176,6 @@ class LazyHunk implements DiffHunk {
     this.#lines = out;
     return out;
   }
-}
-
-interface MutableFile {
-  headerKind: DiffHeaderKind;
-  line: number;
-  gitOld: Uint8Array | null;
-  gitNew: Uint8Array | null;
-  headerStart: number;
-  headerEnd: number;
-  headerAmbiguous: boolean;
-  minus: Uint8Array | null;
-  minusEpoch: boolean;
-  plusEpoch: boolean;
-  plus: Uint8Array | null;
-  hasMarkers: boolean;
-  oldMode: string | null;
-  newMode: string | null;
-  newFileMode: string | null;
-  deletedFileMode: string | null;
-  renameFrom: Uint8Array | null;
-  renameTo: Uint8Array | null;
-  copyFrom: Uint8Array | null;
-  copyTo: Uint8Array | null;
-  similarity: number | null;
-  dissimilarity: number | null;
-  oldHash: string | null;
-  newHash: string | null;
-  indexMode: string | null;
-  binaryKind: BinaryKind | null;
-  binaryPatch: BinaryPatch | null;
-  hunks: DiffHunk[];
-  additions: number;
-  deletions: number;
-}
-
-function newFile(kind: DiffHeaderKind, line: number): MutableFile {
-  return {
-    headerKind: kind,
-    line,
-    gitOld: null,
-    gitNew: null,
-    headerStart: 0,
-    headerEnd: 0,
-    headerAmbiguous: false,
-    minus: null,
-    minusEpoch: false,
-    plusEpoch: false,
-    plus: null,
-    hasMarkers: false,
-    oldMode: null,
-    newMode: null,
-    newFileMode: null,
-    deletedFileMode: null,
-    renameFrom: null,
-    renameTo: null,
-    copyFrom: null,
-    copyTo: null,
-    similarity: null,
-    dissimilarity: null,
-    oldHash: null,
-    newHash: null,
-    indexMode: null,
-    binaryKind: null,
-    binaryPatch: null,
-    hunks: [],
-    additions: 0,
-    deletions: 0,
-  };
 }
 
 class Parser {
@@ -433,7 +356,7 @@ class Parser {
   // ---- file sections ------------------------------------------------------
 
   #parseGitFile(): void {
-    const file = newFile("git", this.#lineNo);
+    const file = newSection("git", this.#lineNo);
     const start = this.#pos + P_DIFF_GIT.length;
     const end = this.#eol;
     const names = splitGitHeaderNames(this.#bytes, start, end, this.#lineNo);
@@ -459,7 +382,7 @@ class Parser {
   }
 
   #parseUnifiedFile(): void {
-    const file = newFile("unified", this.#lineNo);
+    const file = newSection("unified", this.#lineNo);
     this.#parseMarkers(file);
     this.#parseHunks(file);
     this.#expectSectionEnd();
@@ -499,7 +422,7 @@ class Parser {
     return / \| /.test(line) || /^ \d+ files? changed/.test(line);
   }
 
-  #parseExtendedHeaders(file: MutableFile): void {
+  #parseExtendedHeaders(file: Section): void {
     const b = this.#bytes;
     for (;;) {
       if (this.#atEnd()) return;
@@ -602,7 +525,7 @@ class Parser {
     return value;
   }
 
-  #parseIndexLine(file: MutableFile, start: number, end: number): void {
+  #parseIndexLine(file: Section, start: number, end: number): void {
     const b = this.#bytes;
     const hex = (from: number): number => {
       let i = from;
@@ -629,7 +552,7 @@ class Parser {
     }
   }
 
-  #parseMarkers(file: MutableFile): void {
+  #parseMarkers(file: Section): void {
     const b = this.#bytes;
     const minusLine = this.#lineNo;
     const minus = readMarkerName(b, this.#pos + 4, this.#eol, minusLine);
@@ -665,7 +588,7 @@ class Parser {
     }
   }
 
-  #parseHunks(file: MutableFile): void {
+  #parseHunks(file: Section): void {
     while (!this.#atEnd() && this.#startsWith(P_HUNK)) {
       this.#hunkCount++;
       if (this.#hunkCount > this.#maxHunks) {
@@ -763,7 +686,7 @@ class Parser {
     return { oldStart, oldLines, newStart, newLines, section };
   }
 
-  #parseBinary(file: MutableFile): void {
+  #parseBinary(file: Section): void {
     if (file.binaryKind !== null) this.#fail("bad_binary", "two binary descriptions");
     if (
       file.oldHash === null || file.newHash === null ||
@@ -842,180 +765,11 @@ class Parser {
 
   // ---- validation ---------------------------------------------------------
 
-  #finish(f: MutableFile): void {
-    const line = f.line;
-    const fail = (code: DiffParseError["code"], detail: string): never => {
-      throw new DiffParseError(code, line, detail);
-    };
+  #finish(f: Section): void {
     if (this.#files.length >= this.#maxFiles) {
-      fail("budget_exceeded", `more than ${this.#maxFiles} files`);
+      throw new DiffParseError("budget_exceeded", f.line, `more than ${this.#maxFiles} files`);
     }
-    let status: DiffStatus;
-    let oldName: Uint8Array | null;
-    let newName: Uint8Array | null;
-    let oldMode: string | null = f.oldMode;
-    let newMode: string | null = f.newMode;
-    if (f.headerKind === "unified") {
-      // git applies a traditional patch to one name (apply.c parse_traditional_patch).
-      if (f.minus === null) {
-        status = "added";
-        oldName = null;
-        newName = f.plus;
-      } else if (f.plus === null) {
-        status = "deleted";
-        oldName = f.minus;
-        newName = null;
-      } else {
-        const chosen = f.minus.length < f.plus.length && startsWithBytes(f.plus, f.minus)
-          ? f.minus
-          : f.plus;
-        // GNU diff -N marks a missing side with an epoch timestamp.
-        if (f.minusEpoch) {
-          status = "added";
-          oldName = null;
-          newName = chosen;
-        } else if (f.plusEpoch) {
-          status = "deleted";
-          oldName = chosen;
-          newName = null;
-        } else {
-          status = "modified";
-          oldName = chosen;
-          newName = chosen;
-        }
-      }
-    } else {
-      const renamed = f.renameFrom !== null || f.renameTo !== null;
-      const copied = f.copyFrom !== null || f.copyTo !== null;
-      if (renamed && copied) fail("bad_extended_header", "both rename and copy headers");
-      if ((f.renameFrom === null) !== (f.renameTo === null)) {
-        fail("bad_extended_header", "rename from/to must come in pairs");
-      }
-      if ((f.copyFrom === null) !== (f.copyTo === null)) {
-        fail("bad_extended_header", "copy from/to must come in pairs");
-      }
-      if (f.newFileMode !== null && f.deletedFileMode !== null) {
-        fail("status_mismatch", "both new and deleted file mode");
-      }
-      if ((f.newFileMode !== null || f.deletedFileMode !== null) && (renamed || copied)) {
-        fail("status_mismatch", "new/deleted file combined with rename or copy");
-      }
-      if ((f.newFileMode !== null || f.deletedFileMode !== null) && (f.oldMode || f.newMode)) {
-        fail("status_mismatch", "new/deleted file combined with old/new mode");
-      }
-      if ((f.oldMode === null) !== (f.newMode === null)) {
-        fail("bad_extended_header", "old mode and new mode must come in pairs");
-      }
-      if (f.similarity !== null && !(renamed || copied)) {
-        fail("bad_extended_header", "similarity index without rename or copy");
-      }
-      const from = f.renameFrom ?? f.copyFrom;
-      const to = f.renameTo ?? f.copyTo;
-      if (from !== null && to !== null) {
-        // The diff --git names must agree with rename/copy lines.
-        if (f.headerAmbiguous) {
-          if (!headerMatchesNames(this.#bytes, f.headerStart, f.headerEnd, from, to)) {
-            fail("name_mismatch", "diff --git line disagrees with rename/copy lines");
-          }
-        } else if (!bytesEqual(f.gitOld, from) || !bytesEqual(f.gitNew, to)) {
-          fail("name_mismatch", "diff --git line disagrees with rename/copy lines");
-        }
-        oldName = from;
-        newName = to;
-        status = renamed ? "renamed" : "copied";
-      } else {
-        let name = f.gitOld;
-        if (f.headerAmbiguous) {
-          name = f.minus ?? f.plus;
-          if (name === null) {
-            throw new DiffParseError(
-              "missing_name",
-              line,
-              "git diff header lacks filename information",
-            );
-          }
-          if (!headerMatchesNames(this.#bytes, f.headerStart, f.headerEnd, name, name)) {
-            fail("name_mismatch", "diff --git names disagree with ---/+++");
-          }
-        } else if (!bytesEqual(f.gitOld, f.gitNew)) {
-          fail("name_mismatch", "diff --git names differ without rename or copy");
-        }
-        oldName = name;
-        newName = name;
-        if (f.newFileMode !== null) {
-          status = "added";
-          oldName = null;
-          newMode = f.newFileMode;
-        } else if (f.deletedFileMode !== null) {
-          status = "deleted";
-          newName = null;
-          oldMode = f.deletedFileMode;
-        } else if (f.oldMode !== null && f.hunks.length === 0 && f.binaryKind === null) {
-          status = "mode-only";
-        } else {
-          status = "modified";
-        }
-      }
-      if (f.hasMarkers) {
-        const expectOld = status === "added" ? null : oldName;
-        const expectNew = status === "deleted" ? null : newName;
-        if (!bytesEqual(f.minus, expectOld) || !bytesEqual(f.plus, expectNew)) {
-          fail("name_mismatch", "---/+++ names disagree with the diff --git header");
-        }
-      }
-      if (oldMode !== null && newMode !== null && oldMode === newMode && f.oldMode !== null) {
-        fail("bad_extended_header", "old mode equals new mode");
-      }
-      if (f.indexMode !== null) {
-        if (f.oldMode !== null || f.newFileMode !== null || f.deletedFileMode !== null) {
-          fail("bad_extended_header", "index line carries a mode next to a mode header");
-        }
-        oldMode = f.indexMode;
-        newMode = f.indexMode;
-      }
-      const changesNothing = f.hunks.length === 0 && f.binaryKind === null;
-      if (
-        changesNothing && status === "modified" && f.oldHash === null
-      ) {
-        fail("missing_header", "file section without any change");
-      }
-    }
-    if (status === "added" && f.hunks.some((h) => h.oldLines !== 0)) {
-      fail("status_mismatch", "new file depends on old contents");
-    }
-    if (status === "deleted" && f.hunks.some((h) => h.newLines !== 0)) {
-      fail("status_mismatch", "deleted file still has contents");
-    }
-    const binaryKind = f.binaryKind;
-    const oldPath = oldName === null ? null : decodeUtf8(oldName);
-    const newPath = newName === null
-      ? null
-      : bytesEqual(oldName, newName)
-      ? oldPath
-      : decodeUtf8(newName);
-    this.#files.push({
-      oldPath,
-      newPath,
-      oldPathBytes: oldName,
-      newPathBytes: newName,
-      status,
-      oldMode: status === "added" ? null : oldMode,
-      newMode: status === "deleted" ? null : newMode,
-      similarity: f.similarity,
-      dissimilarity: f.dissimilarity,
-      oldHash: f.oldHash,
-      newHash: f.newHash,
-      binary: binaryKind !== null,
-      binaryKind,
-      binaryPatch: f.binaryPatch,
-      isSymlink: oldMode === "120000" || newMode === "120000",
-      isGitlink: oldMode === "160000" || newMode === "160000",
-      additions: f.additions,
-      deletions: f.deletions,
-      hunks: f.hunks,
-      headerKind: f.headerKind,
-      line: f.line,
-    });
+    this.#files.push(finishSection(f, this.#bytes));
   }
 }
 
@@ -1075,10 +829,4 @@ function hasEpochTimestamp(bytes: Uint8Array, start: number, end: number): boole
 
 function isFullHash(hash: string): boolean {
   return hash.length === 40 || hash.length === 64;
-}
-
-function startsWithBytes(whole: Uint8Array, prefix: Uint8Array): boolean {
-  if (prefix.length > whole.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (whole[i] !== prefix[i]) return false;
-  return true;
 }

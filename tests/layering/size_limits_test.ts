@@ -13,7 +13,6 @@ import { functionLengths, MAX_FUNCTION_LINES, type Offender, offenders } from ".
 const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "adapters/backends/_acp_client.ts:acpClient": 249,
   "adapters/backends/_acp_round.ts:runAcp": 220,
-  "kernel/diff/parse.ts:#finish": 175,
   "adapters/driver/confined_backend.ts:confinedBackend": 130,
   "adapters/backends/_acp_agent.ts:startAgent": 154,
   "adapters/backends/_file_service.ts:fileService": 149,
@@ -25,7 +24,7 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
  * `kernel/diff/parse.ts` (the one parser) is the exception issue 24 names.
  */
 const LONG_FILES: Readonly<Record<string, number>> = {
-  "kernel/diff/parse.ts": 1084,
+  "kernel/diff/parse.ts": 832,
 };
 
 function breaches(found: readonly Offender[], allowed: Readonly<Record<string, number>>): string[] {
