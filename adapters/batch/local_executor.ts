@@ -11,7 +11,7 @@
  */
 import type { BatchTask } from "./input.ts";
 import { verifyCandidate } from "./verify_candidate.ts";
-import { batchResources, inFlight, type JudgeOptions } from "./options.ts";
+import { batchResources, inFlight, type VerifyCandidateOptions } from "./options.ts";
 import { type PreparedTask, prepareTask } from "./prepare.ts";
 import type { KeyVerdict } from "./schema.ts";
 import type { PlannedCandidate } from "./plan.ts";
@@ -134,7 +134,7 @@ export function runSlots<T, P, I extends { readonly task: T }>(
  * await runBatch({ tasks, predictions, outDir, executor: localExecutor({ outDir }, 2) });
  * ```
  */
-export function localExecutor(given: JudgeOptions, concurrency: number): Executor {
+export function localExecutor(given: VerifyCandidateOptions, concurrency: number): Executor {
   return async (items, onVerdict) => {
     // One pool of clean trees per batch (candidates of a base reset a used tree, no new
     // checkout), the dependency snapshots and one sandbox probe.

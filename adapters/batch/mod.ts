@@ -10,7 +10,7 @@ export type { SwebenchDefaults } from "./_swebench_row.ts";
 export { checkReportSeal, sealReport } from "./fleet_seal.ts";
 export { BatchInputError, type BatchInputErrorCode, type BatchTask } from "./input.ts";
 export type { Executor, WorkItem } from "./local_executor.ts";
-export type { JudgeOptions } from "./options.ts";
+export type { VerifyCandidateOptions } from "./options.ts";
 export type { PlannedCandidate, Shard } from "./plan.ts";
 export { mergeReports } from "./report.ts";
 export { type BatchEvent, type BatchOptions, type BatchResult, runBatch } from "./run.ts";

@@ -10,8 +10,8 @@ import { createDependencySnapshots } from "../deps/shared.ts";
 import { type CheckSlots, createCheckSlots } from "../verification/check_slots.ts";
 import { type CleanTreePool, createCleanTreePool } from "../worktree/tree_pool.ts";
 
-/** How candidates are judged. */
-export interface JudgeOptions {
+/** How candidates are verified (`vouch batch`, a queue worker). */
+export interface VerifyCandidateOptions {
   /** The output directory: `candidates/<key>/` and `tasks/<id>/` live under it. */
   readonly outDir: string;
   /** Sandbox requirement for every check. @default "auto" */
@@ -38,10 +38,10 @@ export interface JudgeOptions {
 }
 
 /**
- * {@linkcode JudgeOptions} with what one batch (or queue worker) shares across its
+ * {@linkcode VerifyCandidateOptions} with what one batch (or queue worker) shares across its
  * verifications (internal: the executors make them, see {@linkcode batchResources}).
  */
-export interface SharedJudgeOptions extends JudgeOptions {
+export interface SharedCandidateOptions extends VerifyCandidateOptions {
   /**
    * Clean trees reused across the candidates (and the shared baseline) of a
    * base commit instead of one checkout each; `localExecutor` makes one per batch.
@@ -58,7 +58,7 @@ export interface SharedJudgeOptions extends JudgeOptions {
 }
 
 /**
- * What the verification path takes from {@linkcode JudgeOptions} (unset ones left out).
+ * What the verification path takes from {@linkcode VerifyCandidateOptions} (unset ones left out).
  *
  * @example
  * ```ts
@@ -67,7 +67,7 @@ export interface SharedJudgeOptions extends JudgeOptions {
  * deepEqual(verificationOptions({ outDir: "out" }), { sandbox: "auto" });
  * ```
  */
-export function verificationOptions(opts: SharedJudgeOptions): {
+export function verificationOptions(opts: SharedCandidateOptions): {
   readonly sandbox: SandboxRequirement;
   readonly sandboxReadOnly?: readonly string[];
   readonly worktreeRoot?: string;
@@ -108,9 +108,9 @@ export function verificationOptions(opts: SharedJudgeOptions): {
  * ```
  */
 export function batchResources(
-  given: SharedJudgeOptions,
+  given: SharedCandidateOptions,
   concurrency: number,
-): { readonly opts: SharedJudgeOptions; close(): Promise<void> } {
+): { readonly opts: SharedCandidateOptions; close(): Promise<void> } {
   const dependencies = (given.dependencies ?? "shared") === "shared"
     ? { dependencies: createDependencySnapshots() }
     : {};

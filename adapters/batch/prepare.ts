@@ -27,7 +27,7 @@ import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { type Classification, classifyOutcome } from "./classify.ts";
 import type { BatchTask } from "./input.ts";
 import { taskDirName } from "./key.ts";
-import { errorMessage, type SharedJudgeOptions } from "./options.ts";
+import { errorMessage, type SharedCandidateOptions } from "./options.ts";
 import { commitSpec } from "./spec_base.ts";
 
 /** A task made ready once: resolved base, spec commit, contract and shared baseline. */
@@ -96,7 +96,7 @@ const needsOwnBaseline = (c: OutcomeContract) =>
  */
 export async function prepareTask(
   task: BatchTask,
-  opts: SharedJudgeOptions,
+  opts: SharedCandidateOptions,
 ): Promise<PreparedTask> {
   let base = task.base;
   try {
@@ -189,7 +189,7 @@ async function judgeBase(
   task: BatchTask,
   applyTo: string,
   contract: OutcomeContract,
-  opts: SharedJudgeOptions,
+  opts: SharedCandidateOptions,
   cache: boolean,
 ): Promise<
   {

@@ -31,7 +31,7 @@ import type { BatchTask } from "./input.ts";
 import { verifyCandidate } from "./verify_candidate.ts";
 import { candidateKey } from "./key.ts";
 import { reapDeadTrees } from "./reap.ts";
-import { batchResources, inFlight, type JudgeOptions } from "./options.ts";
+import { batchResources, inFlight, type VerifyCandidateOptions } from "./options.ts";
 import { type PreparedTask, prepareTask } from "./prepare.ts";
 import type { Executor, WorkItem } from "./local_executor.ts";
 import type { KeyVerdict } from "./schema.ts";
@@ -294,7 +294,7 @@ export function enqueueExecutor(address: QueueAddress, opts: EnqueueOptions): Ex
 }
 
 /** Options of {@linkcode runQueueWorker}. */
-export interface WorkerOptions extends JudgeOptions, QueueTiming {
+export interface WorkerOptions extends VerifyCandidateOptions, QueueTiming {
   /** The tasks this worker judges (its own tasks file): a job names one by digest, or is refused. */
   readonly tasks: readonly BatchTask[];
   /** The fleet key: jobs must carry its MAC; verdicts are sealed with it. */

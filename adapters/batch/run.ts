@@ -15,7 +15,7 @@ import { type BatchTask, readPredictions, readTasks, type SwebenchDefaults } fro
 import { candidateKey } from "./key.ts";
 import { reapDeadTrees } from "./reap.ts";
 import { type Executor, localExecutor, type WorkItem } from "./local_executor.ts";
-import type { JudgeOptions } from "./options.ts";
+import type { VerifyCandidateOptions } from "./options.ts";
 import { inShard, planCandidates, type PlannedCandidate, type Shard } from "./plan.ts";
 import { buildReport } from "./report.ts";
 import { reportJunit, reportMarkdown } from "./render.ts";
@@ -37,7 +37,7 @@ export type BatchEvent =
   };
 
 /** Options of {@linkcode runBatch}. */
-export interface BatchOptions extends JudgeOptions {
+export interface BatchOptions extends VerifyCandidateOptions {
   /** The tasks file (JSONL). */
   readonly tasks: string;
   /** The predictions file (SWE-bench format). */
@@ -134,7 +134,7 @@ function unknownTask(c: PlannedCandidate): CandidateRecord {
  */
 export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
   const outDir = resolve(opts.outDir);
-  const judgeOpts: JudgeOptions = { ...opts, outDir };
+  const candidateOpts: VerifyCandidateOptions = { ...opts, outDir };
   const read = await readTasks(opts.tasks, opts.swebench ?? {});
   // Editable tests judge differently: every candidate's resume key says so (no stale verdict).
   const tasks = opts.testsEditable !== true ? read : {
@@ -202,7 +202,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
   };
   for (const r of records) counts[r.status]++;
   const executor = opts.executor ??
-    localExecutor(judgeOpts, opts.concurrency ?? availableParallelism());
+    localExecutor(candidateOpts, opts.concurrency ?? availableParallelism());
   await mkdir(outDir, { recursive: true });
   const seen = new Set<string>();
   await executor(todo, async (item, verdict) => {

@@ -19,7 +19,7 @@ import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
 import { classifyOutcome } from "./classify.ts";
 import { candidateKey } from "./key.ts";
-import { errorMessage, type SharedJudgeOptions, verificationOptions } from "./options.ts";
+import { errorMessage, type SharedCandidateOptions, verificationOptions } from "./options.ts";
 import type { PreparedTask } from "./prepare.ts";
 import type { KeyVerdict } from "./schema.ts";
 
@@ -50,7 +50,7 @@ async function attest(
   outcome: VerifyPatchOutcome,
   repo: string,
   dir: string,
-  opts: SharedJudgeOptions,
+  opts: SharedCandidateOptions,
 ) {
   if (outcome.verifiedPatchPath === null) return null;
   const env = opts.keyEnv !== undefined ? { env: opts.keyEnv } : {};
@@ -75,18 +75,18 @@ async function attest(
 export async function verifyCandidate(
   prepared: PreparedTask,
   patchText: string,
-  opts: SharedJudgeOptions,
+  opts: SharedCandidateOptions,
 ): Promise<KeyVerdict> {
   const started = performance.now();
-  const verdict = await judgeTimed(prepared, patchText, opts);
+  const verdict = await verifyTimed(prepared, patchText, opts);
   // Wall-clock seconds this candidate took (junit.xml's `time`), ms precision.
   return { ...verdict, duration_s: Math.round(performance.now() - started) / 1000 };
 }
 
-async function judgeTimed(
+async function verifyTimed(
   prepared: PreparedTask,
   patchText: string,
-  opts: SharedJudgeOptions,
+  opts: SharedCandidateOptions,
 ): Promise<KeyVerdict> {
   const patch = new TextEncoder().encode(patchText);
   const patchDigest = sha256Hex(patch);
