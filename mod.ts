@@ -105,7 +105,7 @@ export type { IntegrationOps, NewBranchCommit } from "./adapters/verified_patch/
 export type { SandboxRequirement } from "./adapters/host/sandbox_probe.ts";
 
 // What "done" means: a contract, from a command or a contract file.
-export { contractFromCommand } from "./adapters/verification/clean_verifier.ts";
+export { contractFromCommand } from "./adapters/contract/from_command.ts";
 export { ContractError, type ContractErrorCode, loadContract } from "./adapters/contract/load.ts";
 export type { OutcomeContract } from "./kernel/contract/types.ts";
 export type {
