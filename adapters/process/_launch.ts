@@ -19,7 +19,7 @@ import { RUN_MARKER_ENV } from "./_watchdog.ts";
 import { type ChildCgroup, childCgroup, limitPrefix } from "./_kernel_limits.ts";
 import { startBudget, type TreeBudget } from "./_tree_budget.ts";
 import { childEnv } from "./_child_env.ts";
-import { handOverTrees, mappedLaunch } from "./_user_launch.ts";
+import { fifoPrefix, handOverTrees, mappedLaunch } from "./_user_launch.ts";
 
 /** The largest timeout a timer can hold (2^31 - 1 ms); more is a spec error, never "fire now". */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -261,7 +261,9 @@ export async function prepareLaunch(
       };
     }
   }
-  const mapped = userMap === undefined ? null : mappedLaunch(spawnedArgv, userMap);
+  const mapped = userMap === undefined
+    ? null
+    : mappedLaunch(spawnedArgv, userMap, await fifoPrefix());
   // Kernel-enforced limits for the whole tree where the host gives vouch a cgroup.
   const cgroup = limits === null ? null : childCgroup(limits);
   const uncontained = mapped ?? spawnedArgv;

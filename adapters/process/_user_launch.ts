@@ -30,7 +30,8 @@ const SH = "/bin/sh";
 
 // $1 fifo path prefix, $2 uid, then bwrap's argv.
 const LAUNCH = `f=$1 u=$2; shift 2
-mkfifo -m 600 "$f.i" "$f.b" || { echo "vouch: cannot make $f.i" >&2; exit 125; }
+{ [ -p "$f.i" ] && [ -p "$f.b" ]; } || mkfifo -m 600 "$f.i" "$f.b" ||
+  { echo "vouch: cannot make $f.i" >&2; exit 125; }
 {
   exec 4<"$f.i" 5<>"$f.b"
   c=
@@ -120,8 +121,51 @@ function startReaper(dir: string): void {
  * ok(a.includes("65534") && a.at(-1) === "true");
  * ```
  */
-export function mappedLaunch(argv: readonly string[], map: UserMap): string[] {
-  return [SH, "-c", LAUNCH, "vouch-userns", fifos(), String(map.uid), ...argv];
+export function mappedLaunch(
+  argv: readonly string[],
+  map: UserMap,
+  prefix: string = fifos(),
+): string[] {
+  return [SH, "-c", LAUNCH, "vouch-userns", prefix, String(map.uid), ...argv];
+}
+
+/** FIFO pairs made ahead, each used by one launch (removed after its child). */
+const madeFifos: string[] = [];
+const FIFO_BATCH = 8;
+// The FIFO paths. One exec for the batch.
+const MAKE_FIFOS = `mkfifo -m 600 "$@" 2>/dev/null && echo made
+true`;
+
+/**
+ * The FIFO prefix of the next {@linkcode mappedLaunch}, its pair made ahead: a batch of
+ * {@linkcode FIFO_BATCH} pairs at a time by one `mkfifo` in a long-lived shell of this process,
+ * so a check's launcher makes none (one process start less per check). When no shell answers,
+ * a fresh prefix: its launcher makes the pair itself.
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { existsSync } from "node:fs";
+ * import { fifoPrefix, removeFifos } from "./_user_launch.ts";
+ * const prefix = await fifoPrefix();
+ * ok(prefix.includes("vouch-userns-"));
+ * removeFifos(["/bin/sh", "-c", "", "vouch-userns", prefix]);
+ * ok(!existsSync(prefix + ".i"));
+ * ```
+ */
+export async function fifoPrefix(): Promise<string> {
+  const made = madeFifos.pop();
+  if (made !== undefined) return made;
+  const batch = Array.from({ length: FIFO_BATCH }, () => fifos());
+  try {
+    requireRun(SH, "making the user map's FIFOs");
+    const answer = await afterShellRun(SH, MAKE_FIFOS, batch.flatMap((p) => [`${p}.i`, `${p}.b`]));
+    // Some made, some not: each launcher makes what is missing of its own pair.
+    if (answer !== null && !answer.cutShort && /^made$/m.test(answer.out)) madeFifos.push(...batch);
+  } catch {
+    // the launcher makes its own
+  }
+  return madeFifos.pop() ?? fifos();
 }
 
 /**
