@@ -1,15 +1,17 @@
 /**
  * A small real git repository with a check that fails until `value.txt` says
  * "right", a fixing and a breaking patch; plus the built npm tarball, made once
- * per test process (`deno task npm --pack` does the same).
+ * per test process (`deno task npm --pack` does the same): the files of
+ * tests/npm share one build.
  *
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildNpm, packNpm } from "../../tools/build_npm.ts";
+import { processStartTime } from "../../adapters/process/start_time.ts";
+import { buildNpm, packNpm, ROOT } from "../../tools/build_npm.ts";
 
 /** A fixture repository and its patches. */
 export interface NpmFixtureRepo {
@@ -45,10 +47,29 @@ export function fixtureRepo(): NpmFixtureRepo {
 
 let tarball: string | null = null;
 
-/** Builds dist/npm and packs it (once per process); returns the tarball path. */
+/** Names the test process that built the tarball (pid and start time), and the tarball. */
+const BUILT_BY = join(ROOT, "dist/npm-tarball.built-by");
+
+/**
+ * Builds dist/npm and packs it, once per test process; returns the tarball
+ * path. `deno test` runs each test file in a worker of its own (module state
+ * is per file), so the process that built it is written beside it: the next
+ * file of the same process reuses it, any other process builds afresh.
+ */
 export function npmTarball(): string {
-  tarball ??= (buildNpm(), packNpm());
-  return tarball;
+  if (tarball !== null) return tarball;
+  const stamp = `${Deno.pid} ${processStartTime(Deno.pid)}`;
+  try {
+    const [by, path] = readFileSync(BUILT_BY, "utf8").split("\n");
+    if (by === stamp && path !== undefined && existsSync(path)) return tarball = path;
+  } catch {
+    // not built yet
+  }
+  rmSync(BUILT_BY, { force: true });
+  buildNpm();
+  const path = packNpm();
+  writeFileSync(BUILT_BY, `${stamp}\n${path}\n`);
+  return tarball = path;
 }
 
 /**

@@ -19,6 +19,18 @@ import { installTarball } from "./_fixture.ts";
 const hasNpm = spawnSync("npm", ["--version"]).status === 0;
 if (!hasNpm) console.log("evaluate_node_test: npm not on PATH; the Node evaluate tests skip");
 
+let consumer: string | null = null;
+
+/** One Node project with the tarball installed, for both tests of this file (removed at exit). */
+function installedConsumer(): string {
+  if (consumer === null) {
+    const root = mkdtempSync(join(tmpdir(), "vouch-evaluate-node-consumer-"));
+    globalThis.addEventListener("unload", () => rmSync(root, { recursive: true, force: true }));
+    consumer = installTarball(join(root, "consumer"));
+  }
+  return consumer;
+}
+
 /** Evaluates every fixture given as argv[2] (JSON: name -> paths) through the package's facade. */
 const EVALUATE_ALL_JS = `import { evaluateBundle } from "@vouch/vouch";
 const fixtures = JSON.parse(process.argv[2]);
@@ -69,7 +81,7 @@ Deno.test({
   fn: async () => {
     const root = mkdtempSync(join(tmpdir(), "vouch-evaluate-node-"));
     try {
-      const project = installTarball(join(root, "consumer"));
+      const project = installedConsumer();
       const fixtures: Record<
         string,
         { bundleDir: string; workUnitPath: string; planPath: string }
@@ -122,7 +134,7 @@ Deno.test({
   fn: async () => {
     const root = mkdtempSync(join(tmpdir(), "vouch-evaluate-node-probe-"));
     try {
-      const project = installTarball(join(root, "consumer"));
+      const project = installedConsumer();
       const good = BUNDLE_FIXTURES.find((f) => f.name === "good")!;
       const paths = await materializeFixture(good, join(root, "fx"));
       writeFileSync(join(root, "fx/outside/secret.txt"), "not for the evaluator\n");
