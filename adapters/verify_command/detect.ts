@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import type { CheckRun, TestFormat } from "../../kernel/contract/types.ts";
+import { stripJsonComments } from "../../kernel/text/jsonc.ts";
 
 /** Where a verify command came from. */
 export type VerifySource =
@@ -47,46 +48,6 @@ function readSmall(path: string): string | null {
   } catch {
     return null;
   }
-}
-
-/**
- * Removes `//` and `/* *\/` comments and trailing commas outside strings, so
- * a `deno.jsonc` parses as JSON.
- *
- * @example
- * ```ts
- * import { stripJsonComments } from "./detect.ts";
- * const v = JSON.parse(stripJsonComments('{ "a": "//x", /* c *\/ "b": [1,], // d\n }'));
- * if (v.a !== "//x" || v.b[0] !== 1) throw new Error();
- * ```
- */
-export function stripJsonComments(text: string): string {
-  return scanJson(scanJson(text, "comments"), "commas");
-}
-
-function scanJson(text: string, drop: "comments" | "commas"): string {
-  let out = "";
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (drop === "comments" && ch === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-    } else if (drop === "comments" && ch === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end === -1 ? text.length : end + 2;
-    } else if (drop === "commas" && ch === "," && /^\s*[}\]]/.test(text.slice(i + 1, i + 4096))) {
-      i++;
-    } else {
-      out += ch;
-      i++;
-    }
-  }
-  return out;
 }
 
 function parseJsonObject(text: string | null, comments: boolean): Record<string, unknown> | null {

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { stripJsonComments } from "../text/jsonc.ts";
+
 /** How many values one key or one list yields at the most. */
 export const MAX_VALUES = 256;
 
@@ -104,29 +106,6 @@ export function parseJson(text: string): Record<string, unknown> | null {
     }
   }
   return null;
-}
-
-/** Removes `//` and block comments and trailing commas outside strings (JSONC). */
-export function stripJsonComments(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length;) {
-    const c = text[i]!;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? text.length : end + 2;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return out.replace(/,(\s*[}\]])/g, "$1");
 }
 
 /**

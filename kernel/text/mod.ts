@@ -1,7 +1,8 @@
 /**
- * Text encoding for the kernel: UTF-8 decoding (lossy and strict) and
+ * Text for the kernel: UTF-8 decoding (lossy and strict), JSONC to JSON and
  * byte-exact string keys, without `TextDecoder`. Pure; never touches I/O.
  *
  * @module
  */
 export * from "./utf8.ts";
+export * from "./jsonc.ts";
