@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { detectVerifyCommand, stripJsonComments } from "../../../adapters/verify_command/mod.ts";
+import { detectVerifyCommand } from "../../../adapters/verify_command/mod.ts";
+import { stripJsonComments } from "../../../kernel/text/jsonc.ts";
 
 async function repo(files: Record<string, string>): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "vouch-verify-" });
