@@ -197,13 +197,16 @@ function commandNames(
   }
 }
 
-function mochaOptions(
-  c: Collector,
-  base: string,
-  v: Record<string, unknown> | null,
-  where: string,
-): void {
-  if (v === null) return;
+/** A runner's options, as read from a JSON config or from the text of a JS/TS one. */
+type ConfigObject = Readonly<Record<string, unknown>>;
+
+/** The object under `key` (a package.json's `mocha` or `jest`), or null when there is none. */
+function objectAt(v: ConfigObject, key: string): ConfigObject | null {
+  const o = v[key];
+  return typeof o === "object" && o !== null ? o as ConfigObject : null;
+}
+
+function mochaOptions(c: Collector, base: string, v: ConfigObject, where: string): void {
   for (const s of strings(v["require"])) {
     c.module(base, s, `mocha --require support file (${where})`);
   }
@@ -229,13 +232,7 @@ const JEST_MODULE_KEYS = [
   "moduleNameMapper",
 ];
 
-function jestOptions(
-  c: Collector,
-  base: string,
-  v: Record<string, unknown> | null,
-  where: string,
-): void {
-  if (v === null) return;
+function jestOptions(c: Collector, base: string, v: ConfigObject, where: string): void {
   for (const k of JEST_MODULE_KEYS) {
     for (const s of strings(v[k], 2)) c.module(base, s, `jest ${k} (${where})`);
   }
@@ -265,14 +262,10 @@ function configNames(c: Collector, path: string, text: string, command: string |
     if (command !== undefined && /^\s*(?:npm|yarn|pnpm)\b/.test(command)) {
       commandNames(c, base, command, "the check command", scripts, 0, path);
     }
-    mochaOptions(c, base, pkg["mocha"] as Record<string, unknown> | null ?? null, `${path} mocha`);
-    const jest = pkg["jest"];
-    jestOptions(
-      c,
-      base,
-      typeof jest === "object" ? jest as Record<string, unknown> : null,
-      `${path} jest`,
-    );
+    const mocha = objectAt(pkg, "mocha");
+    if (mocha !== null) mochaOptions(c, base, mocha, `${path} mocha`);
+    const jest = objectAt(pkg, "jest");
+    if (jest !== null) jestOptions(c, base, jest, `${path} jest`);
   } else if (/^\.mocharc/.test(name)) {
     const json = /\.jsonc?$|^\.mocharc$/.test(name) ? parseJson(text) : null;
     if (json !== null) mochaOptions(c, base, json, name);
