@@ -27,7 +27,7 @@ import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { CheckSummary, RunFinalState, RunOutcome } from "./outcome.ts";
 import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
-import { locateRepo } from "./_locate_repo.ts";
+import { locateRepo } from "../git/locate_repo.ts";
 import { ensureStateDir } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
 import { suppliedPatch } from "./patch_source.ts";

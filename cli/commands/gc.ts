@@ -8,7 +8,7 @@ import { parseFlags } from "./_flags.ts";
 import { gcWorktrees } from "../../adapters/worktree/gc.ts";
 import { defaultWorktreeRoot, legacyWorktreeRoots } from "../../adapters/worktree/location.ts";
 import { jsonDocument } from "../json_document.ts";
-import { locateRepo } from "../../adapters/driver/_locate_repo.ts";
+import { locateRepo } from "../../adapters/git/locate_repo.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 
 /** The top level of the repository `dir` is in, as worktrees record it (a usage error otherwise). */

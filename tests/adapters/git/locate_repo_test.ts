@@ -5,7 +5,7 @@
  * repository whose git dir is gone is looked up again (and refused).
  */
 import assert from "node:assert/strict";
-import { locateRepo } from "../../../adapters/driver/_locate_repo.ts";
+import { locateRepo } from "../../../adapters/git/locate_repo.ts";
 import { createRepo, git } from "../../golden/fixture_repos.ts";
 
 Deno.test("locateRepo: remembered repositories still follow HEAD and refuse a vanished repo", async () => {
