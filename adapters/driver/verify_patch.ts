@@ -34,18 +34,6 @@ import { suppliedPatch } from "./patch_source.ts";
 import { mintedPatchOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { OracleReport } from "../verification/verifier.ts";
-import { oracleFor } from "../verification/oracle_of.ts";
-import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
-import { changedPaths } from "../../kernel/diff/changed_paths.ts";
-
-/** Whether a patch changes a path that is the oracle (an unparsable one: assume it does). */
-function touchesOracle(patch: Uint8Array, contract: OutcomeContract): boolean {
-  const parsed = tryParseGitDiff(patch);
-  if (!parsed.ok) return true;
-  // Without the base's configs: a path that may be the oracle counts (it costs a tree mark).
-  const oracle = oracleFor(contract, new Map(), []);
-  return changedPaths(parsed.diff).some((e) => oracle.classify(e.path) !== null);
-}
 
 /** Options of {@link verifyPatchInRepo}. */
 export interface VerifyPatchOptions {
@@ -336,8 +324,6 @@ function cleanVerifierOptions(
     c.baseline || c.differential !== null || c.testLists !== undefined
   );
   const testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
-  // A patch that touches oracle files is graded twice (its tests, then the base's).
-  const gradings = !testsEditable && touchesOracle(opts.patch, contract) ? 2 : 1;
   return {
     ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
     repo: at.repo,
@@ -352,7 +338,7 @@ function cleanVerifierOptions(
     ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
     ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
     allowSetupNetwork: opts.allowSetupNetwork ?? false,
-    maxTreeUses: ((opts.baseline ?? true) ? 1 : 0) + gradings,
+    rounds: 1,
     testsEditable,
     // An implicit baseline is only the reference the round is judged against.
     baselineGates: opts.baseline === true || needsCaptures,

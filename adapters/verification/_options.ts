@@ -49,12 +49,12 @@ export interface CleanVerifierOptions {
    */
   readonly pool?: CleanTreePool;
   /**
-   * How many times this task uses a clean tree at most (the baseline and each
-   * round): the last use needs no stat mark for a later reset, so a one-round
+   * How many rounds this task has at most: the tree's use in the last round's
+   * last grading needs no stat mark for a later reset, so a one-round
    * `vouch verify` never pays for one. Trees given back to a `pool` are always
-   * marked. @default Infinity
+   * marked. @default unbounded
    */
-  readonly maxTreeUses?: number;
+  readonly rounds?: number;
   /**
    * One sandbox probe shared by many verifiers (`vouch batch` probes once per
    * batch, not once per candidate). @default a probe of this verifier's own

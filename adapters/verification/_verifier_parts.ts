@@ -34,7 +34,6 @@ export function verifierParts(opts: CleanVerifierOptions): VerifierParts {
     isProtected,
     ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
     ...(opts.pool !== undefined ? { pool: opts.pool } : {}),
-    ...(opts.maxTreeUses !== undefined ? { maxUses: opts.maxTreeUses } : {}),
   });
   const sandboxFor = createCheckSandbox({
     sandbox: opts.sandbox,

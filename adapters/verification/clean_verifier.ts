@@ -43,6 +43,7 @@ import {
 import {
   baseConfigs,
   checkCommands,
+  mayTouchOracle,
   oracleFor,
   type PatchOracleView,
   patchOracleView,
@@ -306,11 +307,12 @@ class CleanVerifier implements Verifier {
     diff: GitDiff | null,
     signal: AbortSignal,
     onCheck: (name: string) => void,
-    second = false,
+    second: boolean,
+    last: boolean,
   ): Promise<{ refused: VerificationRun } | { clean: CleanTree } & Executed> {
     let clean;
     try {
-      clean = await this.#trees.next(patch, signal);
+      clean = await this.#trees.next(patch, signal, last);
     } catch (error) {
       if (error instanceof WorktreeError) return { refused: refusedRun(error.code, error.message) };
       throw error;
@@ -339,14 +341,14 @@ class CleanVerifier implements Verifier {
    */
   async #gradeAgainstBase(
     view: PatchOracleView,
-    round: { run: ChecksRun; tree: string },
+    round: { run: ChecksRun; tree: string; last: boolean },
     signal: AbortSignal,
     onCheck: (name: string) => void,
   ) {
     const opts = this.#opts;
     const contract = this.#contract;
     const inPatch = view.touched.filter((t) => existsSync(join(round.tree, t.path)));
-    const graded = await this.#grade(view.rest, null, signal, onCheck, true);
+    const graded = await this.#grade(view.rest, null, signal, onCheck, true, round.last);
     if ("refused" in graded) return { refused: graded.refused };
     if (graded.run === null) return { refused: setupFailedRun(graded.setup!, "round") };
     const tree = graded.clean.worktree.path;
@@ -401,7 +403,10 @@ class CleanVerifier implements Verifier {
     // The round's patch is parsed once: the driver's (from its scope check) when it has it.
     const parsed = given !== undefined ? null : tryParseGitDiff(patch);
     const diff = given ?? (parsed?.ok === true ? parsed.diff : null);
-    const first = await this.#grade(patch, diff, signal, onCheck);
+    const last = opts.rounds !== undefined && round >= opts.rounds;
+    // A patch that may touch the oracle is graded twice: its tree is used again.
+    const twice = !this.#testsEditable && mayTouchOracle(contract, diff);
+    const first = await this.#grade(patch, diff, signal, onCheck, false, last && !twice);
     if ("refused" in first) return first.refused;
     const { clean, setup, run } = first;
     if (run === null) return setupFailedRun(setup!, "round");
@@ -427,7 +432,7 @@ class CleanVerifier implements Verifier {
     }
     if (this.#testsEditable) return withOracle(result, editableReport(touched), null);
     if ((result.cannotStart ?? []).length > 0) return result;
-    const graded = await this.#gradeAgainstBase(view!, { run, tree }, signal, onCheck);
+    const graded = await this.#gradeAgainstBase(view!, { run, tree, last }, signal, onCheck);
     if (!("second" in graded)) {
       const refused = graded.refused;
       return {

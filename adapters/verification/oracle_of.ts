@@ -11,6 +11,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
+import { changedPaths } from "../../kernel/diff/changed_paths.ts";
 import type { GitDiff } from "../../kernel/diff/types.ts";
 import { oracleSet } from "../../kernel/oracle/oracle_set.ts";
 import { type KeyTexts, patchOracle } from "../../kernel/oracle/patch.ts";
@@ -105,6 +106,17 @@ export function oracleFor(
     command: checkCommands(contract).join(" && "),
     baselineTests,
   });
+}
+
+/**
+ * Whether a patch (its parsed `diff`; null: it did not parse, so assume it does) may change
+ * the oracle: judged without the base's configs, so a path that may be the oracle counts
+ * (the patch is then graded twice, and its tree needs a mark for the second reset).
+ */
+export function mayTouchOracle(contract: OutcomeContract, diff: GitDiff | null): boolean {
+  if (diff === null) return true;
+  const oracle = oracleFor(contract, new Map(), []);
+  return changedPaths(diff).some((e) => oracle.classify(e.path) !== null);
 }
 
 /** What a patch does to the oracle: the sections that touch it, in words, and the rest. */

@@ -30,22 +30,16 @@ export interface TaskTreesOptions {
   readonly root?: string;
   /** Trees shared with other tasks of the same repository and base. */
   readonly pool?: CleanTreePool;
-  /** How many uses at most (the last needs no stat mark). @default Infinity */
-  readonly maxUses?: number;
 }
 
 /** One task's clean trees; see {@linkcode createTaskTrees}. */
 export interface TaskTrees {
   /**
    * A clean tree of the base with `patch` applied (the held tree reset, or a
-   * new one); `isProtected` replaces the task's for this tree (the base's
-   * version of every path it matches wins: e.g. the base's tests).
+   * new one). `last`: no use of the tree follows, so it needs no stat mark
+   * for a later reset (a tree that goes back to a pool is always marked).
    */
-  next(
-    patch: Uint8Array,
-    signal: AbortSignal,
-    isProtected?: (path: string) => boolean,
-  ): Promise<CleanTree>;
+  next(patch: Uint8Array, signal: AbortSignal, last?: boolean): Promise<CleanTree>;
   /** The task is over: its tree goes (back to the pool, or removed); waits for removals. */
   settle(): Promise<void>;
 }
@@ -72,7 +66,7 @@ export function createTaskTrees(opts: TaskTreesOptions): TaskTrees {
   let held: CleanTree | null = null;
   let uses = 0;
   return {
-    async next(patch, signal, protect = opts.isProtected) {
+    async next(patch, signal, last = false) {
       const reuse = held ?? opts.pool?.take(opts.repo, opts.base) ?? null;
       held = null;
       const use = ++uses;
@@ -83,11 +77,13 @@ export function createTaskTrees(opts: TaskTreesOptions): TaskTrees {
         base: opts.base,
         patch,
         // The last use of a tree nobody resets again needs no mark.
-        mark: opts.pool !== undefined || use < (opts.maxUses ?? Infinity),
+        mark: opts.pool !== undefined || !last,
         ...(FULL_COMMIT.test(opts.base)
           ? { resolved: { top: await realTop(), base: opts.base } }
           : {}),
-        ...(patch.length > 0 && protect !== undefined ? { isProtected: protect } : {}),
+        ...(patch.length > 0 && opts.isProtected !== undefined
+          ? { isProtected: opts.isProtected }
+          : {}),
         ...(opts.root !== undefined ? { root: opts.root } : {}),
         ...(reuse !== null ? { reuse } : {}),
         signal,
