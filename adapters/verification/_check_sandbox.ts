@@ -46,10 +46,10 @@ export function createCheckSandbox(opts: CheckSandboxOptions): CheckSandbox {
   ];
   const limits = withDefaultLimits(opts.contract.sandbox?.limits, DEFAULT_CHECK_LIMITS);
   return async (tree, views) => {
-    if (opts.sandbox === "none") return await selectSandbox("none", { worktree: tree, limits });
+    // One selection for every requirement (`none` needs no probe and takes only the limits).
     const p = await selectSandbox(opts.sandbox, {
       worktree: tree,
-      probe: await getProbe(),
+      ...(opts.sandbox !== "none" ? { probe: await getProbe() } : {}),
       declaredReadOnly,
       limits,
       keyStoreDir: opts.keyStoreDir,
