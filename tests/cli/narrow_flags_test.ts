@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -98,6 +98,8 @@ Deno.test({
   ignore: !HAS_BWRAP,
   fn: () => {
     const root = mkdtempSync(join(tmpdir(), "vouch-narrow-run-"));
+    // The agent's dir, readable by others as an install dir is (as root the agent is uid 65534).
+    chmodSync(root, 0o755);
     try {
       const { repo } = oneCommitRepo(root);
       const agent = join(root, "agent.sh");

@@ -61,6 +61,9 @@ export async function createRepo(
   options: { prefix?: string; ignored?: string[] } = {},
 ): Promise<FixtureRepo> {
   const root = await Deno.makeTempDir({ prefix: options.prefix ?? "vouch-golden-" });
+  // Tests keep their `command:` agents beside the repo (`<root>/agent.sh`): readable by others,
+  // as an install dir is (as root the agent is host uid 65534: a 0700 dir stays closed to it).
+  await Deno.chmod(root, 0o755);
   const dir = `${root}/repo`;
   await Deno.mkdir(dir);
   await git(dir, "init", "-q", "-b", "main");

@@ -272,6 +272,8 @@ Deno.test("redteam: a command: backend is sandboxed; its outside write fails or 
   const agentDir = await Deno.makeTempDir({ prefix: "vouch-agent-" });
   await Deno.writeTextFile(`${agentDir}/agent.sh`, ESCAPING_AGENT);
   await Deno.chmod(`${agentDir}/agent.sh`, 0o755);
+  // As an install dir is (as root the agent is host uid 65534: a 0700 dir stays closed to it).
+  await Deno.chmod(agentDir, 0o755);
   try {
     await e2e(
       repoWith({}),
