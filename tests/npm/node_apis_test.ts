@@ -15,6 +15,8 @@ const DENO_ONLY: Record<string, string> = {
   "cli/commands/_queue_net.ts": "re-runs under Deno with --allow-net=HOST (no-op under Node)",
   "adapters/egress/_forwarder_source.ts":
     "the in-namespace forwarder's script text: Deno sockets when it runs under Deno, node: builtins under Node (both branches tested in tests/adapters/egress)",
+  "adapters/backends/_model_net_source.ts":
+    "the openai: model helper's script text: it runs only as a Deno process with --allow-net=HOST:PORT (under Node vouch fetches the model itself and never starts it)",
   "adapters/egress/_proxy_source.ts":
     "the proxy helper's script text: Deno sockets when it runs under Deno, node: builtins under Node (both branches tested in tests/adapters/egress)",
 };
