@@ -123,6 +123,9 @@ Deno.test({
           });
           made.push(base);
           if (user === "nobody") await sh(["chown", `${NOBODY}:${NOBODY}`, base]);
+          // The agents live in it: as root an agent is host uid 65534, and a 0700 dir of root's
+          // stays closed to it (docs/sandbox.md: its program's dir must be readable by others).
+          else await Deno.chmod(base, 0o755);
           const denoBin = user === "root" ? Deno.execPath() : `${nobodyHome}/.deno/bin/deno`;
           const vouch = user === "root"
             ? `${denoBin} run ${flags} --config ${ROOT}deno.json ${ROOT}cli/main.ts`
