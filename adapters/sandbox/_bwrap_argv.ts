@@ -158,7 +158,6 @@ export function bwrapArgv(
   out.push(...rootArgs(root.filter((m) => underTmp(m.path)), parents));
   if (profile.homeSource !== undefined) {
     out.push(
-      // Empty for its toolchain mounts: their parents are not in the copy (made 0755 here).
       ...parents(home, true),
       "--bind",
       profile.homeSource,
