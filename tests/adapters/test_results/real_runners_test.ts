@@ -55,7 +55,9 @@ function steady(s: string): string {
   return s
     .replace(/\(\d+(?:\.\d+)?\s*m?s\)/g, "(T)")
     .replace(/duration_ms:? [0-9.]+/g, "duration_ms T")
-    .replace(/ in [0-9.]+s\b/g, " in Ts")
+    // pytest adds the h:mm:ss form past a minute ("in 155.00s (0:02:35)"), as one run of two
+    // reached on a loaded box.
+    .replace(/ in [0-9.]+s\b(?: \(\d+:\d\d:\d\d\))?/g, " in Ts")
     .replace(/\b\d+(?:\.\d+)?ms\b/g, "Tms")
     .replace(/Start at .*|Duration .*/g, "")
     .replace(/\/tmp\/vouch-rr-[^/\s]+/g, "<dir>");

@@ -92,7 +92,9 @@ async function race(confined: boolean) {
       worktree: wt,
       allowedRoots: ["**"],
       forbiddenPaths: [],
-      maxSeconds: 300,
+      // 3,000 requests beside a racer that keeps a core busy: about 80 s on an idle 2-core box,
+      // past 300 s at load 45. A bound that rules out a hang, not a speed.
+      maxSeconds: 900,
       maxOutputMb: 10,
     };
     const result = await acpBackend({
