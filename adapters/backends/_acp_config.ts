@@ -5,7 +5,7 @@
  */
 import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
-import type { PermissionQuestion } from "./_acp_client.ts";
+import type { PermissionQuestion } from "./_acp_client_env.ts";
 import type { AcpAuthChoice } from "./acp_presets.ts";
 import type { McpStdioServer } from "./mcp_config.ts";
 

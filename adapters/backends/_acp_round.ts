@@ -6,7 +6,7 @@
  * @module
  */
 import type { ProcessResult } from "../process/types.ts";
-import type { AcpClientStats } from "./_acp_client.ts";
+import type { AcpClientStats } from "./_acp_client_env.ts";
 import { endAgent, type LiveAgent, startAgent } from "./_acp_agent.ts";
 import type { StartedAcp } from "./_acp_preflight.ts";
 import type { AcpBackendConfig } from "./_acp_config.ts";
