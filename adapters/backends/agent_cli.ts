@@ -3,14 +3,17 @@
  * prompt on stdin, feed every stdout line to a stream parser WHILE the
  * process runs (events reach the context live), stop early when the parser
  * asks (authentication failed), and decide the status from the stream (the
- * exit code only corroborates). Before a run spends time,
- * {@linkcode preflightAgentCli} checks that the CLI can start at all.
+ * exit code only corroborates). Before a run spends time, the preflight
+ * checks that the CLI can start at all: from its npm package's own metadata
+ * when that shows a complete install (no process), else
+ * {@linkcode preflightAgentCli} (its `--version`).
  *
  * @module
  */
 import { protocolIssue } from "./json_line.ts";
 import { LineSplitter, type StreamLine } from "./line_splitter.ts";
 import { probeAgentCli } from "./probe.ts";
+import { CLI_PACKAGES, installedVersion } from "./_cli_install.ts";
 import { composePrompt } from "./prompt.ts";
 import { cancelledBeforeStart, failure, guardRun, noClaims, unrunnable } from "./result.ts";
 import {
@@ -85,7 +88,12 @@ export function agentCliBackend(
 ): AgentBackend {
   return {
     id,
-    preflight: () => preflightAgentCli(id, config.executable ?? id, config.sandbox),
+    // An npm install its own metadata shows complete starts without a `--version`.
+    installedVersion: () => installedVersion(config.executable ?? id, CLI_PACKAGES[id] ?? []),
+    preflight: async () =>
+      await installedVersion(config.executable ?? id, CLI_PACKAGES[id] ?? []) !== null
+        ? null
+        : await preflightAgentCli(id, config.executable ?? id, config.sandbox),
     capabilities: () => ({
       streaming: true,
       editsWorktree: true,

@@ -253,6 +253,13 @@ export interface AgentBackend {
    */
   preflight?(): Promise<BackendFailure | null>;
   /**
+   * The version its program's own install metadata names when that install is
+   * complete and the program can start (an npm-installed `claude`, `codex`):
+   * then `preflight` needs no process. Null when that cannot be told without
+   * starting it. Never rejects.
+   */
+  installedVersion?(): Promise<string | null>;
+  /**
    * Starts the agent for `task` in its worktree and checks it speaks its
    * protocol (the kernel's `start_backend`, before the baseline); the started
    * process serves the task's first round. Resolves to why it cannot start,

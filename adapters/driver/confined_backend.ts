@@ -184,28 +184,8 @@ export function confinedBackend(
         },
       }
       : {}),
-    // The CLI's `--version` runs its code: in the same sandbox as a run, on an empty worktree.
     ...(plain.preflight !== undefined
-      ? {
-        async preflight(): Promise<BackendFailure | null> {
-          const limits = withDefaultLimits(options.limits, DEFAULT_AGENT_LIMITS);
-          if (requirement === "none") {
-            return await make({ kind: "none", limits }).preflight?.() ?? null;
-          }
-          const scratch = await mkdtemp(join(tmpdir(), "vouch-preflight-"));
-          try {
-            const worktree = join(scratch, "worktree");
-            await mkdir(worktree);
-            await mkdir(join(scratch, "agent"));
-            const sandbox = await sandboxFor(worktree, join(scratch, "agent"), limits);
-            if (isFailure(sandbox)) return sandbox;
-            // Starting and speaking the protocol needs no network: none at all.
-            return await make(toolCommandProfile(sandbox)).preflight?.() ?? null;
-          } finally {
-            await rm(scratch, { recursive: true, force: true }).catch(() => {});
-          }
-        },
-      }
+      ? { preflight: () => sandboxedPreflight(plain, make, requirement, options, sandboxFor) }
       : {}),
     async run(task, ctx): Promise<BackendResult> {
       const limits = withDefaultLimits(options.limits, DEFAULT_AGENT_LIMITS);
@@ -239,6 +219,35 @@ export function confinedBackend(
       }
       : {}),
   };
+}
+
+/**
+ * The preflight of a confined backend: the CLI's `--version` runs its code, so it runs in the
+ * same sandbox as a run, on an empty worktree; an install its own metadata shows complete
+ * needs none (no sandbox, no process).
+ */
+async function sandboxedPreflight(
+  plain: AgentBackend,
+  make: (sandbox: SandboxProfile) => AgentBackend,
+  requirement: SandboxRequirement,
+  options: ConfinedBackendOptions,
+  sandboxFor: ReturnType<typeof sandboxMaker>,
+): Promise<BackendFailure | null> {
+  if ((await plain.installedVersion?.() ?? null) !== null) return null;
+  const limits = withDefaultLimits(options.limits, DEFAULT_AGENT_LIMITS);
+  if (requirement === "none") return await make({ kind: "none", limits }).preflight?.() ?? null;
+  const scratch = await mkdtemp(join(tmpdir(), "vouch-preflight-"));
+  try {
+    const worktree = join(scratch, "worktree");
+    await mkdir(worktree);
+    await mkdir(join(scratch, "agent"));
+    const sandbox = await sandboxFor(worktree, join(scratch, "agent"), limits);
+    if (isFailure(sandbox)) return sandbox;
+    // Starting and speaking the protocol needs no network: none at all.
+    return await make(toolCommandProfile(sandbox)).preflight?.() ?? null;
+  } finally {
+    await rm(scratch, { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 /**
