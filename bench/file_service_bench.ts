@@ -19,7 +19,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { join } from "node:path";
-import { evalArgv, fileService, helperRuntime } from "../adapters/backends/_file_service.ts";
+import { fileService } from "../adapters/backends/_file_service.ts";
+import { evalArgv, helperRuntime } from "../adapters/backends/_helper_runtime.ts";
 import { probeSandbox } from "../adapters/host/sandbox_probe.ts";
 import { runProcess } from "../adapters/process/run.ts";
 import { bwrapProfile } from "../adapters/sandbox/bwrap.ts";

@@ -12,7 +12,7 @@
 import { realpathSync } from "node:fs";
 import { BWRAP_HOME, findOnPath } from "../sandbox/bwrap.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
-import { evalArgv, helperRuntime } from "./_file_service.ts";
+import { evalArgv, helperRuntime } from "./_helper_runtime.ts";
 
 /** Variables one terminal request may set. */
 export const MAX_TERMINAL_ENV = 128;

@@ -11,7 +11,6 @@ import { functionLengths, MAX_FUNCTION_LINES, type Offender, offenders } from ".
 
 /** Functions still over the limit, with the most lines each may have. Shrink only. */
 const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
-  "adapters/backends/_file_service.ts:fileService": 149,
   "adapters/backends/openai_backend.ts:converse": 147,
 };
 
