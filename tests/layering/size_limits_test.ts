@@ -10,9 +10,7 @@ import assert from "node:assert/strict";
 import { functionLengths, MAX_FUNCTION_LINES, type Offender, offenders } from "./_sizes.ts";
 
 /** Functions still over the limit, with the most lines each may have. Shrink only. */
-const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
-  "adapters/backends/openai_backend.ts:converse": 147,
-};
+const LONG_FUNCTIONS: Readonly<Record<string, number>> = {};
 
 /**
  * Source files over the limit, with the most lines each may have. Shrink only.
