@@ -14,6 +14,7 @@ import type { InitializeResponse } from "@agentclientprotocol/sdk";
 import { endAgent, type LiveAgent, startAgent } from "./_acp_agent.ts";
 import type { AcpBackendConfig } from "./_acp_config.ts";
 import { describeRpcError } from "./_acp_errors.ts";
+import { agentName } from "./_acp_steps.ts";
 import { failure } from "./result.ts";
 import { maskSecrets } from "./transcript.ts";
 import type { BackendFailure, BackendStart } from "./types.ts";
@@ -74,10 +75,14 @@ export async function startAcp(
   config: AcpBackendConfig,
   task: BackendStart,
   signal: AbortSignal,
+  step: (text: string) => void = () => {},
 ): Promise<StartedAcp | BackendFailure> {
   const name = (config.argv[0] ?? "").split("/").at(-1);
   const timeoutMs = config.startTimeoutMs ?? 60_000;
+  const said = agentName(config.argv);
+  step(`starting ${said}`);
   const agent = await startAgent(id, config, task);
+  step(`starting ${said} (initialize)`);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stopped = new Promise<"timeout" | "aborted">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), timeoutMs);

@@ -49,9 +49,9 @@ export function acpBackend(config: AcpBackendConfig): AgentBackend {
     // Its program exists (before the worktree); it starts and answers `initialize` in the
     // task's own sandbox (startTask, before the baseline), once: that process serves round 1.
     preflight: () => preflightAcp(config.argv),
-    startTask: async (task, signal) => {
+    startTask: async (task, signal, step) => {
       try {
-        const started = await startAcp(id, config, task, signal);
+        const started = await startAcp(id, config, task, signal, step);
         if ("code" in started) return started;
         const old = ready.get(task.taskId);
         ready.set(task.taskId, started);

@@ -126,6 +126,14 @@ export async function runAgentCli(
   if (cancelled !== null) return cancelled;
   const stream = streamFeed(parser, task, ctx, mask);
   const splitter = new LineSplitter(MAX_LINE_BYTES);
+  // The live line names the sub-step: the CLI starting, then (its first line out) working.
+  safeEmit(ctx, { kind: "step", text: `starting ${backend}` });
+  let spoke = false;
+  const onStdout = (chunk: Uint8Array) => {
+    if (!spoke) safeEmit(ctx, { kind: "step", text: `${backend} working` });
+    spoke = true;
+    stream.feed(splitter.push(chunk));
+  };
   let run;
   try {
     run = await runAgentProcess(
@@ -136,7 +144,7 @@ export async function runAgentCli(
       config,
       new TextEncoder().encode(composePrompt(task)),
       {},
-      { onStdout: (chunk) => stream.feed(splitter.push(chunk)), stop: stream.stop.signal },
+      { onStdout, stop: stream.stop.signal },
     );
   } catch (error) {
     return unrunnable(backend, error);

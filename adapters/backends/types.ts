@@ -263,9 +263,15 @@ export interface AgentBackend {
    * Starts the agent for `task` in its worktree and checks it speaks its
    * protocol (the kernel's `start_backend`, before the baseline); the started
    * process serves the task's first round. Resolves to why it cannot start,
-   * or null. A started agent is ended by `endTask`. Never rejects.
+   * or null. A started agent is ended by `endTask`. Never rejects. `step`
+   * names each sub-step as it begins (`starting claude-code-acp
+   * (initialize)`), for the live progress line.
    */
-  startTask?(task: BackendStart, signal: AbortSignal): Promise<BackendFailure | null>;
+  startTask?(
+    task: BackendStart,
+    signal: AbortSignal,
+    step?: (text: string) => void,
+  ): Promise<BackendFailure | null>;
   /**
    * Ends what the backend keeps between the rounds of `taskId` (a live ACP
    * session); called once the task needs no further round. Never rejects.

@@ -147,13 +147,14 @@ export async function startKept(
   kept: KeptTask,
   task: BackendStart,
   signal: AbortSignal,
+  step?: (text: string) => void,
 ): Promise<BackendFailure | null> {
   const gate = new AbortController();
   const proxyFailed = kept.net === null ? null : kept.net.egress.ready.then((f) => {
     if (f !== null) gate.abort();
     return f;
   });
-  const why = await kept.backend.startTask?.(task, AbortSignal.any([signal, gate.signal])) ??
+  const why = await kept.backend.startTask?.(task, AbortSignal.any([signal, gate.signal]), step) ??
     null;
   const failed = gate.signal.aborted ? await proxyFailed : null;
   if (why === null && failed === null) return null;

@@ -54,17 +54,23 @@ const createWorktreeHandler: Handler<"create_worktree"> = async (run, action) =>
 const startBackend: Handler<"start_backend"> = async (run, action) => {
   const o = run.o;
   run.progress("start", o.source.id);
-  // Started once, in the sandbox of this worktree: the same process serves round 1.
+  // Started once, in the sandbox of this worktree: the same process serves round 1. Each
+  // sub-step it names is the live line's (the sandbox, the agent's start, `initialize`).
+  const step = (text: string) => run.progress("start", text.slice(0, 80));
   const why = await cancellable(
     run,
     action.effectId,
     (signal) =>
-      o.source.start?.({
-        taskId: o.taskId,
-        worktree: action.worktree,
-        allowedRoots: o.rules.allow.length > 0 ? o.rules.allow : ["**"],
-        forbiddenPaths: [...o.rules.forbid, ...o.rules.protect],
-      }, signal) ?? Promise.resolve(null),
+      o.source.start?.(
+        {
+          taskId: o.taskId,
+          worktree: action.worktree,
+          allowedRoots: o.rules.allow.length > 0 ? o.rules.allow : ["**"],
+          forbiddenPaths: [...o.rules.forbid, ...o.rules.protect],
+        },
+        signal,
+        step,
+      ) ?? Promise.resolve(null),
   ).catch((error): BackendFailure => ({
     code: "config",
     message: message(error),

@@ -171,14 +171,19 @@ export function confinedBackend(
     // same process (sandbox, network and private HOME) serves the task's rounds.
     ...(plain.startTask !== undefined
       ? {
-        async startTask(task: BackendStart, signal: AbortSignal): Promise<BackendFailure | null> {
+        async startTask(
+          task: BackendStart,
+          signal: AbortSignal,
+          step?: (text: string) => void,
+        ): Promise<BackendFailure | null> {
           const old = perTask.get(task.taskId);
           perTask.delete(task.taskId);
           if (old !== undefined) await endKept(task.taskId, old);
           const limits = withDefaultLimits(options.limits, DEFAULT_AGENT_LIMITS);
+          step?.(`${plain.id}: preparing its sandbox`);
           const kept = await confineTask(how, sandboxFor, task.worktree, limits);
           if (isFailure(kept)) return kept;
-          const why = await startKept(kept, task, signal);
+          const why = await startKept(kept, task, signal, step);
           if (why === null) perTask.set(task.taskId, kept);
           return why;
         },
@@ -198,6 +203,11 @@ export function confinedBackend(
       if (kept !== undefined) {
         perTask.delete(task.taskId);
         await endKept(task.taskId, kept);
+      }
+      try {
+        ctx.emit({ kind: "step", text: `${plain.id}: preparing its sandbox` });
+      } catch {
+        // a broken sink never changes the run
       }
       const made = await confineTask(how, sandboxFor, task.worktree, limits);
       if (isFailure(made)) return failedRun(plain.id, "error", made);

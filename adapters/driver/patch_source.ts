@@ -91,7 +91,11 @@ export interface PatchSource {
    * kernel's `start_backend`); why it cannot start, or null. Absent: nothing
    * to start (supplied bytes, a backend that starts with each round).
    */
-  start?(task: BackendStart, signal: AbortSignal): Promise<BackendFailure | null>;
+  start?(
+    task: BackendStart,
+    signal: AbortSignal,
+    step?: (text: string) => void,
+  ): Promise<BackendFailure | null>;
   /** Produces one round's work. */
   produce(round: SourceRound): Promise<ProducedRound>;
   /** The last round's patch, or `null` when its workspace is gone. Throws when it cannot be read. */
@@ -187,11 +191,11 @@ export function agentWorktree(backend: AgentBackend, opts: AgentWorktreeOptions 
     },
     ...(backend.startTask !== undefined
       ? {
-        async start(task: BackendStart, signal: AbortSignal) {
+        async start(task: BackendStart, signal: AbortSignal, step?: (text: string) => void) {
           // The agent lives from now on: what it writes outside is judged from here, not
           // from round 1's start (it could write while the baseline runs).
           early = await snapshotOutside(outsideScope(checkout, worktree));
-          return await backend.startTask!(task, signal);
+          return await backend.startTask!(task, signal, step);
         },
       }
       : {}),

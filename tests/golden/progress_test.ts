@@ -7,8 +7,10 @@
  * check waits for a file the test creates only after it saw the clock move.
  */
 import assert from "node:assert/strict";
-import { spawnVouch } from "./cli_harness.ts";
+import { NODE, spawnVouch } from "./cli_harness.ts";
 import { createRepo, git, writeFiles } from "./fixture_repos.ts";
+
+const ACP_AGENT = new URL("../fixtures/acp_agent.mjs", import.meta.url).pathname;
 
 /**
  * The test's go-ahead for a waiting check: a directory the check can read (as root, a check runs
@@ -142,4 +144,77 @@ Deno.test("vouch verify: 'still running' lines with a moving clock while a check
     await Deno.remove(state, { recursive: true }).catch(() => {});
     await Deno.remove(gate, { recursive: true }).catch(() => {});
   }
+});
+
+Deno.test({
+  name:
+    "vouch run off a terminal: while the agent starts, the live line names the sub-step and its clock moves",
+  ignore: NODE === null,
+  fn: async () => {
+    const repo = await createRepo(
+      {
+        "package.json": '{ "type": "module" }\n',
+        "src/add.js": "export function add(a, b) {\n  return a - b;\n}\n",
+        "test/add.test.js": 'import { add } from "../src/add.js";\n' +
+          "if (add(2, 3) !== 5) process.exit(1);\n",
+      },
+      `${NODE} test/add.test.js`,
+    );
+    const state = await Deno.makeTempDir({ prefix: "vouch-progress-" });
+    const gate = await openGate();
+    try {
+      // The agent answers `initialize` only once the test opens its gate (at most 120 s).
+      const child = spawnVouch(
+        repo,
+        [
+          "run",
+          "--backend",
+          `acp:${NODE} ${ACP_AGENT} ${gate}/go`,
+          "--goal",
+          "make the test pass",
+          "--verify",
+          `${NODE} test/add.test.js`,
+          "--max-rounds",
+          "1",
+          "--progress",
+          "plain",
+        ],
+        state,
+        "deno",
+        { VOUCH_PROGRESS_EVERY: "1" },
+      );
+      const decoder = new TextDecoder();
+      let err = "";
+      const reader = child.stderr.getReader();
+      const starting =
+        /^\[ *([0-9.]+)s\] · setup · start · starting acp_agent \(initialize\) · still running$/gm;
+      const clocks = () => [...err.matchAll(starting)].map((m) => Number(m[1]));
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        err += decoder.decode(value, { stream: true });
+        if (new Set(clocks()).size >= 2) break;
+      }
+      await Deno.writeTextFile(`${gate}/go`, "");
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        err += decoder.decode(value, { stream: true });
+      }
+      const out = await new Response(child.stdout).text();
+      assert.equal((await child.status).code, 0, err + out);
+      assert.match(out, /^VERIFIED /);
+      const seen = clocks();
+      assert.ok(
+        seen.length >= 2 && seen[1]! > seen[0]!,
+        `the clock moves: ${seen.join(", ")}\n${err}`,
+      );
+      // The start came before the baseline, and its sub-step was named while it lasted.
+      assert.ok(err.indexOf("· setup · start ·") < err.indexOf("· setup · baseline"), err);
+    } finally {
+      await repo.cleanup();
+      await Deno.remove(state, { recursive: true }).catch(() => {});
+      await Deno.remove(gate, { recursive: true }).catch(() => {});
+    }
+  },
 });
