@@ -119,6 +119,50 @@ function codexConfig(url: string): string {
 }
 
 /** What one scenario produced. */
+/** One stderr line of a traced run ({@linkcode RealCliRun.trace}). */
+export interface TracedLine {
+  readonly atMs: number;
+  readonly cpuMs: number | null;
+  readonly line: string;
+}
+
+/** User + system CPU of process `pid` itself so far, ms (`/proc/PID/stat`, 100 ticks/s). */
+function ownCpuMs(pid: number): number | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `cmd`, stamping each stderr line with the wall and the process's CPU when it came. */
+async function tracedOutput(
+  cmd: Deno.Command,
+  started: number,
+  trace: TracedLine[],
+): Promise<{ code: number; stdout: Uint8Array; stderr: Uint8Array }> {
+  const child = cmd.spawn();
+  const chunks: Uint8Array[] = [];
+  let partial = "";
+  const decoder = new TextDecoder();
+  const stdout = new Response(child.stdout).arrayBuffer();
+  for await (const chunk of child.stderr) {
+    chunks.push(chunk);
+    const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+    partial = lines.pop()!;
+    const atMs = Date.now() - started;
+    const cpuMs = ownCpuMs(child.pid);
+    for (const line of lines) trace.push({ atMs, cpuMs, line });
+  }
+  trace.push({ atMs: Date.now() - started, cpuMs: ownCpuMs(child.pid), line: "(stderr closed)" });
+  const code = (await child.status).code;
+  const stderr = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  chunks.reduce((at, c) => (stderr.set(c, at), at + c.length), 0);
+  return { code, stdout: new Uint8Array(await stdout), stderr };
+}
+
 export interface RealCliRun {
   readonly code: number;
   readonly stdout: string;
@@ -140,6 +184,12 @@ export interface RealCliRun {
    * null.
    */
   readonly cpuMs: number | null;
+  /**
+   * With `VOUCH_BENCH_TRACE=1`: each stderr line as it came, with the wall time since the CLI
+   * was started and the CLI process's own CPU time so far (`/proc/PID/stat`, children not
+   * counted), ms; else null.
+   */
+  readonly trace: readonly TracedLine[] | null;
   /** Whether the run left artefacts (`.vouch/runs/`): false when nothing ran. */
   readonly artefacts: boolean;
   /** Files under `.vouch/` (log, transcripts, results) that contain the API key's value. */
@@ -266,8 +316,9 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
     ];
     const program = opts.runtime === "node" ? NODE! : Deno.execPath();
     const timed = Deno.env.get("VOUCH_BENCH_CPU") === "1" && existsSync("/usr/bin/time");
+    const trace = Deno.env.get("VOUCH_BENCH_TRACE") === "1" && !timed ? [] as TracedLine[] : null;
     const started = Date.now();
-    const out = await new Deno.Command(timed ? "/usr/bin/time" : program, {
+    const cmd = new Deno.Command(timed ? "/usr/bin/time" : program, {
       args: timed ? ["-f", "%U %S", "-o", `${tmp}/cpu`, program, ...args] : args,
       cwd: repo,
       env,
@@ -275,7 +326,8 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
-    }).output();
+    });
+    const out = trace !== null ? await tracedOutput(cmd, started, trace) : await cmd.output();
     const ms = Date.now() - started;
     const cpuMs = timed
       ? Math.round(
@@ -300,7 +352,19 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       ...filesContaining(`${repo}/.vouch`, key),
       ...(stdout.includes(key) || stderr.includes(key) ? ["(vouch output)"] : []),
     ];
-    return { code: out.code, stdout, stderr, json, server, repo, ms, cpuMs, artefacts, leaks };
+    return {
+      code: out.code,
+      stdout,
+      stderr,
+      json,
+      server,
+      repo,
+      ms,
+      cpuMs,
+      trace,
+      artefacts,
+      leaks,
+    };
   } finally {
     await server.close();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
