@@ -50,16 +50,20 @@ export interface RoundHooks {
   signal: AbortSignal;
 }
 
-/** Closes the agent's stdin, gives it a second to leave, then ends it. */
+/**
+ * Closes the agent's stdin and ends it at once (SIGTERM to its group, SIGKILL after the grace):
+ * nothing it would do on its way out is kept (its HOME is a per-run copy, its round is judged).
+ * It was given a second to leave on its own: claude-code-acp and codex-acp never leave at the
+ * end of their input, so every run waited that second out.
+ */
 export async function endAgent(
   live: Pick<LiveAgent, "toAgent" | "kill" | "exited" | "files">,
 ): Promise<void> {
   try {
     await live.toAgent.close();
   } catch { /* closed */ }
-  const timer = setTimeout(() => live.kill.abort(), 1000);
+  live.kill.abort();
   await live.exited.catch(() => {});
-  clearTimeout(timer);
   await live.files.close();
 }
 
