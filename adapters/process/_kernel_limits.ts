@@ -81,6 +81,20 @@ export function limitPrefix(limits: SandboxLimits, sandboxed: boolean): string[]
   return [...out, "--"];
 }
 
+/**
+ * The shell of the launcher and the after-child script (`/bin/sh`, else `/usr/bin/sh`), or null.
+ *
+ * @example
+ * ```ts
+ * import { ok } from "node:assert/strict";
+ * import { shellPath } from "./_kernel_limits.ts";
+ * ok(shellPath() === null || shellPath()!.endsWith("/sh"));
+ * ```
+ */
+export function shellPath(): string | null {
+  return SH;
+}
+
 /** Where per-child cgroups can be made: the controller dir vouch itself is in. */
 interface CgroupHost {
   readonly version: 1 | 2;
@@ -142,23 +156,15 @@ export function cgroupHost(): CgroupHost | null {
   return detected;
 }
 
-/** A child's own cgroup: the launcher that joins it. */
+/** A child's own cgroup, made and joined by the launcher (`_launcher.ts`). */
 export interface ChildCgroup {
   /** The cgroup dir (made by the launcher on its first use). */
   readonly dir: string;
-  /** `argv` started through a shell that sets the cgroup's limits and joins it. */
-  wrap(argv: readonly string[]): string[];
+  /** Its `pids.max`, on top of what it still holds. */
+  readonly pidsMax: number;
+  /** Its `memory.max` (cgroup v2 with memory delegated), or null. */
+  readonly memoryMax: number | null;
 }
-
-// $1 dir, $2 pids.max, $3 memory.max or "-", then the argv. Only builtins once the dir exists.
-// Fails closed: no cgroup, no run.
-// pids.max counts on top of what the cgroup still holds: an exited sandbox's init can linger as a
-// zombie of the host's init (which reaps when it will), still charged to the cgroup.
-const LAUNCH = `d=$1 p=$2 m=$3; shift 3
-{ [ -d "$d" ] || mkdir "$d"; } && read -r c < "$d/pids.current" && echo $((p + c)) > "$d/pids.max" &&
-  { [ "$m" = - ] || echo "$m" > "$d/memory.max"; } && echo $$ > "$d/cgroup.procs" ||
-  { echo "vouch: cannot set up the cgroup $d" >&2; exit 125; }
-exec "$@"`;
 
 /** A cgroup dir between children, with the event counts it had after the last one. */
 interface PooledCgroup {
@@ -211,7 +217,7 @@ function removeAllAtExit(): void {
  * import { ok } from "node:assert/strict";
  * import { childCgroup } from "./_kernel_limits.ts";
  * const cg = childCgroup({ memoryMb: 64, processes: 10, fileSizeMb: 1, tmpMb: 1 });
- * ok(cg === null || cg.wrap(["true"]).includes("true"));
+ * ok(cg === null || cg.pidsMax === 14);
  * ```
  */
 export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
@@ -222,21 +228,10 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
     { dir: `${host.parent}/vouch-${crypto.randomUUID()}`, max: 0, oom: 0 };
   inUse.set(entry.dir, entry);
   // The launcher shell, bwrap and bwrap's init are in the tree too.
-  const pidsMax = String(limits.processes + 4);
-  const memoryMax = host.version === 2 && host.memory ? String(limits.memoryMb * MIB) : "-";
-  const sh = SH;
   return {
     dir: entry.dir,
-    wrap: (argv) => [
-      sh,
-      "-c",
-      LAUNCH,
-      "vouch-cgroup",
-      entry.dir,
-      pidsMax,
-      memoryMax,
-      ...argv,
-    ],
+    pidsMax: limits.processes + 4,
+    memoryMax: host.version === 2 && host.memory ? limits.memoryMb * MIB : null,
   };
 }
 

@@ -16,10 +16,12 @@ import { BWRAP_HOME, bwrapArgv, leadingProgram, withPrograms } from "../sandbox/
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import { DEFAULT_CHECK_LIMITS, type SandboxLimits } from "../sandbox/limits.ts";
 import { RUN_MARKER_ENV } from "./_watchdog.ts";
-import { type ChildCgroup, childCgroup, limitPrefix } from "./_kernel_limits.ts";
+import { type ChildCgroup, childCgroup, limitPrefix, shellPath } from "./_kernel_limits.ts";
 import { startBudget, type TreeBudget } from "./_tree_budget.ts";
 import { childEnv } from "./_child_env.ts";
-import { fifoPrefix, handOverTrees, mappedLaunch } from "./_user_launch.ts";
+import { fifoPrefix, handOverTrees } from "./_user_launch.ts";
+import { launcherArgv } from "./_launcher.ts";
+import { shellLimits } from "./_shell_limits.ts";
 
 /** The largest timeout a timer can hold (2^31 - 1 ms); more is a spec error, never "fire now". */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -131,8 +133,8 @@ export interface Launch {
   readonly marker: string | null;
   /** It leads a process group of its own (see {@linkcode ownGroup}). */
   readonly grouped: boolean;
-  /** The user-map launcher's argv (its FIFOs are removed after the child), or null. */
-  readonly mapped: readonly string[] | null;
+  /** The user map's FIFO prefix (the pair is removed after the child), or null. */
+  readonly fifo: string | null;
   readonly cgroup: ChildCgroup | null;
   /** The write budget's stamp (sandboxed children with a disk limit), or null. */
   readonly budget: TreeBudget | null;
@@ -190,16 +192,20 @@ function makePrivateDirs(spec: ProcessSpec, plan: ChildPlan) {
   return { home, tmpdir, made: spec.home === undefined ? [home, tmpdir] : [tmpdir] };
 }
 
-/** The argv in front of the cgroup: limit prefix, then bwrap for a sandboxed child. */
+/**
+ * The argv behind the launcher: limit prefix (unless the launcher sets the limits), then bwrap
+ * for a sandboxed child.
+ */
 function sandboxedArgv(
   spec: ProcessSpec,
   plan: ChildPlan,
   argv: readonly string[],
   resolved: string,
   env: Record<string, string>,
+  limitsInShell: boolean,
 ): string[] {
   const { sandbox, limits } = plan;
-  const limited = limits === null
+  const limited = limits === null || limitsInShell
     ? [...argv]
     : [...limitPrefix(limits, sandbox.kind === "bwrap"), ...argv];
   if (sandbox.kind !== "bwrap") return limited;
@@ -242,10 +248,13 @@ export async function prepareLaunch(
     ...childEnv(spec, dirs.home, dirs.tmpdir),
     ...(marker !== null ? { [RUN_MARKER_ENV]: marker } : {}),
   };
-  const spawnedArgv = sandboxedArgv(spec, plan, argv, resolved, env);
   // As root, the sandbox's uid 0 is an unprivileged host uid: a launcher writes the map, and
   // the writable trees are that uid's before the write budget's stamp (chown changes ctime).
   const userMap = sandbox.kind === "bwrap" ? sandbox.userMap : undefined;
+  const sh = shellPath() ?? "/bin/sh";
+  // A mapped sandbox's launcher sets the rlimits too (see _shell_limits.ts), when it can exactly.
+  const ulimits = userMap !== undefined && limits !== null ? shellLimits(sh, limits) : null;
+  const spawnedArgv = sandboxedArgv(spec, plan, argv, resolved, env, ulimits !== null);
   if (userMap !== undefined && sandbox.kind === "bwrap") {
     try {
       await handOverTrees(sandbox.writable, userMap);
@@ -261,22 +270,25 @@ export async function prepareLaunch(
       };
     }
   }
-  const mapped = userMap === undefined
-    ? null
-    : mappedLaunch(spawnedArgv, userMap, await fifoPrefix());
+  const fifo = userMap === undefined ? null : await fifoPrefix();
   // Kernel-enforced limits for the whole tree where the host gives vouch a cgroup.
   const cgroup = limits === null ? null : childCgroup(limits);
-  const uncontained = mapped ?? spawnedArgv;
   // The tree's write budget: its growth is measured around the child (sandboxed children only).
   const tree = limits?.diskMb === undefined || sandbox.kind !== "bwrap"
     ? null
     : sandbox.writable[0] ?? null;
+  const launched = launcherArgv({
+    sh,
+    cgroup,
+    map: fifo === null ? null : { fifo, uid: userMap!.uid },
+    ulimits: ulimits ?? [],
+  }, spawnedArgv);
   return {
-    argv: cgroup === null ? uncontained : cgroup.wrap(uncontained),
+    argv: launched,
     env,
     marker,
     grouped: ownGroup(spec.sandbox, spec.ownTool === true),
-    mapped,
+    fifo,
     cgroup,
     budget: tree === null ? null : startBudget(tree),
     privateDirs: dirs.made,

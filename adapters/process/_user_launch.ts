@@ -1,19 +1,13 @@
 /**
- * The launcher of a sandbox whose user is mapped (vouch as root, see
- * `adapters/sandbox/_user_map.ts`): a shell in front of bwrap that writes the
- * user namespace's maps while bwrap waits, and the hand-over of the writable
- * trees to the mapped uid before the child starts.
- *
- * The shell makes two FIFOs in a private 0700 directory of this process
- * (removed by vouch after the child: {@linkcode removeFifos}), starts a mapper
- * in the background and execs bwrap with `--info-fd 8` on one and
- * `--userns-block-fd 9` on the other, so bwrap stays vouch's own child and
- * dies with it (`--die-with-parent`). The mapper reads the sandbox's pid from
- * bwrap's info, writes `0 <uid> 1` and `1 0 1` to its `uid_map` and
- * `gid_map`, and exits, which lets bwrap go on. Fails closed: a map that
- * cannot be written kills bwrap before anything runs; a sandbox with no map
- * at all could not start its command either (`setpriv` cannot become an
- * unmapped uid).
+ * What a sandbox whose user is mapped (vouch as root, see
+ * `adapters/sandbox/_user_map.ts`) needs around its launcher (`_launcher.ts`,
+ * which writes the user namespace's maps while bwrap waits): the FIFO pairs
+ * it talks to bwrap through, in a private 0700 directory of this process
+ * (made ahead in batches, removed after each child: {@linkcode removeFifos};
+ * the directory goes at exit, or with the reaper when vouch is SIGKILLed),
+ * and the hand-over of the writable trees to the mapped uid before the child
+ * starts. A sandbox with no map at all could not start its command (`setpriv`
+ * cannot become an unmapped uid).
  *
  * @module
  */
@@ -27,22 +21,6 @@ import { afterShellRun } from "./_after_shell.ts";
 import { requireRun } from "./permission.ts";
 
 const SH = "/bin/sh";
-
-// $1 fifo path prefix, $2 uid, then bwrap's argv.
-const LAUNCH = `f=$1 u=$2; shift 2
-{ [ -p "$f.i" ] && [ -p "$f.b" ]; } || mkfifo -m 600 "$f.i" "$f.b" ||
-  { echo "vouch: cannot make $f.i" >&2; exit 125; }
-{
-  exec 4<"$f.i" 5<>"$f.b"
-  c=
-  while read -r l <&4; do case $l in *'"child-pid"'*) c=\${l#*: }; c=\${c%,};; esac; done
-  m="0 $u 1
-1 0 1"
-  if [ -n "$c" ] && ! { echo "$m" > "/proc/$c/uid_map" && echo "$m" > "/proc/$c/gid_map"; }; then
-    echo "vouch: cannot map the sandbox's user to uid $u" >&2; kill -9 $$
-  fi
-} &
-exec "$@" 8>"$f.i" 9<"$f.b"`;
 
 let fifoDir: string | null = null;
 
@@ -108,27 +86,6 @@ function startReaper(dir: string): void {
   }
 }
 
-/**
- * `bwrapArgv` (built with the profile's `userMap`) started through the
- * launcher that maps the sandbox's user.
- *
- * @example
- * ```ts
- * import { equal, ok } from "node:assert/strict";
- * import { mappedLaunch } from "./_user_launch.ts";
- * const a = mappedLaunch(["/usr/bin/bwrap", "true"], { uid: 65534, setpriv: "/usr/bin/setpriv" });
- * equal(a[0], "/bin/sh");
- * ok(a.includes("65534") && a.at(-1) === "true");
- * ```
- */
-export function mappedLaunch(
-  argv: readonly string[],
-  map: UserMap,
-  prefix: string = fifos(),
-): string[] {
-  return [SH, "-c", LAUNCH, "vouch-userns", prefix, String(map.uid), ...argv];
-}
-
 /** FIFO pairs made ahead, each used by one launch (removed after its child). */
 const madeFifos: string[] = [];
 const FIFO_BATCH = 8;
@@ -137,7 +94,7 @@ const MAKE_FIFOS = `mkfifo -m 600 "$@" 2>/dev/null && echo made
 true`;
 
 /**
- * The FIFO prefix of the next {@linkcode mappedLaunch}, its pair made ahead: a batch of
+ * The FIFO prefix of the next mapped launch, its pair made ahead: a batch of
  * {@linkcode FIFO_BATCH} pairs at a time by one `mkfifo` in a long-lived shell of this process,
  * so a check's launcher makes none (one process start less per check). When no shell answers,
  * a fresh prefix: its launcher makes the pair itself.
@@ -149,7 +106,7 @@ true`;
  * import { fifoPrefix, removeFifos } from "./_user_launch.ts";
  * const prefix = await fifoPrefix();
  * ok(prefix.includes("vouch-userns-"));
- * removeFifos(["/bin/sh", "-c", "", "vouch-userns", prefix]);
+ * removeFifos(prefix);
  * ok(!existsSync(prefix + ".i"));
  * ```
  */
@@ -169,24 +126,20 @@ export async function fifoPrefix(): Promise<string> {
 }
 
 /**
- * Removes the FIFOs of a {@linkcode mappedLaunch} argv once its child exited
- * (one `rm` exec less per child than the shell doing it).
+ * Removes the FIFO pair of `prefix` (from {@linkcode fifoPrefix}) once its
+ * child exited (one `rm` exec less per child than the launcher doing it).
  *
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
- * import { existsSync, writeFileSync } from "node:fs";
- * import { mappedLaunch, removeFifos } from "./_user_launch.ts";
- * const launch = mappedLaunch(["true"], { uid: 65534, setpriv: "/usr/bin/setpriv" });
- * writeFileSync(launch[4] + ".i", ""); // what the launcher's mkfifo leaves behind
- * removeFifos(launch);
- * equal(existsSync(launch[4] + ".i"), false);
- * removeFifos(["sh", "-c", "not a launch"]); // anything else: nothing is removed
+ * import { existsSync } from "node:fs";
+ * import { fifoPrefix, removeFifos } from "./_user_launch.ts";
+ * const prefix = await fifoPrefix(); // its pair is usually made ahead
+ * removeFifos(prefix);
+ * equal(existsSync(prefix + ".i") || existsSync(prefix + ".b"), false);
  * ```
  */
-export function removeFifos(launch: readonly string[]): void {
-  const prefix = launch[4];
-  if (launch[3] !== "vouch-userns" || prefix === undefined) return;
+export function removeFifos(prefix: string): void {
   for (const end of [".i", ".b"]) rmSync(prefix + end, { force: true });
 }
 

@@ -314,7 +314,7 @@ async function releaseLaunch(
   limits: SandboxLimits | null,
 ): Promise<AfterChild | null> {
   removePrivateDirs(launch.privateDirs);
-  if (launch.mapped !== null) removeFifos(launch.mapped);
+  if (launch.fifo !== null) removeFifos(launch.fifo);
   const after = limits === null
     ? null
     : await afterChildAsync(launch.cgroup?.dir ?? null, launch.budget);
