@@ -237,9 +237,9 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
 
 // After a child, in one shell (builtins only, but for find): the cgroup's event counts and
 // whether a live process is still in it, removal of cgroups left with processes earlier, and every file
-// of the tree whose status changed since the stamp (ctime: a child can set mtime back, not
-// ctime), with its allocated 512-byte blocks and size. $1 cgroup dir or "-", $2 tree or "-",
-// $3 stamp, then older cgroup dirs to remove.
+// of the tree whose status changed since the budget's start (ctime: a child can set mtime back,
+// not ctime), with its allocated 512-byte blocks and size. $1 cgroup dir or "-", $2 tree or "-",
+// $3 the start (`@<s>.<ms>`), then older cgroup dirs to remove.
 const AFTER = `d=$1 t=$2 s=$3; shift 3
 if [ "$d" != - ] && [ -d "$d" ]; then
   for f in "$d/pids.events" "$d/memory.events"; do
@@ -248,7 +248,7 @@ if [ "$d" != - ] && [ -d "$d" ]; then
   read -r n < "$d/cgroup.procs" && echo "live $n"
 fi
 for o in "$@"; do rmdir "$o" 2>/dev/null || { [ -d "$o" ] && echo "busy $o"; }; done
-[ "$t" = - ] || find "$t" -xdev -type f -cnewer "$s" -printf 'w %b %s\\n' 2>/dev/null
+[ "$t" = - ] || find "$t" -xdev -type f -newerct "$s" -printf 'w %b %s\\n' 2>/dev/null
 true`;
 
 /** What {@linkcode afterChild} saw. */
@@ -264,7 +264,7 @@ export interface AfterChild {
 /**
  * One shell after a child: reads its cgroup's events (`dir`; the cgroup goes
  * back to the pool when empty) and lists the files of `tree` changed since
- * `stamp` was written (see `_tree_budget.ts`).
+ * the budget's start `since` (see `_tree_budget.ts`).
  *
  * @example
  * ```ts
@@ -273,18 +273,19 @@ export interface AfterChild {
  * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
  * import { equal } from "node:assert/strict";
  * import { afterChild } from "./_kernel_limits.ts";
+ * import { startBudget } from "./_tree_budget.ts";
  * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
- * writeFileSync(`${dir}/stamp`, new Uint8Array());
+ * const budget = startBudget(dir);
  * await new Promise((r) => setTimeout(r, 20));
  * writeFileSync(`${dir}/f`, new Uint8Array(8192).fill(1));
- * const a = afterChild(null, { tree: dir, stamp: `${dir}/stamp` });
+ * const a = afterChild(null, budget);
  * equal(a.largestFile, 8192);
  * rmSync(dir, { recursive: true, force: true });
  * ```
  */
 export function afterChild(
   dir: string | null,
-  budget: { readonly tree: string; readonly stamp: string } | null,
+  budget: { readonly tree: string; readonly since: string } | null,
 ): AfterChild {
   const args = afterArgs(dir, budget);
   if (args === null) return NO_AFTER;
@@ -295,8 +296,8 @@ export function afterChild(
       "-xdev",
       "-type",
       "f",
-      "-cnewer",
-      budget.stamp,
+      "-newerct",
+      budget.since,
       "-printf",
       "w %b %s\\n",
     ]]
@@ -326,7 +327,7 @@ export function afterChild(
  */
 export async function afterChildAsync(
   dir: string | null,
-  budget: { readonly tree: string; readonly stamp: string } | null,
+  budget: { readonly tree: string; readonly since: string } | null,
 ): Promise<AfterChild> {
   const args = afterArgs(dir, budget);
   if (args === null) return NO_AFTER;
@@ -339,24 +340,24 @@ export async function afterChildAsync(
 const NO_AFTER: AfterChild = { cgroupLimit: null, writtenBytes: null, largestFile: 0 };
 
 /**
- * The arguments of the after-child script (`dir tree stamp retried...`), or null when there is
+ * The arguments of the after-child script (`dir tree since retried...`), or null when there is
  * nothing to do; the cgroups left with processes earlier are handed to it.
  */
 function afterArgs(
   dir: string | null,
-  budget: { readonly tree: string; readonly stamp: string } | null,
+  budget: { readonly tree: string; readonly since: string } | null,
 ): string[] | null {
   if (SH === null || (dir === null && budget === null)) return null;
   const retry = [...abandoned];
   abandoned.clear();
-  return [dir ?? "-", budget?.tree ?? "-", budget?.stamp ?? "-", ...retry];
+  return [dir ?? "-", budget?.tree ?? "-", budget?.since ?? "-", ...retry];
 }
 
 /** What the after-child script printed, judged. */
 function readAfter(
   out: string,
   dir: string | null,
-  budget: { readonly tree: string; readonly stamp: string } | null,
+  budget: { readonly tree: string; readonly since: string } | null,
   cutShort: boolean,
 ): AfterChild {
   for (const m of out.matchAll(/^busy (\/sys\/fs\/cgroup\/.+)$/gm)) abandoned.add(m[1]!);

@@ -3,7 +3,7 @@
  * undone after it: the checked argv, the child's home and TMPDIR (private
  * directories for an unsandboxed child), its environment, the argv that is
  * spawned (resource-limit prefix, bwrap, the user-map launcher, the cgroup),
- * and the write budget's stamp.
+ * and the write budget's start.
  *
  * @module
  */
@@ -136,7 +136,7 @@ export interface Launch {
   /** The user map's FIFO prefix (the pair is removed after the child), or null. */
   readonly fifo: string | null;
   readonly cgroup: ChildCgroup | null;
-  /** The write budget's stamp (sandboxed children with a disk limit), or null. */
+  /** The write budget (sandboxed children with a disk limit), or null. */
   readonly budget: TreeBudget | null;
   /** The private HOME and TMPDIR made for it. */
   readonly privateDirs: readonly string[];
@@ -249,7 +249,7 @@ export async function prepareLaunch(
     ...(marker !== null ? { [RUN_MARKER_ENV]: marker } : {}),
   };
   // As root, the sandbox's uid 0 is an unprivileged host uid: a launcher writes the map, and
-  // the writable trees are that uid's before the write budget's stamp (chown changes ctime).
+  // the writable trees are that uid's before the write budget starts (chown changes ctime).
   const userMap = sandbox.kind === "bwrap" ? sandbox.userMap : undefined;
   const sh = shellPath() ?? "/bin/sh";
   // A mapped sandbox's launcher sets the rlimits too (see _shell_limits.ts), when it can exactly.

@@ -1,13 +1,20 @@
 /**
  * The write budget of a sandboxed child's tree: its worktree (a clean tree,
  * an agent's worktree) is a host directory, where per-file `RLIMIT_FSIZE`
- * bounds each file but not how many. Right before the child vouch writes a
- * stamp file; after it, `find -cnewer` lists every file of the tree whose
+ * bounds each file but not how many. Right before the child vouch notes the
+ * time; after it, `find -newerct @<time>` lists every file of the tree whose
  * status changed since (ctime: a child can set a file's mtime back, never
  * its ctime) with its allocated blocks (sparse-aware, one filesystem). More
  * than `diskMb` allocated in those files fails the child (`disk`), and so
  * does a file of exactly the file-size cap (a write the kernel cut that the
  * child swallowed: `file_size`).
+ *
+ * The time is one millisecond past the clock's when the budget starts, so no
+ * change vouch made before it (the hand-over's chown, a checkout) counts,
+ * while the child, started after it, takes longer than that to write
+ * anything. Before, a stamp file written and removed per child stood for it
+ * (an exec-free but journalled create and unlink: about 1.5 ms of vouch's CPU
+ * per check), and a vouch killed by SIGKILL left it in the temp dir.
  *
  * While the child runs, {@linkcode watchBudget} repeats the same listing
  * (every second, or ten times as long as the last listing took, whichever
@@ -24,9 +31,6 @@
  *
  * @module
  */
-import { rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { AfterChild } from "./_kernel_limits.ts";
 import { type PollingScan, pollingScan } from "./_polling_scan.ts";
 import { requireRun } from "./permission.ts";
@@ -37,39 +41,40 @@ const MIB = 1024 * 1024;
 export interface TreeBudget {
   /** The tree measured. */
   readonly tree: string;
-  /** The stamp file (its mtime is the start). */
-  readonly stamp: string;
-  /** Removes the stamp. */
-  dispose(): void;
+  /** When it started, as `find -newerct` takes it: `@<seconds>.<milliseconds>`. */
+  readonly since: string;
 }
 
 /**
- * Writes the stamp for `tree`, or null when it cannot (then only the
- * per-file limit holds).
+ * `ms` (milliseconds since the epoch) as a `find -newerct` time.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { findTime } from "./_tree_budget.ts";
+ * equal(findTime(1_700_000_000_042), "@1700000000.042");
+ * ```
+ */
+export function findTime(ms: number): string {
+  const whole = Math.floor(ms);
+  return `@${Math.floor(whole / 1000)}.${String(whole % 1000).padStart(3, "0")}`;
+}
+
+/**
+ * Starts the budget of `tree`: changes from now on count.
  *
  * @example
  * ```ts
  * import { ok } from "node:assert/strict";
  * import { startBudget } from "./_tree_budget.ts";
  * const b = startBudget("/tmp");
- * ok(b === null || b.stamp.includes("vouch-stamp-"));
- * b?.dispose();
+ * ok(b.tree === "/tmp" && /^@\d+\.\d{3}$/.test(b.since));
  * ```
  */
-export function startBudget(tree: string): TreeBudget | null {
+export function startBudget(tree: string): TreeBudget {
   // Deno refusing `find` would leave the write budget unmeasured, silently.
   requireRun("find", "the write-budget walk");
-  const stamp = join(tmpdir(), `vouch-stamp-${crypto.randomUUID()}`);
-  try {
-    writeFileSync(stamp, "");
-  } catch {
-    return null;
-  }
-  return {
-    tree,
-    stamp,
-    dispose: () => rmSync(stamp, { force: true }),
-  };
+  return { tree, since: findTime(Date.now() + 1) };
 }
 
 /**
@@ -99,7 +104,7 @@ export function budgetLimit(
 export type BudgetWatch = PollingScan;
 
 /**
- * Lists the files of `budget.tree` changed since its stamp while a child
+ * Lists the files of `budget.tree` changed since its start while a child
  * runs and calls `onExceeded` once when they hold more than `diskMb`
  * (allocated bytes). First listing after `firstMs` (default 1000 ms), then
  * every `max(1000, 10 x the last listing's duration)` ms, one at a time.
@@ -112,14 +117,13 @@ export type BudgetWatch = PollingScan;
  * import { equal } from "node:assert/strict";
  * import { startBudget, watchBudget } from "./_tree_budget.ts";
  * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
- * const budget = startBudget(dir)!;
+ * const budget = startBudget(dir);
  * await new Promise((r) => setTimeout(r, 20));
  * writeFileSync(join(dir, "f"), new Uint8Array(3 * 1024 * 1024).fill(1));
  * const exceeded = await new Promise<boolean>((resolve) => {
  *   const w = watchBudget(budget, 1, () => void w.stop().then(() => resolve(true)), { firstMs: 0 });
  * });
  * equal(exceeded, true);
- * budget.dispose();
  * rmSync(dir, { recursive: true, force: true });
  * ```
  */
@@ -131,7 +135,7 @@ export function watchBudget(
 ): BudgetWatch {
   return pollingScan(
     "find",
-    [budget.tree, "-xdev", "-type", "f", "-cnewer", budget.stamp, "-printf", "%b\\n"],
+    [budget.tree, "-xdev", "-type", "f", "-newerct", budget.since, "-printf", "%b\\n"],
     (stdout) => {
       let blocks = 0;
       for (const line of stdout.split("\n")) blocks += Number(line) || 0;

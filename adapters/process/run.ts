@@ -135,8 +135,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
 
 /**
  * Spawns a launch, its streams into the captures (stdout also to the spec's
- * live sink). A refused or failed spawn undoes the launch's private dirs and
- * budget: Deno refusing it throws a permission error, anything else is a
+ * live sink). A refused or failed spawn undoes the launch's private dirs:
+ * Deno refusing it throws a permission error, anything else is a
  * `spawn_failed` error.
  */
 async function spawnLaunch(
@@ -169,7 +169,6 @@ async function spawnLaunch(
     });
   } catch (error) {
     removePrivateDirs(launch.privateDirs);
-    launch.budget?.dispose();
     // The runtime refusing the spawn (Deno's --allow-run) is no result of the command: a
     // permission error naming the flag, never "not found" or "not a repository" further up.
     const denied = permissionDenied(error);
@@ -318,7 +317,6 @@ async function releaseLaunch(
   const after = limits === null
     ? null
     : await afterChildAsync(launch.cgroup?.dir ?? null, launch.budget);
-  launch.budget?.dispose();
   return after;
 }
 
