@@ -10,10 +10,11 @@
 import { permissionDenied } from "./permission.ts";
 import { mkdtempSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir as osTmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { type ProcessSpec, ProcessSpecError, type SpawnError } from "./types.ts";
 import { BWRAP_HOME, bwrapArgv, leadingProgram, withPrograms } from "../sandbox/bwrap.ts";
-import type { SandboxProfile } from "../sandbox/profile.ts";
+import type { BwrapSandbox, SandboxProfile } from "../sandbox/profile.ts";
+import { closedToMapped } from "../sandbox/_user_map.ts";
 import { DEFAULT_CHECK_LIMITS, type SandboxLimits } from "../sandbox/limits.ts";
 import { RUN_MARKER_ENV } from "./_watchdog.ts";
 import { type ChildCgroup, childCgroup, limitPrefix, shellPath } from "./_kernel_limits.ts";
@@ -209,12 +210,45 @@ function sandboxedArgv(
     ? [...argv]
     : [...limitPrefix(limits, sandbox.kind === "bwrap"), ...argv];
   if (sandbox.kind !== "bwrap") return limited;
-  // The programs a sandboxed child is started by must be visible inside (their real dirs).
+  return bwrapArgv(visibleProfile(spec, sandbox, resolved), limited, spec.cwd, env);
+}
+
+/** The profile with the programs a sandboxed child is started by visible (their real dirs). */
+function visibleProfile(spec: ProcessSpec, sandbox: BwrapSandbox, resolved: string): BwrapSandbox {
   const programs = [
     resolved,
     ...(spec.shell !== undefined ? [leadingProgram(spec.shell) ?? ""] : []),
   ];
-  return bwrapArgv(withPrograms(sandbox, programs), limited, spec.cwd, env);
+  return withPrograms(sandbox, programs);
+}
+
+/**
+ * As root: the `not_executable` error of a program the sandbox's mapped uid cannot reach (a
+ * script, or the program a shell line starts, beneath a directory closed to host uid 65534,
+ * such as a 0700 one of root's), saying why and what to do; null when it can.
+ */
+function mappedAccessError(
+  spec: ProcessSpec,
+  sandbox: BwrapSandbox,
+  resolved: string,
+): SpawnError | null {
+  const visible = visibleProfile(spec, sandbox, resolved);
+  const lead = spec.shell !== undefined ? leadingProgram(spec.shell) : null;
+  const closed = lead !== null
+    ? closedToMapped(visible, resolve(spec.cwd, lead), true)
+    : spec.shell === undefined
+    ? closedToMapped(visible, resolve(spec.cwd, resolved), false)
+    : null;
+  if (closed === null) return null;
+  const mode = closed.mode.toString(8).padStart(4, "0");
+  return {
+    code: "not_executable",
+    message: `Cannot run: ${closed.program}: vouch runs as root, so the sandbox's user is host ` +
+      `uid ${sandbox.userMap?.uid ?? 65534} (no capabilities), which cannot enter ${closed.dir} ` +
+      `(mode ${mode}, owner uid ${closed.uid}); make that directory searchable by others ` +
+      `(chmod o+x ${closed.dir}), put the program in one that is (/usr/local/bin, /opt), or run ` +
+      `vouch as a normal user`,
+  };
 }
 
 /**
@@ -251,6 +285,13 @@ export async function prepareLaunch(
   // As root, the sandbox's uid 0 is an unprivileged host uid: a launcher writes the map, and
   // the writable trees are that uid's before the write budget starts (chown changes ctime).
   const userMap = sandbox.kind === "bwrap" ? sandbox.userMap : undefined;
+  const closed = userMap === undefined || sandbox.kind !== "bwrap"
+    ? null
+    : mappedAccessError(spec, sandbox, resolved);
+  if (closed !== null) {
+    removePrivateDirs(dirs.made);
+    return closed;
+  }
   const sh = shellPath() ?? "/bin/sh";
   // A mapped sandbox's launcher sets the rlimits too (see _shell_limits.ts), when it can exactly.
   const ulimits = userMap !== undefined && limits !== null ? shellLimits(sh, limits) : null;

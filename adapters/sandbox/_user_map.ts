@@ -18,9 +18,17 @@
  *
  * @module
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { BwrapSandbox } from "./profile.ts";
 
 /** The host uid (and gid) a root-started sandbox's uid 0 is: `nobody`. */
@@ -134,3 +142,102 @@ export const MAPPED_CAPS: readonly string[] = [
   "--cap-add",
   "CAP_DAC_OVERRIDE",
 ];
+
+/** A directory of the sandbox's view that its mapped uid cannot enter. */
+export interface ClosedDir {
+  /** The program that lies beneath it. */
+  readonly program: string;
+  readonly dir: string;
+  /** Its permission bits and owner on the host (as bound into the sandbox). */
+  readonly mode: number;
+  readonly uid: number;
+}
+
+const within = (path: string, dir: string) =>
+  dir === "/" || path === dir || path.startsWith(dir + "/");
+
+/** Whether host uid (and gid) `id` may search a directory of these stats. */
+function searchable(s: { mode: number; uid: number; gid: number }, id: number): boolean {
+  const bit = s.uid === id ? 0o100 : s.gid === id ? 0o010 : 0o001;
+  return (s.mode & bit) !== 0;
+}
+
+function startsWithShebang(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const head = new Uint8Array(2);
+    return readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x23 && head[1] === 0x21;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * For a mapped sandbox (vouch as root): the first directory on the way to
+ * `program` that its uid 0, host {@linkcode MAPPED_UID} without capabilities,
+ * cannot enter, or null. Only directories bound from the host count (the
+ * ones bwrap makes for a mount are 0755), from the mount that holds the
+ * program down to the program's own. A binary that `setpriv` execs directly
+ * is found (it still holds its capabilities for that exec); a script's
+ * interpreter, or a shell that runs it (`viaShell`), looks it up without any:
+ * before, such a run only said "exit 126" or "Permission denied".
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { join } from "node:path";
+ * import { tmpdir } from "node:os";
+ * import { closedToMapped } from "./_user_map.ts";
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-"));
+ * writeFileSync(join(dir, "agent.sh"), "#!/bin/sh\n", { mode: 0o755 });
+ * const profile = { kind: "bwrap", bwrapPath: "bwrap", writable: [], readOnly: [dir], hiddenDirs: [], hiddenFiles: [] } as const;
+ * chmodSync(dir, 0o700);
+ * equal(closedToMapped(profile, join(dir, "agent.sh"), false)?.dir, dir);
+ * chmodSync(dir, 0o755);
+ * equal(closedToMapped(profile, join(dir, "agent.sh"), false), null);
+ * rmSync(dir, { recursive: true });
+ * ```
+ */
+export function closedToMapped(
+  profile: BwrapSandbox,
+  program: string,
+  viaShell: boolean,
+): ClosedDir | null {
+  const id = profile.userMap?.uid ?? MAPPED_UID;
+  let real: string;
+  try {
+    real = realpathSync(program);
+  } catch {
+    return null;
+  }
+  const mounts = [
+    ...(profile.root ?? []).filter((m) => m.kind === "ro").map((m) => m.path),
+    ...profile.readOnly,
+    ...profile.writable,
+  ].filter((m) => within(real, m));
+  // The innermost mount holds it; a file bound alone has only bwrap's dirs above it.
+  const mount = mounts.sort((a, b) => b.length - a.length)[0];
+  if (mount === undefined || mount === real) return null;
+  const dirs: string[] = [];
+  for (let d = dirname(real); within(d, mount); d = dirname(d)) {
+    dirs.unshift(d);
+    if (d === mount || d === "/") break;
+  }
+  for (const dir of dirs) {
+    try {
+      const s = statSync(dir);
+      if (searchable(s, id)) continue;
+      // A binary setpriv execs directly is still found (read the file only in this rare case).
+      return viaShell || startsWithShebang(real)
+        ? { program, dir, mode: s.mode & 0o7777, uid: s.uid }
+        : null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}

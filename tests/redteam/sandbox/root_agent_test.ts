@@ -6,6 +6,10 @@
  * preflight ran as host uid 0 too. Now every agent child (the agent, its
  * egress forwarder and proxy, its preflight) runs as host uid 65534, like a
  * check, and still writes its own tree; `/proc/sys` stays closed to it.
+ *
+ * Issue #20 leftover: an agent program in a 0700 directory of root's (a
+ * mkdtemp dir) is closed to that uid; the run failed with only "exit 126".
+ * Now it fails before it starts, saying why and what to do.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -37,13 +41,74 @@ echo "fake-agent 1.0 secret=$s uid=$(awk 'NR == 1 { print $2 }' /proc/self/uid_m
 `;
 
 /** A program dir (0755) with the script `name` and root's 0600 `secret` beside it. */
-async function programDir(name: string, script: string): Promise<string> {
+async function programDir(name: string, script: string, mode = 0o755): Promise<string> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "vouch-rt-agent-bin-" }));
-  await Deno.chmod(dir, 0o755);
+  await Deno.chmod(dir, mode);
   await Deno.writeTextFile(join(dir, name), script, { mode: 0o755 });
   await Deno.writeTextFile(join(dir, "secret"), "root-only\n", { mode: 0o600 });
   return dir;
 }
+
+/** Runs a `command:` agent at `program` (its dir bound read-only) in a fresh worktree. */
+async function runAgent(bin: string, program: string) {
+  const repo = await createRepo({ "a.txt": "a\n" }, "true", { prefix: "vouch-rt-agent-" });
+  const root = await Deno.makeTempDir({ prefix: "vouch-rt-agent-wt-" });
+  try {
+    const wt = await createWorktree({ repo: repo.dir, taskId: "rta", attempt: 1, root });
+    try {
+      const backend = confinedBackend(
+        (sandbox) => commandBackend({ argv: [program], sandbox }),
+        "bwrap",
+        { readOnly: [bin], probe },
+      );
+      const r = await backend.run({
+        taskId: "rta",
+        attempt: 1,
+        goal: "probe",
+        worktree: wt.path,
+        allowedRoots: [],
+        forbiddenPaths: [],
+        maxSeconds: 60,
+        maxOutputMb: 4,
+      }, { signal: new AbortController().signal, emit: () => {} });
+      const seen = await Deno.readTextFile(join(wt.path, "probe.txt")).catch(() => null);
+      const fix = await Deno.stat(join(wt.path, "fix.txt")).catch(() => null);
+      return { r, seen, fixUid: fix?.uid ?? null };
+    } finally {
+      await removeWorktree(wt);
+    }
+  } finally {
+    await repo.cleanup();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+}
+
+Deno.test({
+  name: "root: a `command:` agent in a 0700 dir of root's fails before it starts, saying why " +
+    "(host uid 65534 cannot enter it) and what to do",
+  ignore: skipReason !== null || !isRoot,
+  fn: async () => {
+    const bin = await programDir("agent.sh", AGENT, 0o700);
+    try {
+      const { r, seen } = await runAgent(bin, join(bin, "agent.sh"));
+      assert.equal(r.status, "error");
+      assert.equal(r.failure?.code, "config", r.failure?.message);
+      const message = r.failure?.message ?? "";
+      assert.match(message, /host uid 65534 \(no capabilities\), which cannot enter /, message);
+      assert.ok(message.includes(`${bin} (mode 0700, owner uid 0)`), message);
+      assert.ok(message.includes(`chmod o+x ${bin}`), message);
+      assert.doesNotMatch(message, /exit 126/, message);
+      assert.equal(seen, null, "the agent never ran");
+      // The same dir opened to others: the agent runs.
+      await Deno.chmod(bin, 0o711);
+      const open = await runAgent(bin, join(bin, "agent.sh"));
+      assert.equal(open.r.status, "ok", open.r.failure?.message);
+      assert.equal(open.fixUid, 65534);
+    } finally {
+      await Deno.remove(bin, { recursive: true });
+    }
+  },
+});
 
 Deno.test({
   name: "root: a `command:` agent runs as host uid 65534: root's 0600 file beside its program " +
