@@ -156,7 +156,8 @@ export async function collectDoctorReport(): Promise<DoctorReport> {
       detail: "process-group kill failed",
       reason: `a grandchild (pid ${pid}) survived the timeout`,
     };
-  const sandbox = await probeSandbox();
+  // The doctor probes afresh: a success an earlier run remembered is checked again.
+  const sandbox = await probeSandbox({ fresh: true });
   return {
     deno,
     git,

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess } from "../process/run.ts";
@@ -6,6 +6,7 @@ import { prlimitPath } from "../process/_kernel_limits.ts";
 import { bwrapProfile } from "../sandbox/bwrap.ts";
 import { NO_SANDBOX, SandboxError, type SandboxProfile } from "../sandbox/profile.ts";
 import type { SandboxLimits } from "../sandbox/limits.ts";
+import { forgetProbe, probeKey, rememberedProbe, rememberProbe } from "./_probe_cache.ts";
 
 /** Availability of one sandbox kind, with the reason when it is not usable. */
 export interface SandboxAvailability {
@@ -35,10 +36,25 @@ export interface SandboxProbe {
  */
 const working = new Map<string, SandboxAvailability>();
 
+/** Options of {@linkcode probeSandbox}. */
+export interface ProbeSandboxOptions {
+  /** The bwrap to probe (default: found on PATH). */
+  readonly bwrapPath?: string;
+  /**
+   * Probe even when a success is remembered from an earlier run of this boot, and forget it
+   * when this probe fails (`vouch doctor`). @default false
+   */
+  readonly fresh?: boolean;
+  /** Where the success is remembered across runs. @default the temp dir */
+  readonly rememberIn?: string;
+}
+
 /**
  * Probes the sandboxes by actually running `true` inside each, with the same
  * flags checks get (bwrap can be installed yet fail inside containers). A
- * bwrap executable that passed once in this process is not run again.
+ * bwrap executable that passed once in this process is not run again, nor
+ * one that passed in an earlier run of this user in this boot (the same
+ * executable: `_probe_cache.ts`) unless `fresh`.
  *
  * @example
  * ```ts
@@ -53,7 +69,7 @@ const working = new Map<string, SandboxAvailability>();
  * match(missing.bwrap.reason!, /nonexistent/);
  * ```
  */
-export async function probeSandbox(options: { bwrapPath?: string } = {}): Promise<SandboxProbe> {
+export async function probeSandbox(options: ProbeSandboxOptions = {}): Promise<SandboxProbe> {
   const none: SandboxAvailability = { available: true, path: null, version: null, reason: null };
   let dir: string | null = null;
   try {
@@ -73,8 +89,18 @@ export async function probeSandbox(options: { bwrapPath?: string } = {}): Promis
       const reason = "prlimit (util-linux) not found: the sandbox's limits could not be enforced";
       return { bwrap: { available: false, path: profile.bwrapPath, version: null, reason }, none };
     }
-    const known = working.get(profile.bwrapPath);
+    const known = options.fresh === true ? undefined : working.get(profile.bwrapPath);
     if (known !== undefined) return { bwrap: known, none };
+    // Our uid: the owner of the dir just made (Deno's CLI flags refuse getuid).
+    const user = (await stat(dir)).uid;
+    const key = probeKey(profile.bwrapPath, user);
+    const remembered = key === null || options.fresh === true
+      ? null
+      : rememberedProbe(key, user, options.rememberIn);
+    if (remembered !== null && remembered.path === profile.bwrapPath) {
+      working.set(profile.bwrapPath, remembered);
+      return { bwrap: remembered, none };
+    }
     const version = await runProcess({
       argv: [profile.bwrapPath, "--version"],
       cwd: dir,
@@ -90,8 +116,11 @@ export async function probeSandbox(options: { bwrapPath?: string } = {}): Promis
         reason: null,
       };
       working.set(profile.bwrapPath, bwrap);
+      if (key !== null) rememberProbe(key, user, bwrap.path, versionLine, options.rememberIn);
       return { bwrap, none };
     }
+    working.delete(profile.bwrapPath);
+    if (options.fresh === true) forgetProbe(user, options.rememberIn);
     const detail = (run.stderr.head + run.stderr.tail).trim() || run.spawnError?.message ||
       `exit ${run.exitCode}`;
     return {
