@@ -119,6 +119,23 @@ function codexConfig(url: string): string {
 }
 
 /** What one scenario produced. */
+/**
+ * `deno run` of vouch's CLI: this checkout's, or (benches comparing two checkouts with one
+ * harness) the one at `$VOUCH_BENCH_CLI_ROOT`, with its own `deno task vouch` flags and config.
+ */
+function cliLauncher(): string[] {
+  const other = Deno.env.get("VOUCH_BENCH_CLI_ROOT");
+  if (other === undefined || other === "") {
+    return ["run", ...VOUCH_FLAGS, `--config=${ROOT}deno.json`, MAIN];
+  }
+  const root = other.endsWith("/") ? other : `${other}/`;
+  const words = String(JSON.parse(Deno.readTextFileSync(`${root}deno.json`)).tasks.vouch).split(
+    /\s+/,
+  );
+  const flags = words.slice(words.indexOf("run") + 1, words.indexOf("cli/main.ts"));
+  return ["run", ...flags, `--config=${root}deno.json`, `${root}cli/main.ts`];
+}
+
 /** One stderr line of a traced run ({@linkcode RealCliRun.trace}). */
 export interface TracedLine {
   readonly atMs: number;
@@ -292,9 +309,7 @@ export async function runRealCli(opts: ScenarioOptions): Promise<RealCliRun> {
       [CODEX_KEY_VAR]: key,
       ...(opts.env ?? {}),
     };
-    const launcher = opts.runtime === "node"
-      ? [nodeCliBundle()]
-      : ["run", ...VOUCH_FLAGS, `--config=${ROOT}deno.json`, MAIN];
+    const launcher = opts.runtime === "node" ? [nodeCliBundle()] : cliLauncher();
     const args = [
       ...launcher,
       "run",
