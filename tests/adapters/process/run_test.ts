@@ -270,7 +270,10 @@ Deno.test("capture: small output kept whole; multibyte boundaries never split", 
   assert.deepEqual([s.head, s.tail, s.truncated, s.totalBytes], ["héllo", "", false, 6]);
   fc.assert(
     fc.property(
-      fc.array(fc.string({ unit: "grapheme" }), { maxLength: 20 }),
+      // U+FFFD in the input would read as a split character in the output (seed 459602264).
+      fc.array(fc.string({ unit: "grapheme" }).filter((p) => !p.includes("\uFFFD")), {
+        maxLength: 20,
+      }),
       fc.integer({ min: 2, max: 64 }),
       (parts, max) => {
         const c = new BoundedCapture(max);
