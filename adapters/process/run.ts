@@ -9,7 +9,7 @@ import { type AfterChild, afterChildAsync, exitLimit } from "./_kernel_limits.ts
 import { budgetLimit, watchBudget } from "./_tree_budget.ts";
 import { procBlind, watchTreeTotals } from "./_proc_scan.ts";
 import { resolveProgram } from "./_program.ts";
-import { removeFifos } from "./_user_launch.ts";
+import { releaseFifos } from "./_user_launch.ts";
 import {
   checkedArgv,
   type ChildPlan,
@@ -169,6 +169,7 @@ async function spawnLaunch(
     });
   } catch (error) {
     removePrivateDirs(launch.privateDirs);
+    if (launch.fifo !== null) releaseFifos(launch.fifo);
     // The runtime refusing the spawn (Deno's --allow-run) is no result of the command: a
     // permission error naming the flag, never "not found" or "not a repository" further up.
     const denied = permissionDenied(error);
@@ -307,13 +308,13 @@ async function drainStreams(child: SpawnedChild, drainMs: number): Promise<void>
   }
 }
 
-/** Undoes a launch after its child: private dirs, FIFOs; reads the cgroup and write budget. */
+/** Undoes a launch after its child: private dirs, FIFOs back; reads the cgroup and write budget. */
 async function releaseLaunch(
   launch: Launch,
   limits: SandboxLimits | null,
 ): Promise<AfterChild | null> {
   removePrivateDirs(launch.privateDirs);
-  if (launch.fifo !== null) removeFifos(launch.fifo);
+  if (launch.fifo !== null) releaseFifos(launch.fifo);
   const after = limits === null
     ? null
     : await afterChildAsync(launch.cgroup?.dir ?? null, launch.budget);
