@@ -45,7 +45,9 @@ export interface TaskTrees {
 }
 
 /**
- * Creates the tree lifecycle of one task.
+ * Creates the tree lifecycle of one task. Nothing is checked out until the
+ * first `next()`: the lifecycle holds the plain values it was given and its
+ * own state (the held tree, its uses, the removals under way).
  *
  * @example
  * ```ts ignore
@@ -56,45 +58,66 @@ export interface TaskTrees {
  * ```
  */
 export function createTaskTrees(opts: TaskTreesOptions): TaskTrees {
-  const removals = new Set<Promise<void>>();
-  const removeLater = (tree: Worktree) => {
-    const p: Promise<void> = removeWorktree(tree).catch(() => {}).finally(() => removals.delete(p));
-    removals.add(p);
-  };
-  let top: Promise<string> | null = null;
-  const realTop = () => top ??= realpath(opts.repo);
-  let held: CleanTree | null = null;
-  let uses = 0;
-  return {
-    async next(patch, signal, last = false) {
-      const reuse = held ?? opts.pool?.take(opts.repo, opts.base) ?? null;
-      held = null;
-      const use = ++uses;
-      const clean = await createCleanTree({
-        repo: opts.repo,
-        taskId: opts.taskId,
-        attempt: use,
-        base: opts.base,
-        patch,
-        // The last use of a tree nobody resets again needs no mark.
-        mark: opts.pool !== undefined || !last,
-        ...(FULL_COMMIT.test(opts.base)
-          ? { resolved: { top: await realTop(), base: opts.base } }
-          : {}),
-        ...(patch.length > 0 && opts.isProtected !== undefined
-          ? { isProtected: opts.isProtected }
-          : {}),
-        ...(opts.root !== undefined ? { root: opts.root } : {}),
-        ...(reuse !== null ? { reuse } : {}),
-        signal,
-      });
-      held = clean;
-      return clean;
-    },
-    async settle() {
-      if (held !== null) opts.pool ? opts.pool.give(held) : removeLater(held.worktree);
-      held = null;
-      while (removals.size > 0) await Promise.all([...removals]);
-    },
-  };
+  return new TaskTreeLifecycle(opts);
+}
+
+/** One task's clean trees: the tree it holds between uses, and the removals under way. */
+class TaskTreeLifecycle implements TaskTrees {
+  readonly #opts: TaskTreesOptions;
+  readonly #removals = new Set<Promise<void>>();
+  #top: Promise<string> | null = null;
+  #held: CleanTree | null = null;
+  #uses = 0;
+
+  constructor(opts: TaskTreesOptions) {
+    this.#opts = opts;
+  }
+
+  async next(patch: Uint8Array, signal: AbortSignal, last = false): Promise<CleanTree> {
+    const opts = this.#opts;
+    const reuse = this.#held ?? opts.pool?.take(opts.repo, opts.base) ?? null;
+    this.#held = null;
+    const use = ++this.#uses;
+    const clean = await createCleanTree({
+      repo: opts.repo,
+      taskId: opts.taskId,
+      attempt: use,
+      base: opts.base,
+      patch,
+      // The last use of a tree nobody resets again needs no mark.
+      mark: opts.pool !== undefined || !last,
+      ...(FULL_COMMIT.test(opts.base)
+        ? { resolved: { top: await this.#realTop(), base: opts.base } }
+        : {}),
+      ...(patch.length > 0 && opts.isProtected !== undefined
+        ? { isProtected: opts.isProtected }
+        : {}),
+      ...(opts.root !== undefined ? { root: opts.root } : {}),
+      ...(reuse !== null ? { reuse } : {}),
+      signal,
+    });
+    this.#held = clean;
+    return clean;
+  }
+
+  async settle(): Promise<void> {
+    const held = this.#held;
+    this.#held = null;
+    if (held !== null) {
+      if (this.#opts.pool !== undefined) this.#opts.pool.give(held);
+      else this.#removeLater(held.worktree);
+    }
+    while (this.#removals.size > 0) await Promise.all([...this.#removals]);
+  }
+
+  #realTop(): Promise<string> {
+    return this.#top ??= realpath(this.#opts.repo);
+  }
+
+  #removeLater(tree: Worktree): void {
+    const p: Promise<void> = removeWorktree(tree).catch(() => {}).finally(() =>
+      this.#removals.delete(p)
+    );
+    this.#removals.add(p);
+  }
 }
