@@ -68,28 +68,42 @@ export interface DependencyProvisioner {
 export function createDependencyProvisioner(
   opts: DependencyProvisionerOptions,
 ): DependencyProvisioner {
-  let installed: Promise<string[]> | null = null;
-  const getInstalled = () =>
-    installed ??= opts.snapshots?.installed(opts.repo) ??
+  return new TreeProvisioner(opts);
+}
+
+/** One task's provisioning: the installed directories (looked up once) and the mode. */
+class TreeProvisioner implements DependencyProvisioner {
+  readonly #opts: DependencyProvisionerOptions;
+  readonly #mode: ProvideMode;
+  #installed: Promise<string[]> | null = null;
+
+  constructor(opts: DependencyProvisionerOptions) {
+    this.#opts = opts;
+    this.#mode = opts.views !== true
+      ? { kind: "copy" }
+      : opts.snapshots !== undefined
+      ? { kind: "shared", snapshots: opts.snapshots }
+      : { kind: "bind" };
+    if (!opts.hasSetup) void this.#getInstalled();
+  }
+
+  async provide(tree: string, changed: readonly string[]): Promise<Provision> {
+    const opts = this.#opts;
+    // A package.json edit that leaves its install fields alone (a mocha config) installs nothing new.
+    const deps = opts.hasSetup ? changed : await withoutConfigOnlyManifests(tree, changed);
+    const plan = planDependencies(deps, opts.hasSetup ? [] : await this.#getInstalled(), {
+      hasSetup: opts.hasSetup,
+    });
+    if (plan.mode === "refuse") return { ok: false, reason: plan.reason };
+    return {
+      ok: true,
+      views: (await provideDependencyDirs(plan, opts.repo, tree, this.#mode, opts.onStep)).views,
+    };
+  }
+
+  #getInstalled(): Promise<string[]> {
+    const opts = this.#opts;
+    return this.#installed ??= opts.snapshots?.installed(opts.repo) ??
       findDependencyDirs(opts.repo).catch(() => []);
-  if (!opts.hasSetup) void getInstalled();
-  const mode: ProvideMode = opts.views !== true
-    ? { kind: "copy" }
-    : opts.snapshots !== undefined
-    ? { kind: "shared", snapshots: opts.snapshots }
-    : { kind: "bind" };
-  return {
-    async provide(tree, changed) {
-      // A package.json edit that leaves its install fields alone (a mocha config) installs nothing new.
-      const deps = opts.hasSetup ? changed : await withoutConfigOnlyManifests(tree, changed);
-      const plan = planDependencies(deps, opts.hasSetup ? [] : await getInstalled(), {
-        hasSetup: opts.hasSetup,
-      });
-      if (plan.mode === "refuse") return { ok: false, reason: plan.reason };
-      return {
-        ok: true,
-        views: (await provideDependencyDirs(plan, opts.repo, tree, mode, opts.onStep)).views,
-      };
-    },
-  };
+  }
 }

@@ -29,30 +29,45 @@ export interface CheckSandboxOptions {
   readonly keyStoreDir: string;
 }
 
-/** The profile for a tree, with that tree's dependency views. */
-export type CheckSandbox = (
-  tree: string,
-  views: readonly DependencyView[],
-) => Promise<SandboxProfile>;
+/** The profile maker of one verifier; see {@linkcode createCheckSandbox}. */
+export interface CheckSandbox {
+  /** The profile for a tree, with that tree's dependency views. */
+  profile(tree: string, views: readonly DependencyView[]): Promise<SandboxProfile>;
+}
 
 /** Creates the profile maker of one verifier (the probe starts now unless `none`). */
 export function createCheckSandbox(opts: CheckSandboxOptions): CheckSandbox {
-  let probe: Promise<SandboxProbe> | null = opts.sandboxProbe ?? null;
-  const getProbe = () => probe ??= probeSandbox();
-  if (opts.sandbox !== "none") void getProbe().catch(() => {});
-  const declaredReadOnly = [
-    ...(opts.sandboxReadOnly ?? []),
-    ...(opts.contract.sandbox?.readOnly ?? []),
-  ];
-  const limits = withDefaultLimits(opts.contract.sandbox?.limits, DEFAULT_CHECK_LIMITS);
-  return async (tree, views) => {
+  return new CheckSandboxProfiles(opts);
+}
+
+/** What every tree's profile shares: the requirement, the probe, the read-only paths, the limits. */
+class CheckSandboxProfiles implements CheckSandbox {
+  readonly #sandbox: SandboxRequirement;
+  readonly #keyStoreDir: string;
+  readonly #declaredReadOnly: readonly string[];
+  readonly #limits: ReturnType<typeof withDefaultLimits>;
+  #probe: Promise<SandboxProbe> | null;
+
+  constructor(opts: CheckSandboxOptions) {
+    this.#sandbox = opts.sandbox;
+    this.#keyStoreDir = opts.keyStoreDir;
+    this.#probe = opts.sandboxProbe ?? null;
+    if (opts.sandbox !== "none") void this.#getProbe().catch(() => {});
+    this.#declaredReadOnly = [
+      ...(opts.sandboxReadOnly ?? []),
+      ...(opts.contract.sandbox?.readOnly ?? []),
+    ];
+    this.#limits = withDefaultLimits(opts.contract.sandbox?.limits, DEFAULT_CHECK_LIMITS);
+  }
+
+  async profile(tree: string, views: readonly DependencyView[]): Promise<SandboxProfile> {
     // One selection for every requirement (`none` needs no probe and takes only the limits).
-    const p = await selectSandbox(opts.sandbox, {
+    const p = await selectSandbox(this.#sandbox, {
       worktree: tree,
-      ...(opts.sandbox !== "none" ? { probe: await getProbe() } : {}),
-      declaredReadOnly,
-      limits,
-      keyStoreDir: opts.keyStoreDir,
+      ...(this.#sandbox !== "none" ? { probe: await this.#getProbe() } : {}),
+      declaredReadOnly: this.#declaredReadOnly,
+      limits: this.#limits,
+      keyStoreDir: this.#keyStoreDir,
     });
     if (p.kind === "bwrap") return withDependencyViews(p, views);
     // Views exist only for bwrap to bind: without it the check would see empty directories.
@@ -60,5 +75,9 @@ export function createCheckSandbox(opts: CheckSandboxOptions): CheckSandbox {
       throw new SandboxError("sandbox_invalid", "Dependency views need the bwrap sandbox");
     }
     return p;
-  };
+  }
+
+  #getProbe(): Promise<SandboxProbe> {
+    return this.#probe ??= probeSandbox();
+  }
 }

@@ -16,7 +16,7 @@ import type { SetupStepOptions } from "./_setup_step.ts";
 /** What {@linkcode verifierParts} wires. */
 export interface VerifierParts {
   readonly trees: ReturnType<typeof createTaskTrees>;
-  readonly sandboxFor: ReturnType<typeof createCheckSandbox>;
+  readonly sandbox: ReturnType<typeof createCheckSandbox>;
   readonly deps: ReturnType<typeof createDependencyProvisioner>;
   readonly setupOptions: SetupStepOptions | null;
 }
@@ -35,7 +35,7 @@ export function verifierParts(opts: CleanVerifierOptions): VerifierParts {
     ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
     ...(opts.pool !== undefined ? { pool: opts.pool } : {}),
   });
-  const sandboxFor = createCheckSandbox({
+  const sandbox = createCheckSandbox({
     sandbox: opts.sandbox,
     contract,
     keyStoreDir: opts.receipts.keyPath,
@@ -61,5 +61,5 @@ export function verifierParts(opts: CleanVerifierOptions): VerifierParts {
     ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
     declaredOf,
   };
-  return { trees, sandboxFor, deps, setupOptions };
+  return { trees, sandbox, deps, setupOptions };
 }

@@ -106,7 +106,7 @@ class CleanVerifier implements Verifier {
   readonly #opts: CleanVerifierOptions;
   readonly #contract: OutcomeContract;
   readonly #trees: VerifierParts["trees"];
-  readonly #sandboxFor: VerifierParts["sandboxFor"];
+  readonly #sandbox: VerifierParts["sandbox"];
   readonly #deps: VerifierParts["deps"];
   readonly #setupOptions: SetupStepOptions | null;
   readonly #testsEditable: boolean;
@@ -130,7 +130,7 @@ class CleanVerifier implements Verifier {
     this.contractDigest = contract.sourceDigest ?? canonicalDigest(contract as unknown as never);
     const parts = verifierParts(opts);
     this.#trees = parts.trees;
-    this.#sandboxFor = parts.sandboxFor;
+    this.#sandbox = parts.sandbox;
     this.#deps = parts.deps;
     this.#setupOptions = parts.setupOptions;
     this.#testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
@@ -205,7 +205,7 @@ class CleanVerifier implements Verifier {
     const tree = clean.worktree.path;
     return await executeContract(this.#contract, this.#opts, {
       tree,
-      sandbox: () => this.#sandboxFor(tree, views),
+      sandbox: () => this.#sandbox.profile(tree, views),
       setup: this.#setupOptions,
       configs: await this.#getConfigs(),
       phase,
