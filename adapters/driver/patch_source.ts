@@ -170,74 +170,101 @@ export interface AgentWorktreeOptions {
  * ```
  */
 export function agentWorktree(backend: AgentBackend, opts: AgentWorktreeOptions = {}): PatchSource {
-  let worktree: Worktree | null = null;
-  let checkout: string | null = null;
-  let handed: Uint8Array | null = null;
-  // The outside snapshot taken when the agent was started ahead of round 1.
-  let early: Awaited<ReturnType<typeof snapshotOutside>> | null = null;
-  return {
-    id: backend.id,
-    emptyDetail: "the backend changed no file",
-    async open(task) {
-      checkout = task.repo;
-      worktree = await createWorktree({
-        repo: task.repo,
-        taskId: task.taskId,
-        attempt: 1,
-        base: task.base,
-        ...(opts.root !== undefined ? { root: opts.root } : {}),
-      });
-      return worktree.path;
-    },
-    ...(backend.startTask !== undefined
-      ? {
-        async start(task: BackendStart, signal: AbortSignal, step?: (text: string) => void) {
-          // The agent lives from now on: what it writes outside is judged from here, not
-          // from round 1's start (it could write while the baseline runs).
-          early = await snapshotOutside(outsideScope(checkout, worktree));
-          return await backend.startTask!(task, signal, step);
-        },
-      }
-      : {}),
-    async produce(round) {
-      handed = null;
-      const scope = outsideScope(checkout, worktree);
-      const before = early ?? await snapshotOutside(scope);
-      early = null;
-      const claim = await backend.run(round.task, {
-        signal: round.signal,
-        emit: round.emit,
-        transcriptDir: round.transcriptDir,
-      });
-      if (claim.patchText !== undefined && claim.patchText.length > 0) {
-        handed = claim.patchText;
-        if (worktree !== null) await applyPatchText(worktree, claim.patchText);
-      }
-      // Outside-worktree writes are judged with the patch (scope), never trusted away.
-      return { claim, outside: diffOutsideSnapshots(before, await snapshotOutside(scope)) };
-    },
-    async patch() {
-      if (worktree === null) return null;
-      const diff = await extractDiff(worktree);
-      const files = diff.changed.map((c) => c.path);
-      if (handed === null) {
-        return { bytes: diff.bytes, digest: diff.digest, files, diff: null, changes: files.length };
-      }
-      return {
-        bytes: handed,
-        digest: sha256Hex(handed),
-        files,
-        diff: null,
-        changes: Math.max(1, files.length),
-      };
-    },
-    endTask: (taskId) => backend.endTask?.(taskId).catch(() => {}) ?? Promise.resolve(),
-    async close() {
-      const wt = worktree;
-      worktree = null;
-      if (wt !== null) await removeWorktree(wt).catch(() => {});
-    },
-  };
+  return new AgentWorktree(backend, opts.root);
+}
+
+/**
+ * The agent's source: the backend, the worktree it edits once opened, and what
+ * a round leaves for the next step (a handed-over patch, the early outside snapshot).
+ */
+class AgentWorktree implements PatchSource {
+  readonly id: string;
+  readonly emptyDetail = "the backend changed no file";
+  readonly start?: NonNullable<PatchSource["start"]>;
+  readonly #backend: AgentBackend;
+  readonly #root: string | undefined;
+  #worktree: Worktree | null = null;
+  #checkout: string | null = null;
+  #handed: Uint8Array | null = null;
+  /** The outside snapshot taken when the agent was started ahead of round 1. */
+  #early: Awaited<ReturnType<typeof snapshotOutside>> | null = null;
+
+  constructor(backend: AgentBackend, root: string | undefined) {
+    this.id = backend.id;
+    this.#backend = backend;
+    this.#root = root;
+    if (backend.startTask !== undefined) {
+      this.start = (task, signal, step) => this.#start(task, signal, step);
+    }
+  }
+
+  async open(task: SourceTask): Promise<string | null> {
+    this.#checkout = task.repo;
+    this.#worktree = await createWorktree({
+      repo: task.repo,
+      taskId: task.taskId,
+      attempt: 1,
+      base: task.base,
+      ...(this.#root !== undefined ? { root: this.#root } : {}),
+    });
+    return this.#worktree.path;
+  }
+
+  async #start(
+    task: BackendStart,
+    signal: AbortSignal,
+    step?: (text: string) => void,
+  ): Promise<BackendFailure | null> {
+    // The agent lives from now on: what it writes outside is judged from here, not
+    // from round 1's start (it could write while the baseline runs).
+    this.#early = await snapshotOutside(outsideScope(this.#checkout, this.#worktree));
+    return await this.#backend.startTask!(task, signal, step);
+  }
+
+  async produce(round: SourceRound): Promise<ProducedRound> {
+    this.#handed = null;
+    const scope = outsideScope(this.#checkout, this.#worktree);
+    const before = this.#early ?? await snapshotOutside(scope);
+    this.#early = null;
+    const claim = await this.#backend.run(round.task, {
+      signal: round.signal,
+      emit: round.emit,
+      transcriptDir: round.transcriptDir,
+    });
+    if (claim.patchText !== undefined && claim.patchText.length > 0) {
+      this.#handed = claim.patchText;
+      if (this.#worktree !== null) await applyPatchText(this.#worktree, claim.patchText);
+    }
+    // Outside-worktree writes are judged with the patch (scope), never trusted away.
+    return { claim, outside: diffOutsideSnapshots(before, await snapshotOutside(scope)) };
+  }
+
+  async patch(): Promise<RoundPatch | null> {
+    if (this.#worktree === null) return null;
+    const diff = await extractDiff(this.#worktree);
+    const files = diff.changed.map((c) => c.path);
+    const handed = this.#handed;
+    if (handed === null) {
+      return { bytes: diff.bytes, digest: diff.digest, files, diff: null, changes: files.length };
+    }
+    return {
+      bytes: handed,
+      digest: sha256Hex(handed),
+      files,
+      diff: null,
+      changes: Math.max(1, files.length),
+    };
+  }
+
+  endTask(taskId: string): Promise<void> {
+    return this.#backend.endTask?.(taskId).catch(() => {}) ?? Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    const wt = this.#worktree;
+    this.#worktree = null;
+    if (wt !== null) await removeWorktree(wt).catch(() => {});
+  }
 }
 
 /** The user's checkout (judged by content) and the worktree's container minus the worktree. */
