@@ -9,23 +9,17 @@
  */
 import { mintedPatchOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { AUTOMATION_CONFIG_GLOBS } from "../../kernel/oracle/oracle_set.ts";
 import type { AgentBackend, BackendEvent } from "../backends/types.ts";
 import { readRepoInfo } from "../git/repo_info.ts";
-import { loadOrCreateMacKey } from "../keys/mac_key.ts";
-import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
-import { EventLog } from "../log/store.ts";
-import { staleLockNote } from "../log/lock.ts";
-import { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxRequirement } from "../host/sandbox_probe.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";
 import { type IntegrateOptions, runTask } from "./run_task.ts";
-import { ensureStateDir } from "./state_dir.ts";
+import { openRepoState } from "./state_dir.ts";
 import { agentWorktree } from "./patch_source.ts";
 
 /**
@@ -115,27 +109,6 @@ export function newTaskId(now = new Date()): string {
   return `t-${iso}-${rand}`;
 }
 
-/**
- * Adds `.vouch/` to the repository's `.git/info/exclude` (once).
- *
- * @example
- * ```ts ignore
- * await excludeStateDir("/repo/.git");
- * ```
- */
-export async function excludeStateDir(commonDir: string): Promise<void> {
-  const file = `${commonDir}/info/exclude`;
-  let text = "";
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    await mkdir(`${commonDir}/info`, { recursive: true });
-  }
-  if (text.split("\n").some((l) => l.trim() === ".vouch/" || l.trim() === "/.vouch/")) return;
-  const sep = text === "" || text.endsWith("\n") ? "" : "\n";
-  await writeFile(file, `${text}${sep}.vouch/\n`);
-}
-
 /** The git side of integration: a commit on a new branch, without touching the checkout. */
 export function gitIntegrationOps(): IntegrateOptions["ops"] {
   return {
@@ -202,30 +175,19 @@ export function runOutcomeReport(outcome: RunOutcome): RunOutcome {
 }
 
 async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
-  const info = await readRepoInfo(opts.dir, opts.base ?? "HEAD");
-  const commonDir = info.commonDir.startsWith("/")
-    ? info.commonDir
-    : `${info.top}/${info.commonDir}`;
-  await excludeStateDir(commonDir);
-  if (info.dirtyMessage !== null) opts.onNote?.(info.dirtyMessage);
-  const stateDir = `${info.top}/.vouch`;
-  await ensureStateDir(stateDir);
+  const repo = await readRepoInfo(opts.dir, opts.base ?? "HEAD");
+  if (repo.dirtyMessage !== null) opts.onNote?.(repo.dirtyMessage);
+  const state = await openRepoState({
+    repo,
+    signing: true,
+    ...(opts.keyEnv !== undefined ? { keyEnv: opts.keyEnv } : {}),
+    ...(opts.onNote !== undefined ? { onNote: opts.onNote } : {}),
+  });
+  const { stateDir, key, log, receipts } = state;
   const taskId = opts.taskId ?? newTaskId();
   // One deadline for the kernel's wall budget and for every command the verifier runs.
   const deadline = Date.now() + opts.wallTimeMs;
-  const key = await loadOrCreateMacKey({
-    repoRoot: info.top,
-    ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
-  });
-  const signingKey = await loadOrCreateSigningKey({
-    repoRoot: info.top,
-    ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
-  });
-  const log = await EventLog.open(`${stateDir}/events.jsonl`);
-  const stale = log.openReport.brokeStaleLock;
-  if (stale !== null) opts.onNote?.(staleLockNote(stale, `${log.path}.lock`));
   try {
-    const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
     const allow = opts.allow ?? [];
     const forbid = [
       ...DEFAULT_FORBID.filter((f) => !allow.includes(f)),
@@ -233,8 +195,8 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
     ];
     const verifier = createCleanVerifier({
       ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
-      repo: info.top,
-      base: info.base,
+      repo: state.top,
+      base: state.base,
       taskId,
       contract: opts.contract,
       receipts,
@@ -249,8 +211,8 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
       requireFailingBaseline: opts.requireFailingBaseline ?? intentTargetsTests(opts.goal),
     });
     return await runTask({
-      repo: info.top,
-      base: info.base,
+      repo: state.top,
+      base: state.base,
       goal: opts.goal,
       source: agentWorktree(
         opts.backend,
@@ -264,7 +226,7 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
       deadline,
       log,
       key,
-      signingKey,
+      ...(state.signingKey !== undefined ? { signingKey: state.signingKey } : {}),
       artefactsDir: `${stateDir}/runs/${taskId}`,
       taskId,
       ...(opts.signal !== undefined ? { signal: opts.signal } : {}),

@@ -15,20 +15,17 @@
 import { readFile, stat } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { sha256Hex } from "../digest/sha256.ts";
-import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
-import { EventLog } from "../log/store.ts";
-import { staleLockNote } from "../log/lock.ts";
-import { ReceiptRecorder } from "../receipts/chain.ts";
+import type { ReceiptRecorder } from "../receipts/chain.ts";
 import type { SandboxProbe, SandboxRequirement } from "../host/sandbox_probe.ts";
 import type { CheckSlots } from "../verification/check_slots.ts";
 import { type CleanVerifierOptions, createCleanVerifier } from "../verification/clean_verifier.ts";
 import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { CheckSummary, RunFinalState, RunOutcome } from "./outcome.ts";
-import { DEFAULT_FORBID, excludeStateDir, newTaskId } from "./run_in_repo.ts";
+import { DEFAULT_FORBID, newTaskId } from "./run_in_repo.ts";
 import { locateRepo } from "../git/locate_repo.ts";
-import { ensureStateDir } from "./state_dir.ts";
+import { openRepoState } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
 import { suppliedPatch } from "./patch_source.ts";
 import { mintedPatchOf } from "./_final.ts";
@@ -236,25 +233,20 @@ export async function verifyPatchSharing(
   opts: VerifyPatchOptions & SharedVerification,
 ): Promise<VerifyPatchOutcome> {
   // Only the top level, the git dir and the base are needed (a dirty checkout is irrelevant here).
-  const info = await locateRepo(opts.dir, opts.base ?? "HEAD");
-  await excludeStateDir(info.commonDir);
-  const stateDir = opts.stateDir ?? `${info.top}/.vouch`;
-  await ensureStateDir(stateDir);
-  const task = newTaskId();
-  const key = await loadOrCreateMacKey({
-    repoRoot: info.top,
-    ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
+  const state = await openRepoState({
+    repo: await locateRepo(opts.dir, opts.base ?? "HEAD"),
+    ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
+    ...(opts.keyEnv !== undefined ? { keyEnv: opts.keyEnv } : {}),
+    ...(opts.onNote !== undefined ? { onNote: opts.onNote } : {}),
   });
-  const log = await EventLog.open(`${stateDir}/events.jsonl`);
-  const stale = log.openReport.brokeStaleLock;
-  if (stale !== null) opts.onNote?.(staleLockNote(stale, `${log.path}.lock`));
+  const { stateDir, key, log, receipts } = state;
+  const task = newTaskId();
   const patchDigest = sha256Hex(opts.patch);
   try {
     const allow = opts.allow ?? [];
     const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
-    const receipts = ReceiptRecorder.resume(log, key, log.openReport.lastReceipt);
     const cleanVerifier = createCleanVerifier(
-      cleanVerifierOptions(opts, { repo: info.top, base: info.base, task, receipts }, {
+      cleanVerifierOptions(opts, { repo: state.top, base: state.base, task, receipts }, {
         dir: `${stateDir}/baseline-cache`,
         key,
         logPath: log.path,
@@ -272,8 +264,8 @@ export async function verifyPatchSharing(
     };
     const artefactsDir = `${stateDir}/runs/${task}`;
     const run = await runTask({
-      repo: info.top,
-      base: info.base,
+      repo: state.top,
+      base: state.base,
       goal: `verify the supplied patch ${patchDigest}`,
       // The supplied bytes are the round's patch: judged as stated, applied by git in the clean tree.
       source: suppliedPatch(opts.patch, "patch"),
