@@ -14,6 +14,7 @@ import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
 import type { KernelState, TaskRecord } from "../../kernel/lifecycle/state.ts";
 import { initialKernelState, step } from "../../kernel/lifecycle/step.ts";
 import { ENTRY } from "../../kernel/lifecycle/transitions.ts";
+import { roundEnding } from "../../kernel/lifecycle/outcome.ts";
 import { recordKernelStep } from "../log/kinds.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
 import type { GitDiff } from "../../kernel/diff/types.ts";
@@ -53,21 +54,6 @@ export interface RoundState {
   /** How the kernel ended the round (`null`: it did not judge it). */
   ended: "verified" | "rejected" | null;
 }
-
-/**
- * Kernel reasons that end a round on a judgement of it (a rejection or the
- * backend's own failure), as opposed to vouch stopping (an effect failed, the
- * user's kill, a budget).
- */
-const JUDGED: ReadonlySet<string> = new Set([
-  "verification_failed",
-  "scope_violation",
-  "policy_denied",
-  "empty_patch",
-  "backend_error_no_change",
-  "backend_cancelled",
-  "backend_failed",
-]);
 
 /** `Omit` that distributes over a union. */
 export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -168,24 +154,13 @@ export class TaskRun {
     if (this.record === null && full.kind === "task_submitted") {
       this.record = state.tasks[this.o.taskId] ?? null;
     }
-    this.noteRoundEnd();
+    // The kernel's word on the current round, once it says it.
+    const round = this.currentRound();
+    if (round !== null && round.ended === null && this.record !== null) {
+      round.ended = roundEnding(this.record, round.round);
+    }
     await recordKernelStep(this.o.log, full, actions);
     this.queue.push(...actions);
-  }
-
-  /**
-   * Takes the kernel's word on the current round once it says it: verified
-   * when the task reaches `verified`, rejected when the kernel starts the next
-   * round or stops the task on a judgement of this one.
-   */
-  private noteRoundEnd(): void {
-    const round = this.currentRound();
-    const task = this.record;
-    if (round === null || round.ended !== null || task === null) return;
-    if (task.status === "verified") round.ended = "verified";
-    else if (task.round >= round.round || (task.reason !== null && JUDGED.has(task.reason))) {
-      round.ended = "rejected";
-    }
   }
 
   /** Asks the kernel to stop the task (once). */

@@ -127,3 +127,43 @@ export function taskOutcome(task: TaskRecord): TaskOutcome | null {
   }
   return { state: FINAL_STATE_OF[stop], reason: stop };
 }
+
+/**
+ * Kernel reasons that end a round on a judgement of it (a rejection or the
+ * backend's own failure), as opposed to vouch stopping (an effect failed, the
+ * user's kill, a budget).
+ */
+const JUDGED: ReadonlySet<LifecycleReason> = new Set<LifecycleReason>([
+  "verification_failed",
+  "scope_violation",
+  "policy_denied",
+  "empty_patch",
+  "backend_error_no_change",
+  "backend_cancelled",
+  "backend_failed",
+]);
+
+/**
+ * How the kernel ended round `round` of a task, read from its record, or
+ * `null` while it has not: `verified` when the task reached `verified`,
+ * `rejected` when the kernel started a later round or stopped the task on a
+ * judgement of this one.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { roundEnding } from "./outcome.ts";
+ * import type { TaskRecord } from "./state.ts";
+ * const at = (status: string, round: number, reason: string | null) =>
+ *   ({ status, round, reason }) as unknown as TaskRecord;
+ * equal(roundEnding(at("verified", 1, null), 1), "verified");
+ * equal(roundEnding(at("verifying", 2, null), 1), "rejected");
+ * equal(roundEnding(at("rejected", 1, "scope_violation"), 1), "rejected");
+ * equal(roundEnding(at("killed", 0, "killed"), 1), null);
+ * ```
+ */
+export function roundEnding(task: TaskRecord, round: number): "verified" | "rejected" | null {
+  if (task.status === "verified") return "verified";
+  if (task.round >= round || (task.reason !== null && JUDGED.has(task.reason))) return "rejected";
+  return null;
+}
