@@ -117,11 +117,12 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     io.out("vouch 0.1.0\n");
     return EXIT.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (command === undefined) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (entry === undefined) {
     io.err(`vouch: unknown command "${name}"\n\n${topHelp()}`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     const help = command.help.endsWith("\n") ? command.help : command.help + "\n";
     const verdicts = command.verdicts.length > 0 ? renderVerdictLine(command.verdicts) : "";

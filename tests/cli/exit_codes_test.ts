@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CliIo, EXIT, EXIT_CODES, renderExitCodes } from "../../cli/command.ts";
-import { COMMANDS } from "../../cli/commands/mod.ts";
+import { loadCommands } from "../../cli/commands/mod.ts";
 import { describeFailure } from "../../cli/failure.ts";
 import { runCli } from "../../cli/main.ts";
 import { RUN_EXIT_CODES } from "../../adapters/driver/outcome.ts";
@@ -27,6 +27,7 @@ import { DiffParseError } from "../../kernel/diff/error.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const README = await Deno.readTextFile(join(ROOT, "README.md"));
+const COMMANDS = await loadCommands();
 
 /** The cells of the Markdown table rows between two markers (header and rule skipped). */
 function tableRows(text: string, begin: string, end: string): string[][] {
