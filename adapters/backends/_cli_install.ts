@@ -4,7 +4,8 @@
  * `vouch run` then needs no sandboxed `--version` (a bwrap start, a scratch
  * HOME and the CLI's own start, 0.15-1.1 s). Only a complete install passes:
  * the program is the `bin` of the expected package (its `package.json` names a
- * version), a native binary or a script whose interpreter is outside HOME,
+ * version), a native binary whose dynamic loader is here (a glibc build on a
+ * musl host does not start) or a script whose interpreter is outside HOME,
  * every directory on its way open to any uid (as root the agent runs as uid
  * 65534), and the package for this platform installed when it ships one.
  * Anything else is left to the sandboxed `--version` (fail closed).
@@ -56,16 +57,40 @@ async function runnableByAll(path: string, script: boolean): Promise<boolean> {
   return (!script || (info.mode & 0o004) !== 0) && await openToAll(path);
 }
 
-async function head(path: string): Promise<string | null> {
+async function head(path: string): Promise<Uint8Array | null> {
   const file = await open(path, "r").catch(() => null);
   if (file === null) return null;
   try {
-    const buf = new Uint8Array(256);
+    const buf = new Uint8Array(4096);
     const { bytesRead } = await file.read(buf, 0, buf.length, 0);
-    return new TextDecoder("latin1").decode(buf.subarray(0, bytesRead));
+    return buf.subarray(0, bytesRead);
+  } catch {
+    return null;
   } finally {
     await file.close();
   }
+}
+
+/**
+ * The program interpreter (`PT_INTERP`: the dynamic loader) a 64-bit little-endian ELF asks
+ * for, "" for a static one, or null when that cannot be read from its first bytes.
+ */
+function elfInterpreter(bytes: Uint8Array): string | null {
+  if (bytes.length < 64 || bytes[4] !== 2 || bytes[5] !== 1) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const phoff = Number(view.getBigUint64(0x20, true));
+  const size = view.getUint16(0x36, true);
+  const count = view.getUint16(0x38, true);
+  if (size < 56 || phoff + size * count > bytes.length) return null;
+  for (let i = 0; i < count; i++) {
+    const at = phoff + i * size;
+    if (view.getUint32(at, true) !== 3) continue; // PT_INTERP
+    const offset = Number(view.getBigUint64(at + 8, true));
+    const length = Number(view.getBigUint64(at + 0x20, true));
+    if (length < 2 || offset + length > bytes.length) return null;
+    return new TextDecoder("latin1").decode(bytes.subarray(offset, offset + length - 1));
+  }
+  return "";
 }
 
 function under(path: string, dir: string | undefined): boolean {
@@ -90,11 +115,25 @@ async function interpreter(line: string): Promise<string | null> {
   return null;
 }
 
-/** Starts as a program: a native binary, or a script whose interpreter is runnable outside HOME. */
+/**
+ * Starts as a program: a native binary whose loader (if it names one) is here, or a script whose
+ * interpreter is runnable; either outside HOME (hidden from the agent).
+ */
 async function startable(real: string, home: string | undefined): Promise<boolean> {
-  const text = await head(real);
-  if (text === null) return false;
-  if (text.startsWith("\x7fELF")) return await runnableByAll(real, false);
+  const bytes = await head(real);
+  if (bytes === null) return false;
+  const text = new TextDecoder("latin1").decode(bytes.subarray(0, 256));
+  if (text.startsWith("\x7fELF")) {
+    const loader = elfInterpreter(bytes);
+    if (loader === null) return false;
+    const found = loader === "" ? "" : await realpath(loader).catch(() => null);
+    if (
+      found === null || (found !== "" && (under(found, home) || !await runnableByAll(found, false)))
+    ) {
+      return false;
+    }
+    return await runnableByAll(real, false);
+  }
   if (!text.startsWith("#!")) return false;
   const interp = await interpreter(text.split("\n")[0] ?? "");
   return interp !== null && !under(interp, home) && await runnableByAll(interp, false) &&

@@ -118,3 +118,37 @@ Deno.test("cli install: a missing program is not vouched for", async () => {
   assert.equal(await installedVersion("codex", CODEX), null);
   assert.equal(await installedVersion("/bin/sh", CODEX), null);
 });
+
+/** A 64-bit ELF header with one program header: PT_INTERP naming `loader`. */
+function elfAsking(loader: string): Uint8Array {
+  const bytes = new Uint8Array(120 + loader.length + 1);
+  bytes.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]);
+  const view = new DataView(bytes.buffer);
+  view.setBigUint64(0x20, 64n, true); // e_phoff
+  view.setUint16(0x36, 56, true); // e_phentsize
+  view.setUint16(0x38, 1, true); // e_phnum
+  view.setUint32(64, 3, true); // PT_INTERP
+  view.setBigUint64(64 + 8, 120n, true); // p_offset
+  view.setBigUint64(64 + 0x20, BigInt(loader.length + 1), true); // p_filesz
+  bytes.set(new TextEncoder().encode(loader), 120);
+  return bytes;
+}
+
+Deno.test("cli install: a native binary whose dynamic loader is not here is not vouched for", async () => {
+  const f = await fakeInstall();
+  try {
+    const bin = `${f.root}/node_modules/@openai/codex/bin/codex.js`;
+    await Deno.writeFile(bin, elfAsking("/nonexistent/ld-musl-x86_64.so.1"));
+    assert.equal(await installedVersion(f.bin, CODEX, "/nonexistent-home"), null);
+    // The same binary asking for a loader that is here, and one that names none (static).
+    const here = Deno.realPathSync("/bin/sh");
+    await Deno.writeFile(bin, elfAsking(here));
+    assert.equal(await installedVersion(f.bin, CODEX, "/nonexistent-home"), "1.2.3");
+    const staticElf = elfAsking("x");
+    new DataView(staticElf.buffer).setUint32(64, 1, true); // PT_LOAD: no PT_INTERP
+    await Deno.writeFile(bin, staticElf);
+    assert.equal(await installedVersion(f.bin, CODEX, "/nonexistent-home"), "1.2.3");
+  } finally {
+    await Deno.remove(f.root, { recursive: true });
+  }
+});
