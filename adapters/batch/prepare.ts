@@ -22,7 +22,7 @@ import { gitChecked } from "../git/git_checked.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
-import { newTaskId } from "../driver/run_in_repo.ts";
+import { newTaskId } from "../driver/task_defaults.ts";
 import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { type Classification, classifyOutcome } from "./classify.ts";
 import type { BatchTask } from "./input.ts";

@@ -1,7 +1,7 @@
 /**
  * Everything around the loop for one `vouch run` in a user's repository:
- * resolve the repository and base, keep `.vouch/` out of git (via
- * `.git/info/exclude`), open the event log and the MAC key, build the clean
+ * resolve the repository and base, open its state once (`openRepoState`:
+ * `.vouch/` kept out of git, the keys, the event log), build the clean
  * verifier, run the task, close the log. The CLI, the demo and the tests all
  * start here.
  *
@@ -10,7 +10,6 @@
 import { mintedPatchOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
-import { AUTOMATION_CONFIG_GLOBS } from "../../kernel/oracle/oracle_set.ts";
 import type { AgentBackend, BackendEvent } from "../backends/types.ts";
 import { readRepoInfo } from "../git/repo_info.ts";
 import type { KeyEnv } from "../keys/paths.ts";
@@ -21,16 +20,9 @@ import type { RunOutcome, RunProgress } from "./outcome.ts";
 import { type IntegrateOptions, runTask } from "./run_task.ts";
 import { openRepoState } from "./state_dir.ts";
 import { agentWorktree } from "./patch_source.ts";
+import { DEFAULT_FORBID, newTaskId } from "./task_defaults.ts";
 
-/**
- * Paths a patch may never touch unless explicitly allowed: CI and git-hook
- * configuration (the oracle set's list), vouch's state and git's own directory.
- */
-export const DEFAULT_FORBID: readonly string[] = [
-  ...AUTOMATION_CONFIG_GLOBS,
-  ".vouch/**",
-  ".git/**",
-];
+export { DEFAULT_FORBID, newTaskId } from "./task_defaults.ts";
 
 /** Options of {@link runInRepo}. */
 export interface RunInRepoOptions {
@@ -97,16 +89,6 @@ export interface RunInRepoOptions {
    * @default the contract's `testsEditable`, else false
    */
   readonly testsEditable?: boolean;
-}
-
-/** A fresh, file-name-safe task id: `t-YYYYMMDD-HHMMSS-xxxx`. */
-export function newTaskId(now = new Date()): string {
-  const iso = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  const rand = Array.from(
-    crypto.getRandomValues(new Uint8Array(2)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
-  return `t-${iso}-${rand}`;
 }
 
 /** The git side of integration: a commit on a new branch, without touching the checkout. */

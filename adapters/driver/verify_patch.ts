@@ -23,7 +23,7 @@ import { type CleanVerifierOptions, createCleanVerifier } from "../verification/
 import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { CheckSummary, RunFinalState, RunOutcome } from "./outcome.ts";
-import { DEFAULT_FORBID, newTaskId } from "./run_in_repo.ts";
+import { DEFAULT_FORBID, newTaskId } from "./task_defaults.ts";
 import { locateRepo } from "../git/locate_repo.ts";
 import { openRepoState } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
