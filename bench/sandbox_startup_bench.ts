@@ -1,15 +1,16 @@
 /**
  * Sandbox start-up per check (issue #20): a check's full sandbox (its own
  * user namespace, capabilities dropped, /proc/sys and /dev read-only, the
- * rlimits via prlimit, a pids cgroup where the host gives one, the tree's
- * write budget measured before and after) against bare
+ * rlimits (prlimit inside, or the launcher's ulimit as root), a pids cgroup
+ * where the host gives one, the tree's write budget measured before and
+ * after) against bare
  * `bwrap --ro-bind / / --unshare-pid --unshare-net /bin/true` spawned
  * directly. Target: at most 40 ms per check; Deno reports the ratio to the
  * bare bwrap baseline. One run, never in a loop (the machine is shared).
  *
  * Wall time on a loaded machine mostly measures the scheduler, so the budget
  * row also notes the CPU time of the children (bwrap, its init, the command,
- * the shells and `find`: what the kernel charges to this process's reaped
+ * the launcher shell and `find`: what the kernel charges to this process's reaped
  * children and to the long-lived after-child shell), and `sandbox.processes`
  * counts what a check starts, traced with strace: process creations (fork,
  * vfork, clone without CLONE_THREAD) and execs, which load does not change.
@@ -216,8 +217,9 @@ export const budgets: readonly BudgetSpec[] = [{
 }, {
   id: "sandbox.processes",
   measures: "processes a check's sandbox starts (strace: fork, vfork, clone without " +
-    "CLONE_THREAD) for /bin/true: the launcher (the cgroup shell, bwrap, one process), " +
-    "bwrap's init, the command, find",
+    "CLONE_THREAD) for /bin/true: as root the hand-over's find, the launcher (one shell: " +
+    "cgroup, rlimits, user map; it execs bwrap), its mapper (a fork), bwrap's init, the command " +
+    "(setpriv execs it), the budget's find",
   peer: "the same count for bare bwrap --ro-bind / / --unshare-pid --unshare-net /bin/true",
   bound: "<= 4 processes",
   measure: () =>

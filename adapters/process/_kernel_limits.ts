@@ -9,7 +9,9 @@
  *   private writable mappings, i.e. what it can allocate), `--nproc`
  *   (sandboxed only; per user and namespace), `--core=0`, `--cpu` when the
  *   limits set `cpuSeconds` (soft at the limit: SIGXCPU; hard one second
- *   later: SIGKILL for a process that ignores SIGXCPU).
+ *   later: SIGKILL for a process that ignores SIGXCPU). As root (a mapped
+ *   sandbox) the launcher shell's `ulimit` sets the same values instead
+ *   (`_shell_limits.ts`).
  * - a cgroup per child where this host lets vouch make one under its own
  *   cgroup (cgroup v1 `pids` or a cgroup v2 dir with `pids` delegated, e.g. as
  *   root): `pids.max` (and `memory.max` on v2) for the whole tree. This is what

@@ -8,11 +8,12 @@
  * - `processes`: processes alive in the child's tree at once (watchdog; under
  *   bwrap run by a non-root user RLIMIT_NPROC is set too, which counts only
  *   the sandbox's own user namespace).
- * - `fileSizeMb`: largest file the child may write (RLIMIT_FSIZE via `prlimit`).
+ * - `fileSizeMb`: largest file the child may write (RLIMIT_FSIZE via `prlimit`, or as root
+ *   the launcher shell's `ulimit`).
  * - `tmpMb`: size of the private `/tmp` tmpfs, of `/dev/shm` and of every scratch tmpfs.
  * - `diskMb`: how much a child may grow its tree (the clean tree, an agent's
  *   worktree), measured before and after it (`du`, allocated bytes).
- * - `cpuSeconds`: CPU time of each process (RLIMIT_CPU via `prlimit`: SIGXCPU
+ * - `cpuSeconds`: CPU time of each process (RLIMIT_CPU, set like RLIMIT_FSIZE: SIGXCPU
  *   at the limit, SIGKILL a second later); absent, only the timeout bounds it.
  *
  * @module
