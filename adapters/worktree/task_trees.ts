@@ -102,11 +102,11 @@ class TaskTreeLifecycle implements TaskTrees {
 
   async settle(): Promise<void> {
     const held = this.#held;
-    this.#held = null;
     if (held !== null) {
       if (this.#opts.pool !== undefined) this.#opts.pool.give(held);
       else this.#removeLater(held.worktree);
     }
+    this.#held = null;
     while (this.#removals.size > 0) await Promise.all([...this.#removals]);
   }
 
