@@ -11,7 +11,7 @@
  */
 import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import { VouchError } from "../../kernel/errors/mod.ts";
-import { type LocatedRepo, locateRepo } from "../git/locate_repo.ts";
+import type { LocatedRepo } from "../git/locate_repo.ts";
 import { loadOrCreateMacKey, type MacKey } from "../keys/mac_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
 import { loadOrCreateSigningKey, type SigningKey } from "../keys/signing_key.ts";
