@@ -86,12 +86,12 @@ export function exportedSchemas(): { file: string; schema: Record<string, unknow
     { file: "event-log-record.schema.json", schema: eventLogRecordSchema() },
     fromZod(
       "batch-output.schema.json",
-      versioned(batchReportSchema.shape),
+      versioned(batchReportSchema.unwrap().shape),
       "vouch batch --json and vouch batch merge --json (the report, schemaVersion first)",
     ),
     fromZod(
       "worker-output.schema.json",
-      versioned(keyVerdictSchema.shape),
+      versioned(keyVerdictSchema.unwrap().shape),
       "vouch worker --json: one JSON line per judged job (JSON Lines)",
     ),
     ...Object.entries(batchJsonSchemas()).map(([file, schema]) => ({

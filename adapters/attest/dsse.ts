@@ -24,11 +24,13 @@ export interface DsseEnvelope {
 }
 
 // The envelope spec's fields. Unknown extra fields are ignored, keyid is optional.
-const EnvelopeSchema = z.object({
-  payload: z.string(),
-  payloadType: z.string(),
-  signatures: z.array(z.object({ keyid: z.string().optional(), sig: z.string() })).min(1),
-});
+const EnvelopeSchema = z.lazy(() =>
+  z.object({
+    payload: z.string(),
+    payloadType: z.string(),
+    signatures: z.array(z.object({ keyid: z.string().optional(), sig: z.string() })).min(1),
+  })
+);
 
 /**
  * Signs `payload` as DSSE: one Ed25519 signature over

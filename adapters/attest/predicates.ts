@@ -188,55 +188,65 @@ export function buildStatement(
   };
 }
 
-const digestSet = z.record(z.string(), z.string()).refine((d) => Object.keys(d).length > 0);
-const descriptor = z.object({
-  name: z.string().optional(),
-  uri: z.string().optional(),
-  digest: digestSet,
-});
-const extensionSchema = z.object({
-  task: z.string(),
-  baseRevision: z.string().optional(),
-  checks: z.array(z.object({ id: z.string(), outcome: z.string() })),
-  sandboxProfile: z.string(),
-  backend: z.string(),
-  logAnchor: z.object({ seq: z.number().int(), digest: z.object({ sha256: z.string() }) }),
-  receiptKeyId: z.string(),
-});
-const subject = z.array(descriptor).min(1);
+const digestSet = z.lazy(() =>
+  z.record(z.string(), z.string()).refine((d) => Object.keys(d).length > 0)
+);
+const descriptor = z.lazy(() =>
+  z.object({
+    name: z.string().optional(),
+    uri: z.string().optional(),
+    digest: digestSet,
+  })
+);
+const extensionSchema = z.lazy(() =>
+  z.object({
+    task: z.string(),
+    baseRevision: z.string().optional(),
+    checks: z.array(z.object({ id: z.string(), outcome: z.string() })),
+    sandboxProfile: z.string(),
+    backend: z.string(),
+    logAnchor: z.object({ seq: z.number().int(), digest: z.object({ sha256: z.string() }) }),
+    receiptKeyId: z.string(),
+  })
+);
+const subject = z.lazy(() => z.array(descriptor).min(1));
 
 /** zod schema of a VSA statement read back from an envelope (vouch's subset). */
-export const VsaStatementSchema = z.object({
-  _type: z.literal(IN_TOTO_STATEMENT_TYPE),
-  subject,
-  predicateType: z.literal(SLSA_VSA_PREDICATE_TYPE),
-  predicate: z.object({
-    verifier: z.object({ id: z.string(), version: z.record(z.string(), z.string()) }),
-    timeVerified: z.string(),
-    resourceUri: z.string(),
-    policy: z.object({ uri: z.string(), digest: digestSet }),
-    inputAttestations: z.array(descriptor),
-    verificationResult: z.literal("PASSED"),
-    verifiedLevels: z.array(z.string()),
-    slsaVersion: z.literal("1.0"),
-    [VOUCH_EXTENSION_KEY]: extensionSchema,
-  }),
-});
+export const VsaStatementSchema = z.lazy(() =>
+  z.object({
+    _type: z.literal(IN_TOTO_STATEMENT_TYPE),
+    subject,
+    predicateType: z.literal(SLSA_VSA_PREDICATE_TYPE),
+    predicate: z.object({
+      verifier: z.object({ id: z.string(), version: z.record(z.string(), z.string()) }),
+      timeVerified: z.string(),
+      resourceUri: z.string(),
+      policy: z.object({ uri: z.string(), digest: digestSet }),
+      inputAttestations: z.array(descriptor),
+      verificationResult: z.literal("PASSED"),
+      verifiedLevels: z.array(z.string()),
+      slsaVersion: z.literal("1.0"),
+      [VOUCH_EXTENSION_KEY]: extensionSchema,
+    }),
+  })
+);
 
 /** zod schema of a test-result statement read back from an envelope. */
-export const TestResultStatementSchema = z.object({
-  _type: z.literal(IN_TOTO_STATEMENT_TYPE),
-  subject,
-  predicateType: z.literal(TEST_RESULT_PREDICATE_TYPE),
-  predicate: z.object({
-    result: z.literal("PASSED"),
-    configuration: z.array(descriptor),
-    passedTests: z.array(z.string()),
-    warnedTests: z.array(z.string()),
-    failedTests: z.array(z.string()).max(0),
-    [VOUCH_EXTENSION_KEY]: extensionSchema,
-  }),
-});
+export const TestResultStatementSchema = z.lazy(() =>
+  z.object({
+    _type: z.literal(IN_TOTO_STATEMENT_TYPE),
+    subject,
+    predicateType: z.literal(TEST_RESULT_PREDICATE_TYPE),
+    predicate: z.object({
+      result: z.literal("PASSED"),
+      configuration: z.array(descriptor),
+      passedTests: z.array(z.string()),
+      warnedTests: z.array(z.string()),
+      failedTests: z.array(z.string()).max(0),
+      [VOUCH_EXTENSION_KEY]: extensionSchema,
+    }),
+  })
+);
 
 /** Reads an attested statement by its predicate type; `undefined` if it is none of vouch's. */
 export function parseAttestationStatement(value: unknown): AttestationStatement | undefined {

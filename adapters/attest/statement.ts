@@ -131,29 +131,33 @@ export function buildVerificationStatement(
   };
 }
 
-const descriptor = z.object({
-  name: z.string().optional(),
-  uri: z.string().optional(),
-  digest: z.record(z.string(), z.string()),
-});
+const descriptor = z.lazy(() =>
+  z.object({
+    name: z.string().optional(),
+    uri: z.string().optional(),
+    digest: z.record(z.string(), z.string()),
+  })
+);
 
 /** zod schema of a statement read back from an envelope. */
-export const VouchStatementSchema = z.object({
-  _type: z.literal(IN_TOTO_STATEMENT_TYPE),
-  subject: z.array(descriptor).min(1),
-  predicateType: z.literal(VOUCH_PREDICATE_TYPE),
-  predicate: z.object({
-    verifier: z.object({ id: z.string(), version: z.record(z.string(), z.string()) }),
-    timeVerified: z.string(),
-    task: z.string(),
-    baseRevision: z.string().optional(),
-    policy: descriptor,
-    verificationResult: z.literal("PASSED"),
-    checks: z.array(z.object({ id: z.string(), outcome: z.string(), receipt: descriptor })),
-    inputAttestations: z.array(descriptor),
-    sandboxProfile: z.string(),
-    backend: z.object({ id: z.string() }),
-    logAnchor: z.object({ seq: z.number().int(), digest: z.object({ sha256: z.string() }) }),
-    receiptKeyId: z.string(),
-  }),
-});
+export const VouchStatementSchema = z.lazy(() =>
+  z.object({
+    _type: z.literal(IN_TOTO_STATEMENT_TYPE),
+    subject: z.array(descriptor).min(1),
+    predicateType: z.literal(VOUCH_PREDICATE_TYPE),
+    predicate: z.object({
+      verifier: z.object({ id: z.string(), version: z.record(z.string(), z.string()) }),
+      timeVerified: z.string(),
+      task: z.string(),
+      baseRevision: z.string().optional(),
+      policy: descriptor,
+      verificationResult: z.literal("PASSED"),
+      checks: z.array(z.object({ id: z.string(), outcome: z.string(), receipt: descriptor })),
+      inputAttestations: z.array(descriptor),
+      sandboxProfile: z.string(),
+      backend: z.object({ id: z.string() }),
+      logAnchor: z.object({ seq: z.number().int(), digest: z.object({ sha256: z.string() }) }),
+      receiptKeyId: z.string(),
+    }),
+  })
+);

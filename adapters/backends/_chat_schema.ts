@@ -35,21 +35,25 @@ export interface ParsedToolCall {
   readonly argumentsWereObject: boolean;
 }
 
-export const ToolCallSchema = z.object({
-  id: z.string().max(256).nullish(),
-  type: z.string().max(64).nullish(),
-  function: z.object({
-    name: z.string().max(256),
-    arguments: z.union([z.string().max(4_000_000), z.record(z.string(), z.unknown())]).nullish(),
-  }),
-});
+export const ToolCallSchema = z.lazy(() =>
+  z.object({
+    id: z.string().max(256).nullish(),
+    type: z.string().max(64).nullish(),
+    function: z.object({
+      name: z.string().max(256),
+      arguments: z.union([z.string().max(4_000_000), z.record(z.string(), z.unknown())]).nullish(),
+    }),
+  })
+);
 
 /** Content as a string or as parts (`[{type:"text", text}]`), as servers send it. */
-export const ContentSchema = z.union([
-  z.string(),
-  z.array(z.object({ type: z.string().max(64).optional(), text: z.string().optional() }))
-    .max(10_000),
-]).nullish();
+export const ContentSchema = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.array(z.object({ type: z.string().max(64).optional(), text: z.string().optional() }))
+      .max(10_000),
+  ]).nullish()
+);
 
 /** The text of a message's content (parts joined; non-text parts skipped). */
 export function contentText(content: z.infer<typeof ContentSchema>): string {
@@ -71,26 +75,30 @@ export function normalizeToolCall(c: z.infer<typeof ToolCallSchema>): ParsedTool
   };
 }
 
-export const UsageSchema = z.object({
-  prompt_tokens: z.number().int().nonnegative().optional(),
-  completion_tokens: z.number().int().nonnegative().optional(),
-  prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().optional() })
-    .nullish(),
-  completion_tokens_details: z.object({
-    reasoning_tokens: z.number().int().nonnegative().optional(),
-  }).nullish(),
-}).nullish();
+export const UsageSchema = z.lazy(() =>
+  z.object({
+    prompt_tokens: z.number().int().nonnegative().optional(),
+    completion_tokens: z.number().int().nonnegative().optional(),
+    prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().optional() })
+      .nullish(),
+    completion_tokens_details: z.object({
+      reasoning_tokens: z.number().int().nonnegative().optional(),
+    }).nullish(),
+  }).nullish()
+);
 
-export const CompletionSchema = z.object({
-  choices: z.array(z.object({
-    message: z.object({
-      content: ContentSchema,
-      tool_calls: z.array(ToolCallSchema).max(64).nullish(),
-    }),
-    finish_reason: z.string().nullish(),
-  })).min(1),
-  usage: UsageSchema,
-});
+export const CompletionSchema = z.lazy(() =>
+  z.object({
+    choices: z.array(z.object({
+      message: z.object({
+        content: ContentSchema,
+        tool_calls: z.array(ToolCallSchema).max(64).nullish(),
+      }),
+      finish_reason: z.string().nullish(),
+    })).min(1),
+    usage: UsageSchema,
+  })
+);
 
 /** A parsed completion. */
 export interface ChatCompletion {

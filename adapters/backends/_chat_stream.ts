@@ -19,28 +19,32 @@ import {
   UsageSchema,
 } from "./_chat_schema.ts";
 
-const ToolCallDeltaSchema = z.object({
-  index: z.number().int().nonnegative().max(63).optional(),
-  id: z.string().max(256).nullish(),
-  type: z.string().max(64).nullish(),
-  function: z.object({
-    name: z.string().max(256).nullish(),
-    arguments: z.union([z.string().max(4_000_000), z.record(z.string(), z.unknown())]).nullish(),
-  }).nullish(),
-});
-
-const ChunkSchema = z.object({
-  choices: z.array(z.object({
-    index: z.number().int().nonnegative().optional(),
-    delta: z.object({
-      content: ContentSchema,
-      tool_calls: z.array(ToolCallDeltaSchema).max(64).nullish(),
+const ToolCallDeltaSchema = z.lazy(() =>
+  z.object({
+    index: z.number().int().nonnegative().max(63).optional(),
+    id: z.string().max(256).nullish(),
+    type: z.string().max(64).nullish(),
+    function: z.object({
+      name: z.string().max(256).nullish(),
+      arguments: z.union([z.string().max(4_000_000), z.record(z.string(), z.unknown())]).nullish(),
     }).nullish(),
-    finish_reason: z.string().nullish(),
-  })).max(16).nullish(),
-  usage: UsageSchema,
-  error: z.union([z.string(), z.object({ message: z.string().optional() })]).optional(),
-});
+  })
+);
+
+const ChunkSchema = z.lazy(() =>
+  z.object({
+    choices: z.array(z.object({
+      index: z.number().int().nonnegative().optional(),
+      delta: z.object({
+        content: ContentSchema,
+        tool_calls: z.array(ToolCallDeltaSchema).max(64).nullish(),
+      }).nullish(),
+      finish_reason: z.string().nullish(),
+    })).max(16).nullish(),
+    usage: UsageSchema,
+    error: z.union([z.string(), z.object({ message: z.string().optional() })]).optional(),
+  })
+);
 
 const MAX_CALLS = 64;
 

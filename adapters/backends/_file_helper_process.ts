@@ -23,32 +23,34 @@ export const MAX_FILE_BYTES = 8 * 1024 * 1024;
 const MAX_ANSWER_LINE = Math.ceil(MAX_FILE_BYTES / 3) * 4 + 64 * 1024;
 
 /** One answer line of the helper. */
-const Answer = z.union([
-  z.object({
-    id: z.number().int(),
-    ok: z.literal(true),
-    data: z.string().optional(),
-    bytes: z.number().int().nonnegative().optional(),
-    total: z.number().int().nonnegative().optional(),
-    entries: z.array(z.tuple([z.string().max(1024), z.boolean()])).max(100_000).optional(),
-  }),
-  z.object({
-    id: z.number().int().nullable(),
-    ok: z.literal(false),
-    code: z.enum([
-      "bad_request",
-      "not_found",
-      "symlink",
-      "not_dir",
-      "not_regular",
-      "too_large",
-      "linked",
-      "denied",
-      "io",
-    ]),
-    message: z.string().max(1000),
-  }),
-]);
+const Answer = z.lazy(() =>
+  z.union([
+    z.object({
+      id: z.number().int(),
+      ok: z.literal(true),
+      data: z.string().optional(),
+      bytes: z.number().int().nonnegative().optional(),
+      total: z.number().int().nonnegative().optional(),
+      entries: z.array(z.tuple([z.string().max(1024), z.boolean()])).max(100_000).optional(),
+    }),
+    z.object({
+      id: z.number().int().nullable(),
+      ok: z.literal(false),
+      code: z.enum([
+        "bad_request",
+        "not_found",
+        "symlink",
+        "not_dir",
+        "not_regular",
+        "too_large",
+        "linked",
+        "denied",
+        "io",
+      ]),
+      message: z.string().max(1000),
+    }),
+  ])
+);
 /** One answer of the helper, as parsed. */
 export type Answer = z.infer<typeof Answer>;
 

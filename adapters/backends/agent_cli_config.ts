@@ -20,38 +20,44 @@ import { envDenyReason } from "../process/env.ts";
 import { VouchError } from "../../kernel/errors/mod.ts";
 
 /** A variable name an agent may receive (never a code-injecting one such as `LD_PRELOAD`). */
-export const AgentEnvName: z.ZodType<string> = z.string().regex(
-  /^[A-Za-z_][A-Za-z0-9_]{0,127}$/,
-  "expected a variable NAME (letters, digits, _); values are never written in config or flags",
-).refine((name) => envDenyReason(name) !== "injection", {
-  message: "changes what code runs in the agent (e.g. LD_*, NODE_OPTIONS); never forwarded",
-});
+export const AgentEnvName: z.ZodType<string> = z.lazy(() =>
+  z.string().regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,127}$/,
+    "expected a variable NAME (letters, digits, _); values are never written in config or flags",
+  ).refine((name) => envDenyReason(name) !== "injection", {
+    message: "changes what code runs in the agent (e.g. LD_*, NODE_OPTIONS); never forwarded",
+  })
+);
 
-const BackendSection = z.object({
-  /** The executable (absolute path or a name on PATH). */
-  executable: z.string().min(1).max(4096).optional(),
-  /** The model the CLI should use. */
-  model: z.string().min(1).max(200).optional(),
-  /** Extra variable names forwarded from vouch's environment (values are never logged). */
-  env: z.array(AgentEnvName).max(100).optional(),
-  /** Extra arguments for the CLI (codex: before the prompt; claude: appended). */
-  args: z.array(z.string().max(4096)).max(100).optional(),
-  /**
-   * claude only: the tools that exist for the agent (replaces the default closed
-   * set, e.g. to add an `mcp__server__tool`); the `system/init` check uses it too.
-   */
-  tools: z.array(z.string().regex(/^[A-Za-z0-9_:.()*-]{1,200}$/)).max(200).optional(),
-}).strict();
+const BackendSection = z.lazy(() =>
+  z.object({
+    /** The executable (absolute path or a name on PATH). */
+    executable: z.string().min(1).max(4096).optional(),
+    /** The model the CLI should use. */
+    model: z.string().min(1).max(200).optional(),
+    /** Extra variable names forwarded from vouch's environment (values are never logged). */
+    env: z.array(AgentEnvName).max(100).optional(),
+    /** Extra arguments for the CLI (codex: before the prompt; claude: appended). */
+    args: z.array(z.string().max(4096)).max(100).optional(),
+    /**
+     * claude only: the tools that exist for the agent (replaces the default closed
+     * set, e.g. to add an `mcp__server__tool`); the `system/init` check uses it too.
+     */
+    tools: z.array(z.string().regex(/^[A-Za-z0-9_:.()*-]{1,200}$/)).max(200).optional(),
+  }).strict()
+);
 
 /** One backend's section. */
 export type AgentCliSection = z.infer<typeof BackendSection>;
 
-const ConfigFile = z.object({
-  backends: z.object({
-    codex: BackendSection.optional(),
-    claude: BackendSection.optional(),
-  }).strict().optional(),
-}).loose();
+const ConfigFile = z.lazy(() =>
+  z.object({
+    backends: z.object({
+      codex: BackendSection.optional(),
+      claude: BackendSection.optional(),
+    }).strict().optional(),
+  }).loose()
+);
 
 /** The parsed settings, with where they came from. */
 export interface AgentCliConfig {

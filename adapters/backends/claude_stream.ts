@@ -19,64 +19,72 @@ import { parseJsonLine } from "./json_line.ts";
 import { claudeToolPolicy, DEFAULT_CLAUDE_ALLOWED_TOOLS } from "./claude_tools.ts";
 import type { StreamLine } from "./line_splitter.ts";
 
-const ContentBlock = z.object({ type: z.string() }).loose();
-const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
-const ToolUseBlock = z.object({
-  type: z.literal("tool_use"),
-  id: z.string().optional(),
-  name: z.string(),
-  input: z.record(z.string(), z.unknown()).optional(),
-});
-const ToolResultBlock = z.object({
-  type: z.literal("tool_result"),
-  tool_use_id: z.string().optional(),
-  is_error: z.boolean().nullable().optional(),
-});
+const ContentBlock = z.lazy(() => z.object({ type: z.string() }).loose());
+const TextBlock = z.lazy(() => z.object({ type: z.literal("text"), text: z.string() }));
+const ToolUseBlock = z.lazy(() =>
+  z.object({
+    type: z.literal("tool_use"),
+    id: z.string().optional(),
+    name: z.string(),
+    input: z.record(z.string(), z.unknown()).optional(),
+  })
+);
+const ToolResultBlock = z.lazy(() =>
+  z.object({
+    type: z.literal("tool_result"),
+    tool_use_id: z.string().optional(),
+    is_error: z.boolean().nullable().optional(),
+  })
+);
 
-const ClaudeUsage = z.object({
-  input_tokens: z.number().nonnegative().optional(),
-  output_tokens: z.number().nonnegative().optional(),
-  cache_read_input_tokens: z.number().nonnegative().optional(),
-  cache_creation_input_tokens: z.number().nonnegative().optional(),
-});
+const ClaudeUsage = z.lazy(() =>
+  z.object({
+    input_tokens: z.number().nonnegative().optional(),
+    output_tokens: z.number().nonnegative().optional(),
+    cache_read_input_tokens: z.number().nonnegative().optional(),
+    cache_creation_input_tokens: z.number().nonnegative().optional(),
+  })
+);
 
-const ClaudeLine = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("system"),
-    subtype: z.string(),
-    session_id: z.string().optional(),
-    model: z.string().optional(),
-    permissionMode: z.string().optional(),
-    permission_mode: z.string().optional(),
-    tools: z.array(z.string()).optional(),
-    attempt: z.number().optional(),
-    max_retries: z.number().optional(),
-    error_status: z.number().nullable().optional(),
-    error: z.string().nullable().optional(),
-  }),
-  z.object({
-    type: z.literal("assistant"),
-    message: z.object({ content: z.array(ContentBlock) }),
-    error: z.string().optional(),
-  }),
-  z.object({
-    type: z.literal("user"),
-    message: z.object({ content: z.union([z.string(), z.array(ContentBlock)]) }),
-  }),
-  z.object({
-    type: z.literal("result"),
-    subtype: z.string(),
-    is_error: z.boolean(),
-    num_turns: z.number().int().nonnegative(),
-    session_id: z.string().optional(),
-    total_cost_usd: z.number().nonnegative().optional(),
-    usage: ClaudeUsage.optional(),
-    result: z.string().optional(),
-    errors: z.array(z.unknown()).optional(),
-  }),
-  z.object({ type: z.literal("stream_event") }),
-  z.object({ type: z.literal("rate_limit_event") }),
-]);
+const ClaudeLine = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("system"),
+      subtype: z.string(),
+      session_id: z.string().optional(),
+      model: z.string().optional(),
+      permissionMode: z.string().optional(),
+      permission_mode: z.string().optional(),
+      tools: z.array(z.string()).optional(),
+      attempt: z.number().optional(),
+      max_retries: z.number().optional(),
+      error_status: z.number().nullable().optional(),
+      error: z.string().nullable().optional(),
+    }),
+    z.object({
+      type: z.literal("assistant"),
+      message: z.object({ content: z.array(ContentBlock) }),
+      error: z.string().optional(),
+    }),
+    z.object({
+      type: z.literal("user"),
+      message: z.object({ content: z.union([z.string(), z.array(ContentBlock)]) }),
+    }),
+    z.object({
+      type: z.literal("result"),
+      subtype: z.string(),
+      is_error: z.boolean(),
+      num_turns: z.number().int().nonnegative(),
+      session_id: z.string().optional(),
+      total_cost_usd: z.number().nonnegative().optional(),
+      usage: ClaudeUsage.optional(),
+      result: z.string().optional(),
+      errors: z.array(z.unknown()).optional(),
+    }),
+    z.object({ type: z.literal("stream_event") }),
+    z.object({ type: z.literal("rate_limit_event") }),
+  ])
+);
 
 /** Message types whose lines must match their schema (others are `unknown_type`). */
 const CLAUDE_MESSAGE_TYPES = ["system", "assistant", "user", "result"];

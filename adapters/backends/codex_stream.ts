@@ -16,13 +16,15 @@ import { boundList, boundText, MAX_ENTRY_CHARS, MAX_SUMMARY_CHARS } from "./type
 import { describeZodIssues, parseJsonLine, protocolIssue } from "./json_line.ts";
 import type { StreamLine } from "./line_splitter.ts";
 
-const Usage = z.object({
-  input_tokens: z.number().int().nonnegative().optional(),
-  cached_input_tokens: z.number().int().nonnegative().optional(),
-  cache_write_input_tokens: z.number().int().nonnegative().optional(),
-  output_tokens: z.number().int().nonnegative().optional(),
-  reasoning_output_tokens: z.number().int().nonnegative().optional(),
-});
+const Usage = z.lazy(() =>
+  z.object({
+    input_tokens: z.number().int().nonnegative().optional(),
+    cached_input_tokens: z.number().int().nonnegative().optional(),
+    cache_write_input_tokens: z.number().int().nonnegative().optional(),
+    output_tokens: z.number().int().nonnegative().optional(),
+    reasoning_output_tokens: z.number().int().nonnegative().optional(),
+  })
+);
 
 /** Usage fields of `turn.completed`, mapped to {@linkcode BackendUsage} names. */
 const USAGE_FIELDS = [
@@ -39,44 +41,54 @@ const USAGE_FIELDS = [
  */
 const RECONNECTING = /^Reconnecting\.{3}\s*(\d+)\/(\d+)/;
 
-const Item = z.object({ id: z.string().optional(), type: z.string() });
-const AgentMessageItem = z.object({ type: z.literal("agent_message"), text: z.string() });
-const CommandItem = z.object({
-  type: z.literal("command_execution"),
-  command: z.string(),
-  exit_code: z.number().int().nullable().optional(),
-  status: z.string().optional(),
-});
-const FileChangeItem = z.object({
-  type: z.literal("file_change"),
-  changes: z.array(z.object({ path: z.string(), kind: z.string() })),
-  status: z.string().optional(),
-});
-const McpItem = z.object({
-  type: z.literal("mcp_tool_call"),
-  server: z.string().optional(),
-  tool: z.string(),
-  status: z.string().optional(),
-  error: z.object({ message: z.string() }).nullable().optional(),
-});
-const ErrorItem = z.object({ type: z.literal("error"), message: z.string() });
+const Item = z.lazy(() => z.object({ id: z.string().optional(), type: z.string() }));
+const AgentMessageItem = z.lazy(() =>
+  z.object({ type: z.literal("agent_message"), text: z.string() })
+);
+const CommandItem = z.lazy(() =>
+  z.object({
+    type: z.literal("command_execution"),
+    command: z.string(),
+    exit_code: z.number().int().nullable().optional(),
+    status: z.string().optional(),
+  })
+);
+const FileChangeItem = z.lazy(() =>
+  z.object({
+    type: z.literal("file_change"),
+    changes: z.array(z.object({ path: z.string(), kind: z.string() })),
+    status: z.string().optional(),
+  })
+);
+const McpItem = z.lazy(() =>
+  z.object({
+    type: z.literal("mcp_tool_call"),
+    server: z.string().optional(),
+    tool: z.string(),
+    status: z.string().optional(),
+    error: z.object({ message: z.string() }).nullable().optional(),
+  })
+);
+const ErrorItem = z.lazy(() => z.object({ type: z.literal("error"), message: z.string() }));
 
-const CodexLine = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("thread.started"), thread_id: z.string() }),
-  z.object({ type: z.literal("turn.started") }),
-  z.object({ type: z.literal("turn.completed"), usage: Usage.optional() }),
-  z.object({
-    type: z.literal("turn.failed"),
-    error: z.object({ message: z.string() }).optional(),
-  }),
-  z.object({
-    type: z.enum(["item.started", "item.updated", "item.completed"]),
-    item: Item.loose(),
-  }),
-  z.object({ type: z.literal("error"), message: z.string() }),
-  z.object({ type: z.literal("item.plan.delta") }),
-  z.object({ type: z.literal("request_user_input") }),
-]);
+const CodexLine = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    z.object({ type: z.literal("thread.started"), thread_id: z.string() }),
+    z.object({ type: z.literal("turn.started") }),
+    z.object({ type: z.literal("turn.completed"), usage: Usage.optional() }),
+    z.object({
+      type: z.literal("turn.failed"),
+      error: z.object({ message: z.string() }).optional(),
+    }),
+    z.object({
+      type: z.enum(["item.started", "item.updated", "item.completed"]),
+      item: Item.unwrap().loose(),
+    }),
+    z.object({ type: z.literal("error"), message: z.string() }),
+    z.object({ type: z.literal("item.plan.delta") }),
+    z.object({ type: z.literal("request_user_input") }),
+  ])
+);
 
 /** Event types whose lines must match their schema (others are `unknown_type`). */
 const CODEX_EVENT_TYPES = [

@@ -42,20 +42,30 @@ export interface McpStdioServer {
   readonly env: { name: string; value: string }[];
 }
 
-const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a server name is 1-64 of A-Z a-z 0-9 _ -");
-const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "not a variable name");
-const Stdio = z.object({
-  type: z.literal("stdio").optional(),
-  command: z.string().min(1).max(4096).refine((c) => !c.includes("\0"), "NUL in command"),
-  args: z.array(z.string().max(65536)).max(256).default([]),
-  env: z.record(EnvName, z.string().max(65536)).default({}),
-}).strict();
-const Remote = z.object({ type: z.enum(["http", "sse"]), url: z.string() }).passthrough();
+const Name = z.lazy(() =>
+  z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a server name is 1-64 of A-Z a-z 0-9 _ -")
+);
+const EnvName = z.lazy(() =>
+  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "not a variable name")
+);
+const Stdio = z.lazy(() =>
+  z.object({
+    type: z.literal("stdio").optional(),
+    command: z.string().min(1).max(4096).refine((c) => !c.includes("\0"), "NUL in command"),
+    args: z.array(z.string().max(65536)).max(256).default([]),
+    env: z.record(EnvName, z.string().max(65536)).default({}),
+  }).strict()
+);
+const Remote = z.lazy(() =>
+  z.object({ type: z.enum(["http", "sse"]), url: z.string() }).passthrough()
+);
 
 /** The zod schema of the config file. */
-export const McpConfigSchema = z.object({
-  mcpServers: z.record(Name, z.union([Stdio, Remote])),
-}).passthrough();
+export const McpConfigSchema = z.lazy(() =>
+  z.object({
+    mcpServers: z.record(Name, z.union([Stdio, Remote])),
+  }).passthrough()
+);
 
 /**
  * Parses the config's text into ACP server entries (in the file's order).

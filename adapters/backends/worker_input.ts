@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { AgentTask } from "./types.ts";
 import type { BoundarySchema } from "../schema/mod.ts";
+import { lazyRecord } from "../schema/_lazy_record.ts";
 
 /** What a worker must return (as claims; vouch verifies every one of them itself). */
 export const MUST_RETURN = [
@@ -20,20 +21,22 @@ export const MUST_RETURN = [
   "files_changed",
 ] as const;
 
-const workerInputObject = z.object({
-  task_id: z.string().min(1).max(200),
-  attempt: z.number().int().min(1),
-  goal: z.string().max(200_000),
-  feedback: z.string().max(200_000).optional(),
-  repo_root: z.string().min(1),
-  allowed_roots: z.array(z.string()),
-  forbidden_paths: z.array(z.string()),
-  network: z.literal("deny"),
-  secrets: z.literal("none"),
-  max_seconds: z.number().int().positive(),
-  max_output_mb: z.number().positive(),
-  must_return: z.array(z.enum(MUST_RETURN)),
-}).strict();
+const workerInputObject = z.lazy(() =>
+  z.object({
+    task_id: z.string().min(1).max(200),
+    attempt: z.number().int().min(1),
+    goal: z.string().max(200_000),
+    feedback: z.string().max(200_000).optional(),
+    repo_root: z.string().min(1),
+    allowed_roots: z.array(z.string()),
+    forbidden_paths: z.array(z.string()),
+    network: z.literal("deny"),
+    secrets: z.literal("none"),
+    max_seconds: z.number().int().positive(),
+    max_output_mb: z.number().positive(),
+    must_return: z.array(z.enum(MUST_RETURN)),
+  }).strict()
+);
 
 /** The worker input contract. */
 export interface WorkerInput {
@@ -97,23 +100,25 @@ export function workerInputFor(task: AgentTask): WorkerInput {
   };
 }
 
-/** JSON Schema (draft 2020-12) of the worker input contract, for worker authors. */
-export const WORKER_INPUT_JSON_SCHEMA: Record<string, unknown> = z.toJSONSchema(
-  workerInputObject,
-) as Record<string, unknown>;
+/** JSON Schema (draft 2020-12) of the worker input contract, for worker authors (computed on first read). */
+export const WORKER_INPUT_JSON_SCHEMA: Record<string, unknown> = lazyRecord(() =>
+  z.toJSONSchema(workerInputObject) as Record<string, unknown>
+);
 
-const StringList = z.array(z.string().max(10_000)).max(1000);
+const StringList = z.lazy(() => z.array(z.string().max(10_000)).max(1000));
 
-const workerClaimsObject = z.object({
-  summary: z.string().max(100_000).optional(),
-  done: z.boolean().optional(),
-  status: z.string().max(100).optional(),
-  diff: z.string().optional(),
-  tests_run: StringList.optional(),
-  commands_run: StringList.optional(),
-  risks: StringList.optional(),
-  files_changed: StringList.optional(),
-});
+const workerClaimsObject = z.lazy(() =>
+  z.object({
+    summary: z.string().max(100_000).optional(),
+    done: z.boolean().optional(),
+    status: z.string().max(100).optional(),
+    diff: z.string().optional(),
+    tests_run: StringList.optional(),
+    commands_run: StringList.optional(),
+    risks: StringList.optional(),
+    files_changed: StringList.optional(),
+  })
+);
 
 /** A worker's claims. Never evidence. */
 export interface WorkerClaims {
@@ -150,10 +155,10 @@ type _WorkerTypesAreExact = [
   AssertTrue<Same<z.infer<typeof workerClaimsObject>, WorkerClaims>>,
 ];
 
-/** JSON Schema of the worker claims line. */
-export const WORKER_CLAIMS_JSON_SCHEMA: Record<string, unknown> = z.toJSONSchema(
-  workerClaimsObject,
-) as Record<string, unknown>;
+/** JSON Schema of the worker claims line (computed on first read). */
+export const WORKER_CLAIMS_JSON_SCHEMA: Record<string, unknown> = lazyRecord(() =>
+  z.toJSONSchema(workerClaimsObject) as Record<string, unknown>
+);
 
 /**
  * Whether claims say "done": `done: true`, or a status of done/completed/success/ok.

@@ -12,25 +12,29 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { TEST_FORMATS } from "../test_failures/parse.ts";
 
-const listOf = z.union([z.string().max(10_000_000), z.array(z.string().min(1).max(2000))]);
+const listOf = z.lazy(() =>
+  z.union([z.string().max(10_000_000), z.array(z.string().min(1).max(2000))])
+);
 
 /** The zod schema of a SWE-bench dataset row (extra keys ignored, not refused). */
-export const swebenchRowSchema = z.object({
-  instance_id: z.string().min(1).max(300),
-  repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be owner/name"),
-  base_commit: z.string().min(1).max(256),
-  test_patch: z.string().max(10_000_000).optional(),
-  FAIL_TO_PASS: listOf.optional(),
-  PASS_TO_PASS: listOf.optional(),
-  /** vouch's own: the test command (SWE-bench keeps it in its harness, not the row). */
-  verify: z.strictObject({
-    command: z.string().min(1).max(10_000),
-    tests: z.enum(TEST_FORMATS as [string, ...string[]]).optional(),
-    timeout: z.number().positive().max(600).optional(),
-  }).optional(),
-  allow: z.array(z.string().min(1).max(1000)).max(1000).optional(),
-  forbid: z.array(z.string().min(1).max(1000)).max(1000).optional(),
-});
+export const swebenchRowSchema = z.lazy(() =>
+  z.object({
+    instance_id: z.string().min(1).max(300),
+    repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be owner/name"),
+    base_commit: z.string().min(1).max(256),
+    test_patch: z.string().max(10_000_000).optional(),
+    FAIL_TO_PASS: listOf.optional(),
+    PASS_TO_PASS: listOf.optional(),
+    /** vouch's own: the test command (SWE-bench keeps it in its harness, not the row). */
+    verify: z.strictObject({
+      command: z.string().min(1).max(10_000),
+      tests: z.enum(TEST_FORMATS as [string, ...string[]]).optional(),
+      timeout: z.number().positive().max(600).optional(),
+    }).optional(),
+    allow: z.array(z.string().min(1).max(1000)).max(1000).optional(),
+    forbid: z.array(z.string().min(1).max(1000)).max(1000).optional(),
+  })
+);
 
 /** Whether a parsed line is in SWE-bench's shape (it names `instance_id` and not `id`). */
 export function isSwebenchRow(value: unknown): boolean {

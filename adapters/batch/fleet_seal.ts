@@ -21,17 +21,19 @@ const VERDICT_DOMAIN = "vouch.fleet.verdict.v1\n";
 const REPORT_DOMAIN = "vouch.batch.report.v1\n";
 const STORED_DOMAIN = "vouch.batch.stored_verdict.v1\n";
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+const hex64 = z.lazy(() => z.string().regex(/^[0-9a-f]{64}$/));
+const digest = z.lazy(() => z.string().regex(/^sha256:[0-9a-f]{64}$/));
 
 /** The zod schema of a queue job's data: the task by digest, the patch, the key, a MAC. */
-export const signedJobSchema = z.strictObject({
-  v: z.literal(2),
-  task: digest.describe("the task's digest: the worker looks it up in its own tasks file"),
-  patch: z.string(),
-  key: hex64,
-  mac: hex64,
-});
+export const signedJobSchema = z.lazy(() =>
+  z.strictObject({
+    v: z.literal(2),
+    task: digest.describe("the task's digest: the worker looks it up in its own tasks file"),
+    patch: z.string(),
+    key: hex64,
+    mac: hex64,
+  })
+);
 
 /** A signed queue job. */
 export type SignedJob = z.infer<typeof signedJobSchema>;
@@ -45,15 +47,17 @@ export interface VerdictEvidence {
 }
 
 /** The zod schema of a worker's return value. */
-export const signedVerdictSchema = z.strictObject({
-  v: z.literal(2),
-  verdict: keyVerdictSchema,
-  evidence: z.strictObject({
-    verified_patch: z.string().max(50_000_000).nullable(),
-    attestation: z.string().max(50_000_000).nullable(),
-  }),
-  mac: hex64,
-});
+export const signedVerdictSchema = z.lazy(() =>
+  z.strictObject({
+    v: z.literal(2),
+    verdict: keyVerdictSchema,
+    evidence: z.strictObject({
+      verified_patch: z.string().max(50_000_000).nullable(),
+      attestation: z.string().max(50_000_000).nullable(),
+    }),
+    mac: hex64,
+  })
+);
 
 /** A signed verdict. */
 export type SignedVerdict = z.infer<typeof signedVerdictSchema>;

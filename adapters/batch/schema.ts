@@ -14,35 +14,41 @@ import { FINAL_STATES, type FinalState } from "../../kernel/lifecycle/outcome.ts
 
 // deno-lint-ignore no-control-regex
 const printable = /^[^\x00-\x1f]+$/;
-const id = z.string().min(1).max(300).regex(printable, "must be printable");
-const globs = z.array(z.string().min(1).max(1000)).max(1000);
-const testIds = z.array(z.string().min(1).max(2000)).max(100_000);
+const id = z.lazy(() => z.string().min(1).max(300).regex(printable, "must be printable"));
+const globs = z.lazy(() => z.array(z.string().min(1).max(1000)).max(1000));
+const testIds = z.lazy(() => z.array(z.string().min(1).max(2000)).max(100_000));
 
 /** `verify`: one test command with SWE-bench's test lists (or a plain exit-zero command). */
-const verifySchema = z.strictObject({
-  command: z.string().min(1).max(10_000).describe("shell command run as `sh -c` in the clean tree"),
-  tests: z.enum(TEST_FORMATS as [string, ...string[]]).optional()
-    .describe("output format of the suite (needed for failToPass/passToPass)"),
-  failToPass: testIds.optional().describe("tests that must fail on the base and pass after"),
-  passToPass: testIds.optional().describe("tests that must pass on the base and after"),
-  timeout: z.number().positive().max(600).optional().describe("seconds (default 120)"),
-});
+const verifySchema = z.lazy(() =>
+  z.strictObject({
+    command: z.string().min(1).max(10_000).describe(
+      "shell command run as `sh -c` in the clean tree",
+    ),
+    tests: z.enum(TEST_FORMATS as [string, ...string[]]).optional()
+      .describe("output format of the suite (needed for failToPass/passToPass)"),
+    failToPass: testIds.optional().describe("tests that must fail on the base and pass after"),
+    passToPass: testIds.optional().describe("tests that must pass on the base and after"),
+    timeout: z.number().positive().max(600).optional().describe("seconds (default 120)"),
+  })
+);
 
 /** The zod schema of one line of a tasks file. */
-export const batchTaskSchema = z.strictObject({
-  id: id.describe("the task id; predictions name it as instance_id"),
-  repo: z.string().min(1).max(4096)
-    .describe("the repository directory (relative to the tasks file's directory)"),
-  base: z.string().min(1).max(256).describe("base commit (or revision) the patches apply to"),
-  verify: verifySchema.optional(),
-  contract: contractFileSchema.optional().describe("an outcome contract, instead of verify"),
-  testPatch: z.string().max(10_000_000).optional()
-    .describe("applied on top of the base before everything; its paths are protected"),
-  allow: globs.optional().describe("paths a patch may touch (default: all)"),
-  forbid: globs.optional().describe("paths a patch may not touch (added to the defaults)"),
-}).refine((t) => (t.verify === undefined) !== (t.contract === undefined), {
-  message: "give exactly one of verify and contract",
-});
+export const batchTaskSchema = z.lazy(() =>
+  z.strictObject({
+    id: id.unwrap().describe("the task id; predictions name it as instance_id"),
+    repo: z.string().min(1).max(4096)
+      .describe("the repository directory (relative to the tasks file's directory)"),
+    base: z.string().min(1).max(256).describe("base commit (or revision) the patches apply to"),
+    verify: verifySchema.optional(),
+    contract: contractFileSchema.optional().describe("an outcome contract, instead of verify"),
+    testPatch: z.string().max(10_000_000).optional()
+      .describe("applied on top of the base before everything; its paths are protected"),
+    allow: globs.optional().describe("paths a patch may touch (default: all)"),
+    forbid: globs.optional().describe("paths a patch may not touch (added to the defaults)"),
+  }).refine((t) => (t.verify === undefined) !== (t.contract === undefined), {
+    message: "give exactly one of verify and contract",
+  })
+);
 
 /** `verify` of a task line: one test command with SWE-bench's test lists. */
 export interface BatchTaskVerify {
@@ -79,12 +85,14 @@ export interface BatchTaskLine {
 }
 
 /** The zod schema of one prediction, SWE-bench's format (extra keys are kept out, not refused). */
-export const predictionSchema = z.object({
-  instance_id: id,
-  model_name_or_path: z.string().max(1000).default("unknown"),
-  model_patch: z.string().max(50_000_000).nullable().default(null)
-    .describe("the patch (git diff); empty or null is an empty patch"),
-});
+export const predictionSchema = z.lazy(() =>
+  z.object({
+    instance_id: id,
+    model_name_or_path: z.string().max(1000).default("unknown"),
+    model_patch: z.string().max(50_000_000).nullable().default(null)
+      .describe("the patch (git diff); empty or null is an empty patch"),
+  })
+);
 
 /** One prediction. */
 export type Prediction = z.infer<typeof predictionSchema>;
@@ -126,47 +134,49 @@ export type CandidateReason =
   | "could_not_run"
   | "unknown_task";
 
-const listedStatus = z.enum(["passed", "failed", "skipped", "missing"]);
+const listedStatus = z.lazy(() => z.enum(["passed", "failed", "skipped", "missing"]));
 
 /** The zod schema of one judged candidate. */
-export const candidateRecordSchema = z.strictObject({
-  id: z.string().describe("instance_id, or instance_id@model when an instance has several"),
-  instance_id: z.string(),
-  model_name_or_path: z.string(),
-  key: z.string().describe("sha256 of task definition, base and patch digest (resume key)"),
-  patch_digest: z.string(),
-  base: z.string().describe("the resolved base commit (before any test patch)"),
-  status: z.enum(CANDIDATE_STATUSES),
-  reason: z.enum(CANDIDATE_REASONS),
-  reasons: z.array(z.string()).describe("vouch's detail codes"),
-  detail: z.string().describe("one line for humans"),
-  tests: z.array(z.strictObject({
-    id: z.string(),
-    list: z.enum(["failToPass", "passToPass"]),
-    before: listedStatus.nullable(),
-    after: listedStatus.nullable(),
-  })).describe("every listed test's status on the base and after the patch"),
-  artefacts: z.strictObject({
-    dir: z.string().nullable(),
-    log: z.string().nullable(),
-    verified_patch: z.string().nullable(),
-    attestation: z.string().nullable(),
-    test_output: z.string().optional()
-      .describe("the whole output of the candidate's checks (SWE-bench's test_output.txt)"),
-  }).describe("paths relative to the output directory"),
-  duration_s: z.number().nonnegative().optional()
-    .describe("wall-clock seconds judging took (junit.xml's time)"),
-  verdict: z.enum(FINAL_STATES).optional()
-    .describe(
-      "what `vouch verify` says of this candidate (the verdict table's key: its word and exit " +
-        "code); absent in records of older vouch (then read from status)",
-    ),
-  baseline_reused_from: z.string().min(1).max(300).optional()
-    .describe(
-      "the task id of the baseline run this candidate's verification reused (the task's one " +
-        "run, its receipts in the candidate's log); absent: it ran its own baseline, or none",
-    ),
-});
+export const candidateRecordSchema = z.lazy(() =>
+  z.strictObject({
+    id: z.string().describe("instance_id, or instance_id@model when an instance has several"),
+    instance_id: z.string(),
+    model_name_or_path: z.string(),
+    key: z.string().describe("sha256 of task definition, base and patch digest (resume key)"),
+    patch_digest: z.string(),
+    base: z.string().describe("the resolved base commit (before any test patch)"),
+    status: z.enum(CANDIDATE_STATUSES),
+    reason: z.enum(CANDIDATE_REASONS),
+    reasons: z.array(z.string()).describe("vouch's detail codes"),
+    detail: z.string().describe("one line for humans"),
+    tests: z.array(z.strictObject({
+      id: z.string(),
+      list: z.enum(["failToPass", "passToPass"]),
+      before: listedStatus.nullable(),
+      after: listedStatus.nullable(),
+    })).describe("every listed test's status on the base and after the patch"),
+    artefacts: z.strictObject({
+      dir: z.string().nullable(),
+      log: z.string().nullable(),
+      verified_patch: z.string().nullable(),
+      attestation: z.string().nullable(),
+      test_output: z.string().optional()
+        .describe("the whole output of the candidate's checks (SWE-bench's test_output.txt)"),
+    }).describe("paths relative to the output directory"),
+    duration_s: z.number().nonnegative().optional()
+      .describe("wall-clock seconds judging took (junit.xml's time)"),
+    verdict: z.enum(FINAL_STATES).optional()
+      .describe(
+        "what `vouch verify` says of this candidate (the verdict table's key: its word and exit " +
+          "code); absent in records of older vouch (then read from status)",
+      ),
+    baseline_reused_from: z.string().min(1).max(300).optional()
+      .describe(
+        "the task id of the baseline run this candidate's verification reused (the task's one " +
+          "run, its receipts in the candidate's log); absent: it ran its own baseline, or none",
+      ),
+  })
+);
 
 /** A listed test's status in one run. */
 export type ListedTestStatus = "passed" | "failed" | "skipped" | "missing";
@@ -222,56 +232,62 @@ export interface CandidateRecord extends KeyVerdict {
 }
 
 /** The zod schema of a stored verdict (`results/<key>.json`: a record without its prediction's names). */
-export const keyVerdictSchema = candidateRecordSchema.omit({
-  id: true,
-  instance_id: true,
-  model_name_or_path: true,
-});
+export const keyVerdictSchema = z.lazy(() =>
+  candidateRecordSchema.unwrap().omit({
+    id: true,
+    instance_id: true,
+    model_name_or_path: true,
+  })
+);
 
 /** The zod schema of a report's seal. */
-export const reportSealSchema = z.strictObject({
-  key_id: z.string().describe("the fleet key's id"),
-  mac: z.string().regex(/^[0-9a-f]{64}$/)
-    .describe("HMAC-SHA-256 over the report's canonical JSON without `seal`"),
-});
+export const reportSealSchema = z.lazy(() =>
+  z.strictObject({
+    key_id: z.string().describe("the fleet key's id"),
+    mac: z.string().regex(/^[0-9a-f]{64}$/)
+      .describe("HMAC-SHA-256 over the report's canonical JSON without `seal`"),
+  })
+);
 
 /** The zod schema of the report (SWE-bench's run-report keys plus vouch's per-candidate records). */
-export const batchReportSchema = z.strictObject({
-  schema_version: z.literal(2).describe("SWE-bench's run-report schema version"),
-  vouch_batch_report: z.literal(1),
-  total_instances: z.number().int(),
-  submitted_instances: z.number().int(),
-  completed_instances: z.number().int(),
-  resolved_instances: z.number().int(),
-  unresolved_instances: z.number().int(),
-  empty_patch_instances: z.number().int(),
-  error_instances: z.number().int(),
-  completed_ids: z.array(z.string()),
-  incomplete_ids: z.array(z.string()),
-  empty_patch_ids: z.array(z.string()),
-  submitted_ids: z.array(z.string()),
-  resolved_ids: z.array(z.string()),
-  unresolved_ids: z.array(z.string()),
-  error_ids: z.array(z.string()),
-  failure_reasons: z.record(z.string(), z.string())
-    .describe("every candidate not resolved: its reason word and detail line"),
-  infra_failure_ids: z.array(z.string())
-    .describe("candidates that could not run (sandbox, setup, a check that cannot start)"),
-  ambiguous_failure_ids: z.array(z.string())
-    .describe("failures not clearly the patch's: an invalid contract or an inconclusive run"),
-  input: z.strictObject({
-    tasks: z.string().describe("sha256 of the task definitions"),
-    predictions: z.string().describe("sha256 of the predictions"),
-    task_ids: z.array(z.string()),
-    candidate_ids: z.array(z.string()),
-    unpredicted_task_ids: z.array(z.string()).describe("tasks no prediction names"),
-  }),
-  shard: z.strictObject({ index: z.number().int(), count: z.number().int() }).nullable(),
-  reasons: z.record(z.string(), z.number().int()).describe("candidates per reason"),
-  candidates: z.array(candidateRecordSchema),
-  seal: reportSealSchema.optional()
-    .describe("the fleet key's MAC over the rest of the report (`vouch batch merge` checks it)"),
-});
+export const batchReportSchema = z.lazy(() =>
+  z.strictObject({
+    schema_version: z.literal(2).describe("SWE-bench's run-report schema version"),
+    vouch_batch_report: z.literal(1),
+    total_instances: z.number().int(),
+    submitted_instances: z.number().int(),
+    completed_instances: z.number().int(),
+    resolved_instances: z.number().int(),
+    unresolved_instances: z.number().int(),
+    empty_patch_instances: z.number().int(),
+    error_instances: z.number().int(),
+    completed_ids: z.array(z.string()),
+    incomplete_ids: z.array(z.string()),
+    empty_patch_ids: z.array(z.string()),
+    submitted_ids: z.array(z.string()),
+    resolved_ids: z.array(z.string()),
+    unresolved_ids: z.array(z.string()),
+    error_ids: z.array(z.string()),
+    failure_reasons: z.record(z.string(), z.string())
+      .describe("every candidate not resolved: its reason word and detail line"),
+    infra_failure_ids: z.array(z.string())
+      .describe("candidates that could not run (sandbox, setup, a check that cannot start)"),
+    ambiguous_failure_ids: z.array(z.string())
+      .describe("failures not clearly the patch's: an invalid contract or an inconclusive run"),
+    input: z.strictObject({
+      tasks: z.string().describe("sha256 of the task definitions"),
+      predictions: z.string().describe("sha256 of the predictions"),
+      task_ids: z.array(z.string()),
+      candidate_ids: z.array(z.string()),
+      unpredicted_task_ids: z.array(z.string()).describe("tasks no prediction names"),
+    }),
+    shard: z.strictObject({ index: z.number().int(), count: z.number().int() }).nullable(),
+    reasons: z.record(z.string(), z.number().int()).describe("candidates per reason"),
+    candidates: z.array(candidateRecordSchema),
+    seal: reportSealSchema.optional()
+      .describe("the fleet key's MAC over the rest of the report (`vouch batch merge` checks it)"),
+  })
+);
 
 /** A report's seal. */
 export interface ReportSeal {

@@ -16,157 +16,171 @@ import type {
 } from "../../kernel/bundle/types.ts";
 
 /** `sha256:` followed by 64 lower-case hex digits. */
-export const Sha256DigestSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, {
-  message: "digest must be sha256: followed by 64 lower-case hex digits",
-});
+export const Sha256DigestSchema = z.lazy(() =>
+  z.string().regex(/^sha256:[0-9a-f]{64}$/, {
+    message: "digest must be sha256: followed by 64 lower-case hex digits",
+  })
+);
 
-const Id = z.string().min(1).max(256);
-const Text = z.string().max(65536);
-const Glob = z.string().min(1).max(4096);
-const Locator = z.string().min(1).max(4096);
+const Id = z.lazy(() => z.string().min(1).max(256));
+const Text = z.lazy(() => z.string().max(65536));
+const Glob = z.lazy(() => z.string().min(1).max(4096));
+const Locator = z.lazy(() => z.string().min(1).max(4096));
 
 /** The WorkUnit: verifier-owned authority over what a candidate may touch. */
-export const WorkUnitSchema = z.strictObject({
-  schema_version: z.literal("0.1"),
-  id: Id,
-  version: Id,
-  kind: z.enum([
-    "coding",
-    "testing",
-    "research",
-    "review",
-    "integration",
-    "documentation",
-    "governance",
-    "other",
-  ]),
-  objective: Text,
-  inputs: z.array(z.strictObject({
+export const WorkUnitSchema = z.lazy(() =>
+  z.strictObject({
+    schema_version: z.literal("0.1"),
+    id: Id,
+    version: Id,
+    kind: z.enum([
+      "coding",
+      "testing",
+      "research",
+      "review",
+      "integration",
+      "documentation",
+      "governance",
+      "other",
+    ]),
+    objective: Text,
+    inputs: z.array(z.strictObject({
+      id: Id,
+      type: Id,
+      locator: Locator,
+      digest: Sha256DigestSchema.optional(),
+    })).max(1024).optional(),
+    outputs: z.array(z.strictObject({
+      id: Id,
+      type: Id,
+      description: Text.optional(),
+    })).max(1024).optional(),
+    dependencies: z.array(z.strictObject({
+      work_unit_id: Id,
+      relationship: z.enum(["requires", "blocks", "informs", "validates", "derived_from"]),
+    })).max(1024).optional(),
+    uncertainty: z.array(z.strictObject({
+      statement: Text,
+      confidence: z.number().min(0).max(1).optional(),
+    })).max(1024).optional(),
+    constraints: z.strictObject({
+      allowed_paths: z.array(Glob).max(1024),
+      forbidden_paths: z.array(Glob).max(1024),
+      policies: z.array(Text).max(1024).optional(),
+    }),
+    permissions: z.strictObject({
+      network: z.enum(["none", "allowlist", "unrestricted"]),
+      network_allowlist: z.array(Text).max(1024).optional(),
+      filesystem_write: z.array(Glob).max(1024),
+      secrets: z.array(Text).max(1024).optional(),
+      process_execution: z.boolean().optional(),
+    }),
+    validators: z.array(z.strictObject({
+      id: Id,
+      type: Id,
+      required: z.boolean(),
+      command: z.array(Text).max(1024).optional(),
+    })).max(256),
+    evidence_requirements: z.array(z.strictObject({ type: Id, required: z.boolean() })).max(256)
+      .optional(),
+    budget: z.strictObject({
+      wall_seconds: z.number().min(0).optional(),
+      compute_units: z.number().min(0).optional(),
+      human_minutes: z.number().min(0).optional(),
+      tokens: z.int().min(0).optional(),
+    }).optional(),
+    failure_semantics: z.strictObject({
+      retryable: z.boolean(),
+      max_attempts: z.int().min(1).max(1000),
+      on_failure: z.enum(["stop", "retry", "replan", "escalate", "continue_degraded"]),
+    }).optional(),
+    provenance: z.strictObject({
+      created_by: Id,
+      creator_type: Id.optional(),
+      source: Text.optional(),
+    }).optional(),
+  })
+);
+
+const DeclaredArtifactSchema = z.lazy(() =>
+  z.strictObject({
     id: Id,
     type: Id,
     locator: Locator,
-    digest: Sha256DigestSchema.optional(),
-  })).max(1024).optional(),
-  outputs: z.array(z.strictObject({
-    id: Id,
-    type: Id,
-    description: Text.optional(),
-  })).max(1024).optional(),
-  dependencies: z.array(z.strictObject({
-    work_unit_id: Id,
-    relationship: z.enum(["requires", "blocks", "informs", "validates", "derived_from"]),
-  })).max(1024).optional(),
-  uncertainty: z.array(z.strictObject({
-    statement: Text,
-    confidence: z.number().min(0).max(1).optional(),
-  })).max(1024).optional(),
-  constraints: z.strictObject({
-    allowed_paths: z.array(Glob).max(1024),
-    forbidden_paths: z.array(Glob).max(1024),
-    policies: z.array(Text).max(1024).optional(),
-  }),
-  permissions: z.strictObject({
-    network: z.enum(["none", "allowlist", "unrestricted"]),
-    network_allowlist: z.array(Text).max(1024).optional(),
-    filesystem_write: z.array(Glob).max(1024),
-    secrets: z.array(Text).max(1024).optional(),
-    process_execution: z.boolean().optional(),
-  }),
-  validators: z.array(z.strictObject({
-    id: Id,
-    type: Id,
-    required: z.boolean(),
-    command: z.array(Text).max(1024).optional(),
-  })).max(256),
-  evidence_requirements: z.array(z.strictObject({ type: Id, required: z.boolean() })).max(256)
-    .optional(),
-  budget: z.strictObject({
-    wall_seconds: z.number().min(0).optional(),
-    compute_units: z.number().min(0).optional(),
-    human_minutes: z.number().min(0).optional(),
-    tokens: z.int().min(0).optional(),
-  }).optional(),
-  failure_semantics: z.strictObject({
-    retryable: z.boolean(),
-    max_attempts: z.int().min(1).max(1000),
-    on_failure: z.enum(["stop", "retry", "replan", "escalate", "continue_degraded"]),
-  }).optional(),
-  provenance: z.strictObject({
-    created_by: Id,
-    creator_type: Id.optional(),
-    source: Text.optional(),
-  }).optional(),
-});
+    digest: Sha256DigestSchema,
+  })
+);
 
-const DeclaredArtifactSchema = z.strictObject({
-  id: Id,
-  type: Id,
-  locator: Locator,
-  digest: Sha256DigestSchema,
-});
-
-const DeclaredLogSchema = z.strictObject({
-  type: z.enum(["stdout", "stderr", "trace", "tool_calls"]),
-  locator: Locator,
-  digest: Sha256DigestSchema,
-});
+const DeclaredLogSchema = z.lazy(() =>
+  z.strictObject({
+    type: z.enum(["stdout", "stderr", "trace", "tool_calls"]),
+    locator: Locator,
+    digest: Sha256DigestSchema,
+  })
+);
 
 /** The ResultManifest: a worker's self-report, every field a claim. */
-export const ResultManifestSchema = z.strictObject({
-  schema_version: z.literal("0.1"),
-  id: Id,
-  work_unit_id: Id,
-  work_unit_version: Id,
-  attempt: z.int().min(1).max(1_000_000),
-  worker: z.strictObject({
+export const ResultManifestSchema = z.lazy(() =>
+  z.strictObject({
+    schema_version: z.literal("0.1"),
     id: Id,
-    type: Id,
-    adapter: Id,
-    adapter_version: Id.optional(),
-    model: Id.optional(),
-  }),
-  status: z.enum(["succeeded", "failed", "error", "timeout", "cancelled"]),
-  started_at: Id.optional(),
-  finished_at: Id.optional(),
-  produced_artifacts: z.array(DeclaredArtifactSchema).max(256),
-  logs: z.array(DeclaredLogSchema).max(256),
-  metrics: z.record(Id, z.number()).optional(),
-  resources: z.record(Id, z.number()).optional(),
-  self_report: z.strictObject({
-    summary: Text,
-    claims: z.array(Text).max(256).optional(),
-    confidence: z.strictObject({ value: z.number().min(0).max(1), meaning: Text.optional() })
-      .optional(),
-  }).optional(),
-  provenance: z.strictObject({
+    work_unit_id: Id,
+    work_unit_version: Id,
+    attempt: z.int().min(1).max(1_000_000),
+    worker: z.strictObject({
+      id: Id,
+      type: Id,
+      adapter: Id,
+      adapter_version: Id.optional(),
+      model: Id.optional(),
+    }),
+    status: z.enum(["succeeded", "failed", "error", "timeout", "cancelled"]),
+    started_at: Id.optional(),
+    finished_at: Id.optional(),
+    produced_artifacts: z.array(DeclaredArtifactSchema).max(256),
+    logs: z.array(DeclaredLogSchema).max(256),
+    metrics: z.record(Id, z.number()).optional(),
+    resources: z.record(Id, z.number()).optional(),
+    self_report: z.strictObject({
+      summary: Text,
+      claims: z.array(Text).max(256).optional(),
+      confidence: z.strictObject({ value: z.number().min(0).max(1), meaning: Text.optional() })
+        .optional(),
+    }).optional(),
+    provenance: z.strictObject({
+      work_unit_digest: Sha256DigestSchema,
+      source_revision: Id.optional(),
+      worker_config_digest: Sha256DigestSchema.optional(),
+      environment: Text.optional(),
+    }),
+    verification_request: z.strictObject({
+      expected_validator_ids: z.array(Id).max(256),
+      evidence_artifact_ids: z.array(Id).max(256).optional(),
+    }),
+    changed_paths: z.array(Locator).max(100_000).optional(),
+    policy_violation_count: z.int().min(0).optional(),
+  })
+);
+
+const PolicySchema = z.lazy(() =>
+  z.strictObject({
+    require_plan_outside_candidate_root: z.literal(true),
+    require_output_outside_candidate_root: z.literal(true),
+    require_verifier_distinct_from_worker: z.literal(true),
+  })
+);
+
+const BindingSchema = z.lazy(() =>
+  z.strictObject({
+    work_unit_id: Id,
+    work_unit_version: Id,
     work_unit_digest: Sha256DigestSchema,
     source_revision: Id.optional(),
-    worker_config_digest: Sha256DigestSchema.optional(),
-    environment: Text.optional(),
-  }),
-  verification_request: z.strictObject({
-    expected_validator_ids: z.array(Id).max(256),
-    evidence_artifact_ids: z.array(Id).max(256).optional(),
-  }),
-  changed_paths: z.array(Locator).max(100_000).optional(),
-  policy_violation_count: z.int().min(0).optional(),
-});
-
-const PolicySchema = z.strictObject({
-  require_plan_outside_candidate_root: z.literal(true),
-  require_output_outside_candidate_root: z.literal(true),
-  require_verifier_distinct_from_worker: z.literal(true),
-});
-
-const BindingSchema = z.strictObject({
-  work_unit_id: Id,
-  work_unit_version: Id,
-  work_unit_digest: Sha256DigestSchema,
-  source_revision: Id.optional(),
-});
+  })
+);
 
 /** A byte cap: a positive integer no larger than 1 GiB. */
-const ByteCap = z.int().min(1).max(1024 * 1024 * 1024);
+const ByteCap = z.lazy(() => z.int().min(1).max(1024 * 1024 * 1024));
 
 /** A JSON value (what `required_json` may hold). */
 const JsonValueSchema: z.ZodType<unknown> = z.lazy(() =>
@@ -199,106 +213,114 @@ function systemVerifier<A extends string>(adapter: A) {
 }
 
 /** EvaluatorPlan v0.1: deterministic exact-JSON backend. */
-export const EvaluatorPlanV01Schema = z.strictObject({
-  schema_version: z.literal("0.1"),
-  ...PLAN_HEAD,
-  verifier: systemVerifier("deterministic-json-verifier"),
-  required_validator_ids: z.array(Id).max(256),
-  candidate_artifact_id: Id,
-  allowed_files: z.array(Locator).max(1024),
-  max_candidate_bytes: ByteCap,
-  required_json: JsonValueSchema,
-  policy: PolicySchema,
-});
+export const EvaluatorPlanV01Schema = z.lazy(() =>
+  z.strictObject({
+    schema_version: z.literal("0.1"),
+    ...PLAN_HEAD,
+    verifier: systemVerifier("deterministic-json-verifier"),
+    required_validator_ids: z.array(Id).max(256),
+    candidate_artifact_id: Id,
+    allowed_files: z.array(Locator).max(1024),
+    max_candidate_bytes: ByteCap,
+    required_json: JsonValueSchema,
+    policy: PolicySchema,
+  })
+);
 
 /** EvaluatorPlan v0.2: deterministic unified_diff backend. */
-export const EvaluatorPlanV02Schema = z.strictObject({
-  schema_version: z.literal("0.2"),
-  ...PLAN_HEAD,
-  verifier: systemVerifier("deterministic-patch-verifier"),
-  required_validator_ids: z.array(Id).max(256),
-  candidate_artifact_id: Id,
-  backend: z.strictObject({
-    type: z.literal("unified_diff"),
-    max_candidate_bytes: ByteCap,
-    max_log_bytes: ByteCap,
-    required_added_text: z.array(z.string().max(65536)).max(1024),
-    require_nonempty_patch: z.literal(true),
-    verify_log_digests: z.literal(true),
-  }),
-  policy: PolicySchema,
-});
+export const EvaluatorPlanV02Schema = z.lazy(() =>
+  z.strictObject({
+    schema_version: z.literal("0.2"),
+    ...PLAN_HEAD,
+    verifier: systemVerifier("deterministic-patch-verifier"),
+    required_validator_ids: z.array(Id).max(256),
+    candidate_artifact_id: Id,
+    backend: z.strictObject({
+      type: z.literal("unified_diff"),
+      max_candidate_bytes: ByteCap,
+      max_log_bytes: ByteCap,
+      required_added_text: z.array(z.string().max(65536)).max(1024),
+      require_nonempty_patch: z.literal(true),
+      verify_log_digests: z.literal(true),
+    }),
+    policy: PolicySchema,
+  })
+);
 
 /** Either EvaluatorPlan version, told apart by `schema_version`. */
-export const EvaluatorPlanSchema = z.discriminatedUnion("schema_version", [
-  EvaluatorPlanV01Schema,
-  EvaluatorPlanV02Schema,
-]);
+export const EvaluatorPlanSchema = z.lazy(() =>
+  z.discriminatedUnion("schema_version", [
+    EvaluatorPlanV01Schema,
+    EvaluatorPlanV02Schema,
+  ])
+);
 
 const NullableDigest = Sha256DigestSchema.nullable();
 
 /** The VerificationResult the evaluator emits (and the CLI parent re-validates). */
-export const VerificationResultSchema = z.strictObject({
-  schema_version: z.literal("0.1"),
-  result_manifest_id: Id.nullable(),
-  work_unit_id: Id.nullable(),
-  work_unit_version: Id.nullable(),
-  attempt: z.int().min(1).nullable(),
-  verifier: z.strictObject({
-    id: Id,
-    type: z.literal("system"),
-    adapter: Id,
-    version: Id,
-  }),
-  independence: z.strictObject({
-    independent_from_worker: z.boolean(),
-    worker_id_observed: Id.nullable(),
-  }),
-  status: z.enum(["passed", "failed", "inconclusive"]),
-  checks: z.array(z.strictObject({
-    id: Id,
-    type: Id,
-    required: z.boolean(),
+export const VerificationResultSchema = z.lazy(() =>
+  z.strictObject({
+    schema_version: z.literal("0.1"),
+    result_manifest_id: Id.nullable(),
+    work_unit_id: Id.nullable(),
+    work_unit_version: Id.nullable(),
+    attempt: z.int().min(1).nullable(),
+    verifier: z.strictObject({
+      id: Id,
+      type: z.literal("system"),
+      adapter: Id,
+      version: Id,
+    }),
+    independence: z.strictObject({
+      independent_from_worker: z.boolean(),
+      worker_id_observed: Id.nullable(),
+    }),
     status: z.enum(["passed", "failed", "inconclusive"]),
-    summary: Text,
-    evidence_ids: z.array(Id),
-    diagnostics: z.array(z.strictObject({
+    checks: z.array(z.strictObject({
+      id: Id,
+      type: Id,
+      required: z.boolean(),
+      status: z.enum(["passed", "failed", "inconclusive"]),
+      summary: Text,
+      evidence_ids: z.array(Id),
+      diagnostics: z.array(z.strictObject({
+        code: Id,
+        detail: Text,
+        path: z.string().optional(),
+      })),
+    })),
+    evidence: z.array(z.strictObject({
+      id: Id,
+      type: Id,
+      locator: Locator,
+      digest: Sha256DigestSchema,
+    })),
+    findings: z.array(z.strictObject({
+      severity: z.enum(["info", "low", "medium", "high", "critical"]),
+      category: z.enum(["correctness", "scope", "provenance", "integrity", "policy", "schema"]),
       code: Id,
-      detail: Text,
+      summary: Text,
       path: z.string().optional(),
     })),
-  })),
-  evidence: z.array(z.strictObject({
-    id: Id,
-    type: Id,
-    locator: Locator,
-    digest: Sha256DigestSchema,
-  })),
-  findings: z.array(z.strictObject({
-    severity: z.enum(["info", "low", "medium", "high", "critical"]),
-    category: z.enum(["correctness", "scope", "provenance", "integrity", "policy", "schema"]),
-    code: Id,
-    summary: Text,
-    path: z.string().optional(),
-  })),
-  provenance: z.strictObject({
-    result_manifest_digest: NullableDigest,
-    work_unit_digest: NullableDigest,
-    source_revision: Id.nullable(),
-    verifier_config_digest: NullableDigest,
-  }),
-  decision_support: z.strictObject({
-    recommendation: z.enum([
-      "accept_candidate",
-      "reject_candidate",
-      "escalate",
-      "insufficient_evidence",
-    ]),
-    confidence: z.enum(["high", "medium", "low"]),
-    rationale: Text,
-    reason_codes: z.array(Id),
-  }),
-});
+    provenance: z.strictObject({
+      result_manifest_digest: NullableDigest,
+      work_unit_digest: NullableDigest,
+      source_revision: Id.nullable(),
+      verifier_config_digest: NullableDigest,
+    }),
+    decision_support: z.strictObject({
+      recommendation: z.enum([
+        "accept_candidate",
+        "reject_candidate",
+        "escalate",
+        "insufficient_evidence",
+      ]),
+      confidence: z.enum(["high", "medium", "low"]),
+      rationale: Text,
+      reason_codes: z.array(Id),
+    }),
+  })
+);
 
 // Compile-time proof that validated values are the kernel's plain types.
 type Assignable<A, B> = [A] extends [B] ? true : false;

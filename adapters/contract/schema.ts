@@ -23,68 +23,82 @@ export const MAX_SETUP_TIMEOUT_SECS = 3600;
 
 const noNul = (s: string) => !s.includes("\0");
 
-const runSchema = z.union([
-  z.string().min(1).max(10_000).refine(noNul, "must not contain NUL"),
-  z.array(z.string().max(10_000).refine(noNul, "must not contain NUL")).min(1).max(1000)
-    .refine((a) => (a[0] ?? "x").length > 0, "program must not be empty"),
-]).describe("argv array (spawned directly) or shell string (run as `sh -c`)");
+const runSchema = z.lazy(() =>
+  z.union([
+    z.string().min(1).max(10_000).refine(noNul, "must not contain NUL"),
+    z.array(z.string().max(10_000).refine(noNul, "must not contain NUL")).min(1).max(1000)
+      .refine((a) => (a[0] ?? "x").length > 0, "program must not be empty"),
+  ]).describe("argv array (spawned directly) or shell string (run as `sh -c`)")
+);
 
-const expectSchema = z.strictObject({
-  exitZero: z.boolean().optional().describe("the command must exit 0 (default true)"),
-  outputContains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional()
-    .describe(
-      "substring(s) of stdout or stderr; `$json:<pointer>=<json>` compares a JSON value on stdout",
+const expectSchema = z.lazy(() =>
+  z.strictObject({
+    exitZero: z.boolean().optional().describe("the command must exit 0 (default true)"),
+    outputContains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional()
+      .describe(
+        "substring(s) of stdout or stderr; `$json:<pointer>=<json>` compares a JSON value on stdout",
+      ),
+  })
+);
+
+const differentialSchema = z.lazy(() =>
+  z.strictObject({
+    against: z.string().min(1).describe("name of a `baseline: true` check"),
+    expect: z.union([
+      z.literal("changed"),
+      z.literal("unchanged"),
+      z.strictObject({
+        deltaWithin: z.tuple([z.number().nullable(), z.number().nullable()])
+          .describe("[min, max] of after - before; null = unbounded"),
+      }),
+    ]),
+  })
+);
+
+const testListSchema = z.lazy(() =>
+  z.array(z.string().min(1).max(2000).refine(noNul, "must not contain NUL"))
+    .max(100_000)
+);
+
+const checkSchema = z.lazy(() =>
+  z.strictObject({
+    // deno-lint-ignore no-control-regex
+    name: z.string().min(1).max(100).regex(/^[^\x00-\x1f]+$/, "must be printable"),
+    run: runSchema,
+    expect: expectSchema.optional(),
+    timeout: z.number().positive().max(MAX_CHECK_TIMEOUT_SECS).optional()
+      .describe(
+        `seconds (default ${DEFAULT_CHECK_TIMEOUT_SECS}, at most ${MAX_CHECK_TIMEOUT_SECS})`,
+      ),
+    baseline: z.boolean().optional().describe("capture-only: run on the unmodified tree"),
+    differential: differentialSchema.optional(),
+    tests: z.enum(TEST_FORMATS).optional()
+      .describe(
+        "parse failing tests; exit!=0 without failures or exit 0 without tests is inconclusive",
+      ),
+    failToPass: testListSchema.optional().describe(
+      "test ids that must fail on the base and pass after the change (needs tests; SWE-bench FAIL_TO_PASS)",
     ),
-});
-
-const differentialSchema = z.strictObject({
-  against: z.string().min(1).describe("name of a `baseline: true` check"),
-  expect: z.union([
-    z.literal("changed"),
-    z.literal("unchanged"),
-    z.strictObject({
-      deltaWithin: z.tuple([z.number().nullable(), z.number().nullable()])
-        .describe("[min, max] of after - before; null = unbounded"),
-    }),
-  ]),
-});
-
-const testListSchema = z.array(z.string().min(1).max(2000).refine(noNul, "must not contain NUL"))
-  .max(100_000);
-
-const checkSchema = z.strictObject({
-  // deno-lint-ignore no-control-regex
-  name: z.string().min(1).max(100).regex(/^[^\x00-\x1f]+$/, "must be printable"),
-  run: runSchema,
-  expect: expectSchema.optional(),
-  timeout: z.number().positive().max(MAX_CHECK_TIMEOUT_SECS).optional()
-    .describe(`seconds (default ${DEFAULT_CHECK_TIMEOUT_SECS}, at most ${MAX_CHECK_TIMEOUT_SECS})`),
-  baseline: z.boolean().optional().describe("capture-only: run on the unmodified tree"),
-  differential: differentialSchema.optional(),
-  tests: z.enum(TEST_FORMATS).optional()
-    .describe(
-      "parse failing tests; exit!=0 without failures or exit 0 without tests is inconclusive",
+    passToPass: testListSchema.optional().describe(
+      "test ids that must pass on the base and after the change (needs tests; SWE-bench PASS_TO_PASS)",
     ),
-  failToPass: testListSchema.optional().describe(
-    "test ids that must fail on the base and pass after the change (needs tests; SWE-bench FAIL_TO_PASS)",
-  ),
-  passToPass: testListSchema.optional().describe(
-    "test ids that must pass on the base and after the change (needs tests; SWE-bench PASS_TO_PASS)",
-  ),
-});
+  })
+);
 
-const setupSchema = z.strictObject({
-  commands: z.array(runSchema).min(1).max(50)
-    .describe("run in order in the clean tree before the baseline and before each verification"),
-  timeout: z.number().positive().max(MAX_SETUP_TIMEOUT_SECS).optional()
-    .describe(
-      `seconds per command (default ${DEFAULT_SETUP_TIMEOUT_SECS}, at most ${MAX_SETUP_TIMEOUT_SECS})`,
-    ),
-  network: z.enum(["deny", "allow"]).optional()
-    .describe(
-      "allow: setup needs the network (e.g. npm ci); also needs --allow-setup-network (default deny)",
-    ),
-}).describe("dependency installation in the clean tree (e.g. npm ci); recorded with receipts");
+const setupSchema = z.lazy(() =>
+  z.strictObject({
+    commands: z.array(runSchema).min(1).max(50)
+      .describe("run in order in the clean tree before the baseline and before each verification"),
+    timeout: z.number().positive().max(MAX_SETUP_TIMEOUT_SECS).optional()
+      .describe(
+        `seconds per command (default ${DEFAULT_SETUP_TIMEOUT_SECS}, at most ${MAX_SETUP_TIMEOUT_SECS})`,
+      ),
+    network: z.enum(["deny", "allow"]).optional()
+      .describe(
+        "allow: setup needs the network (e.g. npm ci); also needs --allow-setup-network (default deny)",
+      ),
+  }).describe("dependency installation in the clean tree (e.g. npm ci); recorded with receipts")
+);
 
 const limitSchema = (max: number, what: string) =>
   z.number().int().positive().max(max).optional().describe(what);
@@ -105,33 +119,37 @@ const limitsSchema = (who: "check" | "agent") =>
     ),
   });
 
-const sandboxSchema = z.strictObject({
-  readOnly: z.array(
-    z.string().min(2).max(4096).refine((p) => p.startsWith("/"), "must be an absolute path")
-      .refine(noNul, "must not contain NUL"),
-  ).max(100).optional()
-    .describe("absolute paths outside the tree the checks need, mounted read-only"),
-  limits: limitsSchema("check").optional(),
-  agentLimits: limitsSchema("agent").optional(),
-}).describe("what the checks' sandbox must also show, and its limits (recorded in receipts)");
+const sandboxSchema = z.lazy(() =>
+  z.strictObject({
+    readOnly: z.array(
+      z.string().min(2).max(4096).refine((p) => p.startsWith("/"), "must be an absolute path")
+        .refine(noNul, "must not contain NUL"),
+    ).max(100).optional()
+      .describe("absolute paths outside the tree the checks need, mounted read-only"),
+    limits: limitsSchema("check").optional(),
+    agentLimits: limitsSchema("agent").optional(),
+  }).describe("what the checks' sandbox must also show, and its limits (recorded in receipts)")
+);
 
-const contractFileObject = z.strictObject({
-  $schema: z.string().optional(),
-  version: z.literal(1).optional(),
-  description: z.string().max(10_000).optional(),
-  checks: z.array(checkSchema).min(1).max(200),
-  protect: z.array(z.string().min(1).max(1000)).max(1000).optional()
-    .describe("globs of paths a patch may not touch"),
-  setup: setupSchema.optional(),
-  sandbox: sandboxSchema.optional(),
-  testsEditable: z.boolean().optional()
-    .describe(
-      "the patch may redefine the tests: a patch touching test files is graded against its " +
-        "own tests only (default false: also against the base's tests)",
-    ),
-}).superRefine((file, ctx) => {
-  for (const issue of contractIssues(file)) ctx.addIssue({ code: "custom", ...issue });
-});
+const contractFileObject = z.lazy(() =>
+  z.strictObject({
+    $schema: z.string().optional(),
+    version: z.literal(1).optional(),
+    description: z.string().max(10_000).optional(),
+    checks: z.array(checkSchema).min(1).max(200),
+    protect: z.array(z.string().min(1).max(1000)).max(1000).optional()
+      .describe("globs of paths a patch may not touch"),
+    setup: setupSchema.optional(),
+    sandbox: sandboxSchema.optional(),
+    testsEditable: z.boolean().optional()
+      .describe(
+        "the patch may redefine the tests: a patch touching test files is graded against its " +
+          "own tests only (default false: also against the base's tests)",
+      ),
+  }).superRefine((file, ctx) => {
+    for (const issue of contractIssues(file)) ctx.addIssue({ code: "custom", ...issue });
+  })
+);
 
 type CheckEntry = z.infer<typeof checkSchema>;
 

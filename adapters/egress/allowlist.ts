@@ -37,9 +37,11 @@ const HOST_NAME =
   /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 /** The zod schema of an `--egress-allow` value: `host`, `host:port`, `[v6]:port`, `*.domain`. */
-export const EgressEntrySchema = z.string().min(1).max(300).refine(
-  (s) => parseEntry(s, 443) !== null,
-  { message: "expected HOST or HOST:PORT (e.g. api.example.com, 127.0.0.1:8080, *.example.com)" },
+export const EgressEntrySchema = z.lazy(() =>
+  z.string().min(1).max(300).refine(
+    (s) => parseEntry(s, 443) !== null,
+    { message: "expected HOST or HOST:PORT (e.g. api.example.com, 127.0.0.1:8080, *.example.com)" },
+  )
 );
 
 function parseEntry(raw: string, defaultPort: number): EgressHost | null {

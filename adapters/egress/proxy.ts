@@ -82,18 +82,22 @@ export interface StartingEgressProxy extends EgressProxy {
 const MAX_RECORDS = 1000;
 
 /** A connection the helper refused or forwarded. */
-const Passage = z.object({
-  host: z.string().max(253),
-  port: z.number().int().min(1).max(65535),
-  method: z.string().max(16),
-}).strict();
+const Passage = z.lazy(() =>
+  z.object({
+    host: z.string().max(253),
+    port: z.number().int().min(1).max(65535),
+    method: z.string().max(16),
+  }).strict()
+);
 
-const Report = z.union([
-  z.object({ ready: z.literal(true) }).strict(),
-  z.object({ synced: z.number().int().nonnegative() }).strict(),
-  z.object({ refused: Passage }).strict(),
-  z.object({ forwarded: Passage }).strict(),
-]);
+const Report = z.lazy(() =>
+  z.union([
+    z.object({ ready: z.literal(true) }).strict(),
+    z.object({ synced: z.number().int().nonnegative() }).strict(),
+    z.object({ refused: Passage }).strict(),
+    z.object({ forwarded: Passage }).strict(),
+  ])
+);
 
 /**
  * The helper's profile: the agent's allowlisted root, the host network, and

@@ -29,12 +29,14 @@ export interface FleetKeyOptions {
   readonly create?: boolean;
 }
 
-const fleetKeyFileSchema = z.strictObject({
-  v: z.literal(1),
-  type: z.literal("vouch-fleet-hmac-sha256"),
-  created: z.string(),
-  key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
-});
+const fleetKeyFileSchema = z.lazy(() =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("vouch-fleet-hmac-sha256"),
+    created: z.string(),
+    key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
+  })
+);
 
 /**
  * Where the fleet key lives: `file` when given, else `fleet.hmac.json` in the key store.

@@ -27,13 +27,15 @@ export interface MacKeyOptions {
   readonly create?: boolean;
 }
 
-const KeyFileSchema = z.strictObject({
-  v: z.literal(1),
-  type: z.literal("vouch-hmac-sha256"),
-  created: z.string(),
-  repo: z.string(),
-  key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
-});
+const KeyFileSchema = z.lazy(() =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("vouch-hmac-sha256"),
+    created: z.string(),
+    repo: z.string(),
+    key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
+  })
+);
 
 /** Path of the MAC key for a repository (`VOUCH_KEY_FILE` wins). */
 export function macKeyPath(repoRoot: string, env: KeyEnv): string {

@@ -29,14 +29,16 @@ export interface PublicKey {
   readonly cryptoKey: CryptoKey;
 }
 
-const SigningFileSchema = z.strictObject({
-  v: z.literal(1),
-  type: z.literal("vouch-ed25519"),
-  created: z.string(),
-  repo: z.string(),
-  pkcs8: z.string().regex(/^[A-Za-z0-9+/=]+$/),
-  spki: z.string().regex(/^[A-Za-z0-9+/=]+$/),
-});
+const SigningFileSchema = z.lazy(() =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("vouch-ed25519"),
+    created: z.string(),
+    repo: z.string(),
+    pkcs8: z.string().regex(/^[A-Za-z0-9+/=]+$/),
+    spki: z.string().regex(/^[A-Za-z0-9+/=]+$/),
+  })
+);
 
 function pem(der: Uint8Array): string {
   const b64 = Buffer.from(der).toString("base64");

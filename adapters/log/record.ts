@@ -70,17 +70,19 @@ export interface RecordInput {
  * `prev`) and runs this schema only to word the error of a line that fails; a
  * property test pins that every line passing the hand checks passes this schema.
  */
-export const LogRecordSchema: BoundarySchema<LogRecord> = z.object({
-  v: z.literal(1),
-  seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-  ts: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  task: z.string().nullable(),
-  kind: z.string(),
-  // The body is checked for JSON-ness by canonical re-serialisation below.
-  body: z.custom<JsonValue>((v) => v !== undefined),
-  prev: z.string(),
-  hash: z.string(),
-});
+export const LogRecordSchema: BoundarySchema<LogRecord> = z.lazy(() =>
+  z.object({
+    v: z.literal(1),
+    seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    ts: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    task: z.string().nullable(),
+    kind: z.string(),
+    // The body is checked for JSON-ness by canonical re-serialisation below.
+    body: z.custom<JsonValue>((v) => v !== undefined),
+    prev: z.string(),
+    hash: z.string(),
+  })
+);
 
 const encoder = new TextEncoder();
 

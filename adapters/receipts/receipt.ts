@@ -113,34 +113,36 @@ export interface ToolReceipt extends ToolReceiptBody {
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
-const ms = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const stream = z.strictObject({ digest: z.string().regex(DIGEST), bytes: ms });
+const ms = z.lazy(() => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER));
+const stream = z.lazy(() => z.strictObject({ digest: z.string().regex(DIGEST), bytes: ms }));
 
 /** zod schema of a receipt read from outside (log records, files). */
-export const ToolReceiptSchema: z.ZodType<ToolReceipt> = z.strictObject({
-  v: z.literal(1),
-  task: z.string().min(1).max(200),
-  tool: z.string().min(1).max(200),
-  argvDigest: z.string().regex(DIGEST),
-  cwd: z.string().max(4096),
-  sandboxProfile: z.string().min(1).max(100),
-  sandboxReadOnly: z.array(z.string().min(1).max(4096)).min(1).max(100).optional(),
-  envNames: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).max(1000),
-  startedAt: ms,
-  endedAt: ms,
-  exit: z.strictObject({
-    code: z.number().int(),
-    signal: z.string().nullable(),
-    timedOut: z.boolean(),
-  }),
-  stdout: stream,
-  stderr: stream,
-  anchor: z.strictObject({ seq: ms, hash: z.string().regex(HEX64) }),
-  prevReceipt: z.string().regex(HEX64),
-  keyId: z.string().min(1).max(100),
-  outcome: z.enum(["pass", "fail", "inconclusive"]).optional(),
-  mac: z.string().regex(HEX64),
-}) as z.ZodType<ToolReceipt>;
+export const ToolReceiptSchema: z.ZodType<ToolReceipt> = z.lazy(() =>
+  z.strictObject({
+    v: z.literal(1),
+    task: z.string().min(1).max(200),
+    tool: z.string().min(1).max(200),
+    argvDigest: z.string().regex(DIGEST),
+    cwd: z.string().max(4096),
+    sandboxProfile: z.string().min(1).max(100),
+    sandboxReadOnly: z.array(z.string().min(1).max(4096)).min(1).max(100).optional(),
+    envNames: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).max(1000),
+    startedAt: ms,
+    endedAt: ms,
+    exit: z.strictObject({
+      code: z.number().int(),
+      signal: z.string().nullable(),
+      timedOut: z.boolean(),
+    }),
+    stdout: stream,
+    stderr: stream,
+    anchor: z.strictObject({ seq: ms, hash: z.string().regex(HEX64) }),
+    prevReceipt: z.string().regex(HEX64),
+    keyId: z.string().min(1).max(100),
+    outcome: z.enum(["pass", "fail", "inconclusive"]).optional(),
+    mac: z.string().regex(HEX64),
+  }) as z.ZodType<ToolReceipt>
+);
 
 const encoder = new TextEncoder();
 

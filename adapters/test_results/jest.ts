@@ -12,17 +12,19 @@ import type { TestOutcome, TestOutcomeStatus } from "../../kernel/contract/diffe
 import { reportBounds, TestResultsError } from "./junit.ts";
 
 // What vouch reads of jest's `--json` document (jest writes more; the rest is ignored).
-const JestJsonSchema = z.object({
-  testResults: z.array(z.object({
-    name: z.string(),
-    status: z.string(),
-    assertionResults: z.array(z.object({
-      ancestorTitles: z.array(z.string()),
-      title: z.string(),
+const JestJsonSchema = z.lazy(() =>
+  z.object({
+    testResults: z.array(z.object({
+      name: z.string(),
       status: z.string(),
+      assertionResults: z.array(z.object({
+        ancestorTitles: z.array(z.string()),
+        title: z.string(),
+        status: z.string(),
+      })),
     })),
-  })),
-});
+  })
+);
 
 /** Options of {@link parseJestJson}. */
 export interface ParseJestJsonOptions {

@@ -10,15 +10,17 @@ import { z } from "zod";
 import type { TestOutcome } from "../../kernel/contract/differential.ts";
 import { reportBounds, TestResultsError } from "./junit.ts";
 
-const LineSchema = z.strictObject({
-  vouch: z.literal("mocha-report"),
-  version: z.literal(1),
-  tests: z.array(z.strictObject({
-    id: z.string(),
-    file: z.string().nullable(),
-    status: z.enum(["passed", "failed", "skipped"]),
-  })),
-});
+const LineSchema = z.lazy(() =>
+  z.strictObject({
+    vouch: z.literal("mocha-report"),
+    version: z.literal(1),
+    tests: z.array(z.strictObject({
+      id: z.string(),
+      file: z.string().nullable(),
+      status: z.enum(["passed", "failed", "skipped"]),
+    })),
+  })
+);
 
 /** Options of {@link parseMochaReport}. */
 export interface ParseMochaReportOptions {

@@ -288,32 +288,34 @@ export async function assertVerifiedPatch(
   return value;
 }
 
-const GLOBS = z.array(z.string().max(4096)).max(10_000);
+const GLOBS = z.lazy(() => z.array(z.string().max(4096)).max(10_000));
 
 /** zod schema of the JSON form of a verified patch read from outside (log record, run directory). */
-export const VerifiedPatchJsonSchema = z.strictObject({
-  v: z.literal(1),
-  task: z.string().min(1),
-  baseRevision: z.string(),
-  patchDigest: z.string().regex(DIGEST),
-  contractDigest: z.string().regex(DIGEST),
-  checks: z.array(z.strictObject({
-    id: z.string(),
-    outcome: z.enum(["pass", "fail", "inconclusive"]),
-    receipt: z.string().regex(DIGEST),
-  })),
-  receipts: z.array(ToolReceiptSchema),
-  passedAt: z.number().int().min(0),
-  backend: z.string(),
-  sandboxProfile: z.string(),
-  logAnchor: z.strictObject({
-    seq: z.number().int().min(0),
-    hash: z.string().regex(/^[0-9a-f]{64}$/),
-  }),
-  pathPolicy: z.strictObject({ allow: GLOBS, forbid: GLOBS, protect: GLOBS }).optional(),
-  keyId: z.string(),
-  mac: z.string().regex(/^[0-9a-f]{64}$/),
-});
+export const VerifiedPatchJsonSchema = z.lazy(() =>
+  z.strictObject({
+    v: z.literal(1),
+    task: z.string().min(1),
+    baseRevision: z.string(),
+    patchDigest: z.string().regex(DIGEST),
+    contractDigest: z.string().regex(DIGEST),
+    checks: z.array(z.strictObject({
+      id: z.string(),
+      outcome: z.enum(["pass", "fail", "inconclusive"]),
+      receipt: z.string().regex(DIGEST),
+    })),
+    receipts: z.array(ToolReceiptSchema),
+    passedAt: z.number().int().min(0),
+    backend: z.string(),
+    sandboxProfile: z.string(),
+    logAnchor: z.strictObject({
+      seq: z.number().int().min(0),
+      hash: z.string().regex(/^[0-9a-f]{64}$/),
+    }),
+    pathPolicy: z.strictObject({ allow: GLOBS, forbid: GLOBS, protect: GLOBS }).optional(),
+    keyId: z.string(),
+    mac: z.string().regex(/^[0-9a-f]{64}$/),
+  })
+);
 
 /**
  * Verifies the JSON form of a verified patch (from a log record or run

@@ -15,12 +15,14 @@ import { defaultWorktreeRoot, repoKey } from "./location.ts";
 import { processStartTime } from "../process/start_time.ts";
 import { OWNER_SCHEMA } from "./worktree.ts";
 
-const OwnerSchema = z.object({
-  schema: z.literal(OWNER_SCHEMA),
-  repo: z.string().startsWith("/"),
-  pid: z.number().int(),
-  pidStart: z.string().nullable(),
-});
+const OwnerSchema = z.lazy(() =>
+  z.object({
+    schema: z.literal(OWNER_SCHEMA),
+    repo: z.string().startsWith("/"),
+    pid: z.number().int(),
+    pidStart: z.string().nullable(),
+  })
+);
 
 /** Options of {@linkcode gcWorktrees}. */
 export interface GcOptions {
