@@ -5,15 +5,12 @@
  * @module
  */
 import { writeSync } from "node:fs";
-import { settleDeferredRemovalsWithin } from "../adapters/worktree/deferred_removal.ts";
-import { scheduleLiveTreeRemoval } from "../adapters/worktree/live_trees.ts";
 
 /** How long the CLI waits for the trees' removal after the verdict before handing it off. */
 const REMOVAL_WAIT_MS = 3_000;
 import process from "node:process";
 import { isatty } from "node:tty";
 import { type CliIo, EXIT, EXIT_CODES, renderExitCodes } from "./command.ts";
-import { describeFailure } from "./failure.ts";
 import { renderVerdictLine, VERDICT_ROWS } from "../adapters/driver/verdicts.ts";
 import { COMMANDS } from "./commands/mod.ts";
 import { renderPermissions } from "./permissions.ts";
@@ -22,6 +19,25 @@ import { renderPermissions } from "./permissions.ts";
 export type { CliIo } from "./command.ts";
 
 const encoder = new TextEncoder();
+
+/**
+ * `failure.ts` (it imports the error classes of the commands' graphs, zod among them), loaded
+ * before a command runs: `--version` and the help texts never load it, and by the time
+ * command code can fail it is here, so a stray error is reported synchronously.
+ */
+let failureModule: typeof import("./failure.ts") | undefined;
+async function loadFailure(): Promise<typeof import("./failure.ts")> {
+  return failureModule ??= await import("./failure.ts");
+}
+
+/** After a command: its trees go (see {@link runCli}); loaded then, from the command's graph. */
+async function settleTrees(): Promise<void> {
+  const [{ settleDeferredRemovalsWithin }, { scheduleLiveTreeRemoval }] = await Promise.all([
+    import("../adapters/worktree/deferred_removal.ts"),
+    import("../adapters/worktree/live_trees.ts"),
+  ]);
+  if (!await settleDeferredRemovalsWithin(REMOVAL_WAIT_MS)) scheduleLiveTreeRemoval();
+}
 
 /** Deno's permission query, where the runtime has one (never under Node). */
 type PermissionQuery = (d: { name: "env"; variable: string }) => { state: string };
@@ -129,6 +145,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     io.out(`${help}\n${renderPermissions(name)}\n${verdicts}${renderExitCodes(command.exits)}`);
     return EXIT.ok;
   }
+  const { describeFailure } = await loadFailure();
   try {
     return await command.run(rest, io);
   } catch (error) {
@@ -139,7 +156,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     // The verdict is out: the trees of the task go now (`treeRemoval: "after_return"`), for
     // at most a few seconds; what is left then is removed by a detached child, and the
     // prompt comes back (a 66 MB node_modules copy took 25 s to remove).
-    if (!await settleDeferredRemovalsWithin(REMOVAL_WAIT_MS)) scheduleLiveTreeRemoval();
+    await settleTrees();
   }
 }
 
@@ -159,13 +176,18 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
 export async function main(): Promise<never> {
   const io = processIo();
   const args = process.argv.slice(2);
-  const stray = (error: unknown): never => {
-    const failure = describeFailure(args[0] ?? "", error, io.debug === true);
-    io.err(failure.text);
-    process.exit(failure.exitCode);
+  const stray = (error: unknown): Promise<never> => {
+    const report = ({ describeFailure }: typeof import("./failure.ts")): never => {
+      const failure = describeFailure(args[0] ?? "", error, io.debug === true);
+      io.err(failure.text);
+      process.exit(failure.exitCode);
+    };
+    // Loaded before any command code runs; only a failure to load a command waits for it.
+    if (failureModule !== undefined) report(failureModule);
+    return loadFailure().then(report);
   };
-  process.on("unhandledRejection", (reason) => stray(reason));
-  process.on("uncaughtException", (error) => stray(error));
+  process.on("unhandledRejection", (reason) => void stray(reason));
+  process.on("uncaughtException", (error) => void stray(error));
   process.exit(await runCli(args, io).catch(stray));
 }
 

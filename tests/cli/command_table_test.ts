@@ -44,12 +44,16 @@ async function staticClosure(root: URL): Promise<Set<string>> {
   return seen;
 }
 
-Deno.test("the CLI's entry imports no command module up front, and reaches each one", async () => {
+Deno.test("the CLI's entry imports no command module, zod or failure.ts up front, and reaches each command", async () => {
   const main = new URL("../../cli/main.ts", import.meta.url);
   const closure = await staticClosure(main);
   const commands = new URL("../../cli/commands/", import.meta.url).href;
   const eager = [...closure].filter((u) => u.startsWith(commands) && !u.endsWith("/mod.ts"));
   assert.deepEqual(eager, [], "command modules loaded before any command runs");
+  // nor zod, nor the failure renderer (it imports the commands' error classes): `--version`
+  // and `--help` load only the table and the help texts' tables
+  const heavy = [...closure].filter((u) => u.startsWith("npm:") || u.endsWith("/cli/failure.ts"));
+  assert.deepEqual(heavy, [], "heavy modules loaded before any command runs");
   for (const entry of COMMANDS) {
     assert.ok((await staticClosure(new URL(`${entry.name}.ts`, commands))).size > 1, entry.name);
   }
