@@ -65,14 +65,16 @@ Deno.bench({
   name: "agent sandbox, host network shared (no proxy)",
   baseline: true,
   ignore: !probe.bwrap.available,
-  fn: () => shared(),
+  // An async function: Deno.bench awaits only those (a plain arrow's promise is not awaited,
+  // and the runs would overlap).
+  fn: async () => await shared(),
 });
 
 Deno.bench({
   group: "agent start",
   name: "agent sandbox with egress (proxy helper + forwarder + own netns)",
   ignore: !probe.bwrap.available,
-  fn: () => filtered(),
+  fn: async () => await filtered(),
 });
 
 globalThis.addEventListener("unload", () => Deno.removeSync(root, { recursive: true }));
