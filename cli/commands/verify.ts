@@ -9,7 +9,6 @@ import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { verifyPatchReport, verifyPatchSharing } from "../../adapters/driver/verify_patch.ts";
 import { renderVerifyOutcome } from "../render.ts";
-import { exportVerifiedPatchAttestation } from "./attest.ts";
 import { resolve } from "node:path";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { ContractError, loadContract } from "../../adapters/contract/load.ts";
@@ -134,6 +133,8 @@ export const verifyCommand: CliCommand = {
     }
     if (outcome.verdict === "verified") {
       if (values["attest-out"] === undefined) return EXIT.ok;
+      // The attestation code (in-toto, DSSE, its schemas) loads only for --attest-out.
+      const { exportVerifiedPatchAttestation } = await import("./attest.ts");
       return await exportVerifiedPatchAttestation({
         logPath: outcome.logPath,
         task: outcome.task,
