@@ -12,6 +12,7 @@ import { type BudgetRow, type BudgetSpec, formatTable, judge } from "./_budget.t
 /** The bench files that declare budgets, in run order (cheap first). */
 const FILES = [
   "./kernel_step_bench.ts",
+  "./cli_start_bench.ts",
   "./event_log_bench.ts",
   "./glob_bench.ts",
   "./junit_bench.ts",
