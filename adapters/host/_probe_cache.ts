@@ -99,13 +99,16 @@ export function rememberedProbe(
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
+ * import { mkdtempSync, rmSync, statSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { rememberedProbe, rememberProbe } from "./_probe_cache.ts";
- * const dir = Deno.makeTempDirSync();
- * const me = Deno.statSync(dir).uid!;
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-probe-"));
+ * const me = statSync(dir).uid;
  * rememberProbe("k", me, "/usr/bin/bwrap", null, dir);
  * equal(rememberedProbe("k", me, dir)?.path, "/usr/bin/bwrap");
  * equal(rememberedProbe("another key", me, dir), null);
- * Deno.removeSync(dir, { recursive: true });
+ * rmSync(dir, { recursive: true });
  * ```
  */
 export function rememberProbe(
@@ -134,13 +137,16 @@ export function rememberProbe(
  * @example
  * ```ts
  * import { equal } from "node:assert/strict";
+ * import { mkdtempSync, rmSync, statSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { forgetProbe, rememberedProbe, rememberProbe } from "./_probe_cache.ts";
- * const dir = Deno.makeTempDirSync();
- * const me = Deno.statSync(dir).uid!;
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-probe-"));
+ * const me = statSync(dir).uid;
  * rememberProbe("k", me, "/usr/bin/bwrap", null, dir);
  * forgetProbe(me, dir);
  * equal(rememberedProbe("k", me, dir), null);
- * Deno.removeSync(dir, { recursive: true });
+ * rmSync(dir, { recursive: true });
  * ```
  */
 export function forgetProbe(user: number, dir: string = tmpdir()): void {

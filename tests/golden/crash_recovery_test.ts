@@ -14,6 +14,9 @@ import { assertNoWorktrees, runVouch, spawnVouch } from "./cli_harness.ts";
 import { createRepo, type FixtureRepo, git, writeFiles } from "./fixture_repos.ts";
 
 const SLOW_CHECK = "sleep 3; sh test.sh";
+// The same check leaving 4,000 files in its clean tree, so that removing the trees after the
+// verdict takes a while (up to the CLI's 3 s wait): the window the third phase's kill must hit.
+const SLOW_CHECK_BIG_TREE = `${SLOW_CHECK} && mkdir -p many && cd many && seq 4000 | xargs touch`;
 
 async function fixture(): Promise<{ repo: FixtureRepo; patch: string }> {
   const repo = await createRepo({
@@ -27,12 +30,15 @@ async function fixture(): Promise<{ repo: FixtureRepo; patch: string }> {
   return { repo, patch: `${repo.dir}/../fix.patch` };
 }
 
-/** Reads `stream` until `pattern` shows, then SIGKILLs the child; returns what it read. */
+/**
+ * Reads `stream` until `pattern` shows, then SIGKILLs the child; returns what it read, or null
+ * when the child had already exited on its own (the kill came after its last write).
+ */
 async function killWhen(
   child: Deno.ChildProcess,
   stream: "stdout" | "stderr",
   pattern: RegExp,
-): Promise<string> {
+): Promise<string | null> {
   const other = stream === "stdout" ? child.stderr : child.stdout;
   void other.pipeTo(new WritableStream()).catch(() => {});
   const decoder = new TextDecoder();
@@ -53,23 +59,45 @@ async function killWhen(
     await child[stream].cancel().catch(() => {});
   }
   const status = await child.status;
+  if (status.signal === null && status.code === 0 && pattern.test(text)) return null;
   assert.equal(status.signal, "SIGKILL", `killed at ${pattern}; saw: ${text}`);
   return text;
 }
 
 for (
   const phase of [
-    { name: "during the baseline", stream: "stderr", at: /baseline: check "verify"/ },
-    { name: "during the checks", stream: "stderr", at: /^verify: check "verify"/m },
-    { name: "during tree removal (after the verdict)", stream: "stdout", at: /VERIFIED/ },
+    {
+      name: "during the baseline",
+      stream: "stderr",
+      at: /baseline: check "verify"/,
+      check: SLOW_CHECK,
+    },
+    {
+      name: "during the checks",
+      stream: "stderr",
+      at: /^verify: check "verify"/m,
+      check: SLOW_CHECK,
+    },
+    {
+      name: "during tree removal (after the verdict)",
+      stream: "stdout",
+      at: /VERIFIED/,
+      check: SLOW_CHECK_BIG_TREE,
+    },
   ] as const
 ) {
   Deno.test(`crash ${phase.name}: the next command takes over the lock and works`, async () => {
     const { repo, patch } = await fixture();
     const state = await Deno.makeTempDir({ prefix: "vouch-crash-state-" });
     try {
-      const args = ["verify", "--patch", patch, "--verify", SLOW_CHECK, "--baseline"];
-      await killWhen(spawnVouch(repo, args, state), phase.stream, phase.at);
+      const args = ["verify", "--patch", patch, "--verify", phase.check, "--baseline"];
+      // After the verdict the kill races the CLI's exit: on a busy machine the trees may be gone
+      // before it lands. Such a run proves nothing, so it is run again (the kill must land once).
+      let killed: string | null = null;
+      for (let attempt = 0; killed === null && attempt < 4; attempt++) {
+        killed = await killWhen(spawnVouch(repo, args, state), phase.stream, phase.at);
+      }
+      assert.notEqual(killed, null, `the kill at ${phase.at} never landed before the CLI exited`);
       const lock = `${repo.dir}/.vouch/events.jsonl.lock`;
       if (phase.stream === "stderr") assert.ok(existsSync(lock), "the killed writer left its lock");
       const next = await runVouch(
