@@ -4,22 +4,19 @@
  * codex-acp, gemini-cli, qwen-code, from tests/fixtures/agent_clis) and the
  * native `openai:` loop, each against its scripted model server on 127.0.0.1
  * (tests/e2e/real_cli/_scenarios.ts), doing one honest one-line fix on a
- * small repo (3 files). From the run's wall time it takes away the agent's
- * time (each round's `backend` phase up to its `validate` phase, read from
- * the plain progress lines, the agent's own start-up included) and the
- * tests' time (every check's `durationMs` in `--json`: baseline and round).
- * An ACP agent is started once, in its task's sandbox, before the baseline
- * (the driver's `setup · start` phase, up to the next line): that is the
- * agent's own start-up, counted as the agent's time. It also takes away a
- * backend's preflight outside the driver (a CLI's `--version`): the time
- * outside the driver (wall - the run's `elapsedMs`) less the CLI's own
- * start, measured in the same bench as the wall time of a run whose agent
- * is missing (`acp:/nonexistent/agent`: CLI start, flags, contract, the
- * preflight's `stat`, exit 4); the native `openai:` loop has none (its time
- * outside the driver is vouch's). What is left is vouch's: CLI
- * start, worktree, baseline and round bookkeeping, diff extraction, the
- * clean tree of the verification, cleanup. Target: <= 1.5 s per run on a
- * small repo.
+ * small repo (3 files). vouch's own time is taken from that one run alone:
+ * its wall time less the agent's time (each round's `backend` phase up to its
+ * `validate` phase, read from the plain progress lines, plus the agent's
+ * start before the baseline: the driver's `setup · start` phase, up to the
+ * next line; an ACP agent is started once, in its task's sandbox, there) and
+ * less the tests' time (every check's `durationMs` in `--json`: baseline and
+ * round). No second CLI start is measured or subtracted: the backend's
+ * preflight is a `stat` inside the run, and what is outside the driver (wall
+ * - the run's `elapsedMs`: the CLI's start, flags, contract, the output) is
+ * vouch's. What is left is vouch's: CLI start, worktree, baseline and round
+ * bookkeeping, diff extraction, the clean tree of the verification, cleanup
+ * (as `agent_phase_trace.ts` splits it). Target: <= 1.5 s per run on a small
+ * repo.
  *
  * `deno bench` prints one run per agent; `deno task bench:check --only
  * agent_overhead` judges the median of 3 runs per agent against the budget;
@@ -40,35 +37,23 @@ import {
   play,
   QWEN,
 } from "../tests/e2e/real_cli/_scenarios.ts";
-import { runRealCli } from "../tests/e2e/real_cli/_harness.ts";
+import type { RealCliRun } from "../tests/e2e/real_cli/_harness.ts";
 import type { BudgetSpec, Measured } from "./_budget.ts";
 
-/** One run's split of its wall time, ms. */
+/** One run's split of its wall time, ms, all from that one run. */
 export interface RunSplit {
   readonly wallMs: number;
   readonly agentMs: number;
   readonly testsMs: number;
-  /** vouch's own: wall - agent - tests - preflight. */
+  /** vouch's own: wall - agent - tests. */
   readonly vouchMs: number;
   /**
-   * The part outside the driver (wall - the run's `elapsedMs`): the CLI's start, the backend's
-   * preflight (an ACP agent started once and sent `initialize`), the output.
+   * Of vouch's own, the part outside the driver (wall - the run's `elapsedMs`): the CLI's start,
+   * flags, contract, the output. Printed, not subtracted.
    */
   readonly outsideMs: number;
-  /** The backend's preflight: `outsideMs` less the CLI's own start ({@linkcode cliStartMs}). */
-  readonly preflightMs: number;
   /** CPU time of the run and all it waited for (`VOUCH_BENCH_CPU=1`), ms, or null. */
   readonly cpuMs: number | null;
-}
-
-/**
- * The CLI's own start as one run pays it before the backend's preflight: the wall time of a
- * `vouch run` whose agent is missing (flags, sandbox check, contract, a failed `stat`, exit 4).
- */
-export async function cliStartMs(): Promise<number> {
-  const run = await runRealCli({ backend: "acp:/nonexistent/agent", script: [] });
-  if (run.code !== 4) throw new Error(`a missing agent ended ${run.code}: ${run.stderr}`);
-  return run.ms;
 }
 
 /** Seconds of a plain progress line (`[  2.3s] · round 1 · backend · acp`), or null. */
@@ -110,37 +95,68 @@ interface CheckJson {
   durationMs?: number;
 }
 
-/** One honest run of `agent`, split into vouch's, the agent's and the tests' time. */
-export async function splitRun(agent: AgentPath, cliMs: number): Promise<RunSplit> {
-  const { run } = await play(agent, [FIX_ADD, { say: "Fixed add()." }]);
-  if (run.json.state !== "verified") {
-    throw new Error(`${agent.label}: not verified (${run.json.state}): ${run.stderr.slice(-800)}`);
-  }
+/**
+ * Splits one `vouch run` (its wall time, `--json` document and plain progress on stderr) into
+ * vouch's own, the agent's and the tests' time: vouch's is wall - agent ({@linkcode agentMsOf})
+ * - tests (every check's `durationMs`, baseline and rounds), nothing measured apart.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { splitOf } from "./agent_overhead_bench.ts";
+ * deepEqual(
+ *   splitOf({
+ *     ms: 3000,
+ *     cpuMs: null,
+ *     json: {
+ *       elapsedMs: 2400,
+ *       baseline: [{ durationMs: 300 }],
+ *       rounds: [{ checks: [{ durationMs: 200 }] }],
+ *     },
+ *     stderr: [
+ *       "[   0.0s] · setup · worktree",
+ *       "[   0.1s] · setup · start · acp",
+ *       "[   0.6s] · setup · baseline",
+ *       "[   1.0s] · round 1 · backend · acp",
+ *       "[   1.8s] · round 1 · validate",
+ *     ].join("\n"),
+ *   }),
+ *   { wallMs: 3000, agentMs: 1300, testsMs: 500, vouchMs: 1200, outsideMs: 600, cpuMs: null },
+ * );
+ * ```
+ */
+export function splitOf(
+  run: Pick<RealCliRun, "ms" | "cpuMs" | "stderr"> & { readonly json: Record<string, unknown> },
+): RunSplit {
   const checks = [
-    ...(run.json.baseline as CheckJson[]),
-    ...(run.json.rounds as { checks: CheckJson[] }[]).flatMap((r) => r.checks),
+    ...((run.json.baseline ?? []) as CheckJson[]),
+    ...((run.json.rounds ?? []) as { checks: CheckJson[] }[]).flatMap((r) => r.checks),
   ];
   const testsMs = checks.reduce((n, c) => n + (c.durationMs ?? 0), 0);
   const agentMs = agentMsOf(run.stderr);
-  const outsideMs = run.ms - Number(run.json.elapsedMs);
-  // The native loop has no preflight: what is outside its driver is vouch's (its CLI starts
-  // twice: the second with --allow-net for the model's one address).
-  const preflightMs = agent.backend.startsWith("openai:") ? 0 : Math.max(0, outsideMs - cliMs);
   return {
     wallMs: run.ms,
     agentMs,
     testsMs,
-    vouchMs: run.ms - agentMs - testsMs - preflightMs,
-    outsideMs,
-    preflightMs,
+    vouchMs: run.ms - agentMs - testsMs,
+    outsideMs: run.ms - Number(run.json.elapsedMs),
     cpuMs: run.cpuMs,
   };
 }
 
+/** One honest run of `agent`, split into vouch's, the agent's and the tests' time. */
+export async function splitRun(agent: AgentPath): Promise<RunSplit> {
+  const { run } = await play(agent, [FIX_ADD, { say: "Fixed add()." }]);
+  if (run.json.state !== "verified") {
+    throw new Error(`${agent.label}: not verified (${run.json.state}): ${run.stderr.slice(-800)}`);
+  }
+  return splitOf(run);
+}
+
 /** One split in words. */
-function describe(s: RunSplit, cli: number): string {
-  return `wall ${s.wallMs} ms = vouch ${s.vouchMs} (CLI start ${cli}) + preflight ` +
-    `${s.preflightMs} + agent ${s.agentMs} + tests ${s.testsMs}`;
+function describe(s: RunSplit): string {
+  return `wall ${s.wallMs} ms = vouch ${s.vouchMs} (outside the driver ${s.outsideMs}) + ` +
+    `agent ${s.agentMs} + tests ${s.testsMs}`;
 }
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -155,8 +171,7 @@ for (const agent of AGENTS) {
     n: 1,
     warmup: 0,
     fn: async () => {
-      const cli = await cliStartMs();
-      console.error(`${agent.label}: ${describe(await splitRun(agent, cli), cli)}`);
+      console.error(`${agent.label}: ${describe(await splitRun(agent))}`);
     },
   });
 }
@@ -165,26 +180,21 @@ for (const agent of AGENTS) {
 export const budgets: readonly BudgetSpec[] = AGENTS.map((agent): BudgetSpec => ({
   id: `agent.overhead.${agent.backend.replace(/^acp:/, "acp-").replace(/:.*$/, "")}`,
   measures:
-    `vouch's own time in one vouch run with ${agent.label} (wall - agent - tests - preflight), ms`,
-  peer: "the agent's (its preflight included) and the tests' time in the same runs",
+    `vouch's own time in one vouch run with ${agent.label} (wall - agent - tests, one run), ms`,
+  peer: "the agent's (its start included) and the tests' time in the same runs",
   bound: "<= 1500 ms",
   measure: async (): Promise<Measured | string> => {
     if (agent.missing !== null) return agent.missing;
     const splits: RunSplit[] = [];
-    const clis: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const cli = await cliStartMs();
-      clis.push(cli);
-      splits.push(await splitRun(agent, cli));
-    }
+    for (let i = 0; i < 3; i++) splits.push(await splitRun(agent));
     const pick = median(splits.map((s) => s.vouchMs));
     const picked = splits.find((s) => s.vouchMs === pick)!;
     return {
       subject: pick,
-      peer: picked.agentMs + picked.testsMs + picked.preflightMs,
+      peer: picked.agentMs + picked.testsMs,
       unit: "ms",
       samples: splits.length,
-      note: splits.map((s, i) => describe(s, clis[i]!)).join("; "),
+      note: splits.map(describe).join("; "),
     };
   },
 }));
@@ -196,9 +206,6 @@ if (import.meta.main) {
   if (agent === undefined || agent.missing !== null) {
     console.log(JSON.stringify({ error: agent?.missing ?? `no agent ${Deno.args[0]}` }));
   } else {
-    const cli = await cliStartMs();
-    console.log(
-      JSON.stringify({ agent: agent.label, cliMs: cli, ...(await splitRun(agent, cli)) }),
-    );
+    console.log(JSON.stringify({ agent: agent.label, ...(await splitRun(agent)) }));
   }
 }

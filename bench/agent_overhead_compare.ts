@@ -22,7 +22,6 @@ interface Split {
   readonly vouchMs: number;
   readonly agentMs: number;
   readonly testsMs: number;
-  readonly preflightMs: number;
   readonly error?: string;
 }
 

@@ -30,7 +30,7 @@ import {
   QWEN,
 } from "../tests/e2e/real_cli/_scenarios.ts";
 import type { TracedLine } from "../tests/e2e/real_cli/_harness.ts";
-import { agentMsOf } from "./agent_overhead_bench.ts";
+import { splitOf } from "./agent_overhead_bench.ts";
 
 /** One phase of a traced run: its name, wall and CPU ms. */
 export interface PhaseTime {
@@ -83,7 +83,7 @@ const AGENTS: readonly AgentPath[] = [OPENAI, CLAUDE, CODEX, GEMINI, QWEN];
 /** One traced run's figures, ms. */
 interface Figures {
   readonly wall: number;
-  /** wall - the agent's time - the tests' time (`agent_overhead_bench.ts`'s split). */
+  /** wall - the agent's time - the tests' time (`agent_overhead_bench.ts`'s `splitOf`). */
   readonly vouch: number;
   readonly cpu: number;
   readonly cliWall: number;
@@ -103,17 +103,10 @@ async function traced(agent: AgentPath, root: string | null): Promise<{
   else Deno.env.set("VOUCH_BENCH_CLI_ROOT", root);
   const { run } = await play(agent, [FIX_ADD, { say: "Fixed add()." }]);
   const phases = phasesOf(run.trace ?? []);
-  const checks = [
-    ...(run.json.baseline as { durationMs?: number }[] ?? []),
-    ...((run.json.rounds ?? []) as { checks: { durationMs?: number }[] }[]).flatMap((r) =>
-      r.checks
-    ),
-  ];
-  const tests = checks.reduce((n, c) => n + (c.durationMs ?? 0), 0);
   const cli = phases[0] ?? { wallMs: NaN, cpuMs: NaN };
   const figures: Figures = {
     wall: run.ms,
-    vouch: run.ms - agentMsOf(run.stderr) - tests,
+    vouch: splitOf(run).vouchMs,
     cpu: (run.trace ?? []).findLast((t) => t.cpuMs !== null)?.cpuMs ?? NaN,
     cliWall: cli.wallMs,
     cliCpu: cli.cpuMs,
