@@ -28,9 +28,11 @@ const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
  * `vouch evaluate` refuses with isolation_unavailable).
  */
 export function patchImportMeta(code: string): string {
+  // Both shapes esbuild emits: a top-level `var import_meta = {};` and, for a
+  // module loaded on demand (inside `__esm`), an indented `import_meta3 = {};`.
   return code.replace(
-    /^var (import_meta\d*) = \{\};$/gm,
-    'var $1 = { url: require("node:url").pathToFileURL(process.execPath).href };',
+    /^(\s*)(var )?(import_meta\d*) = \{\};$/gm,
+    '$1$2$3 = { url: require("node:url").pathToFileURL(process.execPath).href };',
   );
 }
 
@@ -55,7 +57,10 @@ export function buildSea(): string {
     bundle,
     join(ROOT, "cli/node_bin.ts"),
   ], { stdio: ["ignore", "inherit", "inherit"] });
-  writeFileSync(bundle, patchImportMeta(readFileSync(bundle, "utf8")));
+  const patched = patchImportMeta(readFileSync(bundle, "utf8"));
+  const left = patched.match(/\bimport_meta\d* = \{\}/);
+  if (left) throw new Error(`build_sea: an import.meta shape patchImportMeta misses: ${left[0]}`);
+  writeFileSync(bundle, patched);
   const config = join(work, "sea-config.json");
   const blob = join(work, "sea-prep.blob");
   writeFileSync(
