@@ -124,15 +124,15 @@ function hashHex(sha256: Sha256, bytes: Uint8Array): string {
 
 const ascii = (text: string) => new TextEncoder().encode(text);
 const HASH_KEY = ascii(',"hash":"');
-const KIND_KEY = ascii('","kind":"');
-const PREV_KEY = ascii('","prev":"');
+export const KIND_KEY: Uint8Array = ascii('","kind":"');
+export const PREV_KEY: Uint8Array = ascii('","prev":"');
 const SEQ_KEY = ascii('","seq":');
 const TASK_KEY = ascii(',"task":');
 const TS_KEY = ascii(',"ts":');
 const V_END = ascii(',"v":1}');
 const NULL = ascii("null");
 
-function hasAt(bytes: Uint8Array, pos: number, lit: Uint8Array): boolean {
+export function hasAt(bytes: Uint8Array, pos: number, lit: Uint8Array): boolean {
   for (let i = 0; i < lit.length; i++) if (bytes[pos + i] !== lit[i]) return false;
   return true;
 }
@@ -164,7 +164,7 @@ function isAlnum(c: number): boolean {
 }
 
 /** Where the fields of a canonical tail are, as byte offsets. */
-interface Tail {
+export interface Tail {
   kindEnd: number;
   seq: number;
   taskStart: number;
@@ -189,7 +189,7 @@ function readInt(bytes: Uint8Array, pos: number, end: number): { value: number; 
  * safe integers written without sign, fraction, exponent or leading zero
  * (`seq` >= 1). Works on bytes: all of it is ASCII. Null if anything differs.
  */
-function matchTail(bytes: Uint8Array, pos: number, end: number): Tail | null {
+export function matchTail(bytes: Uint8Array, pos: number, end: number): Tail | null {
   if (end - pos < 9 + 64 + 10 + 1 + 10 + 64 + 8 + 1 + 8 + 4 + 6 + 1 + 7) return null;
   if (!hasAt(bytes, pos, HASH_KEY) || !isHexAt(bytes, pos + 9)) return null;
   let i = pos + 9 + 64;
@@ -343,6 +343,23 @@ export function checkRecordLine(
   // Everything after the hash member (kind, prev, seq, task, ts, v) is ASCII:
   // its char and byte lengths agree.
   const cut = end - (line.length - member);
+  if (lineDigest(bytes, start, cut, end, sha256) !== r.hash) {
+    throw new EventLogError("bad_hash", `Cannot parse log line: hash mismatch at seq ${r.seq}`);
+  }
+  return r;
+}
+
+/**
+ * The hex digest of a line: the domain prefix, then the line's bytes
+ * `[start, end)` without the hash member at `cut`.
+ */
+export function lineDigest(
+  bytes: Uint8Array,
+  start: number,
+  cut: number,
+  end: number,
+  sha256: Sha256,
+): string {
   const head = cut - start;
   const tail = end - cut - HASH_MEMBER_LENGTH;
   const size = DOMAIN.length + head + tail;
@@ -352,8 +369,5 @@ export function checkRecordLine(
   }
   scratch.set(bytes.subarray(start, cut), DOMAIN.length);
   scratch.set(bytes.subarray(cut + HASH_MEMBER_LENGTH, end), DOMAIN.length + head);
-  if (hashHex(sha256, scratch.subarray(0, size)) !== r.hash) {
-    throw new EventLogError("bad_hash", `Cannot parse log line: hash mismatch at seq ${r.seq}`);
-  }
-  return r;
+  return hashHex(sha256, scratch.subarray(0, size));
 }

@@ -1,6 +1,7 @@
 import type { Sha256 } from "../../kernel/digest.ts";
 import { nodeSha256 } from "../digest/sha256.ts";
 import { EventLogError, type LogIssue } from "./errors.ts";
+import { fastLine, fastLineRecord } from "./_fast_line.ts";
 import { checkRecordLine } from "./line_check.ts";
 import { GENESIS_HASH, type LogHead, type LogRecord } from "./record.ts";
 
@@ -89,6 +90,52 @@ function seqHint(line: string | null): number | null {
 }
 
 /**
+ * The general path for one line: {@linkcode checkRecordLine}, then the chain
+ * checks against `head`. The record, or the issue of the line.
+ */
+function generalLine(
+  line: string,
+  lineNo: number,
+  bytes: Uint8Array,
+  start: number,
+  stop: number,
+  sha256: Sha256,
+  head: LogHead,
+): LogRecord | LogIssue {
+  let record: LogRecord;
+  try {
+    record = checkRecordLine(line, bytes, start, stop, sha256, head.hash);
+  } catch (error) {
+    if (error instanceof EventLogError && error.code !== "io") {
+      return {
+        reason: error.code as LogIssue["reason"],
+        line: lineNo,
+        seq: seqHint(line),
+        detail: error.message,
+      };
+    }
+    throw error;
+  }
+  if (record.seq !== head.seq + 1) {
+    return {
+      reason: "seq_gap",
+      line: lineNo,
+      seq: record.seq,
+      detail: `expected seq ${head.seq + 1}, found ${record.seq}`,
+    };
+  }
+  if (record.prev !== head.hash) {
+    return {
+      reason: "broken_link",
+      line: lineNo,
+      seq: record.seq,
+      detail: `prev does not match the hash of seq ${head.seq}`,
+    };
+  }
+  return record;
+}
+
+/**
  * Verifies a whole log: every line parses as a canonical record with a correct
  * hash, `seq` increases by exactly one from 1, and each `prev` is the hash of the
  * record before. Never throws on bad input: the result says `ok`, `torn` or
@@ -108,16 +155,23 @@ function seqHint(line: string | null): number | null {
 export function verifyLogBytes(bytes: Uint8Array, options: VerifyLogOptions = {}): LogVerification {
   const sha256 = options.sha256 ?? nodeSha256;
   const keep = options.keepRecords ?? true;
+  // Whether records are needed at all (kept, passed on, or searched for the
+  // expected head). If not, a line the byte-level fast path accepts is never
+  // decoded, and the file is decoded only line by line for the lines it does
+  // not accept.
+  const wantRecords = keep || options.onRecord !== undefined || options.expectHead !== undefined;
   const lastNewline = bytes.lastIndexOf(0x0a);
   const end = lastNewline + 1;
   // Decode the complete lines once. LF bytes never occur inside a UTF-8
   // sequence (nor in what replaces an invalid one), so the k-th "\n" of the text
   // is the k-th LF byte: a char cursor and a byte cursor advance in lockstep.
   let text: string | null = null;
-  try {
-    text = lenientDecoder.decode(bytes.subarray(0, end));
-  } catch {
-    text = null; // too large for one string: decode line by line
+  if (wantRecords) {
+    try {
+      text = lenientDecoder.decode(bytes.subarray(0, end));
+    } catch {
+      text = null; // too large for one string: decode line by line
+    }
   }
   const mayHaveBadUtf8 = text === null || text.includes("\uFFFD");
   // Every byte decoded to one UTF-16 unit: the text is ASCII, char offsets are byte offsets.
@@ -134,51 +188,37 @@ export function verifyLogBytes(bytes: Uint8Array, options: VerifyLogOptions = {}
   let charStart = 0;
   for (let lineNo = 1; start < end; lineNo++) {
     let stop: number;
-    let line: string | null;
-    if (text === null) {
-      stop = bytes.indexOf(0x0a, start); // < end: bytes[end - 1] is LF
-      line = strictLine(bytes, start, stop);
-    } else {
-      const charStop = text.indexOf("\n", charStart);
+    let charStop = 0;
+    if (text === null) stop = bytes.indexOf(0x0a, start); // < end: bytes[end - 1] is LF
+    else {
+      charStop = text.indexOf("\n", charStart);
       stop = ascii ? charStop : bytes.indexOf(0x0a, start);
+    }
+    // Accepts only lines the general path below accepts, with an equal record.
+    const fast = fastLine(bytes, start, stop, sha256, head.seq + 1, head.hash);
+    if (fast !== null && !wantRecords) {
+      head = { seq: fast.seq, hash: fast.hash };
+      start = stop + 1;
+      continue;
+    }
+    let line: string | null;
+    if (text === null) line = strictLine(bytes, start, stop);
+    else {
       line = text.slice(charStart, charStop);
       charStart = charStop + 1;
-      if (mayHaveBadUtf8 && line.includes("\uFFFD")) line = strictLine(bytes, start, stop);
+      // (a line the fast path accepted is valid UTF-8)
+      if (fast === null && mayHaveBadUtf8 && line.includes("\uFFFD")) {
+        line = strictLine(bytes, start, stop);
+      }
     }
     if (line === null) {
       return fail({ reason: "not_json", line: lineNo, seq: null, detail: "invalid UTF-8" });
     }
-    let record: LogRecord;
-    try {
-      record = checkRecordLine(line, bytes, start, stop, sha256, head.hash);
-    } catch (error) {
-      if (error instanceof EventLogError && error.code !== "io") {
-        return fail({
-          reason: error.code as LogIssue["reason"],
-          line: lineNo,
-          seq: seqHint(line),
-          detail: error.message,
-        });
-      }
-      throw error;
-    }
+    const record = fast !== null
+      ? fastLineRecord(line, fast, stop)
+      : generalLine(line, lineNo, bytes, start, stop, sha256, head);
+    if (!("hash" in record)) return fail(record);
     start = stop + 1;
-    if (record.seq !== head.seq + 1) {
-      return fail({
-        reason: "seq_gap",
-        line: lineNo,
-        seq: record.seq,
-        detail: `expected seq ${head.seq + 1}, found ${record.seq}`,
-      });
-    }
-    if (record.prev !== head.hash) {
-      return fail({
-        reason: "broken_link",
-        line: lineNo,
-        seq: record.seq,
-        detail: `prev does not match the hash of seq ${head.seq}`,
-      });
-    }
     head = { seq: record.seq, hash: record.hash };
     options.onRecord?.(record);
     if (keep) records.push(record);
