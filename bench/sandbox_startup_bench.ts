@@ -10,8 +10,8 @@
  *
  * Wall time on a loaded machine mostly measures the scheduler, so the budget
  * row also notes the CPU time of the children (bwrap, its init, the command,
- * the launcher shell and `find`: what the kernel charges to this process's reaped
- * children and to the long-lived after-child shell), and `sandbox.processes`
+ * the launcher shell: what the kernel charges to this process's reaped
+ * children), and `sandbox.processes`
  * counts what a check starts, traced with strace: process creations (fork,
  * vfork, clone without CLONE_THREAD) and execs, which load does not change.
  */
@@ -207,7 +207,7 @@ export const budgets: readonly BudgetSpec[] = [{
     return {
       ...timed,
       note: `children's CPU per call ${cpu[0]!.toFixed(1)} ms vs ${cpu[1]!.toFixed(1)} ms ` +
-        `(find in the long-lived after-child shell not counted); ${timed.note ?? ""}` +
+        `(the long-lived after-child shell not counted); ${timed.note ?? ""}` +
         (mapped === null
           ? ""
           : `; as root without the user map ${mapped.subject.toFixed(1)} ms vs bare ` +
@@ -217,9 +217,9 @@ export const budgets: readonly BudgetSpec[] = [{
 }, {
   id: "sandbox.processes",
   measures: "processes a check's sandbox starts (strace: fork, vfork, clone without " +
-    "CLONE_THREAD) for /bin/true: as root the hand-over's find, the launcher (one shell: " +
-    "cgroup, rlimits, user map; it execs bwrap), its mapper (a fork), bwrap's init, the command " +
-    "(setpriv execs it), the budget's find",
+    "CLONE_THREAD) for /bin/true: the launcher (one shell: cgroup, rlimits, user map; it execs " +
+    "bwrap), its mapper (a fork), bwrap's init, the command (setpriv execs it); the hand-over " +
+    "and the budget's listing are walks of vouch's own (a find each past 128 entries)",
   peer: "the same count for bare bwrap --ro-bind / / --unshare-pid --unshare-net /bin/true",
   bound: "<= 4 processes",
   measure: () =>

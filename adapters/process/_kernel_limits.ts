@@ -21,12 +21,15 @@
  *
  * @module
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import process from "node:process";
 import type { LimitKind, SandboxLimits } from "../sandbox/limits.ts";
 import { afterShellRun } from "./_after_shell.ts";
 import { isExecutableFile } from "./_program.ts";
-import { requireRun } from "./permission.ts";
+import { changedSince } from "./_tree_walk.ts";
+import { cgroupHost } from "./_cgroup_host.ts";
+
+export { cgroupHost };
 
 const executable = (path: string): boolean => isExecutableFile(path) === "ok";
 
@@ -95,67 +98,6 @@ export function limitPrefix(limits: SandboxLimits, sandboxed: boolean): string[]
  */
 export function shellPath(): string | null {
   return SH;
-}
-
-/** Where per-child cgroups can be made: the controller dir vouch itself is in. */
-interface CgroupHost {
-  readonly version: 1 | 2;
-  /** The cgroup dir vouch is in (children are made inside it). */
-  readonly parent: string;
-  /** Whether `memory.max` can be set (v2 with memory delegated). */
-  readonly memory: boolean;
-}
-
-// Prints "1 <dir>" or "2 <dir> <memory?>" when a writable cgroup with a pids controller exists
-// at vouch's own position (never anywhere else in the hierarchy), else nothing.
-const DETECT = `
-own_v1=$(sed -n 's/^[0-9]*:pids:\\(.*\\)$/\\1/p' /proc/self/cgroup)
-own_v2=$(sed -n 's/^0::\\(.*\\)$/\\1/p' /proc/self/cgroup)
-if [ -n "$own_v1" ] && [ -w "/sys/fs/cgroup/pids\${own_v1%/}/cgroup.procs" ]; then
-  echo "1 /sys/fs/cgroup/pids\${own_v1%/}"
-elif [ -n "$own_v2" ] && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-  d="/sys/fs/cgroup\${own_v2%/}"
-  if [ -w "$d/cgroup.procs" ] && grep -qw pids "$d/cgroup.subtree_control" 2>/dev/null; then
-    if grep -qw memory "$d/cgroup.subtree_control"; then echo "2 $d memory"; else echo "2 $d"; fi
-  fi
-fi
-`;
-
-let detected: CgroupHost | null | undefined;
-
-/**
- * The cgroup host of this process, detected once (a shell reads
- * /proc/self/cgroup and tests the dir); null when there is none to use.
- *
- * @example
- * ```ts
- * import { ok } from "node:assert/strict";
- * import { cgroupHost } from "./_kernel_limits.ts";
- * const h = cgroupHost();
- * ok(h === null || h.parent.startsWith("/sys/fs/cgroup"));
- * ```
- */
-export function cgroupHost(): CgroupHost | null {
-  if (detected !== undefined) return detected;
-  if (SH === null) return (detected = null);
-  // Deno refusing the shell would read as "no cgroup here" and drop the limits silently.
-  requireRun(SH, "the cgroup probe and launcher");
-  detected = null;
-  try {
-    const out = execFileSync(SH, ["-c", DETECT], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      timeout: 5000,
-      env: { PATH: "/usr/bin:/bin" },
-    }).trim();
-    const m = /^([12]) (\/sys\/fs\/cgroup\S*?)( memory)?$/.exec(out);
-    if (m !== null) {
-      detected = { version: m[1] === "1" ? 1 : 2, parent: m[2]!, memory: m[3] !== undefined };
-    }
-  } catch {
-    detected = null;
-  }
-  return detected;
 }
 
 /** A child's own cgroup, made and joined by the launcher (`_launcher.ts`). */
@@ -238,16 +180,22 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
 }
 
 // After a child, in one shell (builtins only, but for find): the cgroup's event counts and
-// whether a live process is still in it, removal of cgroups left with processes earlier, and every file
-// of the tree whose status changed since the budget's start (ctime: a child can set mtime back,
-// not ctime), with its allocated 512-byte blocks and size. $1 cgroup dir or "-", $2 tree or "-",
+// whether a live process is still in it (read again up to 400 times first: bwrap's init may still
+// be exiting when bwrap, told the command's status, has exited), removal of cgroups left with processes earlier, and,
+// only when the walk of this process left a file undecided (`_tree_walk.ts`), every file of the
+// tree whose status changed since the budget's start (ctime: a child can set mtime back, not
+// ctime), with its allocated 512-byte blocks and size. $1 cgroup dir or "-", $2 tree or "-",
 // $3 the start (`@<s>.<ms>`), then older cgroup dirs to remove.
 const AFTER = `d=$1 t=$2 s=$3; shift 3
 if [ "$d" != - ] && [ -d "$d" ]; then
   for f in "$d/pids.events" "$d/memory.events"; do
     [ -r "$f" ] && while read -r l; do echo "$l"; done < "$f"
   done
-  read -r n < "$d/cgroup.procs" && echo "live $n"
+  i=0
+  while read -r n < "$d/cgroup.procs"; do
+    [ $i -lt 400 ] || { echo "live $n"; break; }
+    i=$((i + 1))
+  done
 fi
 for o in "$@"; do rmdir "$o" 2>/dev/null || { [ -d "$o" ] && echo "busy $o"; }; done
 [ "$t" = - ] || find "$t" -xdev -type f -newerct "$s" -printf 'w %b %s\\n' 2>/dev/null
@@ -263,10 +211,21 @@ export interface AfterChild {
   readonly largestFile: number;
 }
 
+/** A write budget's start, as `_tree_budget.ts` makes it. */
+type BudgetStart = { readonly tree: string; readonly since: string; readonly sinceMs: number };
+
+/** The walk's answer, or null when it left a file undecided (then `find` lists the tree). */
+function walked(budget: BudgetStart | null): { written: number; largest: number } | null {
+  if (budget === null) return null;
+  const c = changedSince(budget.tree, budget.sinceMs);
+  return c.undecided ? null : { written: c.writtenBytes, largest: c.largestFile };
+}
+
 /**
  * One shell after a child: reads its cgroup's events (`dir`; the cgroup goes
- * back to the pool when empty) and lists the files of `tree` changed since
- * the budget's start `since` (see `_tree_budget.ts`).
+ * back to the pool when empty); the files of `tree` changed since the
+ * budget's start `since` come from a walk of this process, or from `find`
+ * in that shell where the walk cannot decide (see `_tree_budget.ts`).
  *
  * @example
  * ```ts
@@ -285,12 +244,17 @@ export interface AfterChild {
  * rmSync(dir, { recursive: true, force: true });
  * ```
  */
-export function afterChild(
+export function afterChild(dir: string | null, budget: BudgetStart | null): AfterChild {
+  return afterChildWith(dir, budget, walked(budget));
+}
+
+function afterChildWith(
   dir: string | null,
-  budget: { readonly tree: string; readonly since: string } | null,
+  budget: BudgetStart | null,
+  walk: { written: number; largest: number } | null,
 ): AfterChild {
-  const args = afterArgs(dir, budget);
-  if (args === null) return NO_AFTER;
+  const args = afterArgs(dir, budget, walk);
+  if (args === null) return walk === null ? NO_AFTER : fromWalk(walk);
   // Without a cgroup to read, `find` alone (one exec less per child).
   const [program, argv] = dir === null && args.length === 3 && budget !== null
     ? ["find", [
@@ -312,13 +276,21 @@ export function afterChild(
     env: { PATH: "/usr/bin:/bin" },
   });
   const out = typeof r.stdout === "string" ? r.stdout : "";
-  return readAfter(out, dir, budget, r.error !== undefined);
+  return readAfter(out, dir, budget, r.error !== undefined, walk);
 }
+
+const fromWalk = (walk: { written: number; largest: number }): AfterChild => ({
+  cgroupLimit: null,
+  writtenBytes: walk.written,
+  largestFile: walk.largest,
+});
 
 /**
  * {@linkcode afterChild} without a process of its own: the same script run by
  * a long-lived shell of this process (`_after_shell.ts`), which forks only
- * `find`; the one-shot shell when that shell is unavailable.
+ * `find` (for a tree the walk left undecided); no shell at all without a
+ * cgroup and with the walk decided; the one-shot shell when the long-lived
+ * one is unavailable.
  *
  * @example
  * ```ts
@@ -329,38 +301,43 @@ export function afterChild(
  */
 export async function afterChildAsync(
   dir: string | null,
-  budget: { readonly tree: string; readonly since: string } | null,
+  budget: BudgetStart | null,
 ): Promise<AfterChild> {
-  const args = afterArgs(dir, budget);
-  if (args === null) return NO_AFTER;
+  const walk = walked(budget);
+  const args = afterArgs(dir, budget, walk);
+  if (args === null) return walk === null ? NO_AFTER : fromWalk(walk);
   const answer = await afterShellRun(SH!, AFTER, args);
-  if (answer !== null) return readAfter(answer.out, dir, budget, answer.cutShort);
+  if (answer !== null) return readAfter(answer.out, dir, budget, answer.cutShort, walk);
   for (const o of args.slice(3)) abandoned.add(o);
-  return afterChild(dir, budget);
+  return afterChildWith(dir, budget, walk);
 }
 
 const NO_AFTER: AfterChild = { cgroupLimit: null, writtenBytes: null, largestFile: 0 };
 
 /**
  * The arguments of the after-child script (`dir tree since retried...`), or null when there is
- * nothing to do; the cgroups left with processes earlier are handed to it.
+ * nothing to do; the cgroups left with processes earlier are handed to it. The tree only when
+ * the walk left it undecided.
  */
 function afterArgs(
   dir: string | null,
-  budget: { readonly tree: string; readonly since: string } | null,
+  budget: BudgetStart | null,
+  walk: { written: number; largest: number } | null,
 ): string[] | null {
-  if (SH === null || (dir === null && budget === null)) return null;
+  const find = budget !== null && walk === null;
+  if (SH === null || (dir === null && !find)) return null;
   const retry = [...abandoned];
   abandoned.clear();
-  return [dir ?? "-", budget?.tree ?? "-", budget?.since ?? "-", ...retry];
+  return [dir ?? "-", find ? budget.tree : "-", find ? budget.since : "-", ...retry];
 }
 
 /** What the after-child script printed, judged. */
 function readAfter(
   out: string,
   dir: string | null,
-  budget: { readonly tree: string; readonly since: string } | null,
+  budget: BudgetStart | null,
   cutShort: boolean,
+  walk: { written: number; largest: number } | null,
 ): AfterChild {
   for (const m of out.matchAll(/^busy (\/sys\/fs\/cgroup\/.+)$/gm)) abandoned.add(m[1]!);
   const count = (name: string) => {
@@ -379,6 +356,7 @@ function readAfter(
     if (count("live") === null && count("max") !== null) pool.push({ dir, max, oom });
     else abandoned.add(dir);
   }
+  if (walk !== null) return { cgroupLimit, writtenBytes: walk.written, largestFile: walk.largest };
   let written = 0;
   let largest = 0;
   for (const m of out.matchAll(/^w (\d+) (\d+)$/gm)) {

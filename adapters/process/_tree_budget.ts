@@ -2,9 +2,11 @@
  * The write budget of a sandboxed child's tree: its worktree (a clean tree,
  * an agent's worktree) is a host directory, where per-file `RLIMIT_FSIZE`
  * bounds each file but not how many. Right before the child vouch notes the
- * time; after it, `find -newerct @<time>` lists every file of the tree whose
- * status changed since (ctime: a child can set a file's mtime back, never
- * its ctime) with its allocated blocks (sparse-aware, one filesystem). More
+ * time; after it, a walk of this process (`_tree_walk.ts`: no process start)
+ * lists every file of the tree whose status changed since (ctime: a child can
+ * set a file's mtime back, never its ctime) with its allocated blocks
+ * (sparse-aware, one filesystem); where Deno's whole-second ctime leaves a
+ * file undecided, `find -newerct @<time>` (exact ctime) decides instead. More
  * than `diskMb` allocated in those files fails the child (`disk`), and so
  * does a file of exactly the file-size cap (a write the kernel cut that the
  * child swallowed: `file_size`).
@@ -43,6 +45,8 @@ export interface TreeBudget {
   readonly tree: string;
   /** When it started, as `find -newerct` takes it: `@<seconds>.<milliseconds>`. */
   readonly since: string;
+  /** The same time, milliseconds since the epoch (the walk of `_tree_walk.ts`). */
+  readonly sinceMs: number;
 }
 
 /**
@@ -68,13 +72,14 @@ export function findTime(ms: number): string {
  * import { ok } from "node:assert/strict";
  * import { startBudget } from "./_tree_budget.ts";
  * const b = startBudget("/tmp");
- * ok(b.tree === "/tmp" && /^@\d+\.\d{3}$/.test(b.since));
+ * ok(b.tree === "/tmp" && /^@\d+\.\d{3}$/.test(b.since) && b.sinceMs > 0);
  * ```
  */
 export function startBudget(tree: string): TreeBudget {
   // Deno refusing `find` would leave the write budget unmeasured, silently.
   requireRun("find", "the write-budget walk");
-  return { tree, since: findTime(Date.now() + 1) };
+  const sinceMs = Math.floor(Date.now()) + 1;
+  return { tree, since: findTime(sinceMs), sinceMs };
 }
 
 /**

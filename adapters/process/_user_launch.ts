@@ -19,7 +19,8 @@ import { join } from "node:path";
 import process from "node:process";
 import type { UserMap } from "../sandbox/_user_map.ts";
 import { afterShellRun } from "./_after_shell.ts";
-import { requireRun } from "./permission.ts";
+import { permissionDenied, requireRun } from "./permission.ts";
+import { handOverTree } from "./_tree_walk.ts";
 
 const SH = "/bin/sh";
 
@@ -181,10 +182,14 @@ done
 true`;
 
 /**
- * Hands the writable `trees` to the mapped uid (a `find ... -exec chown` in
- * the long-lived shell of this process), before the child's write budget
- * starts (a changed owner changes ctime). Throws when a tree could not be
- * handed over: the child could not write its own tree.
+ * Hands the writable `trees` to the mapped uid (every entry not yet owned by
+ * it: vouch's own git and writes make root's), before the child's write
+ * budget starts (a changed owner changes ctime): a walk of this process
+ * (`_tree_walk.ts`, no process start) for a small tree, a `find ... -exec
+ * chown` in the long-lived shell of this process for one past the walk's
+ * bound. Throws when a tree could not be handed over: the child could not
+ * write its own tree (Deno refusing the walk or the shell throws its own
+ * permission error).
  *
  * @example
  * ```ts
@@ -199,10 +204,25 @@ true`;
  * ```
  */
 export async function handOverTrees(trees: readonly string[], map: UserMap): Promise<void> {
-  if (trees.length === 0) return;
+  const large: string[] = [];
+  for (const tree of trees) {
+    try {
+      if (handOverTree(tree, map.uid) === null) large.push(tree);
+    } catch (error) {
+      // Deno refusing the walk is a permission error naming the flag (see _launch.ts).
+      if (permissionDenied(error) !== null) throw error;
+      throw new Error(
+        `Cannot hand the sandbox's tree to uid ${map.uid}: failed ${tree}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      );
+    }
+  }
+  if (large.length === 0) return;
   // Refused by Deno's flags, the shell would read as "no shell answered".
   requireRun(SH, "the hand-over of the sandbox's tree to its mapped uid");
-  const answer = await afterShellRun(SH, HAND_OVER, [String(map.uid), ...trees]);
+  const answer = await afterShellRun(SH, HAND_OVER, [String(map.uid), ...large]);
   if (answer === null || answer.cutShort || /^failed /m.test(answer.out)) {
     throw new Error(
       `Cannot hand the sandbox's tree to uid ${map.uid}: ${
