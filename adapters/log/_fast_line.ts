@@ -3,7 +3,7 @@
 // the record. See {@linkcode fastLine}.
 import type { Sha256 } from "../../kernel/digest.ts";
 import { canonicalValueEnd } from "./_canonical_bytes.ts";
-import { hasAt, KIND_KEY, lineDigest, matchTail, PREV_KEY, type Tail } from "./line_check.ts";
+import { hasAt, lineDigest, matchTail, PREV_KEY, recordFromTail, type Tail } from "./line_check.ts";
 import type { LogRecord } from "./record.ts";
 
 /** A line accepted by {@linkcode fastLine}: its fields, as byte offsets. */
@@ -70,16 +70,5 @@ export function fastLineRecord(line: string, f: FastLine, end: number): LogRecor
   // Everything from the hash member on is ASCII: char offset = byte offset - shift.
   const shift = end - line.length;
   const member = f.member - shift;
-  const kindAt = member + 9 + 64 + KIND_KEY.length;
-  const prevAt = f.kindEnd - shift + PREV_KEY.length;
-  return {
-    body: JSON.parse(line.slice(BODY_KEY.length, member)),
-    hash: f.hash,
-    kind: line.slice(kindAt, f.kindEnd - shift),
-    prev: line.slice(prevAt, prevAt + 64),
-    seq: f.seq,
-    task: f.taskStart < 0 ? null : line.slice(f.taskStart - shift, f.taskEnd - shift),
-    ts: f.ts,
-    v: 1,
-  };
+  return recordFromTail(line, JSON.parse(line.slice(BODY_KEY.length, member)), member, f, shift);
 }

@@ -124,7 +124,7 @@ function hashHex(sha256: Sha256, bytes: Uint8Array): string {
 
 const ascii = (text: string) => new TextEncoder().encode(text);
 const HASH_KEY = ascii(',"hash":"');
-export const KIND_KEY: Uint8Array = ascii('","kind":"');
+const KIND_KEY = ascii('","kind":"');
 export const PREV_KEY: Uint8Array = ascii('","prev":"');
 const SEQ_KEY = ascii('","seq":');
 const TASK_KEY = ascii(',"task":');
@@ -254,7 +254,22 @@ function fastRecord(
     return null;
   }
   if (!isCanonicalText(text, body)) return null;
-  const shift = end - line.length;
+  return recordFromTail(line, body, member, t, end - line.length);
+}
+
+/**
+ * The record of a line whose tail {@linkcode matchTail} accepted: `body` is
+ * its parsed body, `member` the char offset of `,"hash":`, `shift` what to
+ * subtract from the tail's byte offsets to get char offsets (the tail is
+ * ASCII). Shared by the general fast path and `_fast_line.ts`.
+ */
+export function recordFromTail(
+  line: string,
+  body: JsonValue,
+  member: number,
+  t: Tail,
+  shift: number,
+): LogRecord {
   const hashAt = member + 9;
   const kindAt = hashAt + 64 + KIND_KEY.length;
   const prevAt = t.kindEnd - shift + PREV_KEY.length;
