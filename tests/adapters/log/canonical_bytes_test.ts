@@ -51,19 +51,22 @@ const num = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.constantFrom(0, -0, 1e21, 1e-7, 123456789012345, 1234567890123456, 2 ** 53, 0.1, -1.5e300),
 );
-const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  v: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    str,
-    num,
-    fc.boolean(),
-    fc.constant(null),
-    tie("a"),
-    tie("o"),
-  ),
-  a: fc.array(tie("v"), { maxLength: 4 }),
-  o: fc.dictionary(key, tie("v"), { maxKeys: 5 }),
-})).v;
+/** JSON values of `str`, `num`, booleans, null, arrays and objects whose keys come from `keys`. */
+const jsonValue = (keys: fc.Arbitrary<string>, withCrossShrink: boolean): fc.Arbitrary<unknown> =>
+  fc.letrec((tie) => ({
+    v: fc.oneof(
+      { depthSize: "small", withCrossShrink },
+      str,
+      num,
+      fc.boolean(),
+      fc.constant(null),
+      tie("a"),
+      tie("o"),
+    ),
+    a: fc.array(tie("v"), { maxLength: 4 }),
+    o: fc.dictionary(keys, tie("v"), { maxKeys: 5 }),
+  })).v;
+const value = jsonValue(key, true);
 
 // Edits that keep JSON valid (or not) but usually break canonical form.
 const EDITS: [string, string][] = [
@@ -125,19 +128,7 @@ Deno.test("canonicalValueEnd() accepts the canonical form of values with ASCII k
   const plainKey = fc.string({ unit: "binary-ascii", maxLength: 6 }).filter((k) =>
     ![...k].some((c) => c === '"' || c === "\\" || c < " ")
   );
-  const plain: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-    v: fc.oneof(
-      { depthSize: "small" },
-      str,
-      num,
-      fc.boolean(),
-      fc.constant(null),
-      tie("a"),
-      tie("o"),
-    ),
-    a: fc.array(tie("v"), { maxLength: 4 }),
-    o: fc.dictionary(plainKey, tie("v"), { maxKeys: 5 }),
-  })).v;
+  const plain = jsonValue(plainKey, false);
   fc.assert(
     fc.property(plain, (v) => {
       assert.ok(accepts(encoder.encode(canonicalize(v)!)), canonicalize(v));
