@@ -76,6 +76,76 @@ export type LogExport =
   /** The selection is ambiguous (exit 2). */
   | { readonly ok: false; readonly usage: true; readonly message: string };
 
+/** What {@linkcode exportMinted} signs: a VerifiedPatch the driver holds, just minted. */
+export interface MintedExportOptions extends StatementOptions {
+  /** The VerifiedPatch (its JSON form: MAC-checked again here before it is signed). */
+  readonly patch: unknown;
+  /** The event log its task was recorded in (the repository, and so its keys, are found from it). */
+  readonly logPath: string;
+  /** The key store to read (`VOUCH_KEY_FILE`, `XDG_STATE_HOME`, `HOME`). */
+  readonly env: KeyEnv;
+  readonly predicate: PredicateKind;
+}
+
+/**
+ * Signs the VerifiedPatch a verification just minted and returned in memory
+ * (`vouch verify --attest-out`), without reading the event log again: its MAC
+ * is re-checked with the repository's key, then it is signed with the
+ * repository's Ed25519 key. The same result as {@linkcode exportFromLog}.
+ *
+ * @example
+ * ```ts ignore
+ * const r = await exportMinted({ patch: outcome.verifiedPatch.toJSON(), logPath: outcome.logPath,
+ *   env: processKeyEnv(), predicate: "vouch" });
+ * if (r.ok) console.log(JSON.stringify(r.envelope));
+ * ```
+ */
+export async function exportMinted(opts: MintedExportOptions): Promise<LogExport> {
+  const repoRoot = findRepositoryRoot(dirname(dirname(resolve(opts.logPath))));
+  return await signChecked(
+    opts,
+    repoRoot,
+    "the patch this verification minted",
+    (macKey) => verifyVerifiedPatchJson(opts.patch, macKey).then((patch) => ({ patch })),
+  );
+}
+
+/**
+ * Checks a VerifiedPatch with the repository's MAC key (`check`), then signs its
+ * statement with the repository's Ed25519 key; a key or MAC failure is a refusal.
+ */
+async function signChecked(
+  opts: StatementOptions & { readonly env: KeyEnv; readonly predicate: PredicateKind },
+  repoRoot: string,
+  how: string,
+  check: (
+    macKey: MacKey,
+  ) => Promise<{ readonly patch: VerifiedPatchJson; readonly refusal?: string }>,
+): Promise<LogExport> {
+  try {
+    const macKey = await loadOrCreateMacKey({ repoRoot, env: opts.env, create: false });
+    const { patch, refusal } = await check(macKey);
+    if (refusal !== undefined) return { ok: false, usage: false, message: refusal };
+    const signingKey = await loadOrCreateSigningKey({ repoRoot, env: opts.env });
+    const options: StatementOptions = {
+      ...(opts.verifierId !== undefined ? { verifierId: opts.verifierId } : {}),
+      ...(opts.version !== undefined ? { version: opts.version } : {}),
+      ...(opts.resourceUri !== undefined ? { resourceUri: opts.resourceUri } : {}),
+      ...(opts.policyUri !== undefined ? { policyUri: opts.policyUri } : {}),
+    };
+    const envelope = await signStatement(
+      buildStatement(patch, opts.predicate, options),
+      signingKey,
+    );
+    return { ok: true, envelope, patch, signingKey, how };
+  } catch (error) {
+    if (error instanceof KeyError || error instanceof VerifiedPatchError) {
+      return { ok: false, usage: false, message: error.message };
+    }
+    throw error;
+  }
+}
+
 /**
  * Picks the verified patch of `task` / with `patchDigest` (else the latest) in
  * the log, re-checks its MAC and receipts against the log, and signs it with
@@ -119,32 +189,16 @@ export async function exportFromLog(opts: LogExportOptions): Promise<LogExport> 
         `Cannot export: digest prefix ${opts.patchDigest} matches ${digests.size} verified patches; give more digits`,
     };
   }
-  try {
-    const macKey = await loadOrCreateMacKey({ repoRoot, env: opts.env, create: false });
+  const how = selector !== ""
+    ? `selected${selector}`
+    : all.length > 1
+    ? `the latest of ${all.length} verified patches; select with --task or --patch-digest`
+    : "the only verified patch in the log";
+  return await signChecked(opts, repoRoot, how, async (macKey) => {
     const patch = await verifyVerifiedPatchJson(minted.body, macKey);
     const issue = await verifyReceiptsAgainstLog(patch.receipts, read.records, macKey);
-    if (issue) return refuse(`receipt check failed: ${issue.code}: ${issue.detail}`);
-    const how = selector !== ""
-      ? `selected${selector}`
-      : all.length > 1
-      ? `the latest of ${all.length} verified patches; select with --task or --patch-digest`
-      : "the only verified patch in the log";
-    const signingKey = await loadOrCreateSigningKey({ repoRoot, env: opts.env });
-    const options: StatementOptions = {
-      ...(opts.verifierId !== undefined ? { verifierId: opts.verifierId } : {}),
-      ...(opts.version !== undefined ? { version: opts.version } : {}),
-      ...(opts.resourceUri !== undefined ? { resourceUri: opts.resourceUri } : {}),
-      ...(opts.policyUri !== undefined ? { policyUri: opts.policyUri } : {}),
-    };
-    const envelope = await signStatement(
-      buildStatement(patch, opts.predicate, options),
-      signingKey,
-    );
-    return { ok: true, envelope, patch, signingKey, how };
-  } catch (error) {
-    if (error instanceof KeyError || error instanceof VerifiedPatchError) {
-      return refuse(error.message);
-    }
-    throw error;
-  }
+    return issue
+      ? { patch, refusal: `receipt check failed: ${issue.code}: ${issue.detail}` }
+      : { patch };
+  });
 }

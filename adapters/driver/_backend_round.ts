@@ -32,6 +32,7 @@ export async function runBackendRound(run: TaskRun, action: RunBackendAction): P
     changes: null,
     violations: [],
     denied: null,
+    sensitive: [],
     run: null,
     ended: null,
   };

@@ -7,6 +7,7 @@
  * @module
  */
 import { type StopReason, taskOutcome } from "../../kernel/lifecycle/outcome.ts";
+import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { RoundSummary, RunOutcome } from "./outcome.ts";
 import { RUN_EXIT_CODES } from "./outcome.ts";
@@ -137,18 +138,42 @@ function refusalsOf(risks: readonly string[] | undefined): Pick<RoundSummary, "r
   return refused.length > 0 ? { refusals: refused } : {};
 }
 
-/** The VerifiedPatch each verified outcome stands for (kept out of the outcome's JSON). */
-const MINTED = new WeakMap<RunOutcome, VerifiedPatch>();
+/** What the driver held for an outcome and keeps out of its JSON. */
+interface Held {
+  /** The VerifiedPatch the kernel minted (verified outcomes only). */
+  readonly minted: VerifiedPatch | null;
+  /** The first round's scope check: its violations and sensitive classes. */
+  readonly scope: ScopeJudgement;
+}
+
+/** A round's scope check, as {@link scopeJudgementOf} gives it. */
+export interface ScopeJudgement {
+  readonly violations: readonly PatchViolation[];
+  readonly sensitive: readonly string[];
+}
+
+const HELD = new WeakMap<RunOutcome, Held>();
 
 /** The VerifiedPatch minted for `outcome` (by {@link outcomeOf}), or `null` when none was. */
 export function mintedPatchOf(outcome: RunOutcome): VerifiedPatch | null {
-  return MINTED.get(outcome) ?? null;
+  return HELD.get(outcome)?.minted ?? null;
+}
+
+/** The first round's scope check (`vouch verify` runs one round); empty when none ran. */
+export function scopeJudgementOf(outcome: RunOutcome): ScopeJudgement {
+  return HELD.get(outcome)?.scope ?? { violations: [], sensitive: [] };
 }
 
 /** The outcome of a finished run (a live task here is a driver bug: it reads `could_not_run`). */
 export function outcomeOf(run: TaskRun): RunOutcome {
   const outcome = outcomeFields(run);
-  if (outcome.state === "verified" && run.verified !== null) MINTED.set(outcome, run.verified);
+  const first = run.rounds[0];
+  HELD.set(outcome, {
+    minted: outcome.state === "verified" ? run.verified : null,
+    scope: first === undefined
+      ? { violations: [], sensitive: [] }
+      : { violations: first.violations, sensitive: first.sensitive },
+  });
   return outcome;
 }
 

@@ -59,7 +59,10 @@ const checkScope: Handler<"check_scope"> = async (run, action) => {
   if (round !== null) round.diff = judgement.diff;
   const violations = judgement.violations.map((v) => `${v.code}:${v.path}`);
   const sensitive = [...judgement.classification.sensitive];
-  if (round !== null) round.violations = [...judgement.violations];
+  if (round !== null) {
+    round.violations = [...judgement.violations];
+    round.sensitive = sensitive;
+  }
   await writeJson(run, `round-${round?.round ?? 0}/inspection.json`, {
     verdict: judgement.verdict,
     files: judgement.summaries,

@@ -49,6 +49,8 @@ export interface RoundState {
   violations: PatchViolation[];
   /** The sensitive class the kernel's policy denied, when it did. */
   denied: string | null;
+  /** The sensitive classes the scope check found the patch touching. */
+  sensitive: string[];
   /** The clean verification of this round's patch, once it ran. */
   run: VerificationRun | null;
   /** How the kernel ended the round (`null`: it did not judge it). */

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { sha256Hex } from "../digest/sha256.ts";
 import type { KeyEnv } from "../keys/paths.ts";
@@ -28,7 +28,7 @@ import { locateRepo } from "../git/locate_repo.ts";
 import { openRepoState } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
 import { suppliedPatch } from "./patch_source.ts";
-import { mintedPatchOf } from "./_final.ts";
+import { mintedPatchOf, scopeJudgementOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { OracleReport } from "../verification/verifier.ts";
 
@@ -338,13 +338,13 @@ function cleanVerifierOptions(
   };
 }
 
-/** The outcome of a verification's run, with its scope judgement read from its artefacts. */
+/** The outcome of a verification's run, with the scope judgement the driver held. */
 async function outcomeOfRun(
   run: RunOutcome,
   artefactsDir: string,
   known: Pick<VerifyPatchOutcome, "patchDigest" | "logPath" | "baselineCached">,
 ): Promise<VerifyPatchOutcome> {
-  const inspection = await readInspection(`${artefactsDir}/round-1/inspection.json`);
+  const scope = scopeJudgementOf(run);
   const testOutput = `${artefactsDir}/round-1/test_output.txt`;
   const hasTestOutput = await stat(testOutput).then(() => true, () => false);
   const verified = run.state === "verified";
@@ -357,8 +357,8 @@ async function outcomeOfRun(
     reasons: verifyReasons(run),
     patchDigest: known.patchDigest,
     base: run.base,
-    violations: inspection.violations,
-    sensitive: inspection.sensitive,
+    violations: scope.violations,
+    sensitive: scope.sensitive,
     baseline: run.baseline,
     checks: round?.checks ?? [],
     verifiedPatch: verified ? mintedPatchOf(run) : null,
@@ -386,19 +386,4 @@ function verifyReasons(run: RunOutcome): string[] {
   ];
   if (reasons.length === 0) reasons.push(run.reason);
   return [...new Set(reasons)];
-}
-
-/** The scope judgement the driver recorded for the round (empty when it never got there). */
-async function readInspection(
-  path: string,
-): Promise<{ violations: PatchViolation[]; sensitive: string[] }> {
-  try {
-    const j = JSON.parse(await readFile(path, "utf8"));
-    return {
-      violations: Array.isArray(j?.violations) ? j.violations : [],
-      sensitive: Array.isArray(j?.classification?.sensitive) ? j.classification.sensitive : [],
-    };
-  } catch {
-    return { violations: [], sensitive: [] };
-  }
 }

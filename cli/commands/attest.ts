@@ -11,6 +11,7 @@ import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
 import {
   AttestError,
   exportFromLog,
+  exportMinted,
   PREDICATE_KINDS,
   type PredicateKind,
   SANDBOX_STRENGTH,
@@ -147,6 +148,11 @@ export interface AttestationExport {
   readonly task?: string;
   /** Select the verified patch with this digest (`sha256:<hex>`, or a prefix of it). */
   readonly patchDigest?: string;
+  /**
+   * The VerifiedPatch (JSON form) the caller holds, just minted: signed after its MAC is
+   * re-checked, without picking it from the log (`verify --attest-out`).
+   */
+  readonly minted?: unknown;
   /** Write the envelope here (default: stdout). */
   readonly out?: string;
   /** Also write the public key (SPKI PEM) here. */
@@ -179,16 +185,26 @@ export async function exportVerifiedPatchAttestation(
   const env = opts.keyFile !== undefined
     ? { ...processKeyEnv(), VOUCH_KEY_FILE: opts.keyFile }
     : processKeyEnv();
-  // An unreadable log is an EventLogError("io"): one line and exit 5 (could not run).
-  const r = await exportFromLog({
-    logPath: opts.logPath,
-    env,
-    predicate: opts.predicate,
-    ...(opts.task !== undefined ? { task: opts.task } : {}),
-    ...(opts.patchDigest !== undefined ? { patchDigest: opts.patchDigest } : {}),
-    ...(opts.resourceUri !== undefined ? { resourceUri: opts.resourceUri } : {}),
-    ...(opts.policyUri !== undefined ? { policyUri: opts.policyUri } : {}),
-  });
+  // The patch a verification just minted is signed as it is held; anything else is picked
+  // from the log. An unreadable log is an EventLogError("io"): one line and exit 5.
+  const r = opts.minted !== undefined
+    ? await exportMinted({
+      patch: opts.minted,
+      logPath: opts.logPath,
+      env,
+      predicate: opts.predicate,
+      ...(opts.resourceUri !== undefined ? { resourceUri: opts.resourceUri } : {}),
+      ...(opts.policyUri !== undefined ? { policyUri: opts.policyUri } : {}),
+    })
+    : await exportFromLog({
+      logPath: opts.logPath,
+      env,
+      predicate: opts.predicate,
+      ...(opts.task !== undefined ? { task: opts.task } : {}),
+      ...(opts.patchDigest !== undefined ? { patchDigest: opts.patchDigest } : {}),
+      ...(opts.resourceUri !== undefined ? { resourceUri: opts.resourceUri } : {}),
+      ...(opts.policyUri !== undefined ? { policyUri: opts.policyUri } : {}),
+    });
   if (!r.ok) {
     if (r.usage) throw new UsageError(r.message);
     io.err(`vouch attest: ${visible(r.message)}\n`);

@@ -139,6 +139,8 @@ export const verifyCommand: CliCommand = {
         logPath: outcome.logPath,
         task: outcome.task,
         patchDigest: outcome.patchDigest,
+        // The patch the driver holds is attested as held: the log is not read again.
+        ...(outcome.verifiedPatch !== null ? { minted: outcome.verifiedPatch.toJSON() } : {}),
         out: values["attest-out"],
         predicate: "vouch",
       }, io);
