@@ -101,6 +101,7 @@ export {
   type RunProgress,
 } from "./adapters/driver/outcome.ts";
 export type { ApprovalQuestion, IntegrateOptions } from "./adapters/driver/run_task.ts";
+export type { RepoTaskOptions } from "./adapters/driver/repo_task.ts";
 export type { IntegrationOps, NewBranchCommit } from "./adapters/verified_patch/capabilities.ts";
 export type { SandboxRequirement } from "./adapters/host/sandbox_probe.ts";
 

@@ -40,5 +40,6 @@ export function canonicalJson(value: unknown): string {
  * ```
  */
 export function canonicalDigest(value: unknown): string {
-  return sha256Hex(canonicalJson(value));
+  const json = canonicalJson(value);
+  return sha256Hex(json);
 }

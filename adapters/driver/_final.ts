@@ -144,6 +144,15 @@ interface Held {
   readonly minted: VerifiedPatch | null;
   /** The first round's scope check: its violations and sensitive classes. */
   readonly scope: ScopeJudgement;
+  /** Where the baseline came from when the baseline cache answered (null: it ran, or none did). */
+  readonly baselineReused: BaselineReuse | null;
+}
+
+/** The cached baseline a task used: the base tree, when it ran (ms since epoch), whose receipts. */
+export interface BaselineReuse {
+  readonly tree: string;
+  readonly at: number;
+  readonly task: string;
 }
 
 /** A round's scope check, as {@link scopeJudgementOf} gives it. */
@@ -164,6 +173,11 @@ export function scopeJudgementOf(outcome: RunOutcome): ScopeJudgement {
   return HELD.get(outcome)?.scope ?? { violations: [], sensitive: [] };
 }
 
+/** The baseline cache's answer the task used, or null when its baseline ran (or none did). */
+export function baselineReuseOf(outcome: RunOutcome): BaselineReuse | null {
+  return HELD.get(outcome)?.baselineReused ?? null;
+}
+
 /** The outcome of a finished run (a live task here is a driver bug: it reads `could_not_run`). */
 export function outcomeOf(run: TaskRun): RunOutcome {
   const outcome = outcomeFields(run);
@@ -173,6 +187,7 @@ export function outcomeOf(run: TaskRun): RunOutcome {
     scope: first === undefined
       ? { violations: [], sensitive: [] }
       : { violations: first.violations, sensitive: first.sensitive },
+    baselineReused: run.baseline?.reusedFrom ?? null,
   });
   return outcome;
 }

@@ -123,11 +123,12 @@ export interface PatchSource {
  * ```
  */
 export function suppliedPatch(bytes: Uint8Array, id: string): PatchSource {
+  const digest = sha256Hex(bytes);
   const parsed = tryParseGitDiff(bytes);
   const changed = parsed.ok ? changedPaths(parsed.diff) : [];
   const patch: RoundPatch = {
     bytes,
-    digest: sha256Hex(bytes),
+    digest,
     files: changed.map((c) => c.path),
     diff: parsed.ok ? parsed.diff : null,
     // A patch the parser refuses still reaches the scope check, which rejects it.

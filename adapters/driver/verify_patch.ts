@@ -13,55 +13,29 @@
  * @module
  */
 import { stat } from "node:fs/promises";
-import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { sha256Hex } from "../digest/sha256.ts";
-import type { KeyEnv } from "../keys/paths.ts";
-import type { ReceiptRecorder } from "../receipts/chain.ts";
-import type { SandboxProbe, SandboxRequirement } from "../host/sandbox_probe.ts";
+import type { SandboxProbe } from "../host/sandbox_probe.ts";
 import type { CheckSlots } from "../verification/check_slots.ts";
 import { type CleanVerifierOptions, createCleanVerifier } from "../verification/clean_verifier.ts";
 import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { CheckSummary, RunFinalState, RunOutcome } from "./outcome.ts";
-import { DEFAULT_FORBID, newTaskId } from "./task_defaults.ts";
+import { newTaskId } from "./task_defaults.ts";
+import { cleanVerifierBase, type RepoTaskOptions, type TaskPlace, taskRules } from "./repo_task.ts";
 import { locateRepo } from "../git/locate_repo.ts";
 import { openRepoState } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
 import { suppliedPatch } from "./patch_source.ts";
-import { mintedPatchOf, scopeJudgementOf } from "./_final.ts";
+import { baselineReuseOf, mintedPatchOf, scopeJudgementOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { OracleReport } from "../verification/verifier.ts";
 
 /** Options of {@link verifyPatchInRepo}. */
-export interface VerifyPatchOptions {
-  /** A directory inside the repository. */
-  readonly dir: string;
+export interface VerifyPatchOptions extends RepoTaskOptions {
   /** The patch bytes (`git diff --binary` format). */
   readonly patch: Uint8Array;
-  /** The outcome contract the patch is verified against. */
-  readonly contract: OutcomeContract;
-  /** The revision the patch applies to. @default "HEAD" */
-  readonly base?: string;
-  /** Globs of paths the patch may touch. @default all */
-  readonly allow?: readonly string[];
-  /** Globs of paths the patch may not touch (added to the defaults). */
-  readonly forbid?: readonly string[];
-  /** Which sandbox the checks need. @default "auto" */
-  readonly sandbox?: SandboxRequirement;
-  /** Paths outside the tree the checks need, read-only in their sandbox (`--sandbox-ro`). */
-  readonly sandboxReadOnly?: readonly string[];
-  /** Environment the MAC key is located from (`VOUCH_KEY_FILE`, `XDG_STATE_HOME`). */
-  readonly keyEnv?: KeyEnv;
-  /** Directory the clean trees are created under. */
-  readonly worktreeRoot?: string;
   /** Told each check as it runs, with its phase (`baseline` or `verify`). */
   readonly onCheck?: (phase: string, name: string) => void;
-  /** Notes for the user (a dead writer's lock taken over). */
-  readonly onNote?: (text: string) => void;
-  /** Each sub-step of preparing the clean tree, with its size (`copying node_modules, 66 MB`). */
-  readonly onStep?: (step: string) => void;
-  /** Let the contract's setup commands use the network when it asks (`--allow-setup-network`). */
-  readonly allowSetupNetwork?: boolean;
   /**
    * Run the contract on the untouched base first. It is what the verdict is
    * judged against: the baseline's failing tests must pass and its passing
@@ -72,12 +46,6 @@ export interface VerifyPatchOptions {
    * base's tests for a patch that touches them). @default true
    */
   readonly baseline?: boolean;
-  /**
-   * Tests are editable (`--tests-editable`): a patch that touches test files
-   * is graded against its own tests only, and the verdict says so.
-   * @default the contract's `testsEditable`, else false
-   */
-  readonly testsEditable?: boolean;
   /**
    * Where the event log (`events.jsonl`, with its lock) and `runs/<task>/`
    * artefacts live. Parallel verifications in one repository each need their
@@ -94,12 +62,6 @@ export interface VerifyPatchOptions {
   readonly onDebug?: (line: string) => void;
   /** Wall-time budget of the whole verification, in milliseconds. @default 6 hours */
   readonly wallTimeMs?: number;
-  /**
-   * When the task's trees are removed: before this resolves, or after
-   * (`after_return`: the verdict is reported first; the CLI waits with
-   * `settleDeferredRemovals()` before it exits). @default "before_return"
-   */
-  readonly treeRemoval?: "before_return" | "after_return";
 }
 
 /**
@@ -243,25 +205,14 @@ export async function verifyPatchSharing(
   const task = newTaskId();
   const patchDigest = sha256Hex(opts.patch);
   try {
-    const allow = opts.allow ?? [];
-    const forbid = [...DEFAULT_FORBID.filter((f) => !allow.includes(f)), ...(opts.forbid ?? [])];
-    const cleanVerifier = createCleanVerifier(
-      cleanVerifierOptions(opts, { repo: state.top, base: state.base, task, receipts }, {
+    const verifier = createCleanVerifier(
+      cleanVerifierOptions(opts, { top: state.top, base: state.base, taskId: task, receipts }, {
         dir: `${stateDir}/baseline-cache`,
         key,
         logPath: log.path,
         ...(opts.onDebug !== undefined ? { onDebug: opts.onDebug } : {}),
       }),
     );
-    let baselineCached: VerifyPatchOutcome["baselineCached"] = null;
-    const verifier: typeof cleanVerifier = {
-      ...cleanVerifier,
-      async baseline(signal, onCheck) {
-        const b = await cleanVerifier.baseline(signal, onCheck);
-        if (b.reusedFrom !== undefined) baselineCached = b.reusedFrom;
-        return b;
-      },
-    };
     const artefactsDir = `${stateDir}/runs/${task}`;
     const run = await runTask({
       repo: state.top,
@@ -270,7 +221,7 @@ export async function verifyPatchSharing(
       // The supplied bytes are the round's patch: judged as stated, applied by git in the clean tree.
       source: suppliedPatch(opts.patch, "patch"),
       verifier,
-      rules: { allow, forbid, protect: opts.contract.protect },
+      rules: taskRules(opts),
       maxRounds: 1,
       wallTimeMs: opts.wallTimeMs ?? 6 * 3_600_000,
       log,
@@ -288,7 +239,6 @@ export async function verifyPatchSharing(
     const outcome = await outcomeOfRun(run, artefactsDir, {
       patchDigest,
       logPath: log.path,
-      baselineCached,
     });
     await log.append({
       task,
@@ -307,7 +257,7 @@ export async function verifyPatchSharing(
  */
 function cleanVerifierOptions(
   opts: VerifyPatchOptions & SharedVerification,
-  at: { repo: string; base: string; task: string; receipts: ReceiptRecorder },
+  at: TaskPlace,
   cache: NonNullable<CleanVerifierOptions["baselineCache"]>,
 ): CleanVerifierOptions {
   const contract = opts.contract;
@@ -315,23 +265,12 @@ function cleanVerifierOptions(
   const needsCaptures = contract.checks.some((c) =>
     c.baseline || c.differential !== null || c.testLists !== undefined
   );
-  const testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
   return {
-    ...(opts.onStep !== undefined ? { onStep: opts.onStep } : {}),
-    repo: at.repo,
-    base: at.base,
-    taskId: at.task,
-    contract,
-    receipts: at.receipts,
-    sandbox: opts.sandbox ?? "auto",
-    ...(opts.sandboxReadOnly !== undefined ? { sandboxReadOnly: opts.sandboxReadOnly } : {}),
-    ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
+    ...cleanVerifierBase(opts, at),
     ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
     ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
     ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
-    allowSetupNetwork: opts.allowSetupNetwork ?? false,
     rounds: 1,
-    testsEditable,
     // An implicit baseline is only the reference the round is judged against.
     baselineGates: opts.baseline === true || needsCaptures,
     ...(opts.baselineCache ?? true ? { baselineCache: cache } : {}),
@@ -342,7 +281,7 @@ function cleanVerifierOptions(
 async function outcomeOfRun(
   run: RunOutcome,
   artefactsDir: string,
-  known: Pick<VerifyPatchOutcome, "patchDigest" | "logPath" | "baselineCached">,
+  known: Pick<VerifyPatchOutcome, "patchDigest" | "logPath">,
 ): Promise<VerifyPatchOutcome> {
   const scope = scopeJudgementOf(run);
   const testOutput = `${artefactsDir}/round-1/test_output.txt`;
@@ -365,7 +304,7 @@ async function outcomeOfRun(
     logPath: known.logPath,
     details: verified ? [] : (round?.details ?? [run.message]),
     verifiedPatchPath: verified ? `${artefactsDir}/verified_patch.json` : null,
-    baselineCached: known.baselineCached,
+    baselineCached: baselineReuseOf(run),
     ...(hasTestOutput ? { testOutput } : {}),
     ...(round?.oracle !== undefined ? { oracle: round.oracle } : {}),
   };

@@ -120,11 +120,13 @@ Deno.test("the root is a facade: the embedder's calls, no internals", () => {
   }
   // The facade's calls stay few; the types they name in options and results are exported too
   // (so `deno doc --lint` finds no reference to an unexported type), and bounded as well. The
-  // bounds are today's sizes (16 values, 71 names): the root may not grow. docs/architecture.md
-  // ("The root") says what left it (the options meant for vouch's own CLI and batch).
+  // bounds are today's sizes (16 values, 72 names): the root may not grow. docs/architecture.md
+  // ("The root") says what left it (the options meant for vouch's own CLI and batch). The 72nd,
+  // on purpose: `RepoTaskOptions`, the 14 options `RunInRepoOptions` and `VerifyPatchOptions`
+  // both restated and now extend.
   const values = current["."]!.filter((n) => /\((function|class|variable|enum)\)$/.test(n));
   assert.ok(values.length <= 16, `root exports ${values.length} values: a facade stays small`);
-  assert.ok(root.size <= 71, `root exports ${root.size} names: a facade stays small`);
+  assert.ok(root.size <= 72, `root exports ${root.size} names: a facade stays small`);
 });
 
 Deno.test("the npm package has the same entry points as deno.json (the CLI is its bin)", async () => {
