@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { capabilitiesOf } from "./types.ts";
 import { preflightAcp, startAcp, type StartedAcp } from "./_acp_preflight.ts";
 import { endAgent, type LiveAgent } from "./_acp_agent.ts";
 import type { AcpBackendConfig } from "./_acp_config.ts";
@@ -40,12 +41,7 @@ export function acpBackend(config: AcpBackendConfig): AgentBackend {
   const ready = new Map<string, StartedAcp>();
   return {
     id,
-    capabilities: () => ({
-      streaming: true,
-      editsWorktree: true,
-      reportsUsage: true,
-      subprocess: true,
-    }),
+    capabilities: capabilitiesOf("streaming", "editsWorktree", "reportsUsage", "subprocess"),
     // Its program exists (before the worktree); it starts and answers `initialize` in the
     // task's own sandbox (startTask, before the baseline), once: that process serves round 1.
     preflight: () => preflightAcp(config.argv),

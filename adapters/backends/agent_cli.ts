@@ -10,18 +10,19 @@
  *
  * @module
  */
+import { capabilitiesOf } from "./types.ts";
 import { protocolIssue } from "./json_line.ts";
 import { LineSplitter, type StreamLine } from "./line_splitter.ts";
 import { probeAgentCli } from "./probe.ts";
 import { CLI_PACKAGES, installedVersion } from "./_cli_install.ts";
 import { composePrompt } from "./prompt.ts";
-import { cancelledBeforeStart, failure, guardRun, noClaims, unrunnable } from "./result.ts";
+import { cancelledBeforeStart, failure, guardRun, unrunnable } from "./result.ts";
 import {
   type AgentProcessRun,
   MAX_LINE_BYTES,
   processStatus,
-  reportedExitCode,
   runAgentProcess,
+  runClaims,
   safeEmit,
   type SubprocessConfig,
 } from "./subprocess.ts";
@@ -36,7 +37,6 @@ import type {
   BackendResult,
   BackendUsage,
 } from "./types.ts";
-import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
 
 /** The normalized outcome both stream parsers produce. */
 export interface StreamOutcome {
@@ -94,12 +94,7 @@ export function agentCliBackend(
       await installedVersion(config.executable ?? id, CLI_PACKAGES[id] ?? []) !== null
         ? null
         : await preflightAgentCli(id, config.executable ?? id, config.sandbox),
-    capabilities: () => ({
-      streaming: true,
-      editsWorktree: true,
-      reportsUsage: true,
-      subprocess: true,
-    }),
+    capabilities: capabilitiesOf("streaming", "editsWorktree", "reportsUsage", "subprocess"),
     run: (task, ctx) =>
       guardRun(id, () => runAgentCli(id, argvFor(task), task, ctx, config, newParser())),
   };
@@ -232,14 +227,11 @@ function streamResult(
   mask: Mask,
 ): BackendResult {
   const p = run.process;
+  const said = { summary: outcome.finalMessage, commands: outcome.commands, risks: [] };
   const common = {
-    ...noClaims(backend),
-    summary: mask(boundText(outcome.finalMessage, MAX_SUMMARY_CHARS)).text,
+    ...runClaims(backend, run, mask, said),
     selfClaimedDone: outcome.success,
-    commandsRun: boundList(outcome.commands.map((c) => mask(c).text)),
     usage: outcome.usage,
-    transcript: run.transcript,
-    exitCode: reportedExitCode(p),
     protocolIssues: outcome.issues,
   };
   const error = (code: BackendFailure["code"], message: string): BackendResult => ({

@@ -15,9 +15,10 @@
 import { z } from "zod";
 import type { BackendEvent, BackendUsage } from "./types.ts";
 import { boundList, boundText, MAX_ENTRY_CHARS, MAX_SUMMARY_CHARS } from "./types.ts";
-import { parseJsonLine } from "./json_line.ts";
+import { JsonLineReader } from "./json_line.ts";
 import { claudeToolPolicy, DEFAULT_CLAUDE_ALLOWED_TOOLS } from "./claude_tools.ts";
 import type { StreamLine } from "./line_splitter.ts";
+import type { StreamOutcome } from "./agent_cli.ts";
 
 const ContentBlock = z.lazy(() => z.object({ type: z.string() }).loose());
 const TextBlock = z.lazy(() => z.object({ type: z.literal("text"), text: z.string() }));
@@ -89,12 +90,12 @@ const ClaudeLine = z.lazy(() =>
 /** Message types whose lines must match their schema (others are `unknown_type`). */
 const CLAUDE_MESSAGE_TYPES = ["system", "assistant", "user", "result"];
 
-/** What the Claude Code stream said, normalized. */
-export interface ClaudeOutcome {
-  /** `subtype == "success" && !is_error && num_turns > 0`, exactly one result. */
-  readonly success: boolean;
-  /** Why `success` is false (empty when true). */
-  readonly failureReason: string;
+/**
+ * What the Claude Code stream said, normalized. `success`:
+ * `subtype == "success" && !is_error && num_turns > 0`, exactly one result;
+ * `finalMessage`: the result's text, or the last assistant text.
+ */
+export interface ClaudeOutcome extends StreamOutcome {
   /** The session id from `system/init`, or null before init. */
   readonly sessionId: string | null;
   /** The model `system/init` names, or null. */
@@ -105,18 +106,10 @@ export interface ClaudeOutcome {
   readonly resultSubtype: string | null;
   /** The result's `num_turns`, or null when no result arrived. */
   readonly numTurns: number | null;
-  /** The final text (result, or the last assistant text), bounded. */
-  readonly finalMessage: string;
-  /** Bash commands the agent issued (bounded). */
-  readonly commands: readonly string[];
   /** Files the agent says it edited or wrote (bounded; hints only). */
   readonly filesChanged: readonly string[];
   /** Error messages from the stream (bounded). */
   readonly errors: readonly string[];
-  /** Token and cost accounting the result reported. */
-  readonly usage: BackendUsage;
-  /** Lines rejected as protocol issues. */
-  readonly issues: number;
   /** The tools `system/init` says the CLI offers (null before init). */
   readonly tools: readonly string[] | null;
   /** Allowed tools the CLI does not offer (stale names or a different CLI version). */
@@ -170,7 +163,7 @@ export class ClaudeStreamParser {
   #files: string[] = [];
   #errors: string[] = [];
   #usage: { -readonly [K in keyof BackendUsage]: BackendUsage[K] } = {};
-  #issues = 0;
+  readonly #lines = new JsonLineReader(ClaudeLine, CLAUDE_MESSAGE_TYPES, "message");
 
   /**
    * A parser for one run.
@@ -188,12 +181,8 @@ export class ClaudeStreamParser {
 
   /** Accepts one line; returns the normalized events it produced. */
   accept(line: StreamLine): BackendEvent[] {
-    const parsed = parseJsonLine(line, ClaudeLine, CLAUDE_MESSAGE_TYPES, "message");
-    if (!parsed.ok) {
-      if (parsed.issue === null) return [];
-      this.#issues += 1;
-      return [parsed.issue];
-    }
+    const parsed = this.#lines.read(line);
+    if (!parsed.ok) return parsed.events;
     const msg = parsed.value;
     switch (msg.type) {
       case "system":
@@ -396,7 +385,7 @@ export class ClaudeStreamParser {
       filesChanged: boundList(this.#files),
       errors: [...this.#errors],
       usage: { ...this.#usage },
-      issues: this.#issues,
+      issues: this.#lines.issues,
       tools: this.#tools === null ? null : [...this.#tools],
       missingTools: [...this.#missingTools],
       retries: this.#retries,

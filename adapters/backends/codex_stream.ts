@@ -13,8 +13,9 @@
 import { z } from "zod";
 import type { BackendEvent, BackendUsage } from "./types.ts";
 import { boundList, boundText, MAX_ENTRY_CHARS, MAX_SUMMARY_CHARS } from "./types.ts";
-import { describeZodIssues, parseJsonLine, protocolIssue } from "./json_line.ts";
+import { describeZodIssues, JsonLineReader, protocolIssue } from "./json_line.ts";
 import type { StreamLine } from "./line_splitter.ts";
+import type { StreamOutcome } from "./agent_cli.ts";
 
 const Usage = z.lazy(() =>
   z.object({
@@ -115,12 +116,12 @@ const KNOWN_ITEM_TYPES = new Set([
   "error",
 ]);
 
-/** What the Codex stream said, normalized. */
-export interface CodexOutcome {
-  /** Decided from the stream: exactly one turn.completed, no turn.failed, no fatal error. */
-  readonly success: boolean;
-  /** Why `success` is false (empty when it is true). */
-  readonly failureReason: string;
+/**
+ * What the Codex stream said, normalized. `success` is decided from the
+ * stream: exactly one turn.completed, no turn.failed, no fatal error;
+ * `finalMessage` is the last agent message.
+ */
+export interface CodexOutcome extends StreamOutcome {
   /** The thread id from `thread.started`, or null. */
   readonly threadId: string | null;
   /** Number of `turn.completed` events. */
@@ -129,20 +130,12 @@ export interface CodexOutcome {
   readonly turnsFailed: number;
   /** Fatal stream errors and turn failure messages (bounded). */
   readonly errors: readonly string[];
-  /** The last agent message (bounded). */
-  readonly finalMessage: string;
-  /** Commands the agent ran (bounded). */
-  readonly commands: readonly string[];
   /** Paths the agent says it changed (bounded; hints only). */
   readonly filesChanged: readonly string[];
   /** Paths of `file_change` items that ended `failed` (bounded). */
   readonly failedFileChanges: readonly string[];
   /** Transient reconnects the CLI reported (top-level "Reconnecting..." errors). */
   readonly reconnects: number;
-  /** Token accounting the turns reported. */
-  readonly usage: BackendUsage;
-  /** Lines rejected as protocol issues. */
-  readonly issues: number;
 }
 
 /**
@@ -173,16 +166,12 @@ export class CodexStreamParser {
   #failedFiles: string[] = [];
   #reconnects = 0;
   #usage: { -readonly [K in keyof BackendUsage]: BackendUsage[K] } = {};
-  #issues = 0;
+  readonly #lines = new JsonLineReader(CodexLine, CODEX_EVENT_TYPES, "event");
 
   /** Accepts one line; returns the normalized events it produced. */
   accept(line: StreamLine): BackendEvent[] {
-    const parsed = parseJsonLine(line, CodexLine, CODEX_EVENT_TYPES, "event");
-    if (!parsed.ok) {
-      if (parsed.issue === null) return [];
-      this.#issues += 1;
-      return [parsed.issue];
-    }
+    const parsed = this.#lines.read(line);
+    if (!parsed.ok) return parsed.events;
     const ev = parsed.value;
     switch (ev.type) {
       case "thread.started":
@@ -244,12 +233,14 @@ export class CodexStreamParser {
 
   #item(item: { type: string } & Record<string, unknown>, lineNo: number): BackendEvent[] {
     if (!KNOWN_ITEM_TYPES.has(item.type)) {
-      this.#issues += 1;
-      return [protocolIssue("unknown_type", lineNo, `unknown item type ${item.type.slice(0, 80)}`)];
+      return this.#lines.count(
+        protocolIssue("unknown_type", lineNo, `unknown item type ${item.type.slice(0, 80)}`),
+      );
     }
     const schemaIssue = (error: { issues: { path: PropertyKey[]; message: string }[] }) => {
-      this.#issues += 1;
-      return [protocolIssue("schema", lineNo, `${item.type}: ${describeZodIssues(error.issues)}`)];
+      return this.#lines.count(
+        protocolIssue("schema", lineNo, `${item.type}: ${describeZodIssues(error.issues)}`),
+      );
     };
     switch (item.type) {
       case "agent_message": {
@@ -347,7 +338,7 @@ export class CodexStreamParser {
       failedFileChanges: boundList(this.#failedFiles),
       reconnects: this.#reconnects,
       usage: this.#usageView(),
-      issues: this.#issues,
+      issues: this.#lines.issues,
     };
   }
 }

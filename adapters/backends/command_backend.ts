@@ -6,21 +6,15 @@
  *
  * @module
  */
+import { capabilitiesOf } from "./types.ts";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import {
-  cancelledBeforeStart,
-  failedRun,
-  failure,
-  guardRun,
-  noClaims,
-  unrunnable,
-} from "./result.ts";
+import { cancelledBeforeStart, failedRun, failure, guardRun, unrunnable } from "./result.ts";
 import {
   processStatus,
-  reportedExitCode,
   runAgentProcess,
+  runClaims,
   safeEmit,
   type SubprocessConfig,
 } from "./subprocess.ts";
@@ -32,7 +26,6 @@ import type {
   BackendFailure,
   BackendResult,
 } from "./types.ts";
-import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
 import {
   claimsSayDone,
   type WorkerClaims,
@@ -158,13 +151,12 @@ async function runCommand(
   const tailText = (p.stdout.truncated ? p.stdout.tail : p.stdout.head).trim().split("\n").slice(-5)
     .join("\n");
   const common = {
-    ...noClaims(id),
-    summary: mask(boundText(claims?.summary ?? tailText, MAX_SUMMARY_CHARS)).text,
+    ...runClaims(id, run, mask, {
+      summary: claims?.summary ?? tailText,
+      commands: claims?.commands_run ?? [],
+      risks: claims?.risks ?? [],
+    }),
     selfClaimedDone: claims !== null ? claimsSayDone(claims) : p.exitCode === 0,
-    commandsRun: boundList((claims?.commands_run ?? []).map((c) => mask(c).text)),
-    risks: boundList((claims?.risks ?? []).map((c) => mask(c).text)),
-    transcript: run.transcript,
-    exitCode: reportedExitCode(p),
     protocolIssues: reading.kind === "invalid" ? 1 : 0,
   };
   if (reading.kind === "invalid") {
@@ -208,12 +200,7 @@ async function runCommand(
 export function commandBackend(config: CommandBackendConfig): AgentBackend {
   return {
     id: config.id ?? "command",
-    capabilities: () => ({
-      streaming: false,
-      editsWorktree: true,
-      reportsUsage: false,
-      subprocess: true,
-    }),
+    capabilities: capabilitiesOf("editsWorktree", "subprocess"),
     // Found before the baseline spends any time: the program exists and may be executed.
     preflight: () => preflightProgram(config.argv[0] ?? ""),
     run: (task, ctx) => guardRun(config.id ?? "command", () => runCommand(config, task, ctx)),

@@ -17,7 +17,7 @@ import type {
   BackendResult,
   BackendUsage,
 } from "./types.ts";
-import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
+import { boundList, boundText, capabilitiesOf, MAX_SUMMARY_CHARS } from "./types.ts";
 
 /** What an `fn` worker returns. */
 export interface FnWorkerOutput {
@@ -66,12 +66,7 @@ export type FnWorker = (task: AgentTask, ctx: FnWorkerContext) => Promise<FnWork
 export function fnBackend(id: string, fn: FnWorker): AgentBackend {
   return {
     id,
-    capabilities: () => ({
-      streaming: true,
-      editsWorktree: true,
-      reportsUsage: false,
-      subprocess: false,
-    }),
+    capabilities: capabilitiesOf("streaming", "editsWorktree"),
     run: (task, ctx) => guardRun(id, () => runFn(id, fn, task, ctx)),
   };
 }

@@ -133,6 +133,63 @@ export function parseJsonLine<T>(
   };
 }
 
+/**
+ * A stream parser's reading of its lines: each one decoded and validated
+ * ({@linkcode parseJsonLine}), with a count of the protocol issues met, its
+ * own and those the parser finds inside a valid line ({@linkcode JsonLineReader.count}).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { JsonLineReader } from "./json_line.ts";
+ * import { z } from "zod";
+ * const reader = new JsonLineReader(z.object({ type: z.literal("ping") }), ["ping"], "event");
+ * const line = (text: string) => ({ number: 1, text, tooLong: false, unterminated: false });
+ * equal(reader.read(line('{"type":"ping"}')).ok, true);
+ * equal(reader.read(line("")).ok, false);
+ * equal(reader.issues, 0);
+ * const bad = reader.read(line('{"type":"pong"}'));
+ * equal(bad.ok ? null : bad.events[0]?.kind, "protocol");
+ * equal(reader.issues, 1);
+ * ```
+ */
+export class JsonLineReader<T> {
+  #issues = 0;
+  readonly #schema: LineSchema<T>;
+  readonly #knownTypes: readonly string[];
+  readonly #noun: string;
+
+  /** Lines are `schema`'s; `knownTypes` and `noun` as {@linkcode parseJsonLine} takes them. */
+  constructor(schema: LineSchema<T>, knownTypes: readonly string[], noun: string) {
+    this.#schema = schema;
+    this.#knownTypes = knownTypes;
+    this.#noun = noun;
+  }
+
+  /** Protocol issues met so far. */
+  get issues(): number {
+    return this.#issues;
+  }
+
+  /** Counts an issue the parser found itself; returns it as the events to yield. */
+  count(issue: ProtocolIssue): BackendEvent[] {
+    this.#issues += 1;
+    return [issue];
+  }
+
+  /** The line's value, or the events to yield instead: its issue (counted), none for a blank line. */
+  read(
+    line: StreamLine,
+  ): { readonly ok: true; readonly value: T } | {
+    readonly ok: false;
+    readonly events: BackendEvent[];
+  } {
+    const parsed = parseJsonLine(line, this.#schema, this.#knownTypes, this.#noun);
+    if (parsed.ok) return parsed;
+    return { ok: false, events: parsed.issue === null ? [] : this.count(parsed.issue) };
+  }
+}
+
 /** Turns zod issues into one short detail string. */
 export function describeZodIssues(
   issues: readonly { path: readonly PropertyKey[]; message: string }[],

@@ -29,7 +29,7 @@ import type {
   BackendEvent,
   BackendResult,
 } from "./types.ts";
-import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
+import { boundList, boundText, capabilitiesOf, MAX_SUMMARY_CHARS } from "./types.ts";
 
 export type { OpenAiBackendConfig } from "./_openai_config.ts";
 
@@ -57,12 +57,7 @@ export function openaiBackend(config: OpenAiBackendConfig): AgentBackend {
   const id = "openai";
   return {
     id,
-    capabilities: () => ({
-      streaming: true,
-      editsWorktree: true,
-      reportsUsage: true,
-      subprocess: false,
-    }),
+    capabilities: capabilitiesOf("streaming", "editsWorktree", "reportsUsage"),
     run: (task, ctx) => guardRun(id, () => runLoop(id, config, task, ctx)),
   };
 }

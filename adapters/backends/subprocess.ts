@@ -10,7 +10,7 @@ import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import { BackendError } from "./errors.ts";
-import { failure } from "./result.ts";
+import { failure, noClaims, type ResultClaims } from "./result.ts";
 import { LineSplitter, type StreamLine } from "./line_splitter.ts";
 import { captureTranscript, type SecretMasker } from "./transcript.ts";
 import type {
@@ -20,6 +20,7 @@ import type {
   BackendStatus,
   TranscriptRef,
 } from "./types.ts";
+import { boundList, boundText, MAX_SUMMARY_CHARS } from "./types.ts";
 
 /** Settings shared by every subprocess backend. */
 export interface SubprocessConfig {
@@ -178,6 +179,42 @@ function splitCaptured(head: string, tail: string, truncated: boolean): StreamLi
  */
 export function reportedExitCode(p: ProcessResult): number | null {
   return p.spawnError === null && !p.timedOut && !p.cancelled ? p.exitCode : null;
+}
+
+/** What an agent's run said of itself, as text not yet masked or bounded. */
+export interface RunSaid {
+  /** Its summary (bounded to {@linkcode MAX_SUMMARY_CHARS}). */
+  readonly summary: string;
+  /** The commands it says it ran. */
+  readonly commands: readonly string[];
+  /** The risks it names. */
+  readonly risks: readonly string[];
+}
+
+/**
+ * The claims of a subprocess run every backend reports alike: what it said
+ * (masked, then bounded), its transcript and its {@linkcode reportedExitCode};
+ * the rest as {@linkcode noClaims} until the backend sets it.
+ *
+ * @example
+ * ```ts ignore
+ * const common = { ...runClaims("codex", run, mask, { summary, commands, risks: [] }), usage };
+ * ```
+ */
+export function runClaims(
+  backend: string,
+  run: AgentProcessRun,
+  mask: (text: string) => { text: string },
+  said: RunSaid,
+): ResultClaims {
+  return {
+    ...noClaims(backend),
+    summary: mask(boundText(said.summary, MAX_SUMMARY_CHARS)).text,
+    commandsRun: boundList(said.commands.map((c) => mask(c).text)),
+    risks: boundList(said.risks.map((c) => mask(c).text)),
+    transcript: run.transcript,
+    exitCode: reportedExitCode(run.process),
+  };
 }
 
 /** Calls `ctx.emit`, ignoring a sink that throws (the sink must not break a run). */

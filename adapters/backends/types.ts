@@ -23,6 +23,33 @@ export interface BackendCapabilities {
   readonly subprocess: boolean;
 }
 
+/**
+ * The `capabilities` method of a backend that can do what `can` names and
+ * nothing else (each call returns a fresh object).
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { capabilitiesOf } from "./types.ts";
+ * deepEqual(capabilitiesOf("streaming", "subprocess")(), {
+ *   streaming: true,
+ *   editsWorktree: false,
+ *   reportsUsage: false,
+ *   subprocess: true,
+ * });
+ * ```
+ */
+export function capabilitiesOf(
+  ...can: readonly (keyof BackendCapabilities)[]
+): () => BackendCapabilities {
+  return () => ({
+    streaming: can.includes("streaming"),
+    editsWorktree: can.includes("editsWorktree"),
+    reportsUsage: can.includes("reportsUsage"),
+    subprocess: can.includes("subprocess"),
+  });
+}
+
 /** One unit of work handed to a backend: one task, one attempt (round). */
 export interface AgentTask {
   /** Stable task id (safe for file names). */

@@ -27,7 +27,7 @@ import { loadOrCreateMacKey } from "../keys/mac_key.ts";
 import { type Classification, classifyOutcome } from "./classify.ts";
 import type { BatchTask } from "./input.ts";
 import { taskDirName } from "./key.ts";
-import { errorMessage, type SharedCandidateOptions } from "./options.ts";
+import { errorMessage, type SharedCandidateOptions, verificationOptions } from "./options.ts";
 import { commitSpec } from "./spec_base.ts";
 
 /** A task made ready once: resolved base, spec commit, contract and shared baseline. */
@@ -211,20 +211,19 @@ async function judgeBase(
   const log = await EventLog.open(join(stateDir, "events.jsonl"));
   try {
     const taskId = newTaskId();
+    // The candidates' sandbox and tree options; the key is loaded above, and whether tests
+    // are editable judges a patch, not the baseline.
+    const { keyEnv: _key, testsEditable: _editable, treePool, ...shared } = verificationOptions(
+      opts,
+    );
     const verifier = createCleanVerifier({
       repo: top,
       base: applyTo,
       taskId,
       contract,
       receipts: ReceiptRecorder.resume(log, key, log.openReport.lastReceipt),
-      sandbox: opts.sandbox ?? "auto",
-      ...(opts.sandboxReadOnly !== undefined && opts.sandboxReadOnly.length > 0
-        ? { sandboxReadOnly: opts.sandboxReadOnly }
-        : {}),
-      ...(opts.worktreeRoot !== undefined ? { worktreeRoot: opts.worktreeRoot } : {}),
-      ...(opts.treePool !== undefined ? { pool: opts.treePool } : {}),
-      ...(opts.sandboxProbe !== undefined ? { sandboxProbe: opts.sandboxProbe } : {}),
-      ...(opts.checkSlots !== undefined ? { checkSlots: opts.checkSlots } : {}),
+      ...shared,
+      ...(treePool !== undefined ? { pool: treePool } : {}),
       ...(cache
         ? { baselineCache: { dir: join(stateDir, "baseline-cache"), key, logPath: log.path } }
         : {}),

@@ -30,38 +30,29 @@ export interface ReceiptExit {
   readonly timedOut: boolean;
 }
 
-/** What a caller knows about a command it ran for a verdict. */
-export interface ReceiptInput {
-  /** The task. */
-  readonly task: string;
-  /** What the command was for, e.g. `check:unit`, `baseline:unit`, `git:diff`. */
-  readonly tool: string;
+/**
+ * What a caller knows about a command it ran for a verdict: the body's fields
+ * but the seal's (format, argv digest, anchor, chain, key), with the argv itself.
+ */
+export interface ReceiptInput extends
+  Pick<
+    ToolReceiptBody,
+    | "task"
+    | "tool"
+    | "cwd"
+    | "sandboxProfile"
+    | "envNames"
+    | "startedAt"
+    | "endedAt"
+    | "exit"
+    | "stdout"
+    | "stderr"
+    | "outcome"
+  > {
   /** The exact argv (only its digest is stored). */
   readonly argv: readonly string[];
-  /** Working directory. */
-  readonly cwd: string;
-  /** Sandbox profile name. */
-  readonly sandboxProfile: string;
   /** Paths declared read-only for the sandbox (`--sandbox-ro`, contract); omitted when none. */
   readonly sandboxReadOnly?: readonly string[];
-  /** Names (never values) of environment variables passed. */
-  readonly envNames: readonly string[];
-  /** Start time, ms since epoch. */
-  readonly startedAt: number;
-  /** End time, ms since epoch. */
-  readonly endedAt: number;
-  /** How it ended. */
-  readonly exit: ReceiptExit;
-  /** Standard output digest and size. */
-  readonly stdout: StreamDigest;
-  /** Standard error digest and size. */
-  readonly stderr: StreamDigest;
-  /**
-   * The judged outcome of the contract check this command ran (sealed with the
-   * rest, so `vouch inspect` can re-derive each event's claim from it). Absent
-   * for commands that are not a check (setup) and in receipts of older logs.
-   */
-  readonly outcome?: ReceiptOutcome;
 }
 
 /** A check's judged outcome, as sealed in its receipt. */
@@ -83,7 +74,7 @@ export interface ToolReceiptBody {
   readonly sandboxProfile: string;
   /** Declared read-only sandbox paths, sorted; absent when none were declared. */
   readonly sandboxReadOnly?: readonly string[] | undefined;
-  /** Sorted, de-duplicated. */
+  /** Names (never values) of the environment variables passed; sealed sorted, de-duplicated. */
   readonly envNames: readonly string[];
   /** When the command started, ms since epoch. */
   readonly startedAt: number;
@@ -101,7 +92,11 @@ export interface ToolReceiptBody {
   readonly prevReceipt: string;
   /** Which MAC key sealed it. */
   readonly keyId: string;
-  /** The judged outcome of the check it ran (see {@linkcode ReceiptInput.outcome}). */
+  /**
+   * The judged outcome of the contract check this command ran (sealed with the
+   * rest, so `vouch inspect` can re-derive each event's claim from it). Absent
+   * for commands that are not a check (setup) and in receipts of older logs.
+   */
   readonly outcome?: ReceiptOutcome;
 }
 

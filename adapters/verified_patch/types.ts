@@ -35,22 +35,18 @@ export interface PatchCheckEvidence {
   readonly receipt: string;
 }
 
-/** What {@linkcode mintVerifiedPatch} needs besides the key. */
-export interface MintInput {
+/**
+ * What {@linkcode mintVerifiedPatch} needs besides the key: the backend's patch
+ * and the evidence the JSON form seals (every check must pass; the log anchor
+ * is usually the last receipt's record).
+ */
+export interface MintInput extends
+  Pick<
+    VerifiedPatchJson,
+    "contractDigest" | "checks" | "receipts" | "passedAt" | "sandboxProfile" | "logAnchor"
+  > {
   /** The backend's patch whose diff was re-derived and checked. */
   readonly patch: UnverifiedPatch;
-  /** `sha256:` digest of the outcome contract that was run. */
-  readonly contractDigest: string;
-  /** Every check of the contract run on the patch (all must pass). */
-  readonly checks: readonly PatchCheckEvidence[];
-  /** The receipts the checks cite (and any others of the run). */
-  readonly receipts: readonly ToolReceipt[];
-  /** When verification passed, ms since epoch. */
-  readonly passedAt: number;
-  /** Sandbox profile the checks ran in. */
-  readonly sandboxProfile: string;
-  /** Log head when minted (usually the last receipt's record). */
-  readonly logAnchor: LogHead;
   /** The path rules the patch passed (`--allow`, `--forbid`, the contract's `protect`; sealed). */
   readonly pathPolicy?: VerifiedPatchJson["pathPolicy"] & object;
 }
