@@ -1,6 +1,6 @@
 /**
  * The flag shapes the commands share: strict options (with or without
- * positional arguments), `--sandbox MODE`, `--concurrency N`
+ * positional arguments), `--json`, `--sandbox MODE`, `--concurrency N`
  * and the queue flags (`--queue redis[s]://[USER]:PASSWORD@HOST:PORT[/NAME]`,
  * `--insecure-queue`, `--queue-ca`, `--fleet-key`), each refused with one usage error.
  *
@@ -69,6 +69,20 @@ export function parseFlags<O extends Options>(
   }
   return values;
 }
+
+/**
+ * `--json`: print the machine-readable document instead of text (off by
+ * default), the one definition every command with the flag spreads in.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { JSON_FLAG, parseFlags } from "./_flags.ts";
+ * equal(parseFlags([], JSON_FLAG).json, false);
+ * equal(parseFlags(["--json"], { ...JSON_FLAG }).json, true);
+ * ```
+ */
+export const JSON_FLAG = { json: { type: "boolean", default: false } } as const;
 
 /**
  * `--sandbox`: `auto`, `bwrap` or `none`.

@@ -6,8 +6,9 @@
  * @module
  */
 import { UNSANDBOXED_WARNING } from "../../adapters/sandbox/profile.ts";
-import { parseCommandLine, parseFlags } from "./_flags.ts";
+import { JSON_FLAG, parseCommandLine, parseFlags } from "./_flags.ts";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
+import { listedCommand } from "./_listed.ts";
 import {
   AttestError,
   exportFromLog,
@@ -234,7 +235,7 @@ async function verifyAttestation(argv: string[], io: CliIo): Promise<number> {
     base: { type: "string" },
     policy: { type: "string" },
     sandbox: { type: "string" },
-    json: { type: "boolean", default: false },
+    ...JSON_FLAG,
   });
   if (positionals.length !== 1) throw new UsageError("Cannot verify: give exactly one FILE");
   if (values.sandbox !== undefined && !SANDBOX_STRENGTH.includes(values.sandbox)) {
@@ -351,11 +352,7 @@ async function printPublicKey(argv: string[], io: CliIo): Promise<number> {
 
 /** `vouch attest`. */
 export const attestCommand: CliCommand = {
-  name: "attest",
-  summary: "export or verify a signed in-toto attestation of a verified patch",
-  help: HELP,
-  verdicts: ["verified", "rejected"],
-  exits: { 0: "ok/verified", 1: "rejected" },
+  ...listedCommand("attest", HELP, { 0: "ok/verified", 1: "rejected" }, ["verified", "rejected"]),
   async run(argv, io) {
     const [sub, ...rest] = argv;
     switch (sub) {

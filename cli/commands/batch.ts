@@ -9,6 +9,7 @@ import { availableParallelism } from "node:os";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
+import { listedCommand } from "./_listed.ts";
 import { VERDICTS } from "../../adapters/driver/verdicts.ts";
 import { jsonDocument } from "../json_document.ts";
 import {
@@ -33,6 +34,7 @@ import { checkReportSeal, sealReport } from "../../adapters/batch/fleet_seal.ts"
 import {
   concurrencyFlag,
   fleetKeyFlag,
+  JSON_FLAG,
   parseCommandLine,
   parseFlags,
   QUEUE_FLAGS,
@@ -103,7 +105,7 @@ async function merge(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, {
     out: { type: "string" },
     "fleet-key": { type: "string" },
-    json: { type: "boolean", default: false },
+    ...JSON_FLAG,
   });
   if (values.out === undefined) throw new UsageError("Cannot merge: --out DIR is required");
   if (positionals.length === 0) throw new UsageError("Cannot merge: give the shard reports");
@@ -249,14 +251,10 @@ function exitOf(report: BatchReport, failOnUnresolved: boolean, io: CliIo): numb
 
 /** `vouch batch`. */
 export const batchCommand: CliCommand = {
-  name: "batch",
-  summary: "grade many candidate patches (SWE-bench predictions) in parallel, with reports",
-  help: HELP,
-  verdicts: [],
-  exits: {
+  ...listedCommand("batch", HELP, {
     0: "every candidate judged, none in error (one in error: 5)",
     1: "with --fail-on-unresolved a candidate is not resolved; a queue verdict or a shard report (merge) did not verify",
-  },
+  }),
   async run(argv, io) {
     if (argv[0] === "merge") return await merge(argv.slice(1), io);
     const values = parseFlags(argv, {
@@ -274,7 +272,7 @@ export const batchCommand: CliCommand = {
       "fail-on-unresolved": { type: "boolean", default: false },
       fresh: { type: "boolean", default: false },
       "tests-editable": { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
+      ...JSON_FLAG,
     });
     if (values["tests-editable"] && values.queue !== undefined) {
       throw new UsageError(

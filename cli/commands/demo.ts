@@ -8,12 +8,13 @@
  * @module
  */
 import process from "node:process";
-import { parseFlags } from "./_flags.ts";
+import { JSON_FLAG, parseFlags } from "./_flags.ts";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../adapters/host/sandbox_probe.ts";
 import { type CliCommand, EXIT } from "../command.ts";
+import { listedCommand } from "./_listed.ts";
 import { fnBackend } from "../../adapters/backends/fn_backend.ts";
 import { contractFromCommand } from "../../adapters/verification/clean_verifier.ts";
 import { runInRepo, runOutcomeReport } from "../../adapters/driver/run_in_repo.ts";
@@ -93,15 +94,14 @@ export const demoFixer = fnBackend("demo-fixer", async (task) => {
 
 /** `vouch demo`. */
 export const demoCommand: CliCommand = {
-  name: "demo",
-  summary: "see vouch reject a false 'done' and verify a real fix (no network)",
-  help: HELP,
-  verdicts: [],
-  exits: { 0: "the demo ran as shown", 1: "the demo did not go as expected" },
+  ...listedCommand("demo", HELP, {
+    0: "the demo ran as shown",
+    1: "the demo did not go as expected",
+  }),
   async run(argv, io) {
     const values = parseFlags(argv, {
       keep: { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
+      ...JSON_FLAG,
       "kernel-only": { type: "boolean", default: false },
     });
     if (values["kernel-only"]) {

@@ -5,7 +5,8 @@
  * @module
  */
 import { type CliCommand, EXIT } from "../command.ts";
-import { parseFlags } from "./_flags.ts";
+import { listedCommand } from "./_listed.ts";
+import { JSON_FLAG, parseFlags } from "./_flags.ts";
 import { collectDoctorReport, type DoctorItem } from "../../adapters/host/doctor.ts";
 import { probeAgentCliConfined } from "../../adapters/driver/confined_backend.ts";
 import { executableOnPath } from "./run_backend.ts";
@@ -38,13 +39,12 @@ function line(name: string, item: DoctorItem): string {
 
 /** `vouch doctor`. */
 export const doctorCommand: CliCommand = {
-  name: "doctor",
-  summary: "check git, process groups, the sandbox and agent CLIs on this machine",
-  help: HELP,
-  verdicts: [],
-  exits: { 0: "everything required is present", 1: "something required is missing" },
+  ...listedCommand("doctor", HELP, {
+    0: "everything required is present",
+    1: "something required is missing",
+  }),
   async run(argv, io) {
-    const values = parseFlags(argv, { json: { type: "boolean", default: false } });
+    const values = parseFlags(argv, JSON_FLAG);
     const report = await collectDoctorReport();
     // Each CLI's `--version` runs its code: in the agent sandbox, as a run would.
     const agents = await Promise.all(

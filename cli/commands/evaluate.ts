@@ -4,10 +4,11 @@
  * @module
  */
 import { visible } from "../../adapters/text/mod.ts";
-import { parseCommandLine } from "./_flags.ts";
+import { JSON_FLAG, parseCommandLine } from "./_flags.ts";
 import { evaluateBundle } from "../../adapters/bundle/isolated.ts";
 import type { VerificationResult } from "../../kernel/bundle/types.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { listedCommand } from "./_listed.ts";
 
 const HELP = `vouch evaluate: judge a result bundle (never executes it)
 
@@ -68,17 +69,13 @@ export function renderVerificationResult(result: VerificationResult): string {
 
 /** The `evaluate` command. */
 export const evaluateCommand: CliCommand = {
-  name: "evaluate",
-  summary: "judge a result bundle (manifest, patch, logs) against a WorkUnit and plan",
-  help: HELP,
-  verdicts: [],
-  exits: { 0: "accept_candidate", 1: "any other recommendation" },
+  ...listedCommand("evaluate", HELP, { 0: "accept_candidate", 1: "any other recommendation" }),
   async run(args, io) {
     const { values, positionals } = parseCommandLine(args, {
       bundle: { type: "string" },
       "work-unit": { type: "string" },
       plan: { type: "string" },
-      json: { type: "boolean", default: false },
+      ...JSON_FLAG,
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const bundleDir = values.bundle;

@@ -4,7 +4,8 @@
  * @module
  */
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
-import { parseFlags } from "./_flags.ts";
+import { listedCommand } from "./_listed.ts";
+import { JSON_FLAG, parseFlags } from "./_flags.ts";
 import { gcWorktrees } from "../../adapters/worktree/gc.ts";
 import { defaultWorktreeRoot, legacyWorktreeRoots } from "../../adapters/worktree/location.ts";
 import { jsonDocument } from "../json_document.ts";
@@ -47,14 +48,10 @@ Examples:
 
 /** `vouch gc`. */
 export const gcCommand: CliCommand = {
-  name: "gc",
-  summary: "remove worktrees left behind by crashed runs",
-  help: HELP,
-  verdicts: [],
-  exits: { 0: "done" },
+  ...listedCommand("gc", HELP, { 0: "done" }),
   async run(argv, io) {
     const values = parseFlags(argv, {
-      json: { type: "boolean", default: false },
+      ...JSON_FLAG,
       "dry-run": { type: "boolean", default: false },
       root: { type: "string" },
       dir: { type: "string" },

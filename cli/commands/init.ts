@@ -11,7 +11,8 @@ import { writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
-import { parseFlags } from "./_flags.ts";
+import { listedCommand } from "./_listed.ts";
+import { JSON_FLAG, parseFlags } from "./_flags.ts";
 import { jsonDocument } from "../json_document.ts";
 import {
   describeVerifyCommand,
@@ -68,18 +69,14 @@ const TEST_GLOBS: Readonly<Record<VerifySource, readonly string[]>> = {
 
 /** `vouch init`. */
 export const initCommand: CliCommand = {
-  name: "init",
-  summary: "write a starter contract (detected test command, test files protected)",
-  help: HELP,
-  verdicts: [],
-  exits: { 0: "written" },
+  ...listedCommand("init", HELP, { 0: "written" }),
   async run(argv, io) {
     const values = parseFlags(argv, {
       dir: { type: "string", default: "." },
       verify: { type: "string" },
       out: { type: "string" },
       force: { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
+      ...JSON_FLAG,
     });
     const top = findRepositoryRoot(resolve(values.dir));
     const detected = detectVerifyCommand(top, {

@@ -6,9 +6,10 @@
  * @module
  */
 import { visible } from "../../adapters/text/mod.ts";
-import { parseCommandLine } from "./_flags.ts";
+import { JSON_FLAG, parseCommandLine } from "./_flags.ts";
 import { dirname, resolve } from "node:path";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { listedCommand } from "./_listed.ts";
 import { INSPECT_SUMMARY, inspectLog, type InspectReport } from "../../adapters/audit/mod.ts";
 import {
   findRepositoryRoot,
@@ -271,17 +272,13 @@ export function renderInspectReport(report: InspectReport, keyId: string | null)
 
 /** `vouch inspect`. */
 export const inspectCommand: CliCommand = {
-  name: "inspect",
-  summary: "verify and replay an event log; print per-task timelines",
-  help: HELP,
-  verdicts: ["verified", "tampered", "not_a_log"],
-  exits: {
+  ...listedCommand("inspect", HELP, {
     0: "verified",
     1: "tampered, divergent, unauthenticated (no key), not a vouch log, or from another kernel version",
-  },
+  }, ["verified", "tampered", "not_a_log"]),
   async run(argv, io) {
     const { values, positionals } = parseCommandLine(argv, {
-      json: { type: "boolean", default: false },
+      ...JSON_FLAG,
       "expect-head": { type: "string" },
       "key-file": { type: "string" },
     });

@@ -4,10 +4,12 @@
  * only when that command runs or shows its `--help`, so `vouch --version`,
  * `vouch --help` and each command pay for their own code only. The imports
  * are literal specifiers, so `deno compile` and the npm bundles still carry
- * every command. Add one entry here per command.
+ * every command. Add one entry here and in `../_command_summaries.ts` per
+ * command.
  *
  * @module
  */
+import { COMMAND_SUMMARIES, type CommandName } from "../_command_summaries.ts";
 import type { CliCommand } from "../command.ts";
 
 /** One row of the command table: what `vouch --help` lists, and the command itself on demand. */
@@ -20,69 +22,25 @@ export interface CommandEntry {
   load(): Promise<CliCommand>;
 }
 
+/** How to load each command (literal specifiers, so bundles carry every command). */
+const LOADERS: Readonly<Record<CommandName, () => Promise<CliCommand>>> = {
+  evaluate: async () => (await import("./evaluate.ts")).evaluateCommand,
+  demo: async () => (await import("./demo.ts")).demoCommand,
+  init: async () => (await import("./init.ts")).initCommand,
+  run: async () => (await import("./run.ts")).runCommand,
+  verify: async () => (await import("./verify.ts")).verifyCommand,
+  gc: async () => (await import("./gc.ts")).gcCommand,
+  scope: async () => (await import("./scope.ts")).scopeCommand,
+  doctor: async () => (await import("./doctor.ts")).doctorCommand,
+  inspect: async () => (await import("./inspect.ts")).inspectCommand,
+  attest: async () => (await import("./attest.ts")).attestCommand,
+  batch: async () => (await import("./batch.ts")).batchCommand,
+  worker: async () => (await import("./worker.ts")).workerCommand,
+};
+
 /** All subcommands, in the order `vouch --help` lists them. */
-export const COMMANDS: readonly CommandEntry[] = [
-  {
-    name: "evaluate",
-    summary: "judge a result bundle (manifest, patch, logs) against a WorkUnit and plan",
-    load: async () => (await import("./evaluate.ts")).evaluateCommand,
-  },
-  {
-    name: "demo",
-    summary: "see vouch reject a false 'done' and verify a real fix (no network)",
-    load: async () => (await import("./demo.ts")).demoCommand,
-  },
-  {
-    name: "init",
-    summary: "write a starter contract (detected test command, test files protected)",
-    load: async () => (await import("./init.ts")).initCommand,
-  },
-  {
-    name: "run",
-    summary: "hand a task to a coding agent; keep only a patch that verifies",
-    load: async () => (await import("./run.ts")).runCommand,
-  },
-  {
-    name: "verify",
-    summary: "verify a patch from anywhere in a clean tree (CI use)",
-    load: async () => (await import("./verify.ts")).verifyCommand,
-  },
-  {
-    name: "gc",
-    summary: "remove worktrees left behind by crashed runs",
-    load: async () => (await import("./gc.ts")).gcCommand,
-  },
-  {
-    name: "scope",
-    summary: "check every path a patch touches against confinement and allowed/forbidden globs",
-    load: async () => (await import("./scope.ts")).scopeCommand,
-  },
-  {
-    name: "doctor",
-    summary: "check git, process groups, the sandbox and agent CLIs on this machine",
-    load: async () => (await import("./doctor.ts")).doctorCommand,
-  },
-  {
-    name: "inspect",
-    summary: "verify and replay an event log; print per-task timelines",
-    load: async () => (await import("./inspect.ts")).inspectCommand,
-  },
-  {
-    name: "attest",
-    summary: "export or verify a signed in-toto attestation of a verified patch",
-    load: async () => (await import("./attest.ts")).attestCommand,
-  },
-  {
-    name: "batch",
-    summary: "grade many candidate patches (SWE-bench predictions) in parallel, with reports",
-    load: async () => (await import("./batch.ts")).batchCommand,
-  },
-  {
-    name: "worker",
-    summary: "judge the candidates `vouch batch --queue` enqueued on Redis",
-    load: async () => (await import("./worker.ts")).workerCommand,
-  },
-];
+export const COMMANDS: readonly CommandEntry[] = (Object.keys(COMMAND_SUMMARIES) as CommandName[])
+  .map((name) => ({ name, summary: COMMAND_SUMMARIES[name], load: LOADERS[name] }));
 
 /**
  * Every command, loaded, in table order (tests and documentation checks walk them all).

@@ -8,6 +8,7 @@ import { visible } from "../../adapters/text/mod.ts";
 import process from "node:process";
 import { isatty } from "node:tty";
 import { type CliCommand, type CliIo, UsageError } from "../command.ts";
+import { listedCommand } from "./_listed.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { VouchError } from "../../kernel/errors/mod.ts";
 import { parseRunArgs, type RunArgs } from "./run_args.ts";
@@ -246,12 +247,13 @@ function runWithSink(
 
 /** `vouch run`. */
 export const runCommand: CliCommand = {
-  name: "run",
-  summary: "hand a task to a coding agent; keep only a patch that verifies",
-  help: HELP,
   // Every final state is a verdict of `run`.
-  verdicts: FINAL_STATES,
-  exits: { 0: "verified", 1: "rejected", 3: "budget exhausted", 4: "backend failed" },
+  ...listedCommand("run", HELP, {
+    0: "verified",
+    1: "rejected",
+    3: "budget exhausted",
+    4: "backend failed",
+  }, FINAL_STATES),
   async run(argv, io) {
     const args = parseRunArgs(argv);
     await preflightSandbox(args.sandbox, io, "run");

@@ -5,7 +5,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import { parseCommandLine, sandboxFlag } from "./_flags.ts";
+import { JSON_FLAG, parseCommandLine, sandboxFlag } from "./_flags.ts";
 import { normalize } from "node:path";
 import { UsageError } from "../command.ts";
 import { AgentEnvName } from "../../adapters/backends/agent_cli_config.ts";
@@ -174,7 +174,7 @@ function runFlags(argv: readonly string[]) {
     "max-rounds": { type: "string", default: "3" },
     allow: { type: "string", multiple: true },
     forbid: { type: "string", multiple: true },
-    json: { type: "boolean", default: false },
+    ...JSON_FLAG,
     base: { type: "string" },
     timeout: { type: "string", default: "1800" },
     "backend-timeout": { type: "string" },

@@ -7,11 +7,12 @@
  * @module
  */
 import { DEFAULT_FORBID } from "../../adapters/driver/run_in_repo.ts";
-import { parseCommandLine } from "./_flags.ts";
+import { JSON_FLAG, parseCommandLine } from "./_flags.ts";
 import { GlobError } from "../../kernel/glob/error.ts";
 import { compileGlobs } from "../../kernel/glob/glob_set.ts";
 import { judgePatch, type PatchJudgement } from "../../kernel/scope/judge_patch.ts";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { listedCommand } from "./_listed.ts";
 import { jsonDocument } from "../json_document.ts";
 import { readInput } from "../input.ts";
 import { permissionDenied } from "../../adapters/process/permission.ts";
@@ -118,11 +119,7 @@ export function renderScopeReport(report: PatchJudgement): string {
 
 /** The `scope` command. */
 export const scopeCommand: CliCommand = {
-  name: "scope",
-  summary: "check every path a patch touches against confinement and allowed/forbidden globs",
-  help: HELP,
-  verdicts: [],
-  exits: { 0: "accept", 1: "reject (including an unparsable patch)" },
+  ...listedCommand("scope", HELP, { 0: "accept", 1: "reject (including an unparsable patch)" }),
   async run(args, io) {
     const { values, positionals } = parseCommandLine(args, {
       patch: { type: "string" },
@@ -130,7 +127,7 @@ export const scopeCommand: CliCommand = {
       forbid: { type: "string", multiple: true },
       write: { type: "string", multiple: true },
       "reject-symlinks": { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
+      ...JSON_FLAG,
     });
     if (positionals.length > 0) {
       throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);

@@ -4,8 +4,9 @@
  * @module
  */
 import { visible, visibleLine } from "../../adapters/text/mod.ts";
-import { parseFlags, sandboxFlag } from "./_flags.ts";
+import { JSON_FLAG, parseFlags, sandboxFlag } from "./_flags.ts";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.ts";
+import { listedCommand } from "./_listed.ts";
 import { GitError } from "../../adapters/git/git_checked.ts";
 import { verifyPatchReport, verifyPatchSharing } from "../../adapters/driver/verify_patch.ts";
 import { renderVerifyOutcome } from "../render.ts";
@@ -81,11 +82,12 @@ Examples:
 
 /** `vouch verify`. */
 export const verifyCommand: CliCommand = {
-  name: "verify",
-  summary: "verify a patch from anywhere in a clean tree (CI use)",
-  help: HELP,
-  verdicts: ["verified", "rejected", "could_not_run", "killed"],
-  exits: { 0: "verified", 1: "rejected" },
+  ...listedCommand("verify", HELP, { 0: "verified", 1: "rejected" }, [
+    "verified",
+    "rejected",
+    "could_not_run",
+    "killed",
+  ]),
   async run(argv, io) {
     const values = verifyFlags(argv);
     const sandbox = sandboxFlag(values.sandbox);
@@ -164,7 +166,7 @@ function verifyFlags(argv: readonly string[]) {
     sandbox: { type: "string", default: "auto" },
     "sandbox-ro": { type: "string", multiple: true },
     timeout: { type: "string", default: "600" },
-    json: { type: "boolean", default: false },
+    ...JSON_FLAG,
     baseline: { type: "boolean" },
     "no-baseline": { type: "boolean", default: false },
     "tests-editable": { type: "boolean", default: false },

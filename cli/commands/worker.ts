@@ -7,6 +7,7 @@
 import process from "node:process";
 import { resolve } from "node:path";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
+import { listedCommand } from "./_listed.ts";
 import { jsonDocument } from "../json_document.ts";
 import { candidateLine } from "../../adapters/batch/progress.ts";
 import { withQueueNet } from "./_queue_net.ts";
@@ -17,6 +18,7 @@ import { BatchInputError, readTasks } from "../../adapters/batch/input.ts";
 import {
   concurrencyFlag,
   fleetKeyFlag,
+  JSON_FLAG,
   parseFlags,
   QUEUE_FLAGS,
   QUEUE_HELP,
@@ -61,11 +63,7 @@ Examples:
 
 /** `vouch worker`. */
 export const workerCommand: CliCommand = {
-  name: "worker",
-  summary: "judge the candidates `vouch batch --queue` enqueued on Redis",
-  help: HELP,
-  verdicts: [],
-  exits: { 0: "stopped by SIGINT/SIGTERM" },
+  ...listedCommand("worker", HELP, { 0: "stopped by SIGINT/SIGTERM" }),
   async run(argv, io) {
     const values = parseFlags(argv, {
       ...QUEUE_FLAGS,
@@ -78,7 +76,7 @@ export const workerCommand: CliCommand = {
       repos: { type: "string" },
       "test-command": { type: "string" },
       "test-format": { type: "string" },
-      json: { type: "boolean", default: false },
+      ...JSON_FLAG,
     });
     if (values.queue === undefined) {
       throw new UsageError("Cannot work: --queue redis://[USER]:PASSWORD@HOST:PORT is required");
