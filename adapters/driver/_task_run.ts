@@ -15,7 +15,8 @@ import type { KernelState, TaskRecord } from "../../kernel/lifecycle/state.ts";
 import { initialKernelState, step } from "../../kernel/lifecycle/step.ts";
 import { ENTRY } from "../../kernel/lifecycle/transitions.ts";
 import { roundEnding } from "../../kernel/lifecycle/outcome.ts";
-import { recordKernelStep } from "../log/kinds.ts";
+import { recordKernelInit, recordKernelStep } from "../log/kinds.ts";
+import { KERNEL_LIFECYCLE_VERSION } from "../../kernel/lifecycle/version.ts";
 import type { VerificationRun } from "../verification/verifier.ts";
 import type { GitDiff } from "../../kernel/diff/types.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
@@ -124,7 +125,12 @@ export class TaskRun {
     });
   }
 
-  /** Steps the kernel with one event, records the pair in the log, queues the actions. */
+  /**
+   * Steps the kernel with one event, records the pair in the log, queues the
+   * actions. Before the task's first event (`task_submitted`) the log records
+   * the configuration the kernel is stepped with (the policy, the lifecycle's
+   * version).
+   */
   async feed(event: EventBody): Promise<void> {
     if (
       this.o.signal?.aborted === true && !this.killRequested &&
@@ -142,6 +148,9 @@ export class TaskRun {
       // The wall budget ran out before this result arrived: the kernel hears the time first
       // (it pauses the task and cancels the effect; the result is then stale).
       await this.feed({ kind: "timer_tick", taskId: this.o.taskId });
+    }
+    if (event.kind === "task_submitted") {
+      await recordKernelInit(this.o.log, this.policy as unknown as never, KERNEL_LIFECYCLE_VERSION);
     }
     const seq = this.o.log.head.seq + 1;
     const full = {

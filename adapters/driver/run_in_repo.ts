@@ -119,10 +119,12 @@ export function runOutcomeReport(outcome: RunOutcome): RunOutcome {
 }
 
 async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
-  const repo = await readRepoInfo(opts.dir, opts.base ?? "HEAD");
-  if (repo.dirtyMessage !== null) opts.onNote?.(repo.dirtyMessage);
+  const rules = taskRules(opts);
+  // "Make the failing tests pass": a contract that already passes proves nothing.
+  const requireFailingBaseline = opts.requireFailingBaseline ?? intentTargetsTests(opts.goal);
   const state = await openRepoState({
-    repo,
+    // A dirty checkout is said (onNote): its changes are not what the agent starts from.
+    repo: await readRepoInfo(opts.dir, opts.base ?? "HEAD"),
     signing: true,
     ...(opts.keyEnv !== undefined ? { keyEnv: opts.keyEnv } : {}),
     ...(opts.onNote !== undefined ? { onNote: opts.onNote } : {}),
@@ -136,8 +138,7 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
       ...cleanVerifierBase(opts, { top: state.top, base: state.base, taskId, receipts }),
       // No check or setup command may outlive the task's wall-time budget.
       deadline,
-      // "Make the failing tests pass": a contract that already passes proves nothing.
-      requireFailingBaseline: opts.requireFailingBaseline ?? intentTargetsTests(opts.goal),
+      requireFailingBaseline,
     });
     return await runTask({
       repo: state.top,
@@ -148,7 +149,7 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
         opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {},
       ),
       verifier,
-      rules: taskRules(opts),
+      rules,
       maxRounds: opts.maxRounds,
       ...(opts.costUnits !== undefined ? { costUnits: opts.costUnits } : {}),
       wallTimeMs: opts.wallTimeMs,

@@ -19,9 +19,7 @@
 import { mkdir } from "node:fs/promises";
 import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { sha256Hex } from "../digest/sha256.ts";
-import { recordKernelInit } from "../log/kinds.ts";
 import { isTerminalStatus } from "../../kernel/lifecycle/codes.ts";
-import { KERNEL_LIFECYCLE_VERSION } from "../../kernel/lifecycle/version.ts";
 import { deferRemoval } from "../worktree/deferred_removal.ts";
 import { writeOutcome } from "./_artefacts.ts";
 import { outcomeOf } from "./_final.ts";
@@ -46,7 +44,6 @@ import type { RunTaskOptions } from "./task_options.ts";
 export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
   const run = new TaskRun(opts);
   await mkdir(opts.artefactsDir, { recursive: true });
-  await recordKernelInit(opts.log, run.policy as unknown as never, KERNEL_LIFECYCLE_VERSION);
   const onAbort = () => void run.running?.controller.abort();
   opts.signal?.addEventListener("abort", onAbort);
   try {

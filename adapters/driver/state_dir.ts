@@ -100,15 +100,18 @@ export async function excludeStateDir(commonDir: string): Promise<void> {
 
 /** What {@linkcode openRepoState} is asked to open. */
 export interface RepoStateRequest {
-  /** The repository as located (top level, common git dir, base commit). */
-  readonly repo: LocatedRepo;
+  /**
+   * The repository as located (top level, common git dir, base commit), and
+   * whether its checkout is dirty when that was read (`dirtyMessage`, said first).
+   */
+  readonly repo: LocatedRepo & { readonly dirtyMessage?: string | null };
   /** The state directory. @default `<top>/.vouch` */
   readonly stateDir?: string;
   /** Environment the keys are located from. @default the process env */
   readonly keyEnv?: KeyEnv;
   /** Load (or create) the signing key too (`vouch run`: its VerifiedPatch is signed). */
   readonly signing?: boolean;
-  /** Notes for the user (a dead writer's lock taken over). */
+  /** Notes for the user (a dirty checkout, a dead writer's lock taken over). */
   readonly onNote?: (text: string) => void;
 }
 
@@ -162,6 +165,7 @@ export interface RepoState {
  */
 export async function openRepoState(request: RepoStateRequest): Promise<RepoState> {
   const repo = request.repo;
+  if (repo.dirtyMessage != null) request.onNote?.(repo.dirtyMessage);
   const commonDir = repo.commonDir.startsWith("/")
     ? repo.commonDir
     : `${repo.top}/${repo.commonDir}`;

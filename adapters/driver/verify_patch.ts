@@ -194,6 +194,7 @@ export function verifyPatchInRepo(opts: VerifyPatchOptions): Promise<VerifyPatch
 export async function verifyPatchSharing(
   opts: VerifyPatchOptions & SharedVerification,
 ): Promise<VerifyPatchOutcome> {
+  const rules = taskRules(opts);
   // Only the top level, the git dir and the base are needed (a dirty checkout is irrelevant here).
   const state = await openRepoState({
     repo: await locateRepo(opts.dir, opts.base ?? "HEAD"),
@@ -221,7 +222,7 @@ export async function verifyPatchSharing(
       // The supplied bytes are the round's patch: judged as stated, applied by git in the clean tree.
       source: suppliedPatch(opts.patch, "patch"),
       verifier,
-      rules: taskRules(opts),
+      rules,
       maxRounds: 1,
       wallTimeMs: opts.wallTimeMs ?? 6 * 3_600_000,
       log,

@@ -45,7 +45,8 @@ class CheckSandboxProfiles implements CheckSandbox {
   readonly #sandbox: SandboxRequirement;
   readonly #keyStoreDir: string;
   readonly #declaredReadOnly: readonly string[];
-  readonly #limits: ReturnType<typeof withDefaultLimits>;
+  readonly #contract: OutcomeContract;
+  #limits: ReturnType<typeof withDefaultLimits> | null = null;
   #probe: Promise<SandboxProbe> | null;
 
   constructor(opts: CheckSandboxOptions) {
@@ -57,7 +58,7 @@ class CheckSandboxProfiles implements CheckSandbox {
       ...(opts.sandboxReadOnly ?? []),
       ...(opts.contract.sandbox?.readOnly ?? []),
     ];
-    this.#limits = withDefaultLimits(opts.contract.sandbox?.limits, DEFAULT_CHECK_LIMITS);
+    this.#contract = opts.contract;
   }
 
   async profile(tree: string, views: readonly DependencyView[]): Promise<SandboxProfile> {
@@ -66,7 +67,11 @@ class CheckSandboxProfiles implements CheckSandbox {
       worktree: tree,
       ...(this.#sandbox !== "none" ? { probe: await this.#getProbe() } : {}),
       declaredReadOnly: this.#declaredReadOnly,
-      limits: this.#limits,
+      // The contract's limits over the defaults, worked out once, at the first check.
+      limits: this.#limits ??= withDefaultLimits(
+        this.#contract.sandbox?.limits,
+        DEFAULT_CHECK_LIMITS,
+      ),
       keyStoreDir: this.#keyStoreDir,
     });
     if (p.kind === "bwrap") return withDependencyViews(p, views);

@@ -1,11 +1,12 @@
 /**
  * The parts a clean verifier is built from, wired from its options: the
- * task's clean trees, the checks' sandbox, dependency provisioning and the
- * contract's setup step.
+ * checks' sandbox, dependency provisioning, the contract's setup step and
+ * digest, and the task's clean trees.
  *
  * @module
  */
 import { compileGlobs } from "../../kernel/glob/glob_set.ts";
+import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { createDependencyProvisioner } from "../deps/provision.ts";
 import { createTaskTrees } from "../worktree/task_trees.ts";
 import { createCheckSandbox } from "./_check_sandbox.ts";
@@ -15,26 +16,17 @@ import type { SetupStepOptions } from "./_setup_step.ts";
 
 /** What {@linkcode verifierParts} wires. */
 export interface VerifierParts {
-  readonly trees: ReturnType<typeof createTaskTrees>;
   readonly sandbox: ReturnType<typeof createCheckSandbox>;
   readonly deps: ReturnType<typeof createDependencyProvisioner>;
   readonly setupOptions: SetupStepOptions | null;
+  /** The contract file's digest when there is one (recomputable from the file), else the model's. */
+  readonly contractDigest: string;
+  readonly trees: ReturnType<typeof createTaskTrees>;
 }
 
 /** Wires the parts of a clean verifier from its options. */
 export function verifierParts(opts: CleanVerifierOptions): VerifierParts {
   const contract = opts.contract;
-  const isProtected = contract.protect.length > 0
-    ? ((set) => (path: string) => set.matches(path))(compileGlobs(contract.protect))
-    : () => false;
-  const trees = createTaskTrees({
-    repo: opts.repo,
-    base: opts.base,
-    taskId: opts.taskId,
-    isProtected,
-    ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
-    ...(opts.pool !== undefined ? { pool: opts.pool } : {}),
-  });
   const sandbox = createCheckSandbox({
     sandbox: opts.sandbox,
     contract,
@@ -61,5 +53,17 @@ export function verifierParts(opts: CleanVerifierOptions): VerifierParts {
     ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
     declaredOf,
   };
-  return { trees, sandbox, deps, setupOptions };
+  const contractDigest = contract.sourceDigest ?? canonicalDigest(contract as unknown as never);
+  const isProtected = contract.protect.length > 0
+    ? ((set) => (path: string) => set.matches(path))(compileGlobs(contract.protect))
+    : () => false;
+  const trees = createTaskTrees({
+    repo: opts.repo,
+    base: opts.base,
+    taskId: opts.taskId,
+    isProtected,
+    ...(opts.worktreeRoot !== undefined ? { root: opts.worktreeRoot } : {}),
+    ...(opts.pool !== undefined ? { pool: opts.pool } : {}),
+  });
+  return { sandbox, deps, setupOptions, contractDigest, trees };
 }

@@ -21,7 +21,6 @@ import type { BaselineCapture, OutcomeContract } from "../../kernel/contract/typ
 import { judgeBaseline, judgeContract } from "../../kernel/contract/judge.ts";
 import { tryParseGitDiff } from "../../kernel/diff/parse.ts";
 import type { GitDiff } from "../../kernel/diff/types.ts";
-import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import type { CheckPhase, ChecksRun } from "../contract/run_checks.ts";
 import type { CleanTree } from "../worktree/clean_tree.ts";
 import { WorktreeError } from "../worktree/errors.ts";
@@ -126,15 +125,14 @@ class CleanVerifier implements Verifier {
     this.#opts = opts;
     this.#contract = contract;
     this.#derived = contract;
-    // The contract file's digest when there is one (recomputable from the file), else the model's.
-    this.contractDigest = contract.sourceDigest ?? canonicalDigest(contract as unknown as never);
+    this.#command = checkCommands(contract).join(" && ");
+    this.#testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
     const parts = verifierParts(opts);
-    this.#trees = parts.trees;
     this.#sandbox = parts.sandbox;
     this.#deps = parts.deps;
     this.#setupOptions = parts.setupOptions;
-    this.#testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
-    this.#command = checkCommands(contract).join(" && ");
+    this.contractDigest = parts.contractDigest;
+    this.#trees = parts.trees;
   }
 
   /** Waits for the task's trees to be removed. */
