@@ -165,7 +165,8 @@ export interface RepoState {
  */
 export async function openRepoState(request: RepoStateRequest): Promise<RepoState> {
   const repo = request.repo;
-  if (repo.dirtyMessage != null) request.onNote?.(repo.dirtyMessage);
+  const dirty = repo.dirtyMessage ?? null;
+  if (dirty !== null) request.onNote?.(dirty);
   const commonDir = repo.commonDir.startsWith("/")
     ? repo.commonDir
     : `${repo.top}/${repo.commonDir}`;
