@@ -11,8 +11,8 @@ import type {
   RunOutcome,
   RunProgress,
 } from "../adapters/driver/outcome.ts";
-import type { RunFinalState } from "../adapters/driver/outcome.ts";
 import { VERDICTS } from "../adapters/driver/verdicts.ts";
+import type { VerifyPatchReport } from "../adapters/driver/verify_patch.ts";
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -200,22 +200,18 @@ function tailLines(text: string, keep: number, indent: string): string[] {
   return lines.slice(Math.max(0, lines.length - keep)).map((l) => `${indent}| ${l}`.trimEnd());
 }
 
-/** What {@linkcode renderVerifyOutcome} shows (the fields of a `vouch verify` result it reads). */
-export interface VerifyOutcomeView {
-  readonly verdict: string;
-  /** The kernel's final state: its word from the verdict table heads the result. */
-  readonly state?: RunFinalState;
-  readonly patchDigest: string;
-  readonly reasons: readonly string[];
-  readonly details: readonly string[];
-  readonly baseline: readonly CheckSummary[];
-  readonly checks: readonly CheckSummary[];
-  readonly verifiedPatch: string | null;
-  /** The round's whole check output (`test_output.txt`), named when the patch did not verify. */
-  readonly testOutput?: string;
-  /** How the oracle rule graded the patch, in words. */
-  readonly oracle?: { readonly sentences: readonly string[] };
-}
+/**
+ * What {@linkcode renderVerifyOutcome} shows: the fields of a `vouch verify`
+ * report it reads (the kernel's final state, when given, heads the result with
+ * its word from the verdict table; the check output is named when the patch did
+ * not verify; the oracle's grading is said in words).
+ */
+export type VerifyOutcomeView =
+  & Pick<
+    VerifyPatchReport,
+    "verdict" | "patchDigest" | "reasons" | "details" | "baseline" | "checks" | "verifiedPatch"
+  >
+  & Partial<Pick<VerifyPatchReport, "state" | "testOutput" | "oracle">>;
 
 /**
  * The human result of `vouch verify`: verdict, reason codes, WHY (each

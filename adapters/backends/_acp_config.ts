@@ -4,23 +4,20 @@
  * @module
  */
 import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
-import type { SandboxProfile } from "../sandbox/profile.ts";
 import type { PermissionQuestion } from "./_acp_client_env.ts";
 import type { AcpAuthChoice } from "./acp_presets.ts";
 import type { McpStdioServer } from "./mcp_config.ts";
+import type { SubprocessConfig } from "./subprocess.ts";
 
-/** Settings of `acpBackend`. */
-export interface AcpBackendConfig {
+/**
+ * Settings of `acpBackend`. Its environment, HOME and sandbox are set as for
+ * the subprocess backends ({@linkcode SubprocessConfig}); the sandbox holds its
+ * terminals too.
+ */
+export interface AcpBackendConfig
+  extends Pick<SubprocessConfig, "sandbox" | "passEnv" | "env" | "home"> {
   /** The agent's command line, e.g. `["claude-code-acp"]`. */
   readonly argv: readonly string[];
-  /** Where the agent and its terminals run. @default no sandbox */
-  readonly sandbox?: SandboxProfile;
-  /** Variable names forwarded from vouch's environment (values never logged). */
-  readonly passEnv?: readonly string[];
-  /** Extra variables for the agent (e.g. a base URL). */
-  readonly env?: Readonly<Record<string, string>>;
-  /** The agent's HOME (for its own config). */
-  readonly home?: string;
   /** Policy that judges file access and permissions. @default defaultPolicy() */
   readonly policy?: PolicySnapshot;
   /** Time `initialize` and `session/new` may take, ms. @default 60000 */

@@ -212,14 +212,29 @@ function systemVerifier<A extends string>(adapter: A) {
   });
 }
 
-/** EvaluatorPlan v0.1: deterministic exact-JSON backend. */
-export const EvaluatorPlanV01Schema = z.lazy(() =>
-  z.strictObject({
-    schema_version: z.literal("0.1"),
+/**
+ * An EvaluatorPlan version: `schema_version`, the head both share, the system
+ * verifier of `adapter`, the validators and candidate artifact it requires,
+ * then the version's own fields (in this order, as the JSON Schemas list them).
+ */
+function planSchema<V extends string, A extends string, R extends z.ZodRawShape>(
+  version: V,
+  adapter: A,
+  rest: R,
+) {
+  return z.strictObject({
+    schema_version: z.literal(version),
     ...PLAN_HEAD,
-    verifier: systemVerifier("deterministic-json-verifier"),
+    verifier: systemVerifier(adapter),
     required_validator_ids: z.array(Id).max(256),
     candidate_artifact_id: Id,
+    ...rest,
+  });
+}
+
+/** EvaluatorPlan v0.1: deterministic exact-JSON backend. */
+export const EvaluatorPlanV01Schema = z.lazy(() =>
+  planSchema("0.1", "deterministic-json-verifier", {
     allowed_files: z.array(Locator).max(1024),
     max_candidate_bytes: ByteCap,
     required_json: JsonValueSchema,
@@ -229,12 +244,7 @@ export const EvaluatorPlanV01Schema = z.lazy(() =>
 
 /** EvaluatorPlan v0.2: deterministic unified_diff backend. */
 export const EvaluatorPlanV02Schema = z.lazy(() =>
-  z.strictObject({
-    schema_version: z.literal("0.2"),
-    ...PLAN_HEAD,
-    verifier: systemVerifier("deterministic-patch-verifier"),
-    required_validator_ids: z.array(Id).max(256),
-    candidate_artifact_id: Id,
+  planSchema("0.2", "deterministic-patch-verifier", {
     backend: z.strictObject({
       type: z.literal("unified_diff"),
       max_candidate_bytes: ByteCap,

@@ -3,10 +3,11 @@
  * are mounted read-only, which are symlinks (merged-/usr), and which secret
  * files inside them are masked. Computed once per process.
  */
-import type { Dirent, Stats } from "node:fs";
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import type { Stats } from "node:fs";
+import { readlinkSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { RootMount } from "./profile.ts";
+import { direntsOrNone, lstatOrNull, maskOf } from "./_quiet_fs.ts";
 
 /** System directories mounted read-only when present. Nothing else of `/` is visible. */
 export const SYSTEM_DIRS: readonly string[] = [
@@ -39,14 +40,6 @@ export const ETC_SECRETS: readonly string[] = [
 
 const MAX_ETC_ENTRIES = 20_000;
 
-function lstat(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Masks for everything under `dir` that is a secret: not readable by others
  * (mode `o-r`: `/etc/shadow`, ssh host keys, `/etc/ssl/private`), a socket, or
@@ -58,25 +51,19 @@ function secretMasks(dir: string): RootMount[] {
   const add = (path: string, info: Stats) => {
     if (seen.has(path)) return;
     seen.add(path);
-    out.push(info.isDirectory() ? { kind: "mask-dir", path } : { kind: "mask-file", path });
+    out.push(maskOf(path, info));
   };
   for (const path of ETC_SECRETS) {
-    const info = lstat(path);
+    const info = lstatOrNull(path);
     if (info !== null && !info.isSymbolicLink()) add(path, info);
   }
   let visited = 0;
   const walk = (d: string, depth: number) => {
-    let entries: Dirent[];
-    try {
-      entries = [...readdirSync(d, { withFileTypes: true })];
-    } catch {
-      return;
-    }
-    for (const e of entries) {
+    for (const e of direntsOrNone(d)) {
       if (++visited > MAX_ETC_ENTRIES) return;
       const path = join(d, e.name);
       if (e.isSymbolicLink()) continue;
-      const info = lstat(path);
+      const info = lstatOrNull(path);
       if (info === null) continue;
       const otherReadable = info.mode === null || (info.mode & 0o004) !== 0;
       if (!otherReadable || info.isSocket()) {
@@ -98,7 +85,7 @@ function secretMasks(dir: string): RootMount[] {
 function etcLinkTargets(): RootMount[] {
   const out: RootMount[] = [];
   for (const name of ["/etc/resolv.conf", "/etc/hosts", "/etc/localtime"]) {
-    const info = lstat(name);
+    const info = lstatOrNull(name);
     if (info === null || !info.isSymbolicLink()) continue;
     let target: string;
     try {
@@ -107,7 +94,7 @@ function etcLinkTargets(): RootMount[] {
       continue;
     }
     if (SYSTEM_DIRS.some((d) => target === d || target.startsWith(d + "/"))) continue;
-    const t = lstat(target);
+    const t = lstatOrNull(target);
     if (t !== null && t.isFile()) out.push({ kind: "ro", path: target });
   }
   return out;
@@ -133,7 +120,7 @@ export function systemRoot(): readonly RootMount[] {
   if (cached !== null) return cached;
   const mounts: RootMount[] = [];
   for (const dir of SYSTEM_DIRS) {
-    const info = lstat(dir);
+    const info = lstatOrNull(dir);
     if (info === null) continue;
     if (info.isSymbolicLink()) {
       let target: string;

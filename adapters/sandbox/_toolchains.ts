@@ -4,11 +4,10 @@
  * `PATH`, followed through symlinks to their real install directories, which
  * are mounted read-only with the secrets beside them masked.
  */
-import type { Dirent, Stats } from "node:fs";
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import process from "node:process";
 import { basename, dirname, join } from "node:path";
 import type { RootMount } from "./profile.ts";
+import { direntsOrNone, lstatOrNull, maskOf, realPathOrNull } from "./_quiet_fs.ts";
 import { SYSTEM_DIRS } from "./_system_root.ts";
 
 /** File names inside a toolchain directory that hold credentials and stay hidden. */
@@ -26,22 +25,6 @@ export const TOOLCHAIN_SECRET_NAMES: readonly string[] = [
 ];
 
 const BIN_NAMES = new Set(["bin", "sbin", "shims"]);
-
-function lstat(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function realPath(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
-}
 
 const within = (path: string, dir: string) => path === dir || path.startsWith(dir + "/");
 const isSystem = (path: string) =>
@@ -91,19 +74,13 @@ function installRoot(binDir: string, opts: ToolchainOptions): string | null {
 
 function secretMasks(root: string): RootMount[] {
   const out: RootMount[] = [];
-  let entries: Dirent[];
-  try {
-    entries = [...readdirSync(root, { withFileTypes: true })];
-  } catch {
-    return out;
-  }
-  for (const e of entries) {
+  for (const e of direntsOrNone(root)) {
     const path = join(root, e.name);
-    const info = lstat(path);
+    const info = lstatOrNull(path);
     if (info === null || info.isSymbolicLink()) continue;
     const private_ = info.mode !== null && (info.mode & 0o004) === 0;
     if (TOOLCHAIN_SECRET_NAMES.includes(e.name) || private_ || info.isSocket()) {
-      out.push(info.isDirectory() ? { kind: "mask-dir", path } : { kind: "mask-file", path });
+      out.push(maskOf(path, info));
     }
   }
   return out;
@@ -118,19 +95,13 @@ function programDirs(path: string): readonly string[] {
   const dirs = new Set<string>();
   for (const dir of path.split(":")) {
     if (!dir.startsWith("/")) continue;
-    const real = realPath(dir);
+    const real = realPathOrNull(dir);
     if (real === null) continue;
     if (!isSystem(real)) dirs.add(real);
     // Links in a PATH dir to programs installed elsewhere (npm -g, nvm, pyenv, manual links).
-    let entries: Dirent[];
-    try {
-      entries = [...readdirSync(real, { withFileTypes: true })];
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
+    for (const e of direntsOrNone(real)) {
       if (!e.isSymbolicLink()) continue;
-      const target = realPath(join(real, e.name));
+      const target = realPathOrNull(join(real, e.name));
       if (target !== null && !within(target, real) && !isSystem(dirname(target))) {
         dirs.add(dirname(target));
       }
@@ -155,7 +126,7 @@ export function toolchainMounts(path: string, opts: ToolchainOptions): Toolchain
   const roots = new Set<string>();
   const direct: string[] = [];
   for (const program of opts.programs ?? []) {
-    const real = realPath(program);
+    const real = realPathOrNull(program);
     if (real !== null && !isSystem(dirname(real))) direct.push(dirname(real));
   }
   for (const dir of [...programDirs(path), ...direct]) {
@@ -170,9 +141,9 @@ export function toolchainMounts(path: string, opts: ToolchainOptions): Toolchain
   for (const root of kept) {
     mounts.push({ kind: "ro", path: root }, ...secretMasks(root));
     // rustup's proxies (`~/.cargo/bin/cargo -> rustup`) read RUSTUP_HOME, by default under HOME.
-    if (lstat(join(root, "bin", "rustup")) !== null) {
+    if (lstatOrNull(join(root, "bin", "rustup")) !== null) {
       const rustupHome = process.env["RUSTUP_HOME"] ?? join(dirname(root), ".rustup");
-      const real = realPath(rustupHome);
+      const real = realPathOrNull(rustupHome);
       if (real !== null && !opts.forbidden.some((f) => within(real, f))) {
         if (!kept.some((r) => within(real, r))) mounts.push({ kind: "ro", path: real });
         mounts.push(...secretMasks(real));

@@ -15,8 +15,17 @@ import { UsageError } from "../command.ts";
 import type { RunArgs } from "./run_args.ts";
 import type { ContractLimits } from "../../kernel/contract/types.ts";
 import type { AgentBackend } from "../../adapters/backends/types.ts";
-import { CODEX_PROVIDER_ENV, codexBackend } from "../../adapters/backends/codex_backend.ts";
-import { CLAUDE_PROVIDER_ENV, claudeBackend } from "../../adapters/backends/claude_backend.ts";
+import type { SandboxProfile } from "../../adapters/sandbox/profile.ts";
+import {
+  CODEX_PROVIDER_ENV,
+  codexBackend,
+  type CodexBackendConfig,
+} from "../../adapters/backends/codex_backend.ts";
+import {
+  CLAUDE_PROVIDER_ENV,
+  claudeBackend,
+  type ClaudeBackendConfig,
+} from "../../adapters/backends/claude_backend.ts";
 import { commandBackend } from "../../adapters/backends/command_backend.ts";
 import { openaiBackend } from "../../adapters/backends/openai_backend.ts";
 import { acpBackend, type PermissionQuestion } from "../../adapters/backends/acp_backend.ts";
@@ -210,55 +219,24 @@ export function backendFor(
   modelFetch?: typeof fetch,
 ): AgentBackend {
   const limits = agentLimits !== undefined ? { limits: agentLimits } : {};
-  const home = process.env["HOME"];
-  const homeConfig = home !== undefined ? { home } : {};
+  const homeConfig = userHome();
   switch (args.backend.kind) {
-    case "codex": {
-      const s = config.codex;
-      const executable = executableOnPath(s.executable ?? "codex");
-      const passEnv = forwardedEnvNames("codex", config, args.agentEnv);
+    case "codex":
       // In the agent sandbox (confine): vouch is the sandbox, so Codex's own is turned off.
-      return confinedBackend(
-        (sandbox) =>
-          codexBackend({
-            passEnv,
-            ...homeConfig,
-            executable,
-            ...(s.model !== undefined ? { model: s.model } : {}),
-            ...(s.args !== undefined ? { extraArgs: s.args } : {}),
-            sandbox,
-            sandboxMode: sandbox.kind === "bwrap" ? "danger-full-access" : "workspace-write",
-          }),
-        args.sandbox,
-        {
-          ...agentSandboxOptions(executable, "CODEX_HOME"),
-          ...limits,
-          ...networkFor(args, "codex", passEnv),
-        },
-      );
-    }
+      return agentCliFor("codex", args, config, limits, (common, sandbox) =>
+        codexBackend({
+          ...common,
+          sandbox,
+          sandboxMode: sandbox.kind === "bwrap" ? "danger-full-access" : "workspace-write",
+        }));
     case "claude": {
-      const s = config.claude;
-      const executable = executableOnPath(s.executable ?? "claude");
-      const passEnv = forwardedEnvNames("claude", config, args.agentEnv);
-      return confinedBackend(
-        (sandbox) =>
-          claudeBackend({
-            passEnv,
-            ...homeConfig,
-            executable,
-            ...(s.model !== undefined ? { model: s.model } : {}),
-            ...(s.args !== undefined ? { extraArgs: s.args } : {}),
-            ...(s.tools !== undefined ? { allowedTools: s.tools } : {}),
-            sandbox,
-          }),
-        args.sandbox,
-        {
-          ...agentSandboxOptions(executable, "CLAUDE_CONFIG_DIR"),
-          ...limits,
-          ...networkFor(args, "claude", passEnv),
-        },
-      );
+      const tools = config.claude.tools;
+      return agentCliFor("claude", args, config, limits, (common, sandbox) =>
+        claudeBackend({
+          ...common,
+          ...(tools !== undefined ? { allowedTools: tools } : {}),
+          sandbox,
+        }));
     }
     case "command": {
       // A local agent program runs in the sandbox: only its worktree is writable, no network.
@@ -316,6 +294,51 @@ export function backendFor(
     case "openai":
       return openaiFor(args.backend, args.sandbox, args.maxCost, limits, modelFetch);
   }
+}
+
+/** The user's HOME, for the agent's own login and settings (none when unset). */
+function userHome(): { home?: string } {
+  const home = process.env["HOME"];
+  return home !== undefined ? { home } : {};
+}
+
+/** The variable naming each agent CLI's own state directory. */
+const AGENT_CLI_STATE_VAR = { codex: "CODEX_HOME", claude: "CLAUDE_CONFIG_DIR" } as const;
+
+/** What the `codex` and `claude` backends are both given (their configs name it alike). */
+type AgentCliCommon = Pick<
+  CodexBackendConfig & ClaudeBackendConfig,
+  "passEnv" | "home" | "executable" | "model" | "extraArgs"
+>;
+
+/**
+ * A `codex` or `claude` backend in the agent sandbox: its executable found on
+ * PATH (or the config's), its provider variables forwarded, the config's model
+ * and arguments, its own state directory ({@linkcode AGENT_CLI_STATE_VAR}) and
+ * network as its name says.
+ */
+function agentCliFor(
+  name: "codex" | "claude",
+  args: RunArgs,
+  config: AgentCliConfig,
+  limits: { limits?: ContractLimits },
+  make: (common: AgentCliCommon, sandbox: SandboxProfile) => AgentBackend,
+): AgentBackend {
+  const s = config[name];
+  const executable = executableOnPath(s.executable ?? name);
+  const passEnv = forwardedEnvNames(name, config, args.agentEnv);
+  const common = {
+    passEnv,
+    ...userHome(),
+    executable,
+    ...(s.model !== undefined ? { model: s.model } : {}),
+    ...(s.args !== undefined ? { extraArgs: s.args } : {}),
+  };
+  return confinedBackend((sandbox) => make(common, sandbox), args.sandbox, {
+    ...agentSandboxOptions(executable, AGENT_CLI_STATE_VAR[name]),
+    ...limits,
+    ...networkFor(args, name, passEnv),
+  });
 }
 
 /** The native loop: vouch itself talks to the model; the model's commands run in the sandbox. */
