@@ -20,23 +20,36 @@ import type {
 } from "./codes.ts";
 import type { TaskBudget } from "./events.ts";
 import type { PolicySnapshot } from "./policy_types.ts";
+import { ENTRY_ACTIONS, type EntryAction } from "./transitions.ts";
 
-/** Kinds of in-flight effects (`run_baseline`/`run_round`: the two phases of `run_contract`). */
-export const PENDING_KINDS = [
-  "create_worktree",
-  "start_backend",
-  "run_baseline",
-  "run_backend",
-  "extract_diff",
-  "check_scope",
-  "run_round",
-  "mint",
-  "integrate",
-  "cleanup",
-] as const;
+/**
+ * Kinds of in-flight effects: the entry actions that start one, named as the
+ * `ENTRY` table names them (`run_baseline`/`run_round`: the two phases of
+ * `run_contract`).
+ */
+export type PendingKind = Exclude<EntryAction, "request_approval" | "cancel" | "none">;
 
-/** A kind of in-flight effect. */
-export type PendingKind = typeof PENDING_KINDS[number];
+/** The entry actions that start no effect of their own (the compiler keeps this complete). */
+const NO_EFFECT: { readonly [A in Exclude<EntryAction, PendingKind>]: true } = {
+  request_approval: true,
+  cancel: true,
+  none: true,
+};
+
+/**
+ * Every {@linkcode PendingKind}, in `ENTRY_ACTIONS` order.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { PENDING_KINDS } from "./state.ts";
+ * deepEqual(PENDING_KINDS.slice(0, 3), ["create_worktree", "start_backend", "run_baseline"]);
+ * deepEqual(PENDING_KINDS.includes("none" as never), false);
+ * ```
+ */
+export const PENDING_KINDS: readonly PendingKind[] = ENTRY_ACTIONS.filter(
+  (action): action is PendingKind => !Object.hasOwn(NO_EFFECT, action),
+);
 
 /** The one effect a task is waiting for. */
 export interface PendingEffect {
