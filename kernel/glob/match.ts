@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { GLOB_PROGRAM as P } from "./program.ts";
+import { GLOB_PROGRAM as P, globBlockLayout } from "./program.ts";
 import { decideByShortcut, type GlobShortcut, globShortcut } from "./shortcut.ts";
 
 /** Executes a compiled program against paths. */
@@ -111,14 +111,8 @@ function runOneWord(prog: Int32Array, p: number, path: string): boolean {
 function runWords(prog: Int32Array, p: number, path: string): boolean {
   const dirOnly = (prog[p]! & P.flagDirOnly) !== 0;
   const w = prog[p + 2]!;
-  const m = p + P.header;
-  const accept = m + w;
-  const eps = m + 2 * w;
-  const refresh = m + 3 * w;
-  const loopNa = m + 4 * w;
-  const forward = m + 5 * w;
-  const loop = forward + 128 * w;
-  const d = prog.slice(m, m + w);
+  const { init, accept, eps, refresh, loopNa, forward, loop } = globBlockLayout(p, w);
+  const d = prog.slice(init, init + w);
   const x = new Int32Array(w);
   const stay = new Int32Array(w);
   const t = new Int32Array(w);

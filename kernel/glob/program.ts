@@ -95,6 +95,60 @@ function loopsOn(t: GlobToken, c: number): boolean {
   }
 }
 
+/** Where the masks and tables of one pattern block lie: absolute offsets into the program. */
+export interface GlobBlockLayout {
+  /** `INIT`: the states before the first character. */
+  readonly init: number;
+  /** `ACCEPT`: the accepting state. */
+  readonly accept: number;
+  /** `EPS`: states left without reading (`*`, `**`). */
+  readonly eps: number;
+  /** `REFRESH`: states kept alive across a step (all but `**`/). */
+  readonly refresh: number;
+  /** `LOOP_NON_ASCII`: states that loop on a non-ASCII code point. */
+  readonly loopNa: number;
+  /** `FORWARD[128][words]`. */
+  readonly forward: number;
+  /** `LOOP[128][words]`. */
+  readonly loop: number;
+  /** The tokens (3 ints each); the end of the fixed part of the block. */
+  readonly tokens: number;
+}
+
+/**
+ * The layout of the block at `p` whose masks are `words` 32-bit words wide
+ * (see {@link GLOB_PROGRAM}): the one statement of it, for the compiler and
+ * the matcher.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { globBlockLayout } from "./program.ts";
+ * const at = globBlockLayout(10, 2);
+ * deepEqual([at.init, at.accept, at.loopNa, at.forward, at.loop, at.tokens], [14, 16, 22, 24, 280, 536]);
+ * ```
+ */
+export function globBlockLayout(p: number, words: number): GlobBlockLayout {
+  const init = p + P.header;
+  const forward = init + 5 * words;
+  const loop = forward + 128 * words;
+  return {
+    init,
+    accept: init + words,
+    eps: init + 2 * words,
+    refresh: init + 3 * words,
+    loopNa: init + 4 * words,
+    forward,
+    loop,
+    tokens: loop + 128 * words,
+  };
+}
+
+/** 32-bit words of the masks of a pattern of `tokens` tokens (one state per token, plus accept). */
+function wordsOf(tokens: number): number {
+  return ((tokens + 1) + 31) >>> 5;
+}
+
 function setBit(prog: Int32Array, at: number, bit: number): void {
   prog[at + (bit >>> 5)]! |= 1 << (bit & 31);
 }
@@ -113,8 +167,7 @@ function setBit(prog: Int32Array, at: number, bit: number): void {
 export function buildGlobProgram(globs: readonly ParsedGlob[]): Int32Array {
   let size = 1 + globs.length;
   for (const g of globs) {
-    const words = ((g.tokens.length + 1) + 31) >>> 5;
-    size += P.header + 5 * words + 256 * words + 3 * g.tokens.length;
+    size += globBlockLayout(0, wordsOf(g.tokens.length)).tokens + 3 * g.tokens.length;
     for (const t of g.tokens) if (t.kind === "class") size += t.ranges.length;
   }
   const prog = new Int32Array(size);
@@ -122,18 +175,11 @@ export function buildGlobProgram(globs: readonly ParsedGlob[]): Int32Array {
   let at = 1 + globs.length;
   globs.forEach((g, index) => {
     const n = g.tokens.length;
-    const words = ((n + 1) + 31) >>> 5;
+    const words = wordsOf(n);
     const p = at;
     prog[1 + index] = p;
-    const masks = p + P.header;
-    const init = masks;
-    const accept = masks + words;
-    const eps = masks + 2 * words;
-    const refresh = masks + 3 * words;
-    const loopNa = masks + 4 * words;
-    const forward = masks + 5 * words;
-    const loop = forward + 128 * words;
-    const tokenOffset = loop + 128 * words;
+    const { init, accept, eps, refresh, loopNa, forward, loop, tokens: tokenOffset } =
+      globBlockLayout(p, words);
     let rangeOffset = tokenOffset + 3 * n;
     prog[p] = (g.negated ? P.flagNegated : 0) | (g.dirOnly ? P.flagDirOnly : 0);
     prog[p + 1] = n;
