@@ -149,6 +149,28 @@ export function checkName(name: Uint8Array, quoted: boolean, line: number): void
 }
 
 /**
+ * The checked name of a quoted name at `start` that ends the line (or, with
+ * `tabMayFollow`, is followed by a TAB: a `---`/`+++` line's trailer), or null
+ * when the text at `start` is not quoted. Checks the text's length first.
+ */
+function readWholeQuotedName(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  line: number,
+  tabMayFollow: boolean,
+): Uint8Array | null {
+  checkLength(start, end, line);
+  if (start >= end || bytes[start] !== QUOTE) return null;
+  const read = readQuotedName(bytes, start, end, line);
+  if (read.end !== end && !(tabMayFollow && bytes[read.end] === TAB)) {
+    throw new DiffParseError("bad_quoted_name", line, "text after a quoted name");
+  }
+  checkName(read.bytes, true, line);
+  return read.bytes;
+}
+
+/**
  * Reads one name (quoted or not) from `bytes[start..end)`, as in `rename from`
  * lines: an unquoted name runs to the end of the line.
  */
@@ -158,15 +180,8 @@ export function readLineName(
   end: number,
   line: number,
 ): Uint8Array {
-  checkLength(start, end, line);
-  if (start < end && bytes[start] === QUOTE) {
-    const read = readQuotedName(bytes, start, end, line);
-    if (read.end !== end) {
-      throw new DiffParseError("bad_quoted_name", line, "text after a quoted name");
-    }
-    checkName(read.bytes, true, line);
-    return read.bytes;
-  }
+  const quoted = readWholeQuotedName(bytes, start, end, line, false);
+  if (quoted !== null) return quoted;
   const name = bytes.subarray(start, end);
   checkName(name, false, line);
   return name;
@@ -201,15 +216,10 @@ export function readMarkerName(
   end: number,
   line: number,
 ): MarkerName {
-  checkLength(start, end, line);
-  if (start < end && bytes[start] === QUOTE) {
-    const read = readQuotedName(bytes, start, end, line);
-    if (read.end !== end && bytes[read.end] !== TAB) {
-      throw new DiffParseError("bad_quoted_name", line, "text after a quoted name");
-    }
-    checkName(read.bytes, true, line);
-    const stripped = stripPrefix(read.bytes);
-    return { devNull: false, stripped, full: stripped === null ? read.bytes : null };
+  const quoted = readWholeQuotedName(bytes, start, end, line, true);
+  if (quoted !== null) {
+    const stripped = stripPrefix(quoted);
+    return { devNull: false, stripped, full: stripped === null ? quoted : null };
   }
   let stop = start;
   while (stop < end && bytes[stop] !== TAB) stop++;
