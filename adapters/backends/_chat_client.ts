@@ -15,6 +15,7 @@ import {
   usageOf,
 } from "./_chat_schema.ts";
 import { parseChatStream } from "./_chat_stream.ts";
+import { parseJsonText } from "./json_line.ts";
 
 export type {
   ChatCompletion,
@@ -69,17 +70,15 @@ function errorText(body: string): string {
 
 /** Parses a completion body (exported for property tests). */
 export function parseCompletion(text: string): ChatCompletion | ChatFailure {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
+  const json = parseJsonText(text);
+  if (!json.ok) {
     return {
       kind: "protocol",
       status: 200,
       message: "the endpoint answered with bytes that are not JSON",
     };
   }
-  const parsed = CompletionSchema.safeParse(raw);
+  const parsed = CompletionSchema.safeParse(json.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return {

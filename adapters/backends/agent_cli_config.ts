@@ -17,6 +17,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { envDenyReason } from "../process/env.ts";
+import { parseJsonText } from "./json_line.ts";
 import { VouchError } from "../../kernel/errors/mod.ts";
 
 /** A variable name an agent may receive (never a code-injecting one such as `LD_PRELOAD`). */
@@ -127,16 +128,14 @@ export function loadAgentCliConfig(
       `Cannot read agent config ${path}: ${missing ? "no such file" : String(error)}`,
     );
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
+  const json = parseJsonText(text);
+  if (!json.ok) {
     throw new AgentCliConfigError(
       "agent_config_invalid",
-      `Cannot use agent config ${path}: not JSON (${(error as Error).message})`,
+      `Cannot use agent config ${path}: not JSON (${json.error})`,
     );
   }
-  const parsed = ConfigFile.safeParse(raw);
+  const parsed = ConfigFile.safeParse(json.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.map(String).join(".") || "(root)";

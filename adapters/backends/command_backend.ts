@@ -33,6 +33,7 @@ import {
   workerInputFor,
 } from "./worker_input.ts";
 import type { StreamLine } from "./line_splitter.ts";
+import { parseJsonText } from "./json_line.ts";
 
 /** Name of the environment variable holding the task file path. */
 export const TASK_FILE_ENV = "VOUCH_TASK_FILE";
@@ -71,16 +72,14 @@ export function readClaims(lines: readonly StreamLine[]): ClaimsReading {
     if (text === "") continue;
     if (!text.startsWith("{")) continue;
     if (line.tooLong) return { kind: "invalid", detail: "claims line exceeds the line bound" };
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
+    const json = parseJsonText(text);
+    if (!json.ok) {
       return {
         kind: "invalid",
         detail: line.unterminated ? "truncated JSON line" : "malformed JSON line",
       };
     }
-    const parsed = WorkerClaimsSchema.safeParse(value);
+    const parsed = WorkerClaimsSchema.safeParse(json.value);
     if (!parsed.success) {
       return {
         kind: "invalid",

@@ -32,6 +32,31 @@ export function protocolIssue(
   return { kind: "protocol", code, line, detail: boundText(detail, 300) };
 }
 
+/** What {@linkcode parseJsonText} returns: the value, or the parser's message. */
+export type JsonText =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * `text` parsed as JSON, or why it is not JSON (`JSON.parse`'s message), as a
+ * value: what every reader of untrusted JSON text turns into its own refusal.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual, equal } from "node:assert/strict";
+ * import { parseJsonText } from "./json_line.ts";
+ * deepEqual(parseJsonText('{"a":1}'), { ok: true, value: { a: 1 } });
+ * equal(parseJsonText("{").ok, false);
+ * ```
+ */
+export function parseJsonText(text: string): JsonText {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
 /**
  * Decodes a line as a JSON object. Blank lines are skipped (`issue: null`);
  * overlong, unterminated-and-broken, non-JSON and non-object lines become
@@ -57,10 +82,8 @@ export function decodeJsonLine(line: StreamLine): DecodedLine {
       ),
     };
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) {
     return {
       ok: false,
       issue: protocolIssue(
@@ -70,6 +93,7 @@ export function decodeJsonLine(line: StreamLine): DecodedLine {
       ),
     };
   }
+  const value = parsed.value;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, issue: protocolIssue("schema", line.number, "line is not a JSON object") };
   }

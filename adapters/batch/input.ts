@@ -12,6 +12,7 @@ import type { OutcomeContract } from "../../kernel/contract/types.ts";
 import { canonicalDigest } from "../canonical_json/canonical_json.ts";
 import { parseContract } from "../contract/load.ts";
 import { sha256Hex } from "../digest/sha256.ts";
+import { parseJsonText } from "../backends/json_line.ts";
 import {
   type BatchTaskLine,
   batchTaskSchema,
@@ -89,11 +90,12 @@ function jsonLines(text: string): { line: number; value: unknown; error: string 
   const out: { line: number; value: unknown; error: string | null }[] = [];
   text.split("\n").forEach((raw, i) => {
     if (raw.trim() === "") return;
-    try {
-      out.push({ line: i + 1, value: JSON.parse(raw), error: null });
-    } catch (error) {
-      out.push({ line: i + 1, value: null, error: (error as Error).message });
-    }
+    const json = parseJsonText(raw);
+    out.push({
+      line: i + 1,
+      value: json.ok ? json.value : null,
+      error: json.ok ? null : json.error,
+    });
   });
   return out;
 }
@@ -246,15 +248,11 @@ export async function readPredictions(path: string): Promise<PredictionsFile> {
   const text = await readText(path);
   let entries: { where: string; value: unknown }[];
   if (text.trimStart().startsWith("[")) {
-    let array: unknown;
-    try {
-      array = JSON.parse(text);
-    } catch (error) {
-      throw new BatchInputError(
-        "predictions_invalid",
-        `Cannot parse ${path}: ${(error as Error).message}`,
-      );
+    const json = parseJsonText(text);
+    if (!json.ok) {
+      throw new BatchInputError("predictions_invalid", `Cannot parse ${path}: ${json.error}`);
     }
+    const array = json.value;
     if (!Array.isArray(array)) {
       throw new BatchInputError("predictions_invalid", `Cannot use ${path}: not a JSON array`);
     }
