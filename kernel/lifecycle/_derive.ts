@@ -81,9 +81,14 @@ const on = (trigger: TransitionTrigger): TransitionTrigger => trigger;
 
 /**
  * The trigger `event` means for `ctx.task`, or `null` when the event changes
- * no status (an audit record or a note is emitted instead).
+ * no status (an audit record or a note is emitted instead). `kind` is
+ * `event.kind`, read once by the caller.
  */
-export function deriveTrigger(ctx: StepContext, event: KernelEvent): TransitionTrigger | null {
+export function deriveTrigger(
+  ctx: StepContext,
+  event: KernelEvent,
+  kind: KernelEvent["kind"],
+): TransitionTrigger | null {
   const task = ctx.task;
   const status = task.status;
   if (
@@ -94,7 +99,7 @@ export function deriveTrigger(ctx: StepContext, event: KernelEvent): TransitionT
       task.pending = null;
       task.cleanedUp = true;
     } else {
-      audit(ctx, task.id, "note", "terminal_absorbed", event.kind, status);
+      audit(ctx, task.id, "note", "terminal_absorbed", kind, status);
     }
     return null;
   }
@@ -102,7 +107,7 @@ export function deriveTrigger(ctx: StepContext, event: KernelEvent): TransitionT
     case "kill_requested":
       return on("kill");
     case "budget_extended":
-      return extendBudget(ctx, event.add, event.kind);
+      return extendBudget(ctx, event.add, kind);
     case "timer_tick":
       return tick(ctx);
     case "approval_granted":
@@ -205,20 +210,22 @@ type ResultEvent = Exclude<
 >;
 
 function result(ctx: StepContext, event: ResultEvent): TransitionTrigger | null {
+  // One read of the kind (a megamorphic lookup); `switch (kind)` still narrows `event`.
+  const { kind } = event;
   const task = ctx.task;
   const pending = task.pending;
   if (pending === null || pending.effectId !== event.effectId) {
-    audit(ctx, task.id, "risk", "stale_result", event.kind, task.status);
+    audit(ctx, task.id, "risk", "stale_result", kind, task.status);
     return null;
   }
-  if (event.kind === "effect_failed") {
+  if (kind === "effect_failed") {
     task.pending = null;
     return on("effect_failed");
   }
-  if (RESULT_OF[event.kind] !== pending.kind) return on("contradictory_event");
+  if (RESULT_OF[kind] !== pending.kind) return on("contradictory_event");
   // The result is consumed; `backend_started` only says the effect is under way.
-  if (event.kind !== "backend_started") task.pending = null;
-  switch (event.kind) {
+  if (kind !== "backend_started") task.pending = null;
+  switch (kind) {
     case "worktree_ready":
       task.worktree = String(event.path);
       if (task.startWanted) return on("worktree_ready_start_backend");

@@ -93,7 +93,10 @@ export function step(state: KernelState, event: KernelEvent): StepResult {
   state.lastSeq = seq;
   const at = event.at;
   if (at > state.now && Number.isFinite(at)) state.now = at;
-  if (event.kind === "task_submitted") {
+  // Events of different kinds have different shapes: each read of a field common to all of them
+  // is a megamorphic lookup, so the kind is read once.
+  const kind = event.kind;
+  if (kind === "task_submitted") {
     submit(state, event, actions);
     return { state, actions };
   }
@@ -102,15 +105,15 @@ export function step(state: KernelState, event: KernelEvent): StepResult {
   const found = state.tasks[taskId];
   const task = found !== undefined && typeof found.status === "string" ? found : undefined;
   if (task === undefined) {
-    audit({ actions }, String(taskId), "risk", "unknown_task", event.kind, null);
+    audit({ actions }, String(taskId), "risk", "unknown_task", kind, null);
     return { state, actions };
   }
   const ctx: StepContext = { state, task, actions, now: state.now };
-  const trigger = deriveTrigger(ctx, event);
+  const trigger = deriveTrigger(ctx, event, kind);
   if (trigger !== null) {
     // A budget pause records which budget is spent; every other row its own reason.
     const reason = trigger === "budget_exhausted" ? exhaustedBudget(task, ctx.now) : null;
-    apply(ctx, trigger, reason, event.kind);
+    apply(ctx, trigger, reason, kind);
   }
   if (task.cleanedUp) {
     // Compaction: a finished, cleaned-up task leaves the state.
