@@ -13,6 +13,7 @@ import { costUnitsOfUsage } from "../backends/result.ts";
 import type { BackendResult } from "../backends/types.ts";
 import { LOG_KINDS } from "../log/kinds.ts";
 import { writeJson } from "./_artefacts.ts";
+import { startEffect } from "./_effects.ts";
 import type { RoundState, TaskRun } from "./_task_run.ts";
 import type { ProducedRound } from "./patch_source.ts";
 import { roundPrompt } from "./round_prompt.ts";
@@ -106,10 +107,7 @@ async function withDeadline(
   remainingMs: number,
   work: (signal: AbortSignal) => Promise<ProducedRound>,
 ): Promise<ProducedRound> {
-  const controller = new AbortController();
-  run.running = { effectId, controller };
-  // A Ctrl-C heard before the round started (no effect was running to abort) stops it at once.
-  if (run.o.signal?.aborted === true) controller.abort();
+  const controller = startEffect(run, effectId);
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((resolve) => {
     deadlineTimer = setTimeout(() => resolve("deadline"), remainingMs + 5);

@@ -12,7 +12,11 @@ import { join } from "node:path";
 import process from "node:process";
 import type { AgentBackend, BackendFailure, BackendStart } from "../backends/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
-import { AGENT_STATE_ENTRIES, agentProfile } from "../sandbox/agent_profile.ts";
+import {
+  AGENT_STATE_ENTRIES,
+  agentProfile,
+  type AgentProfileOptions,
+} from "../sandbox/agent_profile.ts";
 import type { SandboxLimits } from "../sandbox/limits.ts";
 import {
   probeSandbox,
@@ -35,8 +39,12 @@ export interface KeptTask {
   readonly net: TaskNetwork | null;
 }
 
-/** How a task's sandbox is made. */
-export interface TaskSandboxOptions {
+/**
+ * How a task's sandbox is made: the agent's HOME state and extra paths are
+ * handed to {@linkcode agentProfile} as they are.
+ */
+export interface TaskSandboxOptions
+  extends Pick<AgentProfileOptions, "home" | "stateEntries" | "stateDirs" | "readOnly"> {
   readonly requirement: SandboxRequirement;
   readonly make: (sandbox: SandboxProfile) => AgentBackend;
   readonly backendId: string;
@@ -44,10 +52,6 @@ export interface TaskSandboxOptions {
   /** Only an agent process needs a way out (the `openai:` loop is vouch itself). */
   readonly needsEgress: boolean;
   readonly probe?: SandboxProbe;
-  readonly home?: string;
-  readonly stateEntries?: readonly string[];
-  readonly stateDirs?: readonly string[];
-  readonly readOnly?: readonly string[];
 }
 
 /** Whether `s` is a failure rather than what was asked for. */

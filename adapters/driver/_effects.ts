@@ -31,16 +31,24 @@ export async function effectFailed(
   await run.feed({ kind: "effect_failed", taskId: run.o.taskId, effectId, error: code });
 }
 
+/**
+ * Marks `effectId` as the task's running effect and gives its abort controller;
+ * a Ctrl-C heard before the effect started (nothing was running to abort) stops it at once.
+ */
+export function startEffect(run: TaskRun, effectId: string): AbortController {
+  const controller = new AbortController();
+  run.running = { effectId, controller };
+  if (run.o.signal?.aborted === true) controller.abort();
+  return controller;
+}
+
 /** Runs `work` as the task's cancellable effect, bounded by the wall-time budget. */
 export async function cancellable<T>(
   run: TaskRun,
   effectId: string,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const controller = new AbortController();
-  run.running = { effectId, controller };
-  // A Ctrl-C heard before the effect started (nothing was running to abort) stops it at once.
-  if (run.o.signal?.aborted === true) controller.abort();
+  const controller = startEffect(run, effectId);
   const timer = setTimeout(() => controller.abort(), run.remainingMs());
   try {
     return await work(controller.signal);

@@ -9,6 +9,7 @@
 import { type StopReason, taskOutcome } from "../../kernel/lifecycle/outcome.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
+import type { VerificationRun } from "../verification/verifier.ts";
 import type { RoundSummary, RunOutcome } from "./outcome.ts";
 import { RUN_EXIT_CODES } from "./outcome.ts";
 import type { RoundState, TaskRun } from "./_task_run.ts";
@@ -149,11 +150,7 @@ interface Held {
 }
 
 /** The cached baseline a task used: the base tree, when it ran (ms since epoch), whose receipts. */
-export interface BaselineReuse {
-  readonly tree: string;
-  readonly at: number;
-  readonly task: string;
-}
+type BaselineReuse = NonNullable<VerificationRun["reusedFrom"]>;
 
 /** A round's scope check, as {@link scopeJudgementOf} gives it. */
 export interface ScopeJudgement {

@@ -155,18 +155,12 @@ class CleanVerifier implements Verifier {
   }
 
   /** The contract on the base with the round's patch applied, graded by the oracle rule. */
-  verify(
-    round: number,
-    patch: Uint8Array,
-    signal: AbortSignal,
-    onCheck: (name: string) => void,
-    diff?: GitDiff,
-  ): Promise<VerificationRun> {
+  readonly verify: Verifier["verify"] = (round, patch, signal, onCheck, diff) => {
     const refusal = this.#networkRefusal();
     return refusal !== null
       ? Promise.resolve(refusal)
       : this.#verify(round, patch, signal, onCheck, diff);
-  }
+  };
 
   #networkRefusal(): VerificationRun | null {
     const allowed = this.#opts.allowSetupNetwork === true;
