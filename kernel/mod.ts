@@ -189,6 +189,7 @@ export type {
   BudgetExtendedEvent,
   CleanupDoneEvent,
   EffectFailedEvent,
+  EffectResultEventBase,
   IntegratedEvent,
   KernelEvent,
   KernelEventBase,

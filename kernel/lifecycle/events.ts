@@ -21,6 +21,14 @@ export interface KernelEventBase {
   readonly at: number;
 }
 
+/** An event that answers one of the kernel's effect actions (it names the action's `effectId`). */
+export interface EffectResultEventBase extends KernelEventBase {
+  /** The task this event belongs to. */
+  readonly taskId: string;
+  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
+  readonly effectId: string;
+}
+
 /** Budgets of one task. All limits are inclusive. */
 export interface TaskBudget {
   /** Wall time from submission, in milliseconds (waiting for a human is not counted). */
@@ -94,13 +102,9 @@ export interface WorktreeReadyEvent extends KernelEventBase {
 }
 
 /** The worktree could not be created. */
-export interface WorktreeFailedEvent extends KernelEventBase {
+export interface WorktreeFailedEvent extends EffectResultEventBase {
   /** Event discriminant: `worktree_failed`. */
   readonly kind: "worktree_failed";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
   /** Why creating the worktree failed (a stable code or a bounded message). */
   readonly error: string;
 }
@@ -122,23 +126,15 @@ export interface BackendReadyEvent extends KernelEventBase {
 }
 
 /** The backend process/function started. */
-export interface BackendStartedEvent extends KernelEventBase {
+export interface BackendStartedEvent extends EffectResultEventBase {
   /** Event discriminant: `backend_started`. */
   readonly kind: "backend_started";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
 }
 
 /** The backend finished. Its claims are not trusted; only its accounting is. */
-export interface BackendFinishedEvent extends KernelEventBase {
+export interface BackendFinishedEvent extends EffectResultEventBase {
   /** Event discriminant: `backend_finished`. */
   readonly kind: "backend_finished";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
   /**
    * How the run ended, as the backend adapter saw it. `ok` and `error` are
    * claims about finished work: both lead to `extract_diff`, and the real diff
@@ -160,13 +156,9 @@ export interface BackendFinishedEvent extends KernelEventBase {
 }
 
 /** The real diff was re-derived from the worktree. */
-export interface PatchExtractedEvent extends KernelEventBase {
+export interface PatchExtractedEvent extends EffectResultEventBase {
   /** Event discriminant: `patch_extracted`. */
   readonly kind: "patch_extracted";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
   /** Digest of the extracted diff bytes. */
   readonly patchDigest: string;
   /** Number of changed files (0: the backend changed nothing). */
@@ -174,13 +166,9 @@ export interface PatchExtractedEvent extends KernelEventBase {
 }
 
 /** The scope check ran on the extracted diff. */
-export interface ScopeCheckedEvent extends KernelEventBase {
+export interface ScopeCheckedEvent extends EffectResultEventBase {
   /** Event discriminant: `scope_checked`. */
   readonly kind: "scope_checked";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
   /** `reject` fails the round (the violations say why); `accept` lets the contract run. */
   readonly verdict: "accept" | "reject";
   /** Violation codes (empty when accepted). */
@@ -190,13 +178,9 @@ export interface ScopeCheckedEvent extends KernelEventBase {
 }
 
 /** The contract ran on the untouched base revision. */
-export interface BaselineResultEvent extends KernelEventBase {
+export interface BaselineResultEvent extends EffectResultEventBase {
   /** Event discriminant: `baseline_result`. */
   readonly kind: "baseline_result";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
   /** `false` when the baseline could not be run at all (the task fails: could not run). */
   readonly ran: boolean;
   /**
@@ -217,13 +201,9 @@ export interface BaselineResultEvent extends KernelEventBase {
 }
 
 /** The contract ran on the patched worktree in a clean sandbox. */
-export interface VerificationResultEvent extends KernelEventBase {
+export interface VerificationResultEvent extends EffectResultEventBase {
   /** Event discriminant: `verification_result`. */
   readonly kind: "verification_result";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
   /** The round the run judged (0 = first attempt). */
   readonly round: number;
   /** The result of every contract check on the patched worktree. */
@@ -233,25 +213,17 @@ export interface VerificationResultEvent extends KernelEventBase {
 }
 
 /** The `VerifiedPatch` was minted for the verified patch (answers `mint_verified_patch`). */
-export interface PatchMintedEvent extends KernelEventBase {
+export interface PatchMintedEvent extends EffectResultEventBase {
   /** Event discriminant: `patch_minted`. */
   readonly kind: "patch_minted";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
   /** Digest of the patch the minted record covers (must be the task's patch). */
   readonly patchDigest: string;
 }
 
 /** The adapter could not perform the in-flight effect at all (the task fails: could not run). */
-export interface EffectFailedEvent extends KernelEventBase {
+export interface EffectFailedEvent extends EffectResultEventBase {
   /** Event discriminant: `effect_failed`. */
   readonly kind: "effect_failed";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
   /** A stable code for why (e.g. `extract_failed`). */
   readonly error: string;
 }
@@ -287,13 +259,9 @@ export interface ApprovalDeniedEvent extends KernelEventBase {
 }
 
 /** The verified patch was applied to the target (or failed to). */
-export interface IntegratedEvent extends KernelEventBase {
+export interface IntegratedEvent extends EffectResultEventBase {
   /** Event discriminant: `integrated`. */
   readonly kind: "integrated";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
   /** Whether the patch was applied. */
   readonly ok: boolean;
   /** Resulting commit when `ok`, else `null`. */
@@ -301,13 +269,9 @@ export interface IntegratedEvent extends KernelEventBase {
 }
 
 /** The worktree and processes of a task are gone. */
-export interface CleanupDoneEvent extends KernelEventBase {
+export interface CleanupDoneEvent extends EffectResultEventBase {
   /** Event discriminant: `cleanup_done`. */
   readonly kind: "cleanup_done";
-  /** The task this event belongs to. */
-  readonly taskId: string;
-  /** The `effectId` of the action this event answers (a stale or unknown one is ignored). */
-  readonly effectId: string;
 }
 
 /** A human or supervisor asked to stop the task now. */
