@@ -17,7 +17,7 @@ import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ListedTestStatus, OutcomeContract } from "../../kernel/contract/types.ts";
 import { isVouchError } from "../../kernel/errors/mod.ts";
-import { resolveCommit } from "../git/repo_info.ts";
+import { resolveCommit } from "../git/locate_repo.ts";
 import { gitChecked } from "../git/git_checked.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";

@@ -10,7 +10,7 @@ import { availableParallelism } from "node:os";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { sha256Hex } from "../digest/sha256.ts";
-import { resolveCommit } from "../git/repo_info.ts";
+import { resolveCommit } from "../git/locate_repo.ts";
 import { type BatchTask, readPredictions, readTasks, type SwebenchDefaults } from "./input.ts";
 import { candidateKey } from "./key.ts";
 import { reapDeadTrees } from "./reap.ts";

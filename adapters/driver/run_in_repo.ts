@@ -10,7 +10,7 @@
 import { mintedPatchOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { AgentBackend, BackendEvent } from "../backends/types.ts";
-import { readRepoInfo } from "../git/repo_info.ts";
+import { readRepoInfo } from "../git/locate_repo.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";

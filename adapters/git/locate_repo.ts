@@ -1,6 +1,7 @@
 /**
- * Where `vouch verify` (and `vouch gc`) find the repository: its top level,
- * common git dir and the base's full commit id. Remembered per process for a
+ * Where vouch finds the user's repository (`vouch run`, `verify`, `gc`): its
+ * top level, common git dir and the base's full commit id (`resolveCommit`);
+ * for `vouch run`, whether the checkout is dirty (`readRepoInfo`). Remembered per process for a
  * real directory (`vouch batch` verifies many patches against one base: one
  * lookup instead of two git calls per patch), bounded, and looked up again
  * when the git dir is gone; a symbolic revision (`HEAD`) is always resolved
@@ -10,9 +11,8 @@
  */
 import { realpath, stat } from "node:fs/promises";
 import { permissionDenied } from "../process/permission.ts";
-import { GitError } from "./git_checked.ts";
+import { gitChecked, GitError, splitNul } from "./git_checked.ts";
 import { runGit } from "./hardened_git.ts";
-import { resolveCommit } from "./repo_info.ts";
 
 /** A located repository: what verification needs of it, resolved once. */
 export interface LocatedRepo {
@@ -82,10 +82,15 @@ async function locateUncached(
 ): Promise<{ top: string; commonDir: string; commits: Set<string> }> {
   let top: string | undefined;
   let commonDir: string | undefined;
+  let missing = false;
   try {
+    const cwd = abs ?? await realpath(dir).catch((error) => {
+      missing = permissionDenied(error) === null;
+      throw error;
+    });
     const r = await runGit(
       ["rev-parse", "--show-toplevel", "--path-format=absolute", "--git-common-dir"],
-      { cwd: abs ?? await realpath(dir) },
+      { cwd },
     );
     if (r.exitCode === 0) [top, commonDir] = r.stdout.head.split("\n");
   } catch (error) {
@@ -94,6 +99,7 @@ async function locateUncached(
     if (denied !== null) throw denied;
     top = undefined;
   }
+  if (missing) throw new GitError("not_a_repo", `Cannot use ${dir}: no such directory`);
   if (!top || !commonDir) {
     throw new GitError("not_a_repo", `Cannot use ${dir}: not inside a git work tree`);
   }
@@ -103,4 +109,103 @@ async function locateUncached(
     located.set(abs, found);
   }
   return found;
+}
+
+/**
+ * Resolves a revision to a full commit id in `repo`; throws {@linkcode GitError} `bad_rev`.
+ *
+ * @example
+ * ```ts
+ * import { match, rejects } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * import { resolveCommit } from "./locate_repo.ts";
+ * match(await resolveCommit(repo, "HEAD"), /^[0-9a-f]{40}$/);
+ * await rejects(resolveCommit(repo, "no-such-branch"), { code: "bad_rev" });
+ * await rejects(resolveCommit(repo, "--output=x"), { code: "bad_rev" }); // never an option
+ * rmSync(scratch, { recursive: true, force: true });
+ * ```
+ */
+export async function resolveCommit(repo: string, rev: string): Promise<string> {
+  if (rev.startsWith("-")) throw new GitError("bad_rev", `Cannot resolve revision: ${rev}`);
+  const r = await runGit([
+    "rev-parse",
+    "--verify",
+    "--quiet",
+    "--end-of-options",
+    `${rev}^{commit}`,
+  ], {
+    cwd: repo,
+  });
+  const sha = r.stdout.head.trim();
+  if (r.exitCode !== 0 || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) {
+    throw new GitError(
+      "bad_rev",
+      `Cannot resolve revision ${JSON.stringify(rev)} to a commit in ${repo}`,
+    );
+  }
+  return sha;
+}
+
+/** The user's repository as vouch sees it. */
+export interface RepoInfo extends LocatedRepo {
+  /** The revision as given (e.g. `HEAD`). */
+  readonly baseRev: string;
+  /** Number of paths with uncommitted changes (including untracked files). */
+  readonly dirtyPaths: number;
+  /** A user-facing note when the checkout is dirty, else null. */
+  readonly dirtyMessage: string | null;
+}
+
+/**
+ * Inspects the repository containing `dir`: where it is and its base, as
+ * {@linkcode locateRepo} finds them, and whether the checkout is dirty.
+ * Throws `GitError` `not_a_repo` / `bad_rev`.
+ *
+ * @example
+ * ```ts
+ * import { equal, match, rejects } from "node:assert/strict";
+ * import { execFileSync } from "node:child_process";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const scratch = mkdtempSync(join(tmpdir(), "vouch-example-"));
+ * const repo = join(scratch, "repo");
+ * execFileSync("git", ["init", "-q", repo]);
+ * writeFileSync(join(repo, "a.txt"), "a\n");
+ * execFileSync("git", ["add", "."], { cwd: repo });
+ * execFileSync("git", ["-c", "user.email=e@x", "-c", "user.name=e", "commit", "-qm", "init"], { cwd: repo });
+ * import { readRepoInfo } from "./locate_repo.ts";
+ * writeFileSync(join(repo, "a.txt"), "uncommitted\n");
+ * const info = await readRepoInfo(repo, "HEAD");
+ * match(info.base, /^[0-9a-f]{40}$/);
+ * equal(info.dirtyPaths, 1);
+ * match(info.dirtyMessage!, /uncommitted changes in 1 path/);
+ * await rejects(readRepoInfo(scratch), { code: "not_a_repo" });
+ * rmSync(scratch, { recursive: true, force: true });
+ * ```
+ */
+export async function readRepoInfo(dir: string, baseRev = "HEAD"): Promise<RepoInfo> {
+  const { top, commonDir, base } = await locateRepo(dir, baseRev);
+  const status = await gitChecked(
+    ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none"],
+    { cwd: top },
+  );
+  const dirtyPaths = splitNul(status.stdout.head).filter((e) => /^[ MADRCU?!]{2} /.test(e)).length;
+  const dirtyMessage = dirtyPaths === 0
+    ? null
+    : `Note: the checkout has uncommitted changes in ${dirtyPaths} path${
+      dirtyPaths === 1 ? "" : "s"
+    }; they are not part of the base ${
+      base.slice(0, 12)
+    } (${baseRev}) and vouch will not touch them.`;
+  return { top, commonDir, base, baseRev, dirtyPaths, dirtyMessage };
 }

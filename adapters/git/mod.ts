@@ -8,6 +8,6 @@
  */
 export * from "./hardened_git.ts";
 export * from "./git_checked.ts";
-export * from "./repo_info.ts";
+export * from "./locate_repo.ts";
 export * from "./checkout_snapshot.ts";
 export * from "./apply_patch.ts";

@@ -20,7 +20,7 @@ import process from "node:process";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { runGit } from "../git/hardened_git.ts";
 import { processStartTime } from "../process/start_time.ts";
-import { resolveCommit } from "../git/repo_info.ts";
+import { resolveCommit } from "../git/locate_repo.ts";
 import { WorktreeError } from "./errors.ts";
 import { addDetachedWorktree, pruneWorktrees, removeRegisteredWorktree } from "./_git_admin.ts";
 import { trackTree, untrackTree } from "./live_trees.ts";
