@@ -106,6 +106,12 @@ export interface PatchSource {
   close(): Promise<void>;
 }
 
+/** A source of supplied bytes, with the digest of its patch (hashed once). */
+export interface SuppliedPatchSource extends PatchSource {
+  /** The patch's digest (`sha256:<hex>`), the same as its round patch's. */
+  readonly digest: string;
+}
+
 /**
  * A patch supplied as bytes: judged as stated, its changed paths as the strict
  * parser reads them (`changedPaths`). The clean verification applies it with
@@ -120,9 +126,10 @@ export interface PatchSource {
  * equal(await source.open({ repo: "/r", base: "0".repeat(40), taskId: "t" }), null);
  * equal((await source.produce({} as never)).claim, null);
  * equal((await source.patch())?.changes, 0);
+ * equal(source.digest, (await source.patch())?.digest);
  * ```
  */
-export function suppliedPatch(bytes: Uint8Array, id: string): PatchSource {
+export function suppliedPatch(bytes: Uint8Array, id: string): SuppliedPatchSource {
   const digest = sha256Hex(bytes);
   const parsed = tryParseGitDiff(bytes);
   const changed = parsed.ok ? changedPaths(parsed.diff) : [];
@@ -136,6 +143,7 @@ export function suppliedPatch(bytes: Uint8Array, id: string): PatchSource {
   };
   return {
     id,
+    digest,
     emptyDetail: "the patch changes no file (it is empty)",
     open: () => Promise.resolve(null),
     produce: () => Promise.resolve({ claim: null, outside: [] }),

@@ -13,7 +13,6 @@
  * @module
  */
 import { stat } from "node:fs/promises";
-import { sha256Hex } from "../digest/sha256.ts";
 import type { SandboxProbe } from "../host/sandbox_probe.ts";
 import type { CheckSlots } from "../verification/check_slots.ts";
 import { type CleanVerifierOptions, createCleanVerifier } from "../verification/clean_verifier.ts";
@@ -195,6 +194,10 @@ export async function verifyPatchSharing(
   opts: VerifyPatchOptions & SharedVerification,
 ): Promise<VerifyPatchOutcome> {
   const rules = taskRules(opts);
+  // The supplied bytes are the round's patch: hashed and parsed once, judged as stated,
+  // applied by git in the clean tree.
+  const source = suppliedPatch(opts.patch, "patch");
+  const patchDigest = source.digest;
   // Only the top level, the git dir and the base are needed (a dirty checkout is irrelevant here).
   const state = await openRepoState({
     repo: await locateRepo(opts.dir, opts.base ?? "HEAD"),
@@ -204,7 +207,6 @@ export async function verifyPatchSharing(
   });
   const { stateDir, key, log, receipts } = state;
   const task = newTaskId();
-  const patchDigest = sha256Hex(opts.patch);
   try {
     const verifier = createCleanVerifier(
       cleanVerifierOptions(opts, { top: state.top, base: state.base, taskId: task, receipts }, {
@@ -219,8 +221,7 @@ export async function verifyPatchSharing(
       repo: state.top,
       base: state.base,
       goal: `verify the supplied patch ${patchDigest}`,
-      // The supplied bytes are the round's patch: judged as stated, applied by git in the clean tree.
-      source: suppliedPatch(opts.patch, "patch"),
+      source,
       verifier,
       rules,
       maxRounds: 1,
