@@ -5,7 +5,8 @@
  * repository whose git dir is gone is looked up again (and refused).
  */
 import assert from "node:assert/strict";
-import { locateRepo } from "../../../adapters/git/locate_repo.ts";
+import { locateRepo, readRepoInfo } from "../../../adapters/git/locate_repo.ts";
+import { GitError } from "../../../adapters/git/git_checked.ts";
 import { createRepo, git } from "../../golden/fixture_repos.ts";
 
 Deno.test("locateRepo: remembered repositories still follow HEAD and refuse a vanished repo", async () => {
@@ -28,5 +29,27 @@ Deno.test("locateRepo: remembered repositories still follow HEAD and refuse a va
     await assert.rejects(locateRepo(repo.dir, first.base), { code: "not_a_repo" });
   } finally {
     await repo.cleanup();
+  }
+});
+
+Deno.test("locateRepo / readRepoInfo: a missing directory and a plain one are not_a_repo, each saying which", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (const find of [locateRepo, readRepoInfo]) {
+      await assert.rejects(
+        find(`${dir}/nope`, "HEAD"),
+        (e: unknown) =>
+          e instanceof GitError && e.code === "not_a_repo" &&
+          e.message === `Cannot use ${dir}/nope: no such directory`,
+      );
+      await assert.rejects(
+        find(dir, "HEAD"),
+        (e: unknown) =>
+          e instanceof GitError && e.code === "not_a_repo" &&
+          e.message === `Cannot use ${dir}: not inside a git work tree`,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
