@@ -41,7 +41,6 @@ import {
 } from "./_run_builder.ts";
 import {
   baseConfigs,
-  checkCommands,
   mayTouchOracle,
   oracleFor,
   type PatchOracleView,
@@ -109,7 +108,6 @@ class CleanVerifier implements Verifier {
   readonly #deps: VerifierParts["deps"];
   readonly #setupOptions: SetupStepOptions | null;
   readonly #testsEditable: boolean;
-  readonly #command: string;
   #captures: readonly BaselineCapture[] = [];
   /** The baseline's per-test results (null until a baseline ran). */
   #reports: BaselineReports | null = null;
@@ -125,7 +123,6 @@ class CleanVerifier implements Verifier {
     this.#opts = opts;
     this.#contract = contract;
     this.#derived = contract;
-    this.#command = checkCommands(contract).join(" && ");
     this.#testsEditable = opts.testsEditable ?? contract.testsEditable ?? false;
     const parts = verifierParts(opts);
     this.#sandbox = parts.sandbox;
@@ -409,7 +406,7 @@ class CleanVerifier implements Verifier {
       await this.#getOracle(),
       await this.#getConfigs(),
       tree,
-      this.#command,
+      contract,
     );
     const touched = view?.touched ?? [];
     // A patch that touches no oracle file is judged per test against the baseline's lists.

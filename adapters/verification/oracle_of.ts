@@ -60,11 +60,11 @@ const RUNNER_OF: Readonly<Record<string, OracleRunner>> = {
   tap: "tap",
 };
 
-/** The gating checks' commands, one string each. */
-export function checkCommands(contract: OutcomeContract): string[] {
+/** The gating checks' commands as one string (`npm test && npm run lint`): files it names are the oracle. */
+function checkCommand(contract: OutcomeContract): string {
   return contract.checks.filter((c) => !c.baseline).map((c) =>
     "shell" in c.run ? c.run.shell : c.run.argv.join(" ")
-  );
+  ).join(" && ");
 }
 
 /** The runners the contract's commands (or declared parsers) name. */
@@ -103,7 +103,7 @@ export function oracleFor(
     paths: [],
     runners: runnersOf(contract),
     configs: Object.fromEntries(configs),
-    command: checkCommands(contract).join(" && "),
+    command: checkCommand(contract),
     baselineTests,
   });
 }
@@ -130,7 +130,8 @@ export interface PatchOracleView {
 /**
  * Classifies `patch` (its parsed `diff`, null when it did not parse) against `set`; the test keys of partly-oracle files
  * (`package.json`, ...) are compared between the base's text and the patched
- * tree's. Null when the patch does not parse (it is refused elsewhere).
+ * tree's, with what `contract`'s check commands name. Null when the patch does
+ * not parse (it is refused elsewhere).
  */
 export async function patchOracleView(
   patch: Uint8Array,
@@ -138,7 +139,7 @@ export async function patchOracleView(
   set: OracleSet,
   configs: ReadonlyMap<string, string>,
   patchedTree: string,
-  command: string,
+  contract: OutcomeContract,
 ): Promise<PatchOracleView | null> {
   if (diff === null) return null;
   const texts = new Map<string, KeyTexts>();
@@ -149,7 +150,7 @@ export async function patchOracleView(
       texts.set(p, { before: configs.get(p) ?? null, after });
     }
   }
-  const po = patchOracle(set, diff, texts, command);
+  const po = patchOracle(set, diff, texts, checkCommand(contract));
   const touched = po.touches.map((t) => ({
     path: t.path,
     scope: t.entry.scope,
