@@ -1,8 +1,8 @@
 /**
  * Everything around the loop for one `vouch run` in a user's repository:
  * resolve the repository and base, open its state once (`openRepoState`:
- * `.vouch/` kept out of git, the keys, the event log), build the clean
- * verifier, run the task, close the log. The CLI, the demo and the tests all
+ * `.vouch/` kept out of git, the MAC key, the event log), load run's own
+ * signing key, build the clean verifier, run the task, close the log. The CLI, the demo and the tests all
  * start here.
  *
  * @module
@@ -11,6 +11,7 @@ import { mintedPatchOf } from "./_final.ts";
 import type { VerifiedPatch } from "../verified_patch/verified_patch.ts";
 import type { AgentBackend, BackendEvent } from "../backends/types.ts";
 import { readRepoInfo } from "../git/locate_repo.ts";
+import { loadOrCreateSigningKey } from "../keys/signing_key.ts";
 import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";
@@ -125,7 +126,6 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
   const state = await openRepoState({
     // A dirty checkout is said (onNote): its changes are not what the agent starts from.
     repo: await readRepoInfo(opts.dir, opts.base ?? "HEAD"),
-    signing: true,
     ...(opts.keyEnv !== undefined ? { keyEnv: opts.keyEnv } : {}),
     ...(opts.onNote !== undefined ? { onNote: opts.onNote } : {}),
   });
@@ -134,6 +134,11 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
   // One deadline for the kernel's wall budget and for every command the verifier runs.
   const deadline = Date.now() + opts.wallTimeMs;
   try {
+    // run's own key: its VerifiedPatch is signed (attestation.json beside it).
+    const signingKey = await loadOrCreateSigningKey({
+      repoRoot: state.top,
+      ...(opts.keyEnv !== undefined ? { env: opts.keyEnv } : {}),
+    });
     const verifier = createCleanVerifier({
       ...cleanVerifierBase(opts, { top: state.top, base: state.base, taskId, receipts }),
       // No check or setup command may outlive the task's wall-time budget.
@@ -156,7 +161,7 @@ async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
       deadline,
       log,
       key,
-      ...(state.signingKey !== undefined ? { signingKey: state.signingKey } : {}),
+      signingKey,
       artefactsDir: `${stateDir}/runs/${taskId}`,
       taskId,
       ...(opts.signal !== undefined ? { signal: opts.signal } : {}),

@@ -4,7 +4,7 @@
  * a file, or a directory vouch cannot create, is a {@linkcode StateDirError}
  * saying which path and what to do, not an operating-system error.
  * {@linkcode openRepoState} resolves, once and up front, what a run or a
- * verification needs of its located repository (state directory, keys,
+ * verification needs of its located repository (state directory, the MAC key,
  * event log, receipt chain) into one small value.
  *
  * @module
@@ -14,7 +14,6 @@ import { VouchError } from "../../kernel/errors/mod.ts";
 import type { LocatedRepo } from "../git/locate_repo.ts";
 import { loadOrCreateMacKey, type MacKey } from "../keys/mac_key.ts";
 import type { KeyEnv } from "../keys/paths.ts";
-import { loadOrCreateSigningKey, type SigningKey } from "../keys/signing_key.ts";
 import { staleLockNote } from "../log/lock.ts";
 import { EventLog } from "../log/store.ts";
 import { ReceiptRecorder } from "../receipts/chain.ts";
@@ -109,8 +108,6 @@ export interface RepoStateRequest {
   readonly stateDir?: string;
   /** Environment the keys are located from. @default the process env */
   readonly keyEnv?: KeyEnv;
-  /** Load (or create) the signing key too (`vouch run`: its VerifiedPatch is signed). */
-  readonly signing?: boolean;
   /** Notes for the user (a dirty checkout, a dead writer's lock taken over). */
   readonly onNote?: (text: string) => void;
 }
@@ -125,8 +122,6 @@ export interface RepoState {
   readonly stateDir: string;
   /** The MAC key of the receipts and the VerifiedPatch. */
   readonly key: MacKey;
-  /** The signing key (asked with `signing`). */
-  readonly signingKey?: SigningKey;
   /** The event log, open: the caller closes it. */
   readonly log: EventLog;
   /** The receipt chain, resumed from the log. */
@@ -135,7 +130,7 @@ export interface RepoState {
 
 /**
  * Opens what a run or a verification needs of its located repository, once and
- * up front: the state directory (kept out of git and made ready), the keys,
+ * up front: the state directory (kept out of git and made ready), the MAC key,
  * the event log and its receipt chain. The caller closes `log`.
  *
  * @example
@@ -178,7 +173,6 @@ export async function openRepoState(request: RepoStateRequest): Promise<RepoStat
     ...(request.keyEnv !== undefined ? { env: request.keyEnv } : {}),
   };
   const key = await loadOrCreateMacKey(keyAt);
-  const signingKey = request.signing === true ? await loadOrCreateSigningKey(keyAt) : null;
   const log = await EventLog.open(`${stateDir}/events.jsonl`);
   const stale = log.openReport.brokeStaleLock;
   if (stale !== null) request.onNote?.(staleLockNote(stale, `${log.path}.lock`));
@@ -194,7 +188,6 @@ export async function openRepoState(request: RepoStateRequest): Promise<RepoStat
     base: repo.base,
     stateDir,
     key,
-    ...(signingKey !== null ? { signingKey } : {}),
     log,
     receipts,
   };
