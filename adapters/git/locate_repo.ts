@@ -1,11 +1,11 @@
 /**
  * Where vouch finds the user's repository (`vouch run`, `verify`, `gc`): its
  * top level, common git dir and the base's full commit id (`resolveCommit`);
- * for `vouch run`, whether the checkout is dirty (`readRepoInfo`). Remembered per process for a
- * real directory (`vouch batch` verifies many patches against one base: one
- * lookup instead of two git calls per patch), bounded, and looked up again
- * when the git dir is gone; a symbolic revision (`HEAD`) is always resolved
- * afresh.
+ * for `vouch run`, whether the checkout is dirty (`readRepoInfo`). Remembered
+ * per process for a real directory (`vouch batch` verifies many patches
+ * against one base: one lookup instead of two git calls per patch), bounded,
+ * and looked up again when the git dir is gone; a symbolic revision (`HEAD`)
+ * is always resolved afresh.
  *
  * @module
  */
@@ -14,7 +14,7 @@ import { permissionDenied } from "../process/permission.ts";
 import { gitChecked, GitError, splitNul } from "./git_checked.ts";
 import { runGit } from "./hardened_git.ts";
 
-/** A located repository: what verification needs of it, resolved once. */
+/** A located repository: what a run or a verification needs of it, resolved once. */
 export interface LocatedRepo {
   /** Absolute, symlink-resolved top level of the checkout. */
   readonly top: string;
