@@ -2,8 +2,8 @@
  * Everything around the loop for one `vouch run` in a user's repository:
  * resolve the repository and base, open its state once (`openRepoState`:
  * `.vouch/` kept out of git, the MAC key, the event log), load run's own
- * signing key, build the clean verifier, run the task, close the log. The CLI, the demo and the tests all
- * start here.
+ * signing key, build the clean verifier, run the task, close the log. The
+ * CLI, the demo and the tests all start here.
  *
  * @module
  */
