@@ -181,7 +181,10 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
 
 // After a child, in one shell (builtins only, but for find): the cgroup's event counts and
 // whether a live process is still in it (read again up to 400 times first: bwrap's init may still
-// be exiting when bwrap, told the command's status, has exited), removal of cgroups left with processes earlier, and,
+// be exiting when bwrap, told the command's status, has exited); what is still there then is
+// killed (SIGKILL, `cgroup.kill` where there is one): the cgroup is this child's alone, and a
+// sandbox whose init outlived bwrap (one released by its user map after bwrap was killed, before
+// `--die-with-parent` was armed) must not outlive its child; removal of cgroups left with processes earlier, and,
 // only when the walk of this process left a file undecided (`_tree_walk.ts`), every file of the
 // tree whose status changed since the budget's start (ctime: a child can set mtime back, not
 // ctime), with its allocated 512-byte blocks and size. $1 cgroup dir or "-", $2 tree or "-",
@@ -193,7 +196,16 @@ if [ "$d" != - ] && [ -d "$d" ]; then
   done
   i=0
   while read -r n < "$d/cgroup.procs"; do
-    [ $i -lt 400 ] || { echo "live $n"; break; }
+    if [ $i -ge 400 ]; then
+      echo "live $n"
+      [ -w "$d/cgroup.kill" ] && echo 1 > "$d/cgroup.kill"
+      j=0
+      while [ $j -lt 50 ] && read -r n < "$d/cgroup.procs"; do
+        while read -r p; do kill -9 "$p" 2>/dev/null; done < "$d/cgroup.procs"
+        j=$((j + 1))
+      done
+      break
+    fi
     i=$((i + 1))
   done
 fi

@@ -17,7 +17,12 @@
  * 3. the user map: a mapper in the background reads the sandbox's pid from
  *    bwrap's `--info-fd 8` and writes `0 <uid> 1` and `1 0 1` to its
  *    `uid_map` and `gid_map` while bwrap waits on `--userns-block-fd 9`; a
- *    map that cannot be written kills bwrap before anything runs.
+ *    map that cannot be written kills bwrap before anything runs, and a
+ *    bwrap already gone (killed while its sandbox waited: this shell is then
+ *    another's child) has its sandbox killed instead of released (its init
+ *    would not yet have armed `--die-with-parent`, so it would outlive
+ *    bwrap). A bwrap killed between that check and the map is caught after
+ *    the child, by its cgroup (`_kernel_limits.ts`).
  * 4. `exec` of the argv (bwrap), so it stays vouch's own child and dies with
  *    it (`--die-with-parent`).
  *
@@ -48,6 +53,10 @@ done
   while read -r l <&4; do case $l in *'"child-pid"'*) c=\${l#*: }; c=\${c%,};; esac; done
   m="0 $u 1
 1 0 1"
+  # bwrap gone (killed while its sandbox waited for the map; this shell is then another's child):
+  # the sandbox is killed, never released.
+  read -r s < /proc/self/stat; s=\${s##*) }; s=\${s#* }; s=\${s%% *}
+  if [ -n "$c" ] && [ "$s" != $$ ]; then kill -9 "$c"; exit 0; fi
   if [ -n "$c" ] && ! { echo "$m" > "/proc/$c/uid_map" && echo "$m" > "/proc/$c/gid_map"; }; then
     echo "vouch: cannot map the sandbox's user to uid $u" >&2; kill -9 $$
   fi

@@ -1,0 +1,57 @@
+/**
+ * Nothing outlives a child's cgroup: a process still in a sandboxed child's
+ * cgroup once the child has exited is killed by the after-child script
+ * (`adapters/process/_kernel_limits.ts`), not merely left there with the
+ * cgroup set aside. Seen on a CI box at load: an agent's sandbox whose init
+ * outlived bwrap (released by its user map after bwrap was killed, before
+ * `--die-with-parent` was armed) ran on for minutes after the test's vouch
+ * had gone, a deno forwarder and the agent under it, alone in their cgroup.
+ *
+ * The test puts a plain `sleep` in the cgroup vouch hands a child (where the
+ * host lets vouch make one: as root here) and runs the after-child step; the
+ * sleep must die of SIGKILL, and the cgroup must not be reused.
+ */
+import assert from "node:assert/strict";
+import {
+  afterChildAsync,
+  cgroupHost,
+  childCgroup,
+} from "../../../adapters/process/_kernel_limits.ts";
+
+const host = cgroupHost();
+const why = host === null ? "no cgroup vouch may make here" : null;
+if (why !== null) console.log(`SKIP cgroup leftovers: ${why}`);
+
+Deno.test({
+  name: "cgroup leftovers: a process left in a child's cgroup after the child is killed, not kept",
+  ignore: why !== null,
+  fn: async () => {
+    const limits = { memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 };
+    const cg = childCgroup(limits)!;
+    await Deno.mkdir(cg.dir).catch((e) => {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    });
+    const left = new Deno.Command("/bin/sleep", { args: ["300"], stdin: "null" }).spawn();
+    try {
+      await Deno.writeTextFile(`${cg.dir}/cgroup.procs`, `${left.pid}\n`);
+      const procs = await Deno.readTextFile(`${cg.dir}/cgroup.procs`);
+      assert.ok(procs.split("\n").includes(String(left.pid)), procs);
+      await afterChildAsync(cg.dir, null);
+      const status = await Promise.race([
+        left.status,
+        new Promise<null>((r) => setTimeout(() => r(null), 10_000)),
+      ]);
+      assert.notEqual(status, null, "the process left in the cgroup is still running");
+      assert.equal(status!.signal, "SIGKILL");
+      // Set aside, not handed to the next child.
+      assert.notEqual(childCgroup(limits)!.dir, cg.dir);
+    } finally {
+      try {
+        left.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+      await left.status;
+    }
+  },
+});
