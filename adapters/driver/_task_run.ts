@@ -129,9 +129,10 @@ export class TaskRun {
    * Steps the kernel with one event, records the pair in the log, queues the
    * actions. Before the task's first event (`task_submitted`) the log records
    * the configuration the kernel is stepped with (the policy, the lifecycle's
-   * version).
+   * version). `at` is the event's time when the caller read it already (the
+   * submission: its budget was worked out from that reading); else now.
    */
-  async feed(event: EventBody): Promise<void> {
+  async feed(event: EventBody, at?: number): Promise<void> {
     if (
       this.o.signal?.aborted === true && !this.killRequested &&
       event.kind !== "kill_requested" && event.kind !== "task_submitted"
@@ -157,7 +158,7 @@ export class TaskRun {
       v: 1,
       id: `${this.o.taskId}:${seq}`,
       seq,
-      at: this.now(),
+      at: at ?? this.now(),
       ...event,
     } as KernelEvent;
     const { state, actions } = step(this.state, full);

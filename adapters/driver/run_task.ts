@@ -47,6 +47,9 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
   const onAbort = () => void run.running?.controller.abort();
   opts.signal?.addEventListener("abort", onAbort);
   try {
+    // One reading of the clock for the submission's time and the budget it starts: the kernel's
+    // deadline is then the checks' own (`deadline`), however long the init record takes to write.
+    const submittedAt = run.now();
     await run.feed({
       kind: "task_submitted",
       taskId: opts.taskId,
@@ -55,7 +58,7 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
       budget: {
         wallTimeMs: opts.deadline === undefined
           ? opts.wallTimeMs
-          : Math.max(0, opts.deadline - run.now()),
+          : Math.max(0, opts.deadline - submittedAt),
         repairRounds: Math.max(0, opts.maxRounds - 1),
         outputBytes: opts.outputBytes ?? 256 * 1024 * 1024,
         costUnits: opts.costUnits ?? 1_000_000_000,
@@ -66,7 +69,7 @@ export async function runTask(opts: RunTaskOptions): Promise<RunOutcome> {
       ...(opts.baseline === false ? { baseline: false } : {}),
       // An agent to start is started (and found unable to) before the baseline.
       ...(opts.source.start !== undefined ? { startBackend: true } : {}),
-    });
+    }, submittedAt);
     await interpret(run);
     const outcome = outcomeOf(run);
     await opts.log.append({

@@ -72,6 +72,16 @@ export interface HarnessOptions {
   readonly start?: BackendFailure | null;
   /** Whether the contract runs on the base first. @default false */
   readonly baseline?: boolean;
+  /**
+   * The task's deadline, this many ms after the clock's start (`RunTaskOptions.deadline`, as
+   * `vouch run --timeout` sets it); the baseline then ends at it, as a check killed at the
+   * deadline does.
+   */
+  readonly deadlineInMs?: number;
+  /** Each read of the clock moves it on by this many ms. @default 0 */
+  readonly msPerRead?: number;
+  /** Writing the log's first record (the kernel's init) moves the clock on this many ms (a slow disk). */
+  readonly firstRecordMs?: number;
 }
 
 const CONTRACT_DIGEST = "sha256:" + "c".repeat(64);
@@ -149,6 +159,7 @@ function scriptedVerifier(
   taskId: string,
   counter: { n: number },
   order: string[],
+  baselineEnds: () => void,
 ): Verifier {
   const run = async (passes: boolean): Promise<VerificationRun> => {
     const receipt = await receipts.record({
@@ -189,7 +200,7 @@ function scriptedVerifier(
   };
   return {
     contractDigest: CONTRACT_DIGEST,
-    baseline: () => (order.push("baseline"), run(false)),
+    baseline: () => (order.push("baseline"), baselineEnds(), run(false)),
     verify: (round) => {
       counter.n++;
       return run(rounds[round - 1]?.passes === true);
@@ -206,10 +217,21 @@ export async function runScripted(opts: HarnessOptions): Promise<HarnessRun> {
   const dir = await Deno.makeTempDir({ prefix: "vouch-harness-" });
   const log = await EventLog.open(`${dir}/events.jsonl`);
   const clock = { t: 1_700_000_000_000 };
+  if (opts.firstRecordMs !== undefined) {
+    const append = log.append.bind(log);
+    let first = true;
+    log.append = (record) => {
+      if (first) clock.t += opts.firstRecordMs!;
+      first = false;
+      return append(record);
+    };
+  }
   const prompts: (string | undefined)[] = [];
   const counter = { n: 0 };
   const order: string[] = [];
   const taskId = "t-harness";
+  const deadline = opts.deadlineInMs === undefined ? undefined : clock.t + opts.deadlineInMs;
+  const step = opts.msPerRead ?? 0;
   try {
     const outcome = await runTask({
       repo: "/harness/repo",
@@ -222,6 +244,9 @@ export async function runScripted(opts: HarnessOptions): Promise<HarnessRun> {
         taskId,
         counter,
         order,
+        () => {
+          if (deadline !== undefined) clock.t = Math.max(clock.t, deadline);
+        },
       ),
       rules: { allow: [], forbid: opts.forbid ?? [], protect: [] },
       maxRounds: opts.maxRounds ?? opts.rounds.length,
@@ -231,7 +256,8 @@ export async function runScripted(opts: HarnessOptions): Promise<HarnessRun> {
       artefactsDir: `${dir}/runs/${taskId}`,
       taskId,
       baseline: opts.baseline ?? false,
-      now: () => clock.t,
+      ...(deadline !== undefined ? { deadline } : {}),
+      now: () => (clock.t += step),
     });
     await log.flush();
     const kinds = (await Deno.readTextFile(`${dir}/events.jsonl`)).trim().split("\n")

@@ -85,6 +85,25 @@ Deno.test("harness: a round that outlasts the wall budget (fake clock) ends out 
   assert.equal(run.verifications, 0);
 });
 
+Deno.test("harness: a baseline that ends at the deadline ends the task; no round starts (a slow clock)", async () => {
+  // vouch run --timeout: the kernel's wall budget and the checks' deadline are one instant, even
+  // when the clock moves on between working out the budget and stamping the submission (a slow
+  // disk: the kernel's init record is written in between). Seen on CI at load 30 before: the
+  // kernel's deadline fell after the checks', so a baseline killed at the deadline was taken as
+  // a failing baseline and a round was started (then cancelled).
+  const run = await runScripted({
+    rounds: [{ diff: oneLineDiff("math.ts"), passes: true }],
+    baseline: true,
+    deadlineInMs: 2_000,
+    msPerRead: 1,
+    firstRecordMs: 1_000,
+  });
+  assert.equal(run.outcome.state, "budget_exhausted", run.outcome.message);
+  assert.equal(run.outcome.reason, "budget_wall_time");
+  assert.deepEqual(run.outcome.rounds, []);
+  assert.deepEqual(run.order, ["baseline"]);
+});
+
 Deno.test("harness: an agent the source starts is started once, in the worktree, before the baseline", async () => {
   const run = await runScripted({
     rounds: [{ diff: oneLineDiff("a.ts"), passes: false }, {
