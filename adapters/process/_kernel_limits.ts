@@ -120,7 +120,8 @@ interface PooledCgroup {
 /**
  * Cgroups are reused from child to child (making and removing one per child
  * cost two execs): free ones here, removed when this process exits; one that
- * still holds processes after its child is never reused and removed later.
+ * still holds processes after its child has them killed, is never reused and
+ * is removed later. At exit, what any of them still holds is killed first.
  */
 const pool: PooledCgroup[] = [];
 const inUse = new Map<string, PooledCgroup>();
@@ -137,7 +138,7 @@ function removeAllAtExit(): void {
     inUse.clear();
     abandoned.clear();
     if (dirs.length === 0) return;
-    spawnSync(sh, ["-c", 'for d in "$@"; do rmdir "$d" 2>/dev/null; done', "vouch-cg", ...dirs], {
+    spawnSync(sh, ["-c", AT_EXIT, "vouch-cg", ...dirs], {
       stdio: "ignore",
       timeout: 5000,
       env: { PATH: "/usr/bin:/bin" },
@@ -179,6 +180,30 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
   };
 }
 
+/**
+ * Shell lines that SIGKILL every process in the cgroup dir `$d` (`cgroup.kill` where there is
+ * one; else each pid of `cgroup.procs`, again until it is empty or 50 rounds passed: zombies stay
+ * listed until they are reaped).
+ */
+const KILL_LEFT = `[ -w "$d/cgroup.kill" ] && echo 1 > "$d/cgroup.kill"
+      j=0
+      while [ $j -lt 50 ] && read -r n < "$d/cgroup.procs"; do
+        while read -r p; do kill -9 "$p" 2>/dev/null; done < "$d/cgroup.procs"
+        j=$((j + 1))
+      done`;
+
+/**
+ * At this process's exit, every cgroup it made: what is still in one is killed (a child started
+ * as vouch exits, a sandbox whose bwrap was killed while it was set up), then the dir removed
+ * (tried again while the host's init reaps what was killed).
+ */
+const AT_EXIT = `for d in "$@"; do
+  [ -d "$d" ] || continue
+  ${KILL_LEFT}
+  i=0
+  while [ $i -lt 200 ] && ! rmdir "$d" 2>/dev/null; do i=$((i + 1)); done
+done`;
+
 // After a child, in one shell (builtins only, but for find): the cgroup's event counts and
 // whether a live process is still in it (read again up to 400 times first: bwrap's init may still
 // be exiting when bwrap, told the command's status, has exited); what is still there then is
@@ -198,12 +223,7 @@ if [ "$d" != - ] && [ -d "$d" ]; then
   while read -r n < "$d/cgroup.procs"; do
     if [ $i -ge 400 ]; then
       echo "live $n"
-      [ -w "$d/cgroup.kill" ] && echo 1 > "$d/cgroup.kill"
-      j=0
-      while [ $j -lt 50 ] && read -r n < "$d/cgroup.procs"; do
-        while read -r p; do kill -9 "$p" 2>/dev/null; done < "$d/cgroup.procs"
-        j=$((j + 1))
-      done
+      ${KILL_LEFT}
       break
     fi
     i=$((i + 1))

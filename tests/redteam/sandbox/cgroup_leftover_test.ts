@@ -55,3 +55,64 @@ Deno.test({
     }
   },
 });
+
+const ROOT = new URL("../../../", import.meta.url).pathname;
+
+Deno.test({
+  name:
+    "cgroup leftovers: what a child's cgroup holds when vouch exits is killed, the cgroup removed",
+  ignore: why !== null,
+  fn: async () => {
+    // A vouch that exits while its child's cgroup holds a process (a child started as it exits,
+    // a sandbox whose bwrap was killed while it was set up): the process is orphaned, not killed,
+    // unless the exit handler kills it.
+    const script = await Deno.makeTempFile({ prefix: "vouch-rt-cgexit-", suffix: ".ts" });
+    try {
+      await Deno.writeTextFile(
+        script,
+        `import { childCgroup } from "${ROOT}adapters/process/_kernel_limits.ts";
+const cg = childCgroup({ memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 })!;
+const child = new Deno.Command("/bin/sh", {
+  args: ["-c", 'mkdir -p "$1" && echo $$ > "$1/cgroup.procs" && exec sleep 300', "x", cg.dir],
+  stdin: "null", stdout: "null", stderr: "null",
+}).spawn();
+for (let i = 0; i < 400; i++) {
+  const procs = await Deno.readTextFile(cg.dir + "/cgroup.procs").catch(() => "");
+  if (procs.trim() !== "") break;
+  await new Promise((r) => setTimeout(r, 25));
+}
+console.log(JSON.stringify({ pid: child.pid, dir: cg.dir }));
+child.unref();
+Deno.exit(0);
+`,
+      );
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", `--config=${ROOT}deno.json`, script],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const { pid, dir } = JSON.parse(new TextDecoder().decode(out.stdout).trim()) as {
+        pid: number;
+        dir: string;
+      };
+      let alive = true;
+      for (let i = 0; i < 200 && alive; i++) {
+        const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
+        // Gone, or a zombie the host's init has yet to reap.
+        alive = stat !== null && !/^\d+ \([^)]*\) Z/.test(stat);
+        if (alive) await new Promise((r) => setTimeout(r, 50));
+      }
+      if (alive) Deno.kill(pid, "SIGKILL");
+      assert.equal(alive, false, `the sleep (${pid}) left in ${dir} outlived vouch`);
+      let left = true;
+      for (let i = 0; i < 100 && left; i++) {
+        left = await Deno.stat(dir).then(() => true, () => false);
+        if (left) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(left, false, `${dir} was left behind`);
+    } finally {
+      await Deno.remove(script);
+    }
+  },
+});
