@@ -80,14 +80,19 @@ async function locateUncached(
   dir: string,
   abs: string | null,
 ): Promise<{ top: string; commonDir: string; commits: Set<string> }> {
+  let cwd = abs;
+  if (cwd === null) {
+    try {
+      cwd = await realpath(dir);
+    } catch (error) {
+      const denied = permissionDenied(error);
+      if (denied !== null) throw denied;
+      throw new GitError("not_a_repo", `Cannot use ${dir}: no such directory`);
+    }
+  }
   let top: string | undefined;
   let commonDir: string | undefined;
-  let missing = false;
   try {
-    const cwd = abs ?? await realpath(dir).catch((error) => {
-      missing = permissionDenied(error) === null;
-      throw error;
-    });
     const r = await runGit(
       ["rev-parse", "--show-toplevel", "--path-format=absolute", "--git-common-dir"],
       { cwd },
@@ -99,7 +104,6 @@ async function locateUncached(
     if (denied !== null) throw denied;
     top = undefined;
   }
-  if (missing) throw new GitError("not_a_repo", `Cannot use ${dir}: no such directory`);
   if (!top || !commonDir) {
     throw new GitError("not_a_repo", `Cannot use ${dir}: not inside a git work tree`);
   }
@@ -168,7 +172,7 @@ export interface RepoInfo extends LocatedRepo {
 /**
  * Inspects the repository containing `dir`: where it is and its base, as
  * {@linkcode locateRepo} finds them, and whether the checkout is dirty.
- * Throws `GitError` `not_a_repo` / `bad_rev`.
+ * Throws {@linkcode GitError} `not_a_repo` / `bad_rev`.
  *
  * @example
  * ```ts
