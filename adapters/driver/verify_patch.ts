@@ -194,10 +194,6 @@ export async function verifyPatchSharing(
   opts: VerifyPatchOptions & SharedVerification,
 ): Promise<VerifyPatchOutcome> {
   const rules = taskRules(opts);
-  // The supplied bytes are the round's patch: hashed and parsed once, judged as stated,
-  // applied by git in the clean tree.
-  const source = suppliedPatch(opts.patch, "patch");
-  const patchDigest = source.digest;
   // Only the top level, the git dir and the base are needed (a dirty checkout is irrelevant here).
   const state = await openRepoState({
     repo: await locateRepo(opts.dir, opts.base ?? "HEAD"),
@@ -208,6 +204,10 @@ export async function verifyPatchSharing(
   const { stateDir, key, log, receipts } = state;
   const task = newTaskId();
   try {
+    // The supplied bytes are the round's patch: hashed and parsed once (once the repository is
+    // found), judged as stated, applied by git in the clean tree.
+    const source = suppliedPatch(opts.patch, "patch");
+    const patchDigest = source.digest;
     const verifier = createCleanVerifier(
       cleanVerifierOptions(opts, { top: state.top, base: state.base, taskId: task, receipts }, {
         dir: `${stateDir}/baseline-cache`,
