@@ -25,4 +25,4 @@ export * from "./run_in_repo.ts";
 export * from "./verify_patch.ts";
 export * from "./integrate_git.ts";
 export * from "./confined_backend.ts";
-export * from "./state_dir.ts";
+export * from "./repo_task.ts";

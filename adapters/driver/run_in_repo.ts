@@ -16,10 +16,9 @@ import { createCleanVerifier } from "../verification/clean_verifier.ts";
 import { intentTargetsTests } from "../derive_contract/intent.ts";
 import type { RunOutcome, RunProgress } from "./outcome.ts";
 import { type IntegrateOptions, runTask } from "./run_task.ts";
-import { openRepoState } from "./state_dir.ts";
 import { agentWorktree } from "./patch_source.ts";
 import { newTaskId } from "./task_defaults.ts";
-import { cleanVerifierBase, type RepoTaskOptions, taskRules } from "./repo_task.ts";
+import { cleanVerifierBase, openRepoState, type RepoTaskOptions, taskRules } from "./repo_task.ts";
 
 export { DEFAULT_FORBID, newTaskId } from "./task_defaults.ts";
 

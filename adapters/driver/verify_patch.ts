@@ -20,9 +20,14 @@ import type { CleanTreePool } from "../worktree/tree_pool.ts";
 import type { PatchViolation } from "../../kernel/scope/judge_patch.ts";
 import type { CheckSummary, RunFinalState, RunOutcome } from "./outcome.ts";
 import { newTaskId } from "./task_defaults.ts";
-import { cleanVerifierBase, type RepoTaskOptions, type TaskPlace, taskRules } from "./repo_task.ts";
+import {
+  cleanVerifierBase,
+  openRepoState,
+  type RepoTaskOptions,
+  type TaskPlace,
+  taskRules,
+} from "./repo_task.ts";
 import { locateRepo } from "../git/locate_repo.ts";
-import { openRepoState } from "./state_dir.ts";
 import { runTask } from "./run_task.ts";
 import { suppliedPatch } from "./patch_source.ts";
 import { baselineReuseOf, mintedPatchOf, scopeJudgementOf } from "./_final.ts";
