@@ -233,6 +233,39 @@ function walk(dir: string, fn: (file: string) => void): void {
   }
 }
 
+/**
+ * Whether the scratch dir still needs `npm install` for this build's tools: its
+ * `installed.json` (written only once an install finished) is not this
+ * `package.json`. An install that was interrupted or failed left no marker, so
+ * the next build installs again instead of finding half a `node_modules`.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { buildToolsMissing } from "./build_npm.ts";
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-build-"));
+ * writeFileSync(join(dir, "package.json"), "{}\n"); // an install began
+ * equal(buildToolsMissing(dir, "{}\n"), true);
+ * writeFileSync(join(dir, "installed.json"), "{}\n"); // and finished
+ * equal(buildToolsMissing(dir, "{}\n"), false);
+ * equal(buildToolsMissing(dir, "{ \"other\": 1 }\n"), true);
+ * rmSync(dir, { recursive: true, force: true });
+ * ```
+ */
+export function buildToolsMissing(dir: string, pkgText: string): boolean {
+  try {
+    return readFileSync(join(dir, INSTALLED), "utf8") !== pkgText;
+  } catch {
+    return true;
+  }
+}
+
+/** The copy of `package.json` the scratch dir gets once `npm install` finished. */
+const INSTALLED = "installed.json";
+
 /** Installs the build tools (and the runtime dependencies' types) into the scratch dir, once. */
 export function installBuildTools(): void {
   mkdirSync(BUILD, { recursive: true });
@@ -243,12 +276,12 @@ export function installBuildTools(): void {
     type: "module",
     devDependencies: { ...BUILD_TOOLS, ...lockedVersions() },
   };
-  const pkgPath = join(BUILD, "package.json");
   const pkgText = JSON.stringify(buildPkg, null, 2) + "\n";
-  if (!existsSync(pkgPath) || readFileSync(pkgPath, "utf8") !== pkgText) {
-    writeFileSync(pkgPath, pkgText);
-    run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], BUILD);
-  }
+  if (!buildToolsMissing(BUILD, pkgText)) return;
+  rmSync(join(BUILD, INSTALLED), { force: true });
+  writeFileSync(join(BUILD, "package.json"), pkgText);
+  run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], BUILD);
+  writeFileSync(join(BUILD, INSTALLED), pkgText);
 }
 
 /** Builds `dist/npm/` and returns its path. */
