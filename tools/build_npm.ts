@@ -27,7 +27,6 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   cpSync,
-  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
