@@ -28,6 +28,7 @@ import { afterShellRun } from "./_after_shell.ts";
 import { isExecutableFile } from "./_program.ts";
 import { changedSince } from "./_tree_walk.ts";
 import { cgroupHost } from "./_cgroup_host.ts";
+import { KILL_LEFT, ownedCgroupName, removeCgroups, removeGoneOwners } from "./_cgroup_cleanup.ts";
 
 export { cgroupHost };
 
@@ -137,12 +138,7 @@ function removeAllAtExit(): void {
     pool.length = 0;
     inUse.clear();
     abandoned.clear();
-    if (dirs.length === 0) return;
-    spawnSync(sh, ["-c", AT_EXIT, "vouch-cg", ...dirs], {
-      stdio: "ignore",
-      timeout: 5000,
-      env: { PATH: "/usr/bin:/bin" },
-    });
+    removeCgroups(sh, dirs);
   };
   // Node's exit (process.exit too), and Deno's unload (Deno.exit too).
   process.on("exit", removeAll);
@@ -169,8 +165,8 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
   const host = cgroupHost();
   if (host === null || SH === null) return null;
   removeAllAtExit();
-  const entry = pool.pop() ??
-    { dir: `${host.parent}/vouch-${crypto.randomUUID()}`, max: 0, oom: 0 };
+  removeGoneOwners(SH, host.parent);
+  const entry = pool.pop() ?? { dir: `${host.parent}/${ownedCgroupName()}`, max: 0, oom: 0 };
   inUse.set(entry.dir, entry);
   // The launcher shell, bwrap and bwrap's init are in the tree too.
   return {
@@ -179,30 +175,6 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
     memoryMax: host.version === 2 && host.memory ? limits.memoryMb * MIB : null,
   };
 }
-
-/**
- * Shell lines that SIGKILL every process in the cgroup dir `$d` (`cgroup.kill` where there is
- * one; else each pid of `cgroup.procs`, again until it is empty or 50 rounds passed: zombies stay
- * listed until they are reaped).
- */
-const KILL_LEFT = `[ -w "$d/cgroup.kill" ] && echo 1 > "$d/cgroup.kill"
-      j=0
-      while [ $j -lt 50 ] && read -r n < "$d/cgroup.procs"; do
-        while read -r p; do kill -9 "$p" 2>/dev/null; done < "$d/cgroup.procs"
-        j=$((j + 1))
-      done`;
-
-/**
- * At this process's exit, every cgroup it made: what is still in one is killed (a child started
- * as vouch exits, a sandbox whose bwrap was killed while it was set up), then the dir removed
- * (tried again while the host's init reaps what was killed).
- */
-const AT_EXIT = `for d in "$@"; do
-  [ -d "$d" ] || continue
-  ${KILL_LEFT}
-  i=0
-  while [ $i -lt 200 ] && ! rmdir "$d" 2>/dev/null; do i=$((i + 1)); done
-done`;
 
 // After a child, in one shell (builtins only, but for find): the cgroup's event counts and
 // whether a live process is still in it (read again up to 400 times first: bwrap's init may still
