@@ -15,72 +15,28 @@
  * @module
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readlinkSync } from "node:fs";
-import process from "node:process";
-import { processStartTime } from "./start_time.ts";
-
-/** This process's pid namespace (the inode of `/proc/self/ns/pid`), or null when unreadable. */
-function ownPidNamespace(): string | null {
-  try {
-    return /^pid:\[(\d+)\]$/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-const OWNED = /^vouch-(\d+)-(\d+)-(\d+)-[0-9a-f-]{36}$/;
 
 /**
- * The dir name of a new cgroup of this process (`vouch-<pidns>-<pid>-<start>-<uuid>`), or
- * `vouch-<uuid>` when this process's namespace or start time cannot be read (such a cgroup is
- * never judged by another vouch).
+ * The owner of a new cgroup (`<pid namespace>-<pid>-<start time>` of this process, from `/proc`),
+ * or null when it cannot be read: then the cgroup is named `vouch-<uuid>`, which no other vouch
+ * ever judges.
+ */
+export type CgroupOwner = string | null;
+
+/**
+ * The dir name of a new cgroup of `owner`.
  *
  * @example
  * ```ts
- * import { match } from "node:assert/strict";
+ * import { equal, match } from "node:assert/strict";
  * import { ownedCgroupName } from "./_cgroup_cleanup.ts";
- * match(ownedCgroupName(), /^vouch-(\d+-\d+-\d+-)?[0-9a-f-]{36}$/);
+ * match(ownedCgroupName("4026531836-42-1234"), /^vouch-4026531836-42-1234-[0-9a-f-]{36}$/);
+ * equal(ownedCgroupName(null).split("-").length, 6); // vouch-<uuid>
  * ```
  */
-export function ownedCgroupName(): string {
-  const ns = ownPidNamespace();
-  const start = processStartTime(process.pid);
+export function ownedCgroupName(owner: CgroupOwner): string {
   const id = crypto.randomUUID();
-  return ns === null || start === null
-    ? `vouch-${id}`
-    : `vouch-${ns}-${process.pid}-${start}-${id}`;
-}
-
-/** Whether the process `pid` that started at `start` still runs (or is not yet reaped). */
-export type OwnerAlive = (pid: number, start: string) => boolean;
-
-const ownerAlive: OwnerAlive = (pid, start) => processStartTime(pid) === start;
-
-/**
- * Of the names in a cgroup dir, those of cgroups vouch made in this pid namespace whose owner is
- * gone: no process has its pid, or the one that has it started at another time (a reused pid).
- *
- * @example
- * ```ts
- * import { deepEqual } from "node:assert/strict";
- * import { goneOwnerCgroups } from "./_cgroup_cleanup.ts";
- * const id = "0123abcd-0000-4000-8000-000000000000";
- * const names = [`vouch-7-10-99-${id}`, `vouch-7-11-99-${id}`, `vouch-8-10-99-${id}`, `vouch-${id}`];
- * const alive = (pid: number) => pid === 11;
- * deepEqual(goneOwnerCgroups(names, "7", alive), [`vouch-7-10-99-${id}`]);
- * ```
- */
-export function goneOwnerCgroups(
-  names: readonly string[],
-  namespace: string | null = ownPidNamespace(),
-  alive: OwnerAlive = ownerAlive,
-): string[] {
-  if (namespace === null) return [];
-  return names.filter((name) => {
-    const m = OWNED.exec(name);
-    if (m === null || m[1] !== namespace) return false;
-    return !alive(Number(m[2]), m[3]!);
-  });
+  return owner === null ? `vouch-${id}` : `vouch-${owner}-${id}`;
 }
 
 /**
@@ -128,26 +84,66 @@ export function removeCgroups(sh: string, dirs: readonly string[]): void {
   });
 }
 
-let sweptGoneOwners = false;
+// In a shell (Deno asks --allow-all to read /proc/<pid>/* in-process; the CLI has no such flag):
+// this process's (the shell's parent's) owner line, then, in the cgroup dir $1, the cgroups of
+// this pid namespace whose owner is gone (no process with the pid, or one started at another
+// time) are emptied and removed. The start time is field 22 of /proc/<pid>/stat, counted after the
+// last ")" (the command name may hold spaces and parentheses).
+const OWNER_AND_SWEEP = `start_of() {
+  read -r s < "/proc/$1/stat" 2>/dev/null || return 0
+  s=\${s##*) }
+  set -- $s
+  eval "echo \\\${20}"
+}
+ns=$(readlink /proc/$PPID/ns/pid 2>/dev/null)
+ns=\${ns#pid:[}
+ns=\${ns%]}
+me=$(start_of $PPID)
+case "$ns$me" in *[!0-9]* | "") exit 0 ;; esac
+echo "$ns-$PPID-$me"
+for d in "$1"/vouch-"$ns"-*; do
+  [ -d "$d" ] || continue
+  n=\${d##*/vouch-"$ns"-}
+  pid=\${n%%-*}
+  rest=\${n#*-}
+  st=\${rest%%-*}
+  case "$pid$st" in *[!0-9]* | "") continue ;; esac
+  [ "$(start_of "$pid")" = "$st" ] && continue
+  ${KILL_LEFT}
+  i=0
+  while [ $i -lt 200 ] && ! rmdir "$d" 2>/dev/null; do i=$((i + 1)); done
+done`;
+
+let owner: CgroupOwner | undefined;
 
 /**
- * Once per process, before its first cgroup: the cgroups in `parent` of vouch processes that are
- * gone ({@linkcode goneOwnerCgroups}) are emptied and removed ({@linkcode removeCgroups}).
+ * This process's {@linkcode CgroupOwner}, read once; the first read also empties and removes the
+ * cgroups in `parent` of vouch processes that are gone (killed with SIGKILL, so their exit handler
+ * never ran): what a dead vouch's cgroup still holds must not outlive it. Never those of a vouch
+ * that runs, of another pid namespace, or named otherwise.
  *
  * @example
  * ```ts
- * import { removeGoneOwners } from "./_cgroup_cleanup.ts";
- * removeGoneOwners("/bin/sh", "/nonexistent"); // nothing to read: nothing done, no throw
+ * import { ok } from "node:assert/strict";
+ * import process from "node:process";
+ * import { cgroupOwner } from "./_cgroup_cleanup.ts";
+ * const me = cgroupOwner("/bin/sh", "/nonexistent"); // nothing to sweep there
+ * ok(me === null || new RegExp(`^\\d+-${process.pid}-\\d+$`).test(me));
  * ```
  */
-export function removeGoneOwners(sh: string, parent: string): void {
-  if (sweptGoneOwners) return;
-  sweptGoneOwners = true;
-  let names: string[];
+export function cgroupOwner(sh: string, parent: string): CgroupOwner {
+  if (owner !== undefined) return owner;
+  owner = null;
   try {
-    names = readdirSync(parent);
+    const out = spawnSync(sh, ["-c", OWNER_AND_SWEEP, "vouch-cg", parent], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 10_000,
+      env: { PATH: "/usr/bin:/bin" },
+    }).stdout?.trim() ?? "";
+    if (/^\d+-\d+-\d+$/.test(out)) owner = out;
   } catch {
-    return;
+    owner = null;
   }
-  removeCgroups(sh, goneOwnerCgroups(names).map((name) => `${parent}/${name}`));
+  return owner;
 }

@@ -28,7 +28,7 @@ import { afterShellRun } from "./_after_shell.ts";
 import { isExecutableFile } from "./_program.ts";
 import { changedSince } from "./_tree_walk.ts";
 import { cgroupHost } from "./_cgroup_host.ts";
-import { KILL_LEFT, ownedCgroupName, removeCgroups, removeGoneOwners } from "./_cgroup_cleanup.ts";
+import { cgroupOwner, KILL_LEFT, ownedCgroupName, removeCgroups } from "./_cgroup_cleanup.ts";
 
 export { cgroupHost };
 
@@ -165,8 +165,8 @@ export function childCgroup(limits: SandboxLimits): ChildCgroup | null {
   const host = cgroupHost();
   if (host === null || SH === null) return null;
   removeAllAtExit();
-  removeGoneOwners(SH, host.parent);
-  const entry = pool.pop() ?? { dir: `${host.parent}/${ownedCgroupName()}`, max: 0, oom: 0 };
+  const entry = pool.pop() ??
+    { dir: `${host.parent}/${ownedCgroupName(cgroupOwner(SH, host.parent))}`, max: 0, oom: 0 };
   inUse.set(entry.dir, entry);
   // The launcher shell, bwrap and bwrap's init are in the tree too.
   return {

@@ -17,6 +17,7 @@ import {
   cgroupHost,
   childCgroup,
 } from "../../../adapters/process/_kernel_limits.ts";
+import { VOUCH_TASK_FLAGS } from "../../golden/cli_harness.ts";
 
 const host = cgroupHost();
 const why = host === null ? "no cgroup vouch may make here" : null;
@@ -117,7 +118,11 @@ Deno.exit(0);
   },
 });
 
-/** Runs a TypeScript program as its own vouch process; returns its exit status and stdout. */
+/**
+ * Runs a TypeScript program as its own vouch process, under the CLI's own permission flags (Deno
+ * asks `--allow-all` for `/proc/<pid>/*` in-process, which the CLI does not have); returns its exit
+ * status and output.
+ */
 async function runProgram(
   source: string,
 ): Promise<{ code: number; signal: string | null; out: string; err: string }> {
@@ -125,7 +130,7 @@ async function runProgram(
   try {
     await Deno.writeTextFile(script, source);
     const r = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `--config=${ROOT}deno.json`, script],
+      args: ["run", ...VOUCH_TASK_FLAGS, `--config=${ROOT}deno.json`, script],
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -150,21 +155,21 @@ Deno.test({
     const killed = await runProgram(
       `import { childCgroup } from "${ROOT}adapters/process/_kernel_limits.ts";
 const cg = childCgroup({ memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 })!;
+// In its cgroup once the shell says so (under the CLI's flags Deno may not read cgroup files).
 const child = new Deno.Command("/bin/sh", {
-  args: ["-c", 'mkdir -p "$1" && echo $$ > "$1/cgroup.procs" && exec sleep 300', "x", cg.dir],
-  stdin: "null", stdout: "null", stderr: "null",
+  args: ["-c", 'mkdir -p "$1" && echo $$ > "$1/cgroup.procs" && echo in && exec sleep 300', "x", cg.dir],
+  stdin: "null", stdout: "piped", stderr: "null",
 }).spawn();
-for (let i = 0; i < 400; i++) {
-  const procs = await Deno.readTextFile(cg.dir + "/cgroup.procs").catch(() => "");
-  if (procs.trim() !== "") break;
-  await new Promise((r) => setTimeout(r, 25));
-}
+const said = await child.stdout.getReader().read();
+if (new TextDecoder().decode(said.value).trim() !== "in") throw new Error("not in its cgroup");
 console.log(JSON.stringify({ pid: child.pid, dir: cg.dir }));
 Deno.kill(Deno.pid, "SIGKILL");
 `,
     );
     assert.equal(killed.signal, "SIGKILL", killed.err);
     const { pid, dir } = JSON.parse(killed.out.trim()) as { pid: number; dir: string };
+    // Named for its owner: `vouch-<pid namespace>-<pid>-<start time>-<uuid>`.
+    assert.match(dir, /\/vouch-\d+-\d+-\d+-[0-9a-f-]{36}$/);
     const running = async () => {
       const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
       return stat !== null && !/^\d+ \([^)]*\) Z/.test(stat);
