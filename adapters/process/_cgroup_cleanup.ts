@@ -86,21 +86,26 @@ export function removeCgroups(sh: string, dirs: readonly string[]): void {
 
 // In a shell (Deno asks --allow-all to read /proc/<pid>/* in-process; the CLI has no such flag):
 // this process's (the shell's parent's) owner line, then, in the cgroup dir $1, the cgroups of
-// this pid namespace whose owner is gone (no process with the pid, or one started at another
-// time) are emptied and removed. The start time is field 22 of /proc/<pid>/stat, counted after the
-// last ")" (the command name may hold spaces and parentheses).
+// this pid namespace whose owner is certainly gone are emptied and removed: no /proc entry for the
+// pid, or one whose start time (field 22 of its stat, counted after the last ")": the command
+// name may hold spaces and parentheses) was read and differs. A read that fails (or a fork: none
+// is used to read) judges nothing. \`start_of\` sets v: the start time, "gone", or "" (unknown).
 const OWNER_AND_SWEEP = `start_of() {
-  read -r s < "/proc/$1/stat" 2>/dev/null || return 0
+  v=
+  if [ ! -e "/proc/$1" ]; then v=gone; return; fi
+  { read -r s < "/proc/$1/stat"; } 2>/dev/null || return 0
   s=\${s##*) }
+  set -f
   set -- $s
-  eval "echo \\\${20}"
+  set +f
+  v=\${20}
 }
 ns=$(readlink /proc/$PPID/ns/pid 2>/dev/null)
 ns=\${ns#pid:[}
 ns=\${ns%]}
-me=$(start_of $PPID)
-case "$ns$me" in *[!0-9]* | "") exit 0 ;; esac
-echo "$ns-$PPID-$me"
+start_of $PPID
+case "$ns$v" in *[!0-9]* | "") exit 0 ;; esac
+echo "$ns-$PPID-$v"
 for d in "$1"/vouch-"$ns"-*; do
   [ -d "$d" ] || continue
   n=\${d##*/vouch-"$ns"-}
@@ -108,7 +113,8 @@ for d in "$1"/vouch-"$ns"-*; do
   rest=\${n#*-}
   st=\${rest%%-*}
   case "$pid$st" in *[!0-9]* | "") continue ;; esac
-  [ "$(start_of "$pid")" = "$st" ] && continue
+  start_of "$pid"
+  case "$v" in "" | "$st") continue ;; esac
   ${KILL_LEFT}
   i=0
   while [ $i -lt 200 ] && ! rmdir "$d" 2>/dev/null; do i=$((i + 1)); done
