@@ -5,7 +5,15 @@
  * @module
  */
 import { runProcess } from "../process/run.ts";
+import type { ProcessResult } from "../process/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
+import { maskSecrets } from "./transcript.ts";
+
+/** What a failed `--version` said first on stderr (masked, one line, at most 200 chars), or "". */
+function said(r: ProcessResult): string {
+  const line = r.stderr.head.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+  return line === "" ? "" : ` (${maskSecrets(line.slice(0, 200)).text})`;
+}
 
 /** Whether one agent CLI can be started, and its version line. */
 export interface AgentCliProbe {
@@ -56,7 +64,7 @@ export async function probeAgentCli(
       executable,
       available: false,
       version: null,
-      reason: r.timedOut ? "`--version` timed out" : `\`--version\` exited ${r.exitCode}`,
+      reason: r.timedOut ? "`--version` timed out" : `\`--version\` exited ${r.exitCode}${said(r)}`,
     };
   }
   const version = (r.stdout.head.trim().split("\n")[0] ?? "").slice(0, 200);
