@@ -51,12 +51,15 @@ export const KILL_LEFT = `[ -w "$d/cgroup.kill" ] && echo 1 > "$d/cgroup.kill"
         j=$((j + 1))
       done`;
 
-/** Each cgroup dir given: what is still in it killed, then the dir removed (tried again while the host's init reaps). */
+/** The cgroup dir `$d`: what is still in it killed, then the dir removed (tried again while the host's init reaps). */
+const KILL_AND_REMOVE = `${KILL_LEFT}
+  i=0
+  while [ $i -lt 200 ] && ! rmdir "$d" 2>/dev/null; do i=$((i + 1)); done`;
+
+/** {@linkcode KILL_AND_REMOVE} for each cgroup dir given. */
 const REMOVE = `for d in "$@"; do
   [ -d "$d" ] || continue
-  ${KILL_LEFT}
-  i=0
-  while [ $i -lt 200 ] && ! rmdir "$d" 2>/dev/null; do i=$((i + 1)); done
+  ${KILL_AND_REMOVE}
 done`;
 
 /**
@@ -115,9 +118,7 @@ for d in "$1"/vouch-"$ns"-*; do
   case "$pid$st" in *[!0-9]* | "") continue ;; esac
   start_of "$pid"
   case "$v" in "" | "$st") continue ;; esac
-  ${KILL_LEFT}
-  i=0
-  while [ $i -lt 200 ] && ! rmdir "$d" 2>/dev/null; do i=$((i + 1)); done
+  ${KILL_AND_REMOVE}
 done`;
 
 let owner: CgroupOwner | undefined;
