@@ -13,7 +13,7 @@
 import { capabilitiesOf } from "./types.ts";
 import { protocolIssue } from "./json_line.ts";
 import { LineSplitter, type StreamLine } from "./line_splitter.ts";
-import { probeAgentCli } from "./probe.ts";
+import { probeAgentCli, stderrCause } from "./probe.ts";
 import { CLI_PACKAGES, installedVersion } from "./_cli_install.ts";
 import { composePrompt } from "./prompt.ts";
 import { cancelledBeforeStart, failure, guardRun, unrunnable } from "./result.ts";
@@ -273,15 +273,6 @@ function streamResult(
     );
   }
   return { ...common, status: "ok" };
-}
-
-/**
- * When the CLI printed no stream at all, its last stderr line is the cause
- * ("prlimit: failed to execute claude: No such file or directory").
- */
-function stderrCause(stderr: string, mask: (t: string) => { text: string }): string {
-  const last = stderr.trim().split("\n").map((l) => l.trim()).filter((l) => l !== "").at(-1);
-  return last === undefined ? "" : `: ${mask(last.slice(0, 300)).text}`;
 }
 
 /** Paths inside the worktree are shown relative to it (what the user recognises). */

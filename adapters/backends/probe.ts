@@ -5,14 +5,28 @@
  * @module
  */
 import { runProcess } from "../process/run.ts";
-import type { ProcessResult } from "../process/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
 import { maskSecrets } from "./transcript.ts";
 
-/** What a failed `--version` said first on stderr (masked, one line, at most 200 chars), or "". */
-function said(r: ProcessResult): string {
-  const line = r.stderr.head.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
-  return line === "" ? "" : ` (${maskSecrets(line.slice(0, 200)).text})`;
+/**
+ * What a CLI that failed said last on stderr, as `: <line>` (masked, at most 300 characters), or
+ * "" when it said nothing: the cause a failed `--version` or a round with no stream names
+ * ("prlimit: failed to execute claude: No such file or directory").
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { stderrCause } from "./probe.ts";
+ * equal(stderrCause("warming up\nError: no config\n\n"), ": Error: no config");
+ * equal(stderrCause("  \n"), "");
+ * ```
+ */
+export function stderrCause(
+  stderr: string,
+  mask: (text: string) => { text: string } = maskSecrets,
+): string {
+  const last = stderr.trim().split("\n").map((l) => l.trim()).filter((l) => l !== "").at(-1);
+  return last === undefined ? "" : `: ${mask(last.slice(0, 300)).text}`;
 }
 
 /** Whether one agent CLI can be started, and its version line. */
@@ -64,7 +78,9 @@ export async function probeAgentCli(
       executable,
       available: false,
       version: null,
-      reason: r.timedOut ? "`--version` timed out" : `\`--version\` exited ${r.exitCode}${said(r)}`,
+      reason: r.timedOut
+        ? "`--version` timed out"
+        : `\`--version\` exited ${r.exitCode}${stderrCause(r.stderr.head + r.stderr.tail)}`,
     };
   }
   const version = (r.stdout.head.trim().split("\n")[0] ?? "").slice(0, 200);
