@@ -36,6 +36,42 @@ export const VOUCH_TASK_FLAGS: readonly string[] = (() => {
   return words.slice(words.indexOf("run") + 1, words.indexOf("cli/main.ts"));
 })();
 
+/** What {@linkcode runAsVouch} saw of its program. */
+export interface ProgramRun {
+  readonly code: number;
+  readonly signal: string | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs the TypeScript `source` (given `args`) as a vouch process of its own, under the vouch
+ * task's permission flags ({@linkcode VOUCH_TASK_FLAGS}), not `-A`: what vouch code does there is
+ * what users get (Deno asks `--allow-all` for any `/proc/<pid>/*` read in-process, for one).
+ */
+export async function runAsVouch(
+  source: string,
+  args: readonly string[] = [],
+): Promise<ProgramRun> {
+  const script = await Deno.makeTempFile({ prefix: "vouch-as-vouch-", suffix: ".ts" });
+  try {
+    await Deno.writeTextFile(script, source);
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...VOUCH_TASK_FLAGS, `--config=${ROOT}deno.json`, script, ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return {
+      code: r.code,
+      signal: r.signal,
+      stdout: new TextDecoder().decode(r.stdout),
+      stderr: new TextDecoder().decode(r.stderr),
+    };
+  } finally {
+    await Deno.remove(script);
+  }
+}
+
 /** Which runtime runs the CLI: Deno (`deno task vouch`) or Node (the CLI bundled for Node). */
 export type CliRuntime = "deno" | "node";
 

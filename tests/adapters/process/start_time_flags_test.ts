@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { hostname } from "node:os";
 import { processStartTime } from "../../../adapters/process/start_time.ts";
-import { VOUCH_TASK_FLAGS } from "../../golden/cli_harness.ts";
+import { runAsVouch } from "../../golden/cli_harness.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 const linux = Deno.build.os === "linux";
@@ -19,11 +19,8 @@ Deno.test({
     "start time: read under the CLI's flags as in-process with -A; a reused pid's lock is stale",
   ignore: !linux,
   fn: async () => {
-    const script = await Deno.makeTempFile({ prefix: "vouch-start-", suffix: ".ts" });
-    try {
-      await Deno.writeTextFile(
-        script,
-        `import { processStartTime } from "${ROOT}adapters/process/start_time.ts";
+    const r = await runAsVouch(
+      `import { processStartTime } from "${ROOT}adapters/process/start_time.ts";
 import { bootId, isStaleOwner } from "${ROOT}adapters/log/lock.ts";
 const parent = Number(Deno.args[0]);
 const host = ${JSON.stringify(hostname())};
@@ -34,21 +31,14 @@ console.log(JSON.stringify({
   live: isStaleOwner({ pid: parent, host, start: processStartTime(parent), boot: bootId() }),
 }));
 `,
-      );
-      const r = await new Deno.Command(Deno.execPath(), {
-        args: ["run", ...VOUCH_TASK_FLAGS, `--config=${ROOT}deno.json`, script, String(Deno.pid)],
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
-      const seen = JSON.parse(new TextDecoder().decode(r.stdout));
-      assert.equal(seen.parent, processStartTime(Deno.pid), "the same start time either way");
-      assert.notEqual(seen.parent, null);
-      assert.equal(seen.gone, null);
-      assert.equal(seen.reused, true, "a lock whose pid now has another start time is stale");
-      assert.equal(seen.live, false, "a live owner's lock is never stale");
-    } finally {
-      await Deno.remove(script);
-    }
+      [String(Deno.pid)],
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const seen = JSON.parse(r.stdout);
+    assert.equal(seen.parent, processStartTime(Deno.pid), "the same start time either way");
+    assert.notEqual(seen.parent, null);
+    assert.equal(seen.gone, null);
+    assert.equal(seen.reused, true, "a lock whose pid now has another start time is stale");
+    assert.equal(seen.live, false, "a live owner's lock is never stale");
   },
 });

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { cgroupHost } from "../../../adapters/process/_kernel_limits.ts";
-import { VOUCH_TASK_FLAGS } from "../../golden/cli_harness.ts";
+import { runAsVouch } from "../../golden/cli_harness.ts";
 import { skipReason } from "./_cli.ts";
 
 const host = cgroupHost();
@@ -38,26 +38,16 @@ for (const how of ["", "Deno.exit(0);", "process.exit(0);"]) {
     name: `cgroups: reused between children and removed at exit (${how || "end of program"})`,
     ignore: skipReason !== null || host === null,
     fn: async () => {
-      const file = await Deno.makeTempFile({ prefix: "vouch-rt-cg-", suffix: ".ts" });
-      try {
-        await Deno.writeTextFile(file, SCRIPT(how));
-        const out = await new Deno.Command(Deno.execPath(), {
-          args: ["run", ...VOUCH_TASK_FLAGS, `--config=${ROOT}deno.json`, file],
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-        const text = new TextDecoder().decode(out.stdout);
-        assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-        const dirs = JSON.parse(text.trim().split("\n").at(-1)!) as string[];
-        // Six children, two at a time: at most a few dirs, each under vouch's own cgroup.
-        assert.ok(dirs.length >= 1 && dirs.length < 6, text);
-        for (const d of dirs) {
-          assert.ok(d.startsWith(`${host!.parent}/vouch-`), d);
-          const left = await Deno.stat(d).then(() => true, () => false);
-          assert.equal(left, false, `${d} was left behind`);
-        }
-      } finally {
-        await Deno.remove(file);
+      const out = await runAsVouch(SCRIPT(how));
+      const text = out.stdout;
+      assert.equal(out.code, 0, out.stderr);
+      const dirs = JSON.parse(text.trim().split("\n").at(-1)!) as string[];
+      // Six children, two at a time: at most a few dirs, each under vouch's own cgroup.
+      assert.ok(dirs.length >= 1 && dirs.length < 6, text);
+      for (const d of dirs) {
+        assert.ok(d.startsWith(`${host!.parent}/vouch-`), d);
+        const left = await Deno.stat(d).then(() => true, () => false);
+        assert.equal(left, false, `${d} was left behind`);
       }
     },
   });

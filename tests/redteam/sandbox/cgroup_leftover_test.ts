@@ -17,7 +17,7 @@ import {
   cgroupHost,
   childCgroup,
 } from "../../../adapters/process/_kernel_limits.ts";
-import { VOUCH_TASK_FLAGS } from "../../golden/cli_harness.ts";
+import { runAsVouch } from "../../golden/cli_harness.ts";
 
 const host = cgroupHost();
 const why = host === null ? "no cgroup vouch may make here" : null;
@@ -59,6 +59,48 @@ Deno.test({
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
+/**
+ * A vouch program's first lines: a child of its own cgroup holding a `sleep`, in it once the shell
+ * says so (under the CLI's flags Deno may not read cgroup files), then its pid and the cgroup.
+ */
+const SLEEP_IN_CGROUP = `import { childCgroup } from "${ROOT}adapters/process/_kernel_limits.ts";
+const cg = childCgroup({ memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 })!;
+const child = new Deno.Command("/bin/sh", {
+  args: ["-c", 'mkdir -p "$1" && echo $$ > "$1/cgroup.procs" && echo in && exec sleep 300', "x", cg.dir],
+  stdin: "null", stdout: "piped", stderr: "null",
+}).spawn();
+const said = await child.stdout.getReader().read();
+if (new TextDecoder().decode(said.value).trim() !== "in") throw new Error("not in its cgroup");
+console.log(JSON.stringify({ pid: child.pid, dir: cg.dir }));
+`;
+
+/** Whether `pid` runs (a zombie its parent has yet to reap does not). */
+async function runs(pid: number): Promise<boolean> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
+  return stat !== null && !/^\d+ \([^)]*\) Z/.test(stat);
+}
+
+/** Whether `pid` still runs after waiting up to 10 s for it to end. */
+async function outlives(pid: number): Promise<boolean> {
+  for (let i = 0; i < 200; i++) {
+    if (!(await runs(pid))) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+
+/** Starts the next vouch: it makes its first cgroup (and so sweeps the gone owners' first). */
+async function startNextVouch(): Promise<void> {
+  const next = await runAsVouch(
+    `import { childCgroup } from "${ROOT}adapters/process/_kernel_limits.ts";
+childCgroup({ memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 });
+`,
+  );
+  assert.equal(next.code, 0, next.stderr);
+}
+
 Deno.test({
   name:
     "cgroup leftovers: what a child's cgroup holds when vouch exits is killed, the cgroup removed",
@@ -67,83 +109,22 @@ Deno.test({
     // A vouch that exits while its child's cgroup holds a process (a child started as it exits,
     // a sandbox whose bwrap was killed while it was set up): the process is orphaned, not killed,
     // unless the exit handler kills it.
-    const script = await Deno.makeTempFile({ prefix: "vouch-rt-cgexit-", suffix: ".ts" });
-    try {
-      await Deno.writeTextFile(
-        script,
-        `import { childCgroup } from "${ROOT}adapters/process/_kernel_limits.ts";
-const cg = childCgroup({ memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 })!;
-const child = new Deno.Command("/bin/sh", {
-  args: ["-c", 'mkdir -p "$1" && echo $$ > "$1/cgroup.procs" && exec sleep 300', "x", cg.dir],
-  stdin: "null", stdout: "null", stderr: "null",
-}).spawn();
-for (let i = 0; i < 400; i++) {
-  const procs = await Deno.readTextFile(cg.dir + "/cgroup.procs").catch(() => "");
-  if (procs.trim() !== "") break;
-  await new Promise((r) => setTimeout(r, 25));
-}
-console.log(JSON.stringify({ pid: child.pid, dir: cg.dir }));
-child.unref();
+    const out = await runAsVouch(`${SLEEP_IN_CGROUP}child.unref();
 Deno.exit(0);
-`,
-      );
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", `--config=${ROOT}deno.json`, script],
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-      const { pid, dir } = JSON.parse(new TextDecoder().decode(out.stdout).trim()) as {
-        pid: number;
-        dir: string;
-      };
-      let alive = true;
-      for (let i = 0; i < 200 && alive; i++) {
-        const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
-        // Gone, or a zombie the host's init has yet to reap.
-        alive = stat !== null && !/^\d+ \([^)]*\) Z/.test(stat);
-        if (alive) await new Promise((r) => setTimeout(r, 50));
-      }
-      if (alive) Deno.kill(pid, "SIGKILL");
-      assert.equal(alive, false, `the sleep (${pid}) left in ${dir} outlived vouch`);
-      let left = true;
-      for (let i = 0; i < 100 && left; i++) {
-        left = await Deno.stat(dir).then(() => true, () => false);
-        if (left) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.equal(left, false, `${dir} was left behind`);
-    } finally {
-      await Deno.remove(script);
+`);
+    assert.equal(out.code, 0, out.stderr);
+    const { pid, dir } = JSON.parse(out.stdout.trim()) as { pid: number; dir: string };
+    const alive = await outlives(pid);
+    if (alive) Deno.kill(pid, "SIGKILL");
+    assert.equal(alive, false, `the sleep (${pid}) left in ${dir} outlived vouch`);
+    let left = true;
+    for (let i = 0; i < 100 && left; i++) {
+      left = await exists(dir);
+      if (left) await new Promise((r) => setTimeout(r, 50));
     }
+    assert.equal(left, false, `${dir} was left behind`);
   },
 });
-
-/**
- * Runs a TypeScript program as its own vouch process, under the CLI's own permission flags (Deno
- * asks `--allow-all` for `/proc/<pid>/*` in-process, which the CLI does not have); returns its exit
- * status and output.
- */
-async function runProgram(
-  source: string,
-): Promise<{ code: number; signal: string | null; out: string; err: string }> {
-  const script = await Deno.makeTempFile({ prefix: "vouch-rt-cgkill-", suffix: ".ts" });
-  try {
-    await Deno.writeTextFile(script, source);
-    const r = await new Deno.Command(Deno.execPath(), {
-      args: ["run", ...VOUCH_TASK_FLAGS, `--config=${ROOT}deno.json`, script],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return {
-      code: r.code,
-      signal: r.signal,
-      out: new TextDecoder().decode(r.stdout),
-      err: new TextDecoder().decode(r.stderr),
-    };
-  } finally {
-    await Deno.remove(script);
-  }
-}
 
 Deno.test({
   name: "cgroup leftovers: a vouch killed with SIGKILL leaves nothing once the next vouch starts",
@@ -152,45 +133,22 @@ Deno.test({
     // SIGKILL runs no exit handler: the dead vouch's cgroup and the process in it stay (what a
     // sandbox whose bwrap was killed while it was set up looks like) until a later vouch, making
     // its own first cgroup, finds the owner gone.
-    const killed = await runProgram(
-      `import { childCgroup } from "${ROOT}adapters/process/_kernel_limits.ts";
-const cg = childCgroup({ memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 })!;
-// In its cgroup once the shell says so (under the CLI's flags Deno may not read cgroup files).
-const child = new Deno.Command("/bin/sh", {
-  args: ["-c", 'mkdir -p "$1" && echo $$ > "$1/cgroup.procs" && echo in && exec sleep 300', "x", cg.dir],
-  stdin: "null", stdout: "piped", stderr: "null",
-}).spawn();
-const said = await child.stdout.getReader().read();
-if (new TextDecoder().decode(said.value).trim() !== "in") throw new Error("not in its cgroup");
-console.log(JSON.stringify({ pid: child.pid, dir: cg.dir }));
-Deno.kill(Deno.pid, "SIGKILL");
-`,
-    );
-    assert.equal(killed.signal, "SIGKILL", killed.err);
-    const { pid, dir } = JSON.parse(killed.out.trim()) as { pid: number; dir: string };
+    const killed = await runAsVouch(`${SLEEP_IN_CGROUP}Deno.kill(Deno.pid, "SIGKILL");
+`);
+    assert.equal(killed.signal, "SIGKILL", killed.stderr);
+    const { pid, dir } = JSON.parse(killed.stdout.trim()) as { pid: number; dir: string };
     // Named for its owner: `vouch-<pid namespace>-<pid>-<start time>-<uuid>`.
     assert.match(dir, /\/vouch-\d+-\d+-\d+-[0-9a-f-]{36}$/);
-    const running = async () => {
-      const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
-      return stat !== null && !/^\d+ \([^)]*\) Z/.test(stat);
-    };
     try {
-      assert.equal(await running(), true, "the sleep died with its vouch: nothing to test");
-      assert.equal(await Deno.stat(dir).then(() => true, () => false), true);
-      // The next vouch: its first cgroup.
-      const next = await runProgram(
-        `import { childCgroup } from "${ROOT}adapters/process/_kernel_limits.ts";
-childCgroup({ memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 });
-`,
+      assert.equal(await runs(pid), true, "the sleep died with its vouch: nothing to test");
+      assert.equal(await exists(dir), true);
+      await startNextVouch();
+      assert.equal(
+        await outlives(pid),
+        false,
+        `the sleep (${pid}) of the killed vouch's ${dir} still runs`,
       );
-      assert.equal(next.code, 0, next.err);
-      let alive = true;
-      for (let i = 0; i < 200 && alive; i++) {
-        alive = await running();
-        if (alive) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.equal(alive, false, `the sleep (${pid}) of the killed vouch's ${dir} still runs`);
-      assert.equal(await Deno.stat(dir).then(() => true, () => false), false, `${dir} left`);
+      assert.equal(await exists(dir), false, `${dir} left`);
     } finally {
       try {
         Deno.kill(pid, "SIGKILL");
@@ -214,12 +172,7 @@ Deno.test({
     const held = new Deno.Command("/bin/sleep", { args: ["300"], stdin: "null" }).spawn();
     try {
       await Deno.writeTextFile(`${cg.dir}/cgroup.procs`, `${held.pid}\n`);
-      const next = await runProgram(
-        `import { childCgroup } from "${ROOT}adapters/process/_kernel_limits.ts";
-childCgroup({ memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 });
-`,
-      );
-      assert.equal(next.code, 0, next.err);
+      await startNextVouch();
       const procs = await Deno.readTextFile(`${cg.dir}/cgroup.procs`);
       assert.ok(
         procs.split("\n").includes(String(held.pid)),
@@ -243,13 +196,8 @@ Deno.test({
     const dir = `${host!.parent}/vouch-${ns}-${Deno.pid}-1-${crypto.randomUUID()}`;
     await Deno.mkdir(dir);
     try {
-      const next = await runProgram(
-        `import { childCgroup } from "${ROOT}adapters/process/_kernel_limits.ts";
-childCgroup({ memoryMb: 256, processes: 16, fileSizeMb: 16, tmpMb: 16 });
-`,
-      );
-      assert.equal(next.code, 0, next.err);
-      assert.equal(await Deno.stat(dir).then(() => true, () => false), false, `${dir} kept`);
+      await startNextVouch();
+      assert.equal(await exists(dir), false, `${dir} kept`);
     } finally {
       await Deno.remove(dir).catch(() => {});
     }
