@@ -100,6 +100,8 @@ export {
   type RunOutcome,
   type RunProgress,
 } from "./adapters/driver/outcome.ts";
+// The agent sandbox for a backend that starts programs (runInRepo refuses one without it).
+export { confinedAgent, type ConfinedAgentOptions } from "./adapters/driver/confined_backend.ts";
 export type { ApprovalQuestion, IntegrateOptions } from "./adapters/driver/run_task.ts";
 export type { RepoTaskOptions } from "./adapters/driver/repo_task.ts";
 export type { IntegrationOps, NewBranchCommit } from "./adapters/verified_patch/capabilities.ts";

@@ -30,6 +30,7 @@ import type {
   BackendResult,
 } from "./types.ts";
 import { boundList, boundText, capabilitiesOf, MAX_SUMMARY_CHARS } from "./types.ts";
+import { runsCommands } from "./_program_backends.ts";
 
 export type { OpenAiBackendConfig } from "./_openai_config.ts";
 
@@ -55,11 +56,12 @@ const SYSTEM_PROMPT = [
  */
 export function openaiBackend(config: OpenAiBackendConfig): AgentBackend {
   const id = "openai";
-  return {
+  // The model's shell commands are programs: the driver runs them only in the agent sandbox.
+  return runsCommands({
     id,
     capabilities: capabilitiesOf("streaming", "editsWorktree", "reportsUsage"),
     run: (task, ctx) => guardRun(id, () => runLoop(id, config, task, ctx)),
-  };
+  });
 }
 
 async function runLoop(

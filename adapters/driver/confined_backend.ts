@@ -45,6 +45,8 @@ import {
   type TaskSandboxOptions,
 } from "./_confined_task.ts";
 import type { SandboxProbe, SandboxRequirement } from "../host/sandbox_probe.ts";
+import { markConfined } from "./agent_confinement.ts";
+import { parseEgressHost } from "../egress/allowlist.ts";
 
 /**
  * The directories an agent program needs visible (read-only) in the sandbox:
@@ -163,7 +165,7 @@ export function confinedBackend(
       net.ctx = null;
     }
   };
-  return {
+  return markConfined({
     ...plain,
     id: plain.id,
     capabilities: () => plain.capabilities(),
@@ -228,7 +230,7 @@ export function confinedBackend(
         },
       }
       : {}),
-  };
+  });
 }
 
 /**
@@ -312,4 +314,56 @@ export async function probeAgentCliConfined(
   } finally {
     await rm(scratch, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+/** Options of {@linkcode confinedAgent}. */
+export interface ConfinedAgentOptions {
+  /**
+   * `"bwrap"` (the default; `"auto"` is the same for an agent): without a working bwrap the run
+   * fails with the reason. There is no `"none"` here: `runInRepo`'s `unconfinedAgent` is the
+   * opt-out, and it says so on the run.
+   */
+  readonly sandbox?: Exclude<SandboxRequirement, "none">;
+  /**
+   * What the agent may reach through vouch's egress proxy, as `host[:port]` (port 443 unless
+   * given; `*.x` for x's subdomains), e.g. its model's API (default: nothing). A malformed entry
+   * is refused (`egress_invalid`), as `--egress-allow` is.
+   */
+  readonly allowHosts?: readonly string[];
+  /** Host paths bound read-only (the agent program's install dir, a toolchain). */
+  readonly readOnly?: readonly string[];
+  /** HOME-relative state copied into the agent's per-run HOME (default: by backend id). */
+  readonly stateEntries?: readonly string[];
+  /** The agent's limits; absent fields keep the defaults. */
+  readonly limits?: Partial<SandboxLimits>;
+}
+
+/**
+ * An agent backend for `runInRepo` that runs, per task, in the agent sandbox `vouch run` uses:
+ * its worktree read-write, the repository's `.git` read-only, a per-run HOME, never vouch's keys
+ * or your checkout, its own network namespace whose only way out is the egress proxy to
+ * `allowHosts`. `make` builds the backend for one task's sandbox profile.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { confinedAgent } from "./confined_backend.ts";
+ * import { codexBackend } from "../backends/codex_backend.ts";
+ * const codex = confinedAgent((sandbox) => codexBackend({ sandbox, passEnv: ["OPENAI_API_KEY"] }), {
+ *   allowHosts: ["api.openai.com"],
+ * });
+ * equal(codex.id, "codex");
+ * ```
+ */
+export function confinedAgent(
+  make: (sandbox: SandboxProfile) => AgentBackend,
+  options: ConfinedAgentOptions = {},
+): AgentBackend {
+  // Only ever a sandbox: a JS caller's "none" is not an opt-out (that is `unconfinedAgent`).
+  return confinedBackend(make, options.sandbox === "auto" ? "auto" : "bwrap", {
+    network: { allow: (options.allowHosts ?? []).map((h) => parseEgressHost(h)) },
+    ...(options.readOnly !== undefined ? { readOnly: options.readOnly } : {}),
+    ...(options.stateEntries !== undefined ? { stateEntries: options.stateEntries } : {}),
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
+  });
 }

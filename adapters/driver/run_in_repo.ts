@@ -18,6 +18,7 @@ import type { RunOutcome, RunProgress } from "./outcome.ts";
 import { type IntegrateOptions, runTask } from "./run_task.ts";
 import { agentWorktree } from "./patch_source.ts";
 import { newTaskId } from "./task_defaults.ts";
+import { assertAgentConfined } from "./agent_confinement.ts";
 import { cleanVerifierBase, openRepoState, type RepoTaskOptions, taskRules } from "./repo_task.ts";
 
 export { DEFAULT_FORBID, newTaskId } from "./task_defaults.ts";
@@ -26,8 +27,19 @@ export { DEFAULT_FORBID, newTaskId } from "./task_defaults.ts";
 export interface RunInRepoOptions extends RepoTaskOptions {
   /** What the agent is asked to achieve. */
   readonly goal: string;
-  /** The agent backend that writes the patch. */
+  /**
+   * The agent backend that writes the patch. One that starts programs (an agent CLI, a
+   * command, an ACP agent, the `openai` loop) must come wrapped by `confinedBackend` (the agent
+   * sandbox per task, as `vouch run` runs it), else the run is refused (`agent_unconfined`)
+   * unless {@linkcode RunInRepoOptions.unconfinedAgent} says otherwise.
+   */
   readonly backend: AgentBackend;
+  /**
+   * Runs a program-starting backend that `confinedBackend` does not wrap as it is: with this
+   * process's rights (it can read vouch's keys and write wherever you can). Only for a backend
+   * you confine yourself, or one you trust that far. @default false
+   */
+  readonly unconfinedAgent?: boolean;
   /** Most backend rounds (first attempt included). */
   readonly maxRounds: number;
   /** Cost budget in the backend's units (tokens or cents). @default unlimited */
@@ -119,6 +131,12 @@ export function runOutcomeReport(outcome: RunOutcome): RunOutcome {
 }
 
 async function runInRepoOutcome(opts: RunInRepoOptions): Promise<RunOutcome> {
+  // Before anything runs: an agent started with this process's rights could read the keys.
+  if (assertAgentConfined(opts.backend, opts.unconfinedAgent === true)) {
+    opts.onNote?.(
+      `agent: \`${opts.backend.id}\` runs unconfined (unconfinedAgent), with this process's rights`,
+    );
+  }
   const rules = taskRules(opts);
   // "Make the failing tests pass": a contract that already passes proves nothing.
   const requireFailingBaseline = opts.requireFailingBaseline ?? intentTargetsTests(opts.goal);
