@@ -15,7 +15,7 @@
  * @module
  */
 import { VouchError } from "../../kernel/errors/mod.ts";
-import { startsPrograms } from "../backends/_program_backends.ts";
+import { MARKED_RUNS_COMMANDS } from "../backends/_program_backends.ts";
 import type { AgentBackend } from "../backends/types.ts";
 
 /** Why an agent backend was refused. */
@@ -32,6 +32,16 @@ const CONFINED = new WeakSet<AgentBackend>();
 export function markConfined<B extends AgentBackend>(backend: B): B {
   CONFINED.add(backend);
   return backend;
+}
+
+/** Whether `backend` starts programs: a subprocess, or marked (a `capabilities()` that throws: yes). */
+function startsPrograms(backend: AgentBackend): boolean {
+  if (MARKED_RUNS_COMMANDS.has(backend)) return true;
+  try {
+    return backend.capabilities().subprocess !== false;
+  } catch {
+    return true;
+  }
 }
 
 /**
