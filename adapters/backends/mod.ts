@@ -12,6 +12,9 @@
  *
  * @module
  */
+export { acpBackend, type AcpBackendConfig, type PermissionQuestion } from "./acp_backend.ts";
+export type { AcpAuthChoice } from "./acp_presets.ts";
+export type { McpStdioServer } from "./mcp_config.ts";
 export { agentCliBackend, type StreamOutcome, type StreamParser } from "./agent_cli.ts";
 export { claudeBackend, type ClaudeBackendConfig } from "./claude_backend.ts";
 export { type ClaudeOutcome, ClaudeStreamParser, type StopRequest } from "./claude_stream.ts";
