@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { PermissionQuestion } from "./_acp_config.ts";
 import type * as acp from "@agentclientprotocol/sdk";
 import { isAbsolute, relative } from "node:path";
 import type { CompiledToolAccessRules } from "../../kernel/scope/judge_tool_access.ts";
@@ -36,14 +37,9 @@ export interface AcpClientEnv {
   readonly mcpServers?: readonly string[];
 }
 
-/** What a human is asked about an agent's permission request. */
-export interface PermissionQuestion {
-  readonly kind: string;
-  readonly title: string;
-  readonly paths: readonly string[];
-  /** Why the policy asks. */
-  readonly detail: string;
-}
+// The question is public (`_acp_config.ts`, free of the SDK's types, which a consumer's strict
+// tsc cannot check); the client asks it.
+export type { PermissionQuestion };
 
 /** Counters the backend reports. */
 export interface AcpClientStats {

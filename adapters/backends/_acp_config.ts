@@ -1,13 +1,26 @@
 /**
- * Settings of the ACP backend ({@linkcode AcpBackendConfig}).
+ * Settings of the ACP backend ({@linkcode AcpBackendConfig}) and the question it asks a human
+ * ({@linkcode PermissionQuestion}). Public (`./backends`), so free of the ACP SDK's types: a
+ * consumer's strict tsc (no skipLibCheck) cannot check the SDK's own declarations.
  *
  * @module
  */
 import type { PolicySnapshot } from "../../kernel/lifecycle/policy_types.ts";
-import type { PermissionQuestion } from "./_acp_client_env.ts";
 import type { AcpAuthChoice } from "./acp_presets.ts";
 import type { McpStdioServer } from "./mcp_config.ts";
 import type { SubprocessConfig } from "./subprocess.ts";
+
+/** What a human is asked about an agent's permission request. */
+export interface PermissionQuestion {
+  /** The request's ACP tool kind (`edit`, `execute`, `read`, ...). */
+  readonly kind: string;
+  /** The agent's title of the request. */
+  readonly title: string;
+  /** The paths the request names. */
+  readonly paths: readonly string[];
+  /** Why the policy asks. */
+  readonly detail: string;
+}
 
 /**
  * Settings of `acpBackend`. Its environment, HOME and sandbox are set as for

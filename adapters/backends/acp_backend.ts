@@ -16,10 +16,8 @@ import { runAcp } from "./_acp_round.ts";
 import { guardRun } from "./result.ts";
 import type { AgentBackend } from "./types.ts";
 
-export type { PermissionQuestion } from "./_acp_client_env.ts";
-export type { AcpBackendConfig } from "./_acp_config.ts";
-export { MAX_ACP_MESSAGE_BYTES } from "./_acp_agent.ts";
-export { acpUsage } from "./_acp_usage.ts";
+// Only SDK-free modules are re-exported here (this file is public through `./backends`).
+export type { AcpBackendConfig, PermissionQuestion } from "./_acp_config.ts";
 
 /**
  * A backend speaking ACP to the agent `config.argv`.

@@ -15,6 +15,7 @@ import { CODEX_PROVIDER_ENV, CODEX_QUIET_OVERRIDES } from "./codex_backend.ts";
 
 /** An `authenticate` method and the variables whose presence selects it. */
 export interface AcpAuthChoice {
+  /** The agent's `authenticate` method id (as its `initialize` lists it). */
   readonly methodId: string;
   /** Any of these set (non-empty) in the forwarded environment selects the method. */
   readonly whenSet: readonly string[];
