@@ -2,7 +2,7 @@
  * The rule that an agent which starts programs runs confined: a backend that
  * starts programs (`startsPrograms`: an agent CLI, a command, an ACP agent,
  * the `openai` loop's shell commands) reaches a task only wrapped by
- * {@linkcode confinedBackend} (the agent sandbox per task: its worktree, no
+ * `confinedBackend` (public as `confinedAgent`; the agent sandbox per task: its worktree, no
  * key, no checkout, its own network), or when the caller says, in so many
  * words, that it runs unconfined (`unconfinedAgent: true`). Without either,
  * `runInRepo` refuses before anything runs: an agent started with this
@@ -55,7 +55,7 @@ function startsPrograms(backend: AgentBackend): boolean {
  * import { assertAgentConfined } from "./agent_confinement.ts";
  * import { commandBackend } from "../backends/command_backend.ts";
  * import { fnBackend } from "../backends/fn_backend.ts";
- * throws(() => assertAgentConfined(commandBackend({ argv: ["./agent"] }), false), /confinedBackend/);
+ * throws(() => assertAgentConfined(commandBackend({ argv: ["./agent"] }), false), /confinedAgent/);
  * equal(assertAgentConfined(commandBackend({ argv: ["./agent"] }), true), true); // said so
  * equal(assertAgentConfined(fnBackend("mine", () => Promise.resolve({ done: true })), false), false);
  * ```
@@ -66,8 +66,8 @@ export function assertAgentConfined(backend: AgentBackend, unconfined: boolean):
   throw new AgentConfinementError(
     "agent_unconfined",
     `the agent backend \`${String(backend.id)}\` starts programs and is not confined: ` +
-      `pass confinedBackend((sandbox) => yourBackend({ ...config, sandbox }), "required") ` +
-      `(the agent sandbox, as \`vouch run\` uses), or unconfinedAgent: true to run it with ` +
+      `pass confinedAgent((sandbox) => yourBackend({ ...config, sandbox }), { allowHosts }) ` +
+      `(the agent sandbox \`vouch run\` uses), or unconfinedAgent: true to run it with ` +
       `this process's rights (it could read vouch's keys)`,
   );
 }

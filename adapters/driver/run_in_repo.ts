@@ -29,13 +29,13 @@ export interface RunInRepoOptions extends RepoTaskOptions {
   readonly goal: string;
   /**
    * The agent backend that writes the patch. One that starts programs (an agent CLI, a
-   * command, an ACP agent, the `openai` loop) must come wrapped by `confinedBackend` (the agent
+   * command, an ACP agent, the `openai` loop) must come wrapped by `confinedAgent` (the agent
    * sandbox per task, as `vouch run` runs it), else the run is refused (`agent_unconfined`)
    * unless {@linkcode RunInRepoOptions.unconfinedAgent} says otherwise.
    */
   readonly backend: AgentBackend;
   /**
-   * Runs a program-starting backend that `confinedBackend` does not wrap as it is: with this
+   * Runs a program-starting backend that `confinedAgent` does not wrap as it is: with this
    * process's rights (it can read vouch's keys and write wherever you can). Only for a backend
    * you confine yourself, or one you trust that far. @default false
    */

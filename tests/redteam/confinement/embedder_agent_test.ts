@@ -93,7 +93,7 @@ Deno.test("runInRepo refuses a program-starting agent that is not confined, befo
       assert.ok(isVouchError(error), String(error));
       assert.equal(error.code, "agent_unconfined");
       assert.match(error.message, new RegExp(`\`${backend.id}\` starts programs`));
-      assert.match(error.message, /confinedAgent|confinedBackend/);
+      assert.match(error.message, /confinedAgent\(\(sandbox\) =>/);
     }
     assert.equal(existsSync(s.started), false, "the agent never started");
     assert.equal(existsSync(join(s.repo.dir, ".vouch", "runs")), false, "nothing ran");
