@@ -37,10 +37,6 @@ export interface AcpClientEnv {
   readonly mcpServers?: readonly string[];
 }
 
-// The question is public (`_acp_config.ts`, free of the SDK's types, which a consumer's strict
-// tsc cannot check); the client asks it.
-export type { PermissionQuestion };
-
 /** Counters the backend reports. */
 export interface AcpClientStats {
   permissionRequests: number;

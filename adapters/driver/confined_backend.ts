@@ -319,12 +319,6 @@ export async function probeAgentCliConfined(
 /** Options of {@linkcode confinedAgent}. */
 export interface ConfinedAgentOptions {
   /**
-   * `"bwrap"` (the default; `"auto"` is the same for an agent): without a working bwrap the run
-   * fails with the reason. There is no `"none"` here: `runInRepo`'s `unconfinedAgent` is the
-   * opt-out, and it says so on the run.
-   */
-  readonly sandbox?: Exclude<SandboxRequirement, "none">;
-  /**
    * What the agent may reach through vouch's egress proxy, as `host[:port]` (port 443 unless
    * given; `*.x` for x's subdomains), e.g. its model's API (default: nothing). A malformed entry
    * is refused (`egress_invalid`), as `--egress-allow` is.
@@ -359,8 +353,9 @@ export function confinedAgent(
   make: (sandbox: SandboxProfile) => AgentBackend,
   options: ConfinedAgentOptions = {},
 ): AgentBackend {
-  // Only ever a sandbox: a JS caller's "none" is not an opt-out (that is `unconfinedAgent`).
-  return confinedBackend(make, options.sandbox === "auto" ? "auto" : "bwrap", {
+  // Always bwrap (without it the run fails with why): the opt-out is runInRepo's `unconfinedAgent`,
+  // which says so on the run.
+  return confinedBackend(make, "bwrap", {
     network: { allow: (options.allowHosts ?? []).map((h) => parseEgressHost(h)) },
     ...(options.readOnly !== undefined ? { readOnly: options.readOnly } : {}),
     ...(options.stateEntries !== undefined ? { stateEntries: options.stateEntries } : {}),

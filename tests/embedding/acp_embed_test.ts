@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { confinedAgent, contractFromCommand, isVouchError, runInRepo } from "../../mod.ts";
-import { acpBackend } from "../../adapters/backends/mod.ts";
+import { acpBackend, type SandboxProfile } from "../../adapters/backends/mod.ts";
 import { NODE } from "../golden/cli_harness.ts";
 import { createRepo } from "../golden/fixture_repos.ts";
 import { skipReason } from "../redteam/confinement/_harness.ts";
@@ -45,7 +45,7 @@ async function options() {
   };
 }
 
-const agent = (sandbox?: Parameters<Parameters<typeof confinedAgent>[0]>[0]) =>
+const agent = (sandbox?: SandboxProfile) =>
   acpBackend({
     argv: [NODE!, AGENT],
     env: { VOUCH_ACP_MODE: "honest" },
