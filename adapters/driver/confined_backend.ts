@@ -328,6 +328,12 @@ export interface ConfinedAgentOptions {
   readonly readOnly?: readonly string[];
   /** HOME-relative state copied into the agent's per-run HOME (default: by backend id). */
   readonly stateEntries?: readonly string[];
+  /**
+   * The HOME that `stateEntries` are copied from (default: this process's `HOME`), e.g. a
+   * directory holding the agent's own configuration (`.codex/config.toml`) for this embedder.
+   * The agent never writes it: its per-run HOME, seen at this path, holds only copies of them.
+   */
+  readonly home?: string;
   /** The agent's limits; absent fields keep the defaults. */
   readonly limits?: Partial<SandboxLimits>;
 }
@@ -359,6 +365,7 @@ export function confinedAgent(
     network: { allow: (options.allowHosts ?? []).map((h) => parseEgressHost(h)) },
     ...(options.readOnly !== undefined ? { readOnly: options.readOnly } : {}),
     ...(options.stateEntries !== undefined ? { stateEntries: options.stateEntries } : {}),
+    ...(options.home !== undefined ? { home: options.home } : {}),
     ...(options.limits !== undefined ? { limits: options.limits } : {}),
   });
 }
