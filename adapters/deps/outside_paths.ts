@@ -6,6 +6,12 @@
  * on this machine, the failure says so and names the flag that makes it
  * visible read-only (`--sandbox-ro PATH`).
  *
+ * The check's output is untrusted (the patch wrote the code that prints it), so this is no
+ * oracle of the host's files: only a path every user may reach is named (each directory on the
+ * way searchable by others, the path itself readable by others: never a key store, a 0700
+ * home, another task's tree), and at most {@linkcode MAX_PROBED_PATHS} paths of one output
+ * are looked up at all.
+ *
  * @module
  */
 import { statSync } from "node:fs";
@@ -16,9 +22,23 @@ const MISSING =
   /ENOENT|No such file|not found|Cannot find module|can't open|cannot open|can't cd|does not exist|MODULE_NOT_FOUND/i;
 const ABSOLUTE = /(?:^|[\s'"`(=:])(\/(?:[A-Za-z0-9._@+-]+\/)*[A-Za-z0-9._@+-]+)/g;
 
+/** How many of an output's paths are looked up on this machine, at most. */
+export const MAX_PROBED_PATHS = 5;
+
+/**
+ * Whether `path` exists and any user may reach it (every directory above it searchable by
+ * others, the path readable by others, a directory searchable too), and what it is.
+ */
 function existsOnHost(path: string): "dir" | "file" | null {
   try {
-    return statSync(path).isDirectory() ? "dir" : "file";
+    const parts = path.split("/").filter((p) => p.length > 0);
+    for (let i = 0; i < parts.length; i++) {
+      const at = `/${parts.slice(0, i).join("/")}`;
+      if ((statSync(at).mode & 0o001) === 0) return null;
+    }
+    const st = statSync(path);
+    if (st.isDirectory()) return (st.mode & 0o005) === 0o005 ? "dir" : null;
+    return (st.mode & 0o004) !== 0 ? "file" : null;
   } catch {
     return null;
   }
@@ -71,17 +91,23 @@ export function hiddenPaths(
 ): { path: string; mount: string }[] {
   const exists = opts.exists ?? existsOnHost;
   const found = new Map<string, string>();
+  const probed = new Set<string>();
   for (const line of output.split("\n")) {
     if (!MISSING.test(line)) continue;
     for (const m of line.matchAll(ABSOLUTE)) {
       const path = m[1]!.replace(/[.:]+$/, "");
-      if (path === opts.tree || path.startsWith(opts.tree + "/") || found.has(path)) continue;
+      if (path === opts.tree || path.startsWith(opts.tree + "/") || probed.has(path)) continue;
+      // A real cap: the output names as many paths as it likes; few are looked up.
+      if (probed.size >= MAX_PROBED_PATHS) return result(found);
+      probed.add(path);
       const kind = exists(path);
-      if (kind === null) continue;
-      found.set(path, mountFor(path, kind));
-      if (found.size >= 5) break;
+      if (kind !== null) found.set(path, mountFor(path, kind));
     }
   }
+  return result(found);
+}
+
+function result(found: Map<string, string>): { path: string; mount: string }[] {
   return [...found].map(([path, mount]) => ({ path, mount }));
 }
 

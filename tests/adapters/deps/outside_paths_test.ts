@@ -5,7 +5,9 @@ import { hiddenPathHint, hiddenPaths } from "../../../adapters/deps/mod.ts";
 Deno.test("hiddenPaths: only paths reported missing, existing on the host, outside the tree", async () => {
   const dir = await Deno.makeTempDir({ prefix: "vouch-hidden-" });
   try {
-    await Deno.mkdir(`${dir}/tools/bin`, { recursive: true });
+    // Named only when others may reach it (a root vouch's check runs as uid 65534).
+    await Deno.chmod(dir, 0o755);
+    await Deno.mkdir(`${dir}/tools/bin`, { recursive: true, mode: 0o755 });
     await Deno.writeTextFile(`${dir}/tools/bin/lint`, "#!/bin/sh\n");
     const log = [
       `sh: 1: ${dir}/tools/bin/lint: not found`,
@@ -39,4 +41,32 @@ Deno.test("hiddenPaths (property): never throws, at most 5, never inside the tre
     }),
     { numRuns: 300 },
   );
+});
+
+Deno.test("hiddenPaths: no oracle of the host: a private path is never named, few paths are looked up", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vouch-hidden-" });
+  try {
+    // A key store's shape: a 0700 dir holding a 0600 file; and a 0600 file in an open dir.
+    await Deno.chmod(dir, 0o755);
+    await Deno.mkdir(`${dir}/keys`, { mode: 0o700 });
+    await Deno.writeTextFile(`${dir}/keys/k.hmac.json`, "{}", { mode: 0o600 });
+    await Deno.writeTextFile(`${dir}/secret`, "s", { mode: 0o600 });
+    await Deno.chmod(`${dir}/secret`, 0o600);
+    await Deno.writeTextFile(`${dir}/open`, "o");
+    await Deno.chmod(`${dir}/open`, 0o644);
+    const log = [`${dir}/keys/k.hmac.json`, `${dir}/keys`, `${dir}/secret`, `${dir}/open`]
+      .map((p) => `cat: ${p}: No such file or directory`).join("\n");
+    assert.deepEqual(hiddenPaths(log, { tree: "/t" }).map((h) => h.path), [`${dir}/open`]);
+    // However many paths the output names (one line or many), at most 5 are looked up.
+    const asked: string[] = [];
+    const names = Array.from({ length: 40 }, (_, i) => `/probe/${i}`);
+    const exists = (p: string) => (asked.push(p), null);
+    hiddenPaths(`ENOENT ${names.join(" ")}\n${names.map((n) => `ENOENT ${n}x`).join("\n")}`, {
+      tree: "/t",
+      exists,
+    });
+    assert.equal(asked.length, 5);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
