@@ -19,8 +19,11 @@ export interface MacKey {
 
 /** Options for {@linkcode loadOrCreateMacKey}. */
 export interface MacKeyOptions {
-  /** The repository the key belongs to. */
-  readonly repoRoot: string;
+  /**
+   * The repository the key belongs to; `null`: no repository (a log kept outside every
+   * repository), whose key only `VOUCH_KEY_FILE` can name.
+   */
+  readonly repoRoot: string | null;
   /** Environment to read (`VOUCH_KEY_FILE`, `XDG_STATE_HOME`, `HOME`). @default the process env */
   readonly env?: KeyEnv;
   /** Create the key when missing. @default true */
@@ -37,9 +40,12 @@ const KeyFileSchema = z.lazy(() =>
   })
 );
 
-/** Path of the MAC key for a repository (`VOUCH_KEY_FILE` wins). */
-export function macKeyPath(repoRoot: string, env: KeyEnv): string {
+/** Path of the MAC key for a repository (`VOUCH_KEY_FILE` wins; it alone names no repository's). */
+export function macKeyPath(repoRoot: string | null, env: KeyEnv): string {
   if (env.VOUCH_KEY_FILE) return env.VOUCH_KEY_FILE;
+  if (repoRoot === null) {
+    throw new KeyError("io", "Cannot locate the MAC key: no repository, and no key file is named");
+  }
   return join(keyDirectory(env), `${repositoryKeyId(repoRoot)}.hmac.json`);
 }
 
@@ -93,7 +99,7 @@ export async function loadOrCreateMacKey(options: MacKeyOptions): Promise<MacKey
     name: "MAC key",
     kind: "a vouch HMAC key file",
     type: "vouch-hmac-sha256",
-    repoRoot: options.repoRoot,
+    ...(options.repoRoot !== null ? { repoRoot: options.repoRoot } : {}),
     schema: KeyFileSchema,
     fresh: () => {
       if (options.create === false) {

@@ -7,7 +7,8 @@
  */
 import { visible } from "../../adapters/text/mod.ts";
 import { JSON_FLAG, parseCommandLine } from "./_flags.ts";
-import { dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { type CliCommand, EXIT, UsageError } from "../command.ts";
 import { listedCommand } from "./_listed.ts";
 import { INSPECT_SUMMARY, inspectLog, type InspectReport } from "../../adapters/audit/mod.ts";
@@ -57,7 +58,9 @@ Without the key, a log holding receipts or patches is never VERIFIED: the chain
 may be intact, but the evidence is unauthenticated.
 
 The receipt key is the repository's key from $XDG_STATE_HOME/vouch/keys (or
-VOUCH_KEY_FILE); --key-file names it explicitly.
+VOUCH_KEY_FILE); --key-file names it explicitly. A copy of a log kept outside
+every repository has no repository key: only --key-file (or VOUCH_KEY_FILE)
+authenticates it.
 
 Examples:
   vouch inspect
@@ -72,10 +75,14 @@ function parseHead(text: string): LogHead {
 }
 
 async function loadKey(logPath: string, keyFile: string | undefined): Promise<MacKey | null> {
-  const repoRoot = findRepositoryRoot(dirname(resolve(logPath)));
+  const root = findRepositoryRoot(dirname(resolve(logPath)));
   const env = keyFile !== undefined
     ? { ...processKeyEnv(), VOUCH_KEY_FILE: keyFile }
     : processKeyEnv();
+  // A log kept outside every repository (a copy in HOME, say) has no repository key: only a key
+  // file named (--key-file, VOUCH_KEY_FILE) authenticates it, and no repository holds that file.
+  const repoRoot = existsSync(join(root, ".git")) ? root : null;
+  if (repoRoot === null && !env.VOUCH_KEY_FILE) return null;
   try {
     return await loadOrCreateMacKey({ repoRoot, env, create: false });
   } catch (error) {
@@ -295,7 +302,7 @@ export const inspectCommand: CliCommand = {
       key = await loadKey(path, values["key-file"]);
     } catch (error) {
       if (error instanceof KeyError) {
-        io.err(`vouch inspect: ${error.message}\n`);
+        io.err(`vouch inspect: ${error.message} (${error.code})\n`);
         return EXIT.rejected;
       }
       throw error;

@@ -101,6 +101,37 @@ Deno.test("vouch inspect exit codes: usage 2, unreadable log 5, missing key 1, t
   }
 });
 
+Deno.test("vouch inspect: a log copied outside every repository, beside the key store (HOME), is audited", async () => {
+  const fx = await buildLogFixture();
+  // fx.root holds the state dir (the key store's parent's parent), as HOME holds
+  // ~/.local/state: a copy of the log there is in no repository.
+  const copy = `${fx.root}/events-copy.jsonl`;
+  await Deno.copyFile(fx.logPath, copy);
+  const saved = Deno.env.get("XDG_STATE_HOME");
+  Deno.env.set("XDG_STATE_HOME", fx.state);
+  try {
+    // No repository, so no repository key: audited, unauthenticated (it said "inside the
+    // repository <HOME>" and audited nothing).
+    const r = await inspect([copy, "--json"]);
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.doesNotMatch(r.err, /inside the repository/);
+    assert.equal(JSON.parse(r.out).audit, "unauthenticated");
+    // The key named explicitly authenticates it.
+    const named = await inspect([copy, "--key-file", fx.key.path]);
+    assert.equal(named.code, 0, named.out + named.err);
+    assert.match(named.out, /audit\s+VERIFIED/);
+    // A key file inside the repository the log is in is still refused, with its code.
+    await Deno.copyFile(fx.key.path, `${fx.repo}/planted.hmac.json`);
+    const planted = await inspect([fx.logPath, "--key-file", `${fx.repo}/planted.hmac.json`]);
+    assert.equal(planted.code, 1);
+    assert.match(planted.err, /inside the repository .*\(inside_worktree\)/);
+  } finally {
+    if (saved === undefined) Deno.env.delete("XDG_STATE_HOME");
+    else Deno.env.set("XDG_STATE_HOME", saved);
+    await fx.cleanup();
+  }
+});
+
 Deno.test("vouch inspect catches a self-consistent rewrite through the receipts", async () => {
   const fx = await buildLogFixture();
   try {

@@ -20,8 +20,8 @@ import {
   type SandboxProfile,
 } from "../../adapters/backends/mod.ts";
 import {
-  type ScriptEntry,
   SCRIPTED_API_KEY,
+  type ScriptEntry,
   startModelServer,
 } from "../fixtures/model_server/mod.ts";
 import { NODE } from "../golden/cli_harness.ts";
