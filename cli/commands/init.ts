@@ -127,7 +127,8 @@ export const initCommand: CliCommand = {
     } else {
       io.out(
         [
-          `wrote ${name}`,
+          // The whole path: under `deno task` the working directory is vouch's checkout.
+          `wrote ${out}`,
           `  ${describeVerifyCommand(detected)}`,
           `  protected: ${protect.join(", ")}`,
           `next: vouch verify --patch fix.patch --contract ${name}`,

@@ -238,7 +238,7 @@ function runWithSink(
     ...(signal !== undefined ? { signal } : {}),
     // The verdict first; `runCli` waits for the trees' removal before it returns.
     treeRemoval: "after_return",
-    onNote: (text) => io.err(`${visible(text)}\n`),
+    onNote: sink.onNote,
     onProgress: sink.onProgress,
     onBackendEvent: sink.onBackendEvent,
     onStep: sink.onStep,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { visibleLine } from "../../adapters/text/mod.ts";
+import { visible, visibleLine } from "../../adapters/text/mod.ts";
 import process from "node:process";
 import type { CliIo } from "../command.ts";
 import type { ProgressMode } from "./run_args.ts";
@@ -21,6 +21,8 @@ export interface ProgressSink {
   readonly onBackendEvent: (event: BackendEvent, round: number) => void;
   /** A sub-step of the current phase, with its size (`copying node_modules, 66 MB`). */
   readonly onStep: (step: string) => void;
+  /** A note of the run (a dirty checkout, a stale lock): a line, or in `json` mode an object. */
+  readonly onNote: (text: string) => void;
   /** Stops the clock (also stopped by the `done` phase). Safe to call twice. */
   readonly stop: () => void;
 }
@@ -73,12 +75,17 @@ export function progressSink(
     onProgress: () => {},
     onBackendEvent: () => {},
     onStep: () => {},
+    // Notes are said in every mode (none only stops the progress).
+    onNote: (text: string) => io.err(`${visible(text)}\n`),
     stop: () => {},
   };
   if (mode === "none") return quiet;
   if (mode === "json") {
     return {
       ...quiet,
+      // Every line of the stream is one JSON object, a note too.
+      onNote: (text) =>
+        io.err(JSON.stringify({ type: "note", text, elapsedMs: elapsedMs() }) + "\n"),
       onProgress: (p) => io.err(JSON.stringify({ type: "progress", ...p }) + "\n"),
       onBackendEvent: (event, round) =>
         io.err(renderBackendEventJson(event, round, backend, elapsedMs()) + "\n"),
@@ -157,6 +164,10 @@ export function progressSink(
       // On a terminal the event stays above the redrawn phase line.
       if (io.isTerminal) io.err(`\r\x1b[2K${line}\n${lastLine}`);
       else io.err(`${line}\n`);
+    },
+    onNote: (text) => {
+      if (io.isTerminal) io.err(`\r\x1b[2K${visible(text)}\n${lastLine}`);
+      else io.err(`${visible(text)}\n`);
     },
     stop,
   };

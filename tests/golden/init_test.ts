@@ -30,7 +30,8 @@ Deno.test("vouch init: the detected node:test runner, test files protected; veri
     assert.match(again.stderr, /exists; pass --force/);
     const text = await runVouch(repo, ["init", "--force"], state);
     assert.equal(text.code, 0);
-    assert.match(text.stdout, /^wrote vouch\.contract\.json\n {2}verify: `npm test --silent`/);
+    assert.ok(text.stdout.startsWith(`wrote ${repo.dir}/vouch.contract.json\n`), text.stdout);
+    assert.match(text.stdout, /\n {2}verify: `npm test --silent`/);
     assert.match(text.stdout, /docs\/recipes\.md/);
     // The contract at work: a real fix verifies; making the test pass by editing it does not.
     await writeFiles(repo.dir, { "lib.js": "exports.add = (a, b) => a + b;\n" });

@@ -132,3 +132,19 @@ Deno.test("progress off a terminal: a 'still running' line when none was printed
   p.stop();
   assert.equal(clock.running, 0);
 });
+
+Deno.test("progress: a run's note is a line in plain and none modes, a JSON object in json mode", () => {
+  const note = "Note: the checkout has uncommitted changes; they are not part of the base";
+  const json = io(false);
+  const j = progressSink("json", json.io, "codex", () => 1500);
+  j.onProgress(phase);
+  j.onNote(note);
+  // Every line of the json stream parses (the note was a raw text line among them).
+  const lines = json.err.join("").trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(lines.at(-1), { type: "note", text: note, elapsedMs: 1500 });
+  for (const mode of ["plain", "none"] as const) {
+    const plain = io(false);
+    progressSink(mode, plain.io, "codex", () => 0).onNote(`${note}\x1b[31m`);
+    assert.deepEqual(plain.err, [`${note}\\x1b[31m\n`]);
+  }
+});
