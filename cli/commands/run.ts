@@ -193,7 +193,7 @@ export async function executeRun(
     plainEveryMs: plainProgressEveryMs(),
   });
   try {
-    return await runWithSink(args, io, backend, contract, sink, signal);
+    return await runWithSink(args, backend, contract, sink, signal);
   } finally {
     sink.stop();
   }
@@ -201,7 +201,6 @@ export async function executeRun(
 
 function runWithSink(
   args: RunArgs,
-  io: CliIo,
   backend: AgentBackend,
   contract: OutcomeContract,
   sink: ProgressSink,
