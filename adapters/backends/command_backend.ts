@@ -155,7 +155,10 @@ async function runCommand(
       commands: claims?.commands_run ?? [],
       risks: claims?.risks ?? [],
     }),
-    selfClaimedDone: claims !== null ? claimsSayDone(claims) : p.exitCode === 0,
+    // A claims line that does not parse claims nothing (it is not "no claims, exit 0").
+    selfClaimedDone: claims !== null
+      ? claimsSayDone(claims)
+      : reading.kind === "none" && p.exitCode === 0,
     protocolIssues: reading.kind === "invalid" ? 1 : 0,
   };
   if (reading.kind === "invalid") {

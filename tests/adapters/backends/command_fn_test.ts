@@ -94,6 +94,12 @@ Deno.test("command backend: non-zero exit is an error; invalid claims are a prot
       .run(task(dir), ctx());
     assert.equal(invalid.status, "ok");
     assert.equal(invalid.protocolIssues, 1);
+    // A broken claims line claims nothing, whatever the exit code (it showed "claimed done: yes").
+    assert.equal(invalid.selfClaimedDone, false);
+    const broken = await commandBackend({ argv: ["sh", "-c", "echo '{not json'"] })
+      .run(task(dir), ctx());
+    assert.equal(broken.protocolIssues, 1);
+    assert.equal(broken.selfClaimedDone, false);
     const plain = await commandBackend({ argv: ["sh", "-c", "echo just text"] }).run(
       task(dir),
       ctx(),
