@@ -2,6 +2,7 @@ import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { z } from "zod";
 import { sha256Hex } from "../digest/sha256.ts";
+import { errorReason } from "../text/mod.ts";
 import { KeyError } from "./errors.ts";
 import { loadOrCreateKeyFile } from "./key_file.ts";
 import { rememberKeyMaterial } from "./key_material.ts";
@@ -189,6 +190,6 @@ export async function importPublicKey(text: string): Promise<PublicKey> {
     ]);
     return { keyId: keyIdOf(spki), cryptoKey };
   } catch (cause) {
-    throw new KeyError("bad_public_key", `Cannot read public key: ${String(cause)}`, { cause });
+    throw new KeyError("bad_public_key", `Cannot read public key: ${errorReason(cause)}`, { cause });
   }
 }

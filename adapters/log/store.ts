@@ -2,6 +2,7 @@ import { constants, lstatSync } from "node:fs";
 import { type FileHandle, open, readFile, truncate } from "node:fs/promises";
 import type { Sha256 } from "../../kernel/digest.ts";
 import { nodeSha256 } from "../digest/sha256.ts";
+import { errorReason } from "../text/mod.ts";
 import { EventLogError } from "./errors.ts";
 import { acquireWriterLock, type LockOwner, type WriterLock } from "./lock.ts";
 import { LOG_KINDS } from "./kinds.ts";
@@ -138,7 +139,7 @@ export class EventLog {
         bytes = new Uint8Array(await readFile(path));
       } catch (error) {
         if (!isNotFound(error)) {
-          throw new EventLogError("io", `Cannot read log ${path}: ${String(error)}`, {
+          throw new EventLogError("io", `Cannot read log ${path}: ${errorReason(error)}`, {
             cause: error,
           });
         }
@@ -337,7 +338,7 @@ export async function readLogFile(
   try {
     bytes = new Uint8Array(await readFile(path));
   } catch (error) {
-    throw new EventLogError("io", `Cannot read log ${path}: ${String(error)}`, { cause: error });
+    throw new EventLogError("io", `Cannot read log ${path}: ${errorReason(error)}`, { cause: error });
   }
   return verifyLogBytes(bytes, options);
 }

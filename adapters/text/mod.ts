@@ -69,3 +69,28 @@ export function visibleLine(text: string): string {
 export function markdownText(text: string): string {
   return visibleLine(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
+
+/**
+ * Why a thrown value failed, in words for a one-line error: an operating system error's
+ * reason without its code, call and path (which the line names already), else the message
+ * without the `Error:` prefix `String(error)` adds.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { errorReason } from "./mod.ts";
+ * equal(errorReason(new Error("ENOENT: no such file or directory, open '/x'")), "no such file or directory");
+ * equal(errorReason(new Error("EISDIR: illegal operation on a directory, read")), "is a directory");
+ * equal(errorReason(new Error("No such file or directory (os error 2): readfile '/x'")), "no such file or directory");
+ * equal(errorReason(new Error("not an Ed25519 JWK")), "not an Ed25519 JWK");
+ * equal(errorReason("plain"), "plain");
+ * ```
+ */
+export function errorReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const node = /^(E[A-Z]+): ([^,]+)/.exec(message);
+  if (node !== null) return node[1] === "EISDIR" ? "is a directory" : node[2]!;
+  const deno = /^(.+?) \(os error \d+\)/.exec(message);
+  if (deno !== null) return deno[1]!.charAt(0).toLowerCase() + deno[1]!.slice(1);
+  return message;
+}

@@ -252,5 +252,7 @@ Deno.test("vouch inspect of a log that does not exist: one line, exit 5", async 
     const run = await vouch(["inspect", join(repo, "nope.jsonl")], env, repo);
     assert.equal(run.code, EXIT.couldNotRun, run.stderr);
     assert.match(oneCleanLine(run, "inspect"), /Cannot read log .*nope\.jsonl.*\(io\)$/);
+    // The reason in words, not the runtime's `Error: ENOENT: ..., open '<path again>'`.
+    assert.match(oneCleanLine(run, "inspect"), /nope\.jsonl: no such file or directory \(io\)$/);
   });
 });
