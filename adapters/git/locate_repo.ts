@@ -135,6 +135,9 @@ async function locateUncached(
  * match(await resolveCommit(repo, "HEAD"), /^[0-9a-f]{40}$/);
  * await rejects(resolveCommit(repo, "no-such-branch"), { code: "bad_rev" });
  * await rejects(resolveCommit(repo, "--output=x"), { code: "bad_rev" }); // never an option
+ * const empty = join(scratch, "empty");
+ * execFileSync("git", ["init", "-q", empty]);
+ * await rejects(resolveCommit(empty, "HEAD"), /has no commit yet/);
  * rmSync(scratch, { recursive: true, force: true });
  * ```
  */
@@ -151,6 +154,17 @@ export async function resolveCommit(repo: string, rev: string): Promise<string> 
   });
   const sha = r.stdout.head.trim();
   if (r.exitCode !== 0 || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) {
+    // The default base of a repository with no commit yet: say that, not "HEAD" (never typed).
+    const any = rev === "HEAD"
+      ? await runGit(["rev-list", "-n", "1", "--all"], { cwd: repo })
+      : null;
+    if (any !== null && any.exitCode === 0 && any.stdout.head.trim() === "") {
+      throw new GitError(
+        "bad_rev",
+        `Cannot verify in ${repo}: the repository has no commit yet (a patch is judged against ` +
+          "a commit: commit the base first)",
+      );
+    }
     throw new GitError(
       "bad_rev",
       `Cannot resolve revision ${JSON.stringify(rev)} to a commit in ${repo}`,
