@@ -90,6 +90,31 @@ function unknownTask(c: PlannedCandidate): CandidateRecord {
 }
 
 /**
+ * The settings of a batch that change how a candidate is judged, as one string (empty: the
+ * defaults, whose resume keys are the task's own): `tests-editable`, `sandbox:none` (a verdict
+ * judged without the sandbox is never reused by a sandboxed run, nor the other way). Not
+ * `--sandbox-ro`: a path made visible only lets a check that could not run run (docs/batch.md:
+ * rerun those with `--fresh`).
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { judgingSettings } from "./run.ts";
+ * equal(judgingSettings({}), "");
+ * equal(judgingSettings({ testsEditable: true }), "tests-editable");
+ * equal(judgingSettings({ testsEditable: true, sandbox: "none" }), "tests-editable\0sandbox:none");
+ * ```
+ */
+export function judgingSettings(
+  opts: Pick<BatchOptions, "testsEditable" | "sandbox">,
+): string {
+  return [
+    ...(opts.testsEditable === true ? ["tests-editable"] : []),
+    ...(opts.sandbox === "none" ? ["sandbox:none"] : []),
+  ].join("\0");
+}
+
+/**
  * Runs a batch and writes `report.json`, `report.md` and `junit.xml` to `outDir`.
  *
  * @example Grade two predictions for one task
@@ -136,13 +161,12 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
   const outDir = resolve(opts.outDir);
   const candidateOpts: VerifyCandidateOptions = { ...opts, outDir };
   const read = await readTasks(opts.tasks, opts.swebench ?? {});
-  // Editable tests judge differently: every candidate's resume key says so (no stale verdict).
-  const tasks = opts.testsEditable !== true ? read : {
+  // Settings that judge differently (editable tests, no sandbox) are part of every candidate's
+  // resume key: a verdict judged under others is never reused.
+  const judging = judgingSettings(opts);
+  const tasks = judging.length === 0 ? read : {
     ...read,
-    tasks: read.tasks.map((t) => ({
-      ...t,
-      digest: sha256Hex(`${t.digest}\0tests-editable`),
-    })),
+    tasks: read.tasks.map((t) => ({ ...t, digest: sha256Hex(`${t.digest}\0${judging}`) })),
   };
   const predictions = await readPredictions(opts.predictions);
   const planned = planCandidates(tasks.tasks, predictions.predictions);

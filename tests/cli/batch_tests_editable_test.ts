@@ -4,7 +4,7 @@
  * failing test's expectation is not resolved by default (the base's tests still
  * judge it) and is resolved with the flag (its own tests only); the flag is
  * part of every candidate's resume key, so a verdict judged without it is not
- * reused with it (same --out, no --fresh).
+ * reused with it (same --out, no --fresh), and so is `--sandbox none`.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -93,6 +93,15 @@ Deno.test({
       assert.equal(editable.code, 0, editable.out);
       assert.match(editable.out, /0 already judged/);
       assert.deepEqual((await report()).resolved_ids, ["calc-1"], editable.out);
+
+      // No sandbox judges differently too: its own key (a verdict judged without the sandbox is
+      // never reused by a sandboxed run, nor the other way); the defaults' keys stay the task's.
+      const bare = await batch(["--sandbox", "none"]);
+      assert.equal(bare.code, 0, bare.out);
+      assert.match(bare.out, /0 already judged/);
+      const again = await batch([]);
+      assert.match(again.out, /1 already judged/, again.out);
+      assert.deepEqual((await report()).resolved_ids, [], again.out);
 
       const queued = await vouch(state, [
         "batch",
