@@ -100,10 +100,13 @@ export function classifyOutcome(o: OutcomeFacts): Classification {
       : "scope_violation";
     const protectedHit = o.violations.find((v) => v.code === "protected_path");
     const v = reason === "scope_violation" && protectedHit !== undefined ? protectedHit : first;
+    const why = v.code === "protected_path" ? "protected_path" : reason;
+    // The reason says the code already; a violation of no path (an unparsable patch) names none.
+    const where = v.path === "" ? "" : `${v.path}: `;
     return {
       status: "unresolved",
-      reason: v.code === "protected_path" ? "protected_path" : reason,
-      detail: `${v.code} ${v.path}: ${v.detail}`,
+      reason: why,
+      detail: v.code === why ? `${where}${v.detail}` || v.code : `${v.code} ${where}${v.detail}`,
     };
   }
   const policy = o.reasons.find((r) => r.startsWith("policy_denied"));

@@ -225,6 +225,17 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
     empty_patch: 0,
   };
   for (const r of records) counts[r.status]++;
+  // A prediction without a task is judged already (an error): shown like every other verdict.
+  const unknown = records.filter((r) => r.reason === "unknown_task");
+  if (unknown.length > 0) {
+    opts.onEvent?.({
+      kind: "judged",
+      records: unknown,
+      done: records.length,
+      total,
+      counts: { ...counts },
+    });
+  }
   const executor = opts.executor ??
     localExecutor(candidateOpts, opts.concurrency ?? availableParallelism());
   await mkdir(outDir, { recursive: true });

@@ -182,3 +182,56 @@ Deno.test("predictions in SWE-bench's JSONL form read the same as the JSON array
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("vouch batch: a prediction for no task is shown as judged (an error) like every other", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vouch-batch-unknown-" });
+  try {
+    const repo = join(dir, "repo");
+    await Deno.mkdir(repo);
+    const git = (...args: string[]) =>
+      new Deno.Command("git", {
+        args: ["-c", "user.email=t@t", "-c", "user.name=t", ...args],
+        cwd: repo,
+      })
+        .output();
+    await git("init", "-q");
+    await Deno.writeTextFile(join(repo, "f"), "a\n");
+    await git("add", "f");
+    await git("commit", "-qm", "init");
+    const tasks = join(dir, "tasks.jsonl");
+    await Deno.writeTextFile(
+      tasks,
+      JSON.stringify({ id: "t1", repo, base: "HEAD", verify: { command: "true" } }) + "\n",
+    );
+    const patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n";
+    const predictions = join(dir, "preds.json");
+    await Deno.writeTextFile(
+      predictions,
+      JSON.stringify([
+        { instance_id: "t1", model_name_or_path: "m", model_patch: patch },
+        { instance_id: "nosuch", model_name_or_path: "m", model_patch: patch },
+      ]),
+    );
+    const events: BatchEvent[] = [];
+    const r = await runBatch({
+      tasks,
+      predictions,
+      outDir: join(dir, "out"),
+      keyEnv: { XDG_STATE_HOME: join(dir, "state") },
+      onEvent: (e) => events.push(e),
+    });
+    const judged = events.filter((e) => e.kind === "judged");
+    // The progress counted from 2 of 2 (the unknown one was never shown).
+    assert.equal(judged.length, 2, JSON.stringify(events));
+    const first = judged[0]!;
+    assert.ok(first.kind === "judged");
+    assert.deepEqual(first.records.map((c) => [c.instance_id, c.reason]), [[
+      "nosuch",
+      "unknown_task",
+    ]]);
+    assert.equal(first.done, 1);
+    assert.equal(r.report.error_instances, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -147,3 +147,22 @@ Deno.test("batch words and exit codes are the verdict table's: what vouch verify
     /\| t1 \| m \| REJECTED \| unresolved \| failed_tests \| failToPass not passing: adds \|/,
   );
 });
+
+Deno.test("classification: a violation's detail names its path once and never repeats the reason", () => {
+  const detail = (v: OutcomeFacts["violations"][number]) =>
+    classifyOutcome(rejected({ violations: [v] })).detail;
+  // It was "unparsable_patch : no_diff ..." (the code again and an empty path).
+  assert.equal(
+    detail({ code: "unparsable_patch", path: "", detail: "no_diff at line 0" }),
+    "no_diff at line 0",
+  );
+  assert.equal(
+    detail({ code: "protected_path", path: "test/a.js", detail: "protected" }),
+    "test/a.js: protected",
+  );
+  // A scope violation keeps its own code: the reason (scope_violation) does not say which.
+  assert.equal(
+    detail({ code: "outside_allow", path: "x.js", detail: "not under src/**" }),
+    "outside_allow x.js: not under src/**",
+  );
+});
