@@ -1,6 +1,6 @@
 /**
  * JUnit XML reports (node --test's `junit` reporter, pytest `--junitxml`,
- * vitest's `junit` reporter) read into per-test outcomes whose ids are the
+ * vitest's `junit` reporter, `deno test --junit-path`) read into per-test outcomes whose ids are the
  * ones the text parsers of `adapters/test_failures/` give the same tests.
  * Parsed with saxes (a strict, streaming XML parser: no recursion, no entity
  * expansion beyond XML's five); bounded; untrusted input only ever fails as a
@@ -25,7 +25,7 @@ export type TestResultsErrorCode =
 export class TestResultsError extends VouchError<TestResultsErrorCode> {}
 
 /** Whose ids a report's test cases get. */
-export type JunitIds = "node" | "pytest" | "vitest";
+export type JunitIds = "node" | "pytest" | "vitest" | "deno";
 
 /** Options of {@link parseJunit}. */
 export interface ParseJunitOptions {
@@ -104,10 +104,22 @@ interface OpenCase {
   status: TestOutcomeStatus;
 }
 
+/** `./tests/x_test.ts` -> `tests/x_test.ts`; anything else (a URL, `..`, empty parts): none. */
+function denoFile(classname: string): string | undefined {
+  if (!classname.startsWith("./")) return undefined;
+  const rest = classname.slice(2);
+  return rest.split("/").every((p) => p !== "" && p !== "." && p !== "..") ? rest : undefined;
+}
+
 function outcomeOf(c: OpenCase, ids: JunitIds): TestOutcome {
   if (ids === "pytest") {
     const { id, file } = pytestId(c.file, c.classname, c.name);
     return { id, file, status: c.status };
+  }
+  if (ids === "deno") {
+    // deno names a file's suite and each case's classname `./path/to/x_test.ts` (cwd-relative).
+    const file = denoFile(c.classname);
+    return { id: c.name, ...(file !== undefined ? { file } : {}), status: c.status };
   }
   if (ids === "vitest") {
     const file = c.classname !== "" ? c.classname : c.suites.at(-1);
@@ -133,6 +145,9 @@ function outcomeOf(c: OpenCase, ids: JunitIds): TestOutcome {
  * - `pytest`: the node id `tests/test_x.py::TestCls::test_m[1]` (from `file`
  *   when the report has it, `-o junit_family=xunit1`, else from `classname`);
  * - `vitest`: `file > describe > test` (`classname` is the file).
+ * - `deno`: the test name, a step's as the deno text parser names it
+ *   (`group ... step`: deno writes `group > step`, see {@link denoStepIds}); the file is
+ *   `classname` without its `./`.
  *
  * Throws {@link TestResultsError} (never anything else): `report_too_large`,
  * `report_unparsable` (not XML, or a DOCTYPE: JUnit needs none and entity
@@ -256,7 +271,65 @@ export function parseJunit(xml: string | Uint8Array, options: ParseJunitOptions)
       );
     }
   }
-  return out;
+  return options.ids === "deno" ? denoStepIds(out) : out;
+}
+
+/** Longest name whose step path is rewritten, and most ` > ` looked at in one name. */
+const DENO_STEP_LIMITS = { chars: 4096, separators: 32 } as const;
+
+/**
+ * deno's junit report names a step `parent > step` (every level joined by
+ * ` > `), its text output `parent ... step`. A ` > ` is a step boundary when
+ * what stands before it is itself a case of the same file; those become
+ * ` ... ` (the longest such parent, itself rewritten), so ids match the text
+ * parser's. A name longer than 4096 characters, or a boundary past the 32nd
+ * ` > ` from its end, stays as it is (the same in every run, so the
+ * differential is unaffected; only a hand-written list would not match).
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { denoStepIds } from "./junit.ts";
+ * deepEqual(
+ *   denoStepIds([
+ *     { id: "g", status: "failed" },
+ *     { id: "g > s > t", status: "failed" },
+ *     { id: "g > s", status: "failed" },
+ *     { id: "a > b", status: "passed" },
+ *   ]).map((o) => o.id),
+ *   ["g", "g ... s ... t", "g ... s", "a > b"],
+ * );
+ * ```
+ */
+export function denoStepIds(outcomes: readonly TestOutcome[]): TestOutcome[] {
+  const byFile = new Map<string, Set<string>>();
+  for (const o of outcomes) {
+    const names = byFile.get(o.file ?? "") ?? new Set<string>();
+    names.add(o.id);
+    byFile.set(o.file ?? "", names);
+  }
+  const ids = new Map<string, Map<string, string>>();
+  for (const [file, names] of byFile) {
+    const mapped = new Map<string, string>();
+    // Shorter names first: a parent's id is known before its steps'.
+    for (const name of [...names].sort((a, b) => a.length - b.length)) {
+      mapped.set(name, stepId(name, mapped));
+    }
+    ids.set(file, mapped);
+  }
+  return outcomes.map((o) => ({ ...o, id: ids.get(o.file ?? "")?.get(o.id) ?? o.id }));
+}
+
+function stepId(name: string, known: ReadonlyMap<string, string>): string {
+  if (name.length > DENO_STEP_LIMITS.chars) return name;
+  let at = name.length;
+  for (let n = 0; n < DENO_STEP_LIMITS.separators; n++) {
+    at = name.lastIndexOf(" > ", at - 1);
+    if (at <= 0) return name;
+    const parent = known.get(name.slice(0, at));
+    if (parent !== undefined) return `${parent} ... ${name.slice(at + 3)}`;
+  }
+  return name;
 }
 
 /** The outcome of {@link tryParseJunit}. */

@@ -16,6 +16,7 @@ export type ReportReader =
   | "junit-node"
   | "junit-pytest"
   | "junit-vitest"
+  | "junit-deno"
   | "jest-json"
   | "mocha-hook";
 
@@ -88,6 +89,10 @@ function joined(existing: string | undefined, added: string): string {
  *   user's stays); refused when something already sets `--require` through `NODE_OPTIONS`;
  * - `vitest`: only for one command that runs vitest directly and names no reporter:
  *   `--reporter=default --reporter=junit --outputFile.junit=<file>` appended;
+ * - `deno`: only for one command that runs `deno test` directly (`deno test ...`, a quoted path
+ *   to deno, `npx [-y] deno[@version] test ...`) and names no junit report:
+ *   `--junit-path=<file>` inserted right after `test` (before any `--` script arguments); deno
+ *   then also writes a JUnit report, and prints nothing more;
  * - `jest`: only for one command that runs jest directly and asks for no JSON of its own:
  *   `--json --outputFile=<file>` appended (jest then writes its JSON to the file, not to
  *   stdout; its reporters, on stderr, stay as they were, with one more line naming the file);
@@ -164,6 +169,21 @@ export function structuredReportPlan(input: ReportPlanInput): ReportPlanResult {
         note: "vitest gets a junit reporter next to its default one",
       });
     }
+    case "deno": {
+      const at = denoTestEnd(input.command);
+      if (at === null) {
+        return { ok: false, reason: "the check does not run deno test directly" };
+      }
+      if (/--junit-path|--reporter[= ]+junit\b/.test(input.command)) {
+        return { ok: false, reason: "the check already asks deno for a junit report" };
+      }
+      const reportPath = join(input.reportDir, "vouch-junit.xml");
+      return planned("junit-deno", reportPath, {
+        command: `${input.command.slice(0, at)} --junit-path=${shlexValue(reportPath)}` +
+          input.command.slice(at),
+        note: "deno test writes a junit report (--junit-path) next to its own output",
+      });
+    }
     case "jest": {
       if (!runsDirectly(input.command, "jest")) {
         return { ok: false, reason: "the check does not run jest directly" };
@@ -215,4 +235,78 @@ function runsDirectly(command: string, tool: string): boolean {
   const words = command.trim().split(/\s+/);
   const direct = /^(?:npx|pnpm|yarn|bunx)$/.test(words[0] ?? "") ? words[1] : words[0];
   return (direct ?? "").split("/").pop() === tool;
+}
+
+/** One word of a shell command: its text (quotes removed) and where it ends in the command. */
+interface ShellWord {
+  readonly text: string;
+  readonly end: number;
+}
+
+/**
+ * The words of `command` when it is one simple command: plain characters and
+ * `'...'` / `"..."` quoting only (globs stay as they are: the shell expands them
+ * the same way with or without vouch's flag). `null` for anything that could
+ * make the words other than they look (operators, expansions, escapes,
+ * redirections, a newline, an unterminated quote): then vouch does not rewrite it.
+ */
+export function simpleShellWords(command: string): ShellWord[] | null {
+  const words: ShellWord[] = [];
+  let text: string | null = null;
+  let i = 0;
+  while (i < command.length) {
+    const c = command[i]!;
+    if (c === " " || c === "\t") {
+      if (text !== null) words.push({ text, end: i });
+      text = null;
+      i++;
+    } else if (c === "'" || c === '"') {
+      const close = command.indexOf(c, i + 1);
+      if (close < 0) return null;
+      const inside = command.slice(i + 1, close);
+      if (c === '"' && /[$`\\]/.test(inside)) return null;
+      text = (text ?? "") + inside;
+      i = close + 1;
+    } else if (/[;&|`$()<>\\\n\r]/.test(c)) {
+      return null;
+    } else {
+      text = (text ?? "") + c;
+      i++;
+    }
+  }
+  if (text !== null) words.push({ text, end: command.length });
+  return words;
+}
+
+/**
+ * Where the `test` word of a command that runs `deno test` directly ends in
+ * it (`deno test -A`, `'/opt/deno' test`, `npx -y deno@2 test`), or `null`:
+ * not one simple command, or not deno's test subcommand right after the program.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { denoTestEnd } from "./plan.ts";
+ * equal(denoTestEnd("deno test -A"), 9);
+ * equal(denoTestEnd("npx -y deno@2.9.6 test"), 22);
+ * equal(denoTestEnd("deno task test"), null);
+ * equal(denoTestEnd("deno test && deno lint"), null);
+ * ```
+ */
+export function denoTestEnd(command: string): number | null {
+  const words = simpleShellWords(command);
+  if (words === null || words.length < 2) return null;
+  let i = 0;
+  let viaRunner = false;
+  if (/^(?:npx|bunx)$/.test(words[0]!.text)) {
+    viaRunner = true;
+    i = 1;
+    while (i < words.length && /^(?:-y|--yes)$/.test(words[i]!.text)) i++;
+  }
+  const program = words[i]?.text ?? "";
+  const isDeno = viaRunner
+    ? /^deno(?:@[\w.^~-]+)?$/.test(program)
+    : program.split("/").pop() === "deno" && program !== "";
+  const sub = words[i + 1];
+  return isDeno && sub !== undefined && sub.text === "test" ? sub.end : null;
 }

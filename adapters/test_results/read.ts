@@ -47,6 +47,8 @@ export function readReport(
       return parseJunit(text, { ids: "pytest", ...limits });
     case "junit-vitest":
       return parseJunit(text, { ids: "vitest", ...limits });
+    case "junit-deno":
+      return parseJunit(text, { ids: "deno", ...limits });
     case "jest-json":
       return parseJestJson(text, {
         ...limits,

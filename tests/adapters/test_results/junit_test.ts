@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  denoStepIds,
+  denoTestEnd,
   parseJunit,
   parseMochaReport,
   readReport,
+  simpleShellWords,
   structuredReportPlan,
   TestResultsError,
   tryParseJunit,
@@ -75,7 +78,7 @@ Deno.test("property: any input either parses or fails as a TestResultsError", ()
   fc.assert(
     fc.property(
       fc.oneof(junitish, fc.string()),
-      fc.constantFrom("node", "pytest", "vitest"),
+      fc.constantFrom("node", "pytest", "vitest", "deno"),
       (xml, ids) => {
         const r = tryParseJunit(xml, { ids: ids as "node" });
         if (!r.ok) assert.ok(r.error instanceof TestResultsError);
@@ -196,5 +199,179 @@ Deno.test("plans refuse what would change the run, and quote paths", () => {
   assert.equal(
     structuredReportPlan({ command: "cargo test", format: "cargo", reportDir: dir }).ok,
     false,
+  );
+});
+
+const xmlEsc = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+Deno.test("deno junit: steps become `parent ... step`, files lose their ./", () => {
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="deno test" tests="6" failures="2" errors="0" time="0.1">
+  <testsuite name="./a_test.ts" tests="5" disabled="1" errors="0" failures="2">
+    <testcase name="group" classname="./a_test.ts" time="0.005" line="1" col="6">
+      <failure message="1 test step failed">1 test step failed.</failure>
+    </testcase>
+    <testcase name="a &gt; b" classname="./a_test.ts" time="0.000" line="6" col="6"></testcase>
+    <testcase name="group &gt; inner a" classname="./a_test.ts" line="2" col="11">
+      <failure message="Uncaught Error: x">Error: x</failure>
+    </testcase>
+    <testcase name="group &gt; inner a &gt; deep" classname="./a_test.ts"><skipped/></testcase>
+  </testsuite>
+  <testsuite name="https://x.test/r_test.ts"><testcase name="far" classname="https://x.test/r_test.ts"/></testsuite>
+  <testsuite name="./../up_test.ts"><testcase name="up" classname="./../up_test.ts"/></testsuite>
+</testsuites>`;
+  assert.deepEqual(readReport("junit-deno", xml), [
+    { id: "group", file: "a_test.ts", status: "failed" },
+    { id: "a > b", file: "a_test.ts", status: "passed" },
+    { id: "group ... inner a", file: "a_test.ts", status: "failed" },
+    { id: "group ... inner a ... deep", file: "a_test.ts", status: "skipped" },
+    { id: "far", status: "passed" },
+    { id: "up", status: "passed" },
+  ]);
+  // deno's report of a run in which every test file exited as it loaded: no test at all.
+  assert.deepEqual(readReport("junit-deno", '<testsuites name="deno test" tests="0"/>'), []);
+});
+
+Deno.test("property: generated deno junit reports give back each step path as the text parser names it", () => {
+  const name = fc.stringMatching(/^[a-z<>&" ]{1,6}$/).filter((n) => n.trim() === n);
+  // A tree of tests: each test some steps deep; deno writes every level as its own case.
+  const tree = fc.array(
+    fc.tuple(name, fc.array(fc.array(name, { maxLength: 2 }), { maxLength: 3 })),
+    {
+      maxLength: 5,
+    },
+  );
+  fc.assert(
+    fc.property(fc.constantFrom("a_test.ts", "t/b_test.ts"), tree, (file, tests) => {
+      const expected = new Map<string, string>();
+      for (const [top, paths] of tests) {
+        expected.set(top, top);
+        for (const path of paths) {
+          for (let i = 1; i <= path.length; i++) {
+            const levels = [top, ...path.slice(0, i)];
+            expected.set(levels.join(" > "), levels.join(" ... "));
+          }
+        }
+      }
+      // A name that reads like a step path of another test is ambiguous: leave those out.
+      const junitNames = [...expected.keys()];
+      const ambiguous = junitNames.some((n) =>
+        junitNames.some((m) => m !== n && n.startsWith(`${m} > `) && expected.get(n) === n)
+      );
+      fc.pre(!ambiguous && junitNames.every((n) => !n.includes(" ... ")));
+      const body = junitNames.map((n) => `<testcase name="${xmlEsc(n)}" classname="./${file}"/>`)
+        .join("");
+      const got = parseJunit(
+        `<testsuites><testsuite name="./${file}">${body}</testsuite></testsuites>`,
+        {
+          ids: "deno",
+        },
+      );
+      assert.deepEqual(got.map((o) => o.id), junitNames.map((n) => expected.get(n)!));
+      assert.ok(got.every((o) => o.file === file && o.status === "passed"));
+    }),
+  );
+});
+
+Deno.test("property: denoStepIds is bounded on hostile names and keeps every outcome", () => {
+  const part = fc.constantFrom("a", " > ", "b", " ... ", ">");
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(part, { maxLength: 40 }).map((p) => p.join("")), { maxLength: 30 }),
+      (names) => {
+        const outcomes = names.map((id) => ({ id, status: "passed" as const }));
+        const got = denoStepIds(outcomes);
+        assert.equal(got.length, outcomes.length);
+        // A name without ` > ` is its own id; same name, same id.
+        got.forEach((o, i) => {
+          if (!names[i]!.includes(" > ")) assert.equal(o.id, names[i]);
+          const j = names.indexOf(names[i]!);
+          assert.equal(o.id, got[j]!.id);
+        });
+      },
+    ),
+  );
+  const long = Array.from({ length: 5000 }, () => "x").join(" > ");
+  const t0 = performance.now();
+  const ids = denoStepIds([{ id: "x", status: "passed" }, { id: long, status: "passed" }]);
+  assert.equal(ids[1]!.id, long, "a name past 4096 characters stays as it is");
+  assert.ok(performance.now() - t0 < 1000);
+});
+
+Deno.test("deno plans: --junit-path right after `test`, only for deno test run directly", () => {
+  const plan = (command: string) =>
+    structuredReportPlan({ command, format: "deno", reportDir: "/r d" });
+  const command = (c: string) => {
+    const r = plan(c);
+    return r.ok ? r.plan.command ?? "" : `refused: ${r.reason}`;
+  };
+  const flag = "--junit-path='/r d/vouch-junit.xml'";
+  assert.equal(command("deno test"), `deno test ${flag}`);
+  assert.equal(command("deno test -A tests/ -- --arg"), `deno test ${flag} -A tests/ -- --arg`);
+  assert.equal(
+    command("'/opt/x y/deno' test --no-check"),
+    `'/opt/x y/deno' test ${flag} --no-check`,
+  );
+  assert.equal(command("npx -y deno@2.9.6 test"), `npx -y deno@2.9.6 test ${flag}`);
+  assert.equal(command("deno test src/*_test.ts"), `deno test ${flag} src/*_test.ts`);
+  const r = plan("deno test");
+  assert.ok(r.ok && r.plan.reader === "junit-deno" && r.plan.reportPath === "/r d/vouch-junit.xml");
+  for (
+    const refused of [
+      "deno task test",
+      "deno lint && deno test",
+      "deno test; true",
+      "deno test | tee log",
+      "DENO_DIR=/x deno test",
+      "deno test --junit-path=mine.xml",
+      "deno test --reporter=junit",
+      "deno test $ARGS",
+      'deno test "$(echo x)"',
+      "deno test \\\n -A",
+      "deno --quiet test",
+      "mydeno test",
+      "deno test 'unterminated",
+      "npx deno-lint test",
+    ]
+  ) {
+    assert.match(command(refused), /^refused: /, refused);
+  }
+});
+
+Deno.test("property: simple shell words read back what was written; anything else is null or in bounds", () => {
+  const plainWord = fc.stringMatching(/^[\w@%+=:,./*-]{1,8}$/);
+  const word = fc.oneof(
+    plainWord.map((w) => ({ text: w, raw: w })),
+    fc.stringMatching(/^[\w $;&|<>()"\\-]{0,8}$/).map((w) => ({ text: w, raw: `'${w}'` })),
+    fc.stringMatching(/^[\w ';&|<>()-]{0,8}$/).map((w) => ({ text: w, raw: `"${w}"` })),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(word, { minLength: 1, maxLength: 6 }),
+      fc.constantFrom(" ", "  ", "\t"),
+      (ws, gap) => {
+        const command = ws.map((w) => w.raw).join(gap);
+        const got = simpleShellWords(command);
+        assert.ok(got !== null, command);
+        assert.deepEqual(got.map((w) => w.text), ws.map((w) => w.text));
+        const rest = ws.map((w) => w.raw).join(gap);
+        const at = denoTestEnd(`deno test${gap}${rest}`);
+        assert.equal(at, "deno test".length);
+      },
+    ),
+  );
+  fc.assert(
+    fc.property(fc.string({ maxLength: 40 }), (command) => {
+      const at = denoTestEnd(command);
+      if (at !== null) {
+        assert.ok(at > 0 && at <= command.length);
+        assert.match(command.slice(0, at), /test$/);
+        const p = structuredReportPlan({ command, format: "deno", reportDir: "/r" });
+        if (p.ok) {
+          assert.equal(p.plan.command!.replace(" --junit-path=/r/vouch-junit.xml", ""), command);
+        }
+      }
+    }),
   );
 });

@@ -315,3 +315,41 @@ Deno.test("node 20's junit drops a failure in the body of a test with subtests: 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+Deno.test("deno test: --junit-path names the tests (steps too) as the text parser does, stdout unchanged", async () => {
+  const deno = `'${Deno.execPath()}' test --no-check`;
+  const files = {
+    "deno.json": '{ "lock": false }\n',
+    "calc_test.ts": [
+      'Deno.test("adds", () => { throw new Error("add broken"); });',
+      'Deno.test("group", async (t) => {',
+      '  await t.step("inner ok", () => {});',
+      '  await t.step("inner bad", () => { throw new Error("x"); });',
+      '  await t.step({ name: "inner off", ignore: true, fn() {} });',
+      "});",
+      'Deno.test({ name: "off", ignore: true, fn() {} });',
+      "",
+    ].join("\n"),
+    "tests/mul_test.ts": 'Deno.test("muls", () => {});\nDeno.test("a > b", () => {});\n',
+    // A file that exits as it loads: its test never runs, and is in no report.
+    "exits_test.ts": 'Deno.exit(0);\nDeno.test("never", () => {});\n',
+  };
+  const res = await runBoth({ format: "deno", command: deno, files });
+  assert.equal(res.run.code, 1);
+  // deno colours its output here (FORCE_COLOR is set) and times tests in µs too.
+  const plain = (t: string) =>
+    // deno-lint-ignore no-control-regex
+    t.replace(/\x1b\[[0-9;]*m/g, "").replace(/ ?\(\d+(?:\.\d+)?(?:µs|ms|s)\)/g, "");
+  assert.equal(plain(res.run.stdout), plain(res.bare.stdout), "stdout is the same");
+  const text = parseFailingTests("deno", res.log);
+  assert.deepEqual(sorted(res.structured.failing), ["adds", "group", "group ... inner bad"]);
+  assert.deepEqual(sorted(res.structured.failing), sorted([...text.failing, "group"]));
+  assert.deepEqual(sorted(res.structured.passing), ["a > b", "group ... inner ok", "muls"]);
+  assert.deepEqual(sorted(res.structured.passing), sorted(text.passing));
+  assert.deepEqual(sorted(res.structured.skipped), ["group ... inner off", "off"]);
+  assert.ok(!res.outcomes.some((o) => o.id === "never"));
+  assert.deepEqual(
+    [...new Set(res.outcomes.map((o) => o.file))].sort(),
+    ["calc_test.ts", "tests/mul_test.ts"],
+  );
+});
