@@ -86,6 +86,12 @@ export interface CheckRecord {
   readonly startedAt: number | null;
   /** Its structured report, or null (none added, or unreadable: the text output stands). */
   readonly structured: StructuredReport | null;
+  /**
+   * Whether vouch had the runner write a structured report (so a `null`
+   * {@linkcode structured} means the run left none that could be read).
+   * @default false
+   */
+  readonly reportPlanned?: boolean;
 }
 
 /** What {@linkcode runChecks} returns. */
@@ -197,7 +203,15 @@ async function runOne(
     ? atDeadline ? { ...observed, timedOut: true } : { ...observed, cannotRun: "cancelled" }
     : observed;
   const structured = plan === null ? null : await readStructured(plan, opts.cwd);
-  return { check, timeoutMs, observation, result, startedAt, structured };
+  return {
+    check,
+    timeoutMs,
+    observation,
+    result,
+    startedAt,
+    structured,
+    ...(plan !== null ? { reportPlanned: true } : {}),
+  };
 }
 
 /** Where a check's structured report is written: a private directory in the tree. */
@@ -239,6 +253,11 @@ async function reportPlan(check: ContractCheck, opts: RunChecksOptions): Promise
     }
   }
   if (!planned.ok) return null;
+  // A changed command runs as a shell string: an argv check is rewritten only when joining its
+  // words by spaces gives the same words back (no quoting needed), so what runs is unchanged.
+  if (planned.plan.command !== null && "argv" in check.run) {
+    if (!check.run.argv.every((w) => /^[\w@%+=:,./-]+$/.test(w))) return null;
+  }
   try {
     await rm(reportDir, { recursive: true, force: true });
     await mkdir(reportDir, { recursive: true });

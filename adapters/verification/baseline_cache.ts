@@ -28,7 +28,7 @@ import type { BaselineCapture, OutcomeContract } from "../../kernel/contract/typ
 import type { VerificationRun } from "./verifier.ts";
 
 /** Bump when what a baseline entry means changes (grading code, entry shape). */
-const CACHE_VERSION = "vouch-baseline-cache-v1";
+const CACHE_VERSION = "vouch-baseline-cache-v2"; // v2: deno test checks get per-test reports (junit)
 const DOMAIN = `${CACHE_VERSION}\n`;
 const HOST_ENV = ["LANG", "TERM", "HOME", "RUSTUP_HOME", "CARGO_HOME", "GOPATH", "GOROOT"];
 const TOOLS = ["sh", "bash", "node", "npm", "npx", "deno", "python3", "python", "pytest", "go"];
