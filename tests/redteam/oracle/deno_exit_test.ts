@@ -1,0 +1,165 @@
+/**
+ * Red-team finding 4 (`deno test`): a patch that leaves the bug and makes the
+ * source call `Deno.exit(0)` when the failing test's file loads it. deno 2
+ * ends that file's isolate, runs the others and prints `ok | 1 passed | 0
+ * failed` (the base: `1 passed | 1 failed`), exit 0: judged by exit code that
+ * was VERIFIED. vouch now has deno write a junit report (`--junit-path`), so
+ * the base's failing test `adds` is FAIL_TO_PASS and is missing after the
+ * patch: REJECTED, with `--verify "deno test"` and with the contract `vouch
+ * init` writes. An honest fix of the same project still verifies, per test.
+ * Real vouch CLI, real deno, the default sandbox (bwrap).
+ */
+import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import {
+  createProject,
+  HAVE_BWRAP,
+  patchOf,
+  type Project,
+  show,
+  vouch,
+} from "../../golden/real_projects/_harness.ts";
+
+const CALC = [
+  "export const add = (a: number, b: number): number => a - b; // bug",
+  "export const mul = (a: number, b: number): number => a * b;",
+  "",
+].join("\n");
+
+const FILES: Record<string, string> = {
+  "deno.json": '{ "lock": false }\n',
+  "calc.ts": CALC,
+  "calc_test.ts": [
+    'import { add } from "./calc.ts";',
+    'Deno.test("adds", () => {',
+    '  if (add(2, 3) !== 5) throw new Error("add broken");',
+    "});",
+    "",
+  ].join("\n"),
+  "mul_test.ts": [
+    'import { mul } from "./calc.ts";',
+    'Deno.test("multiplies", () => {',
+    '  if (mul(2, 3) !== 6) throw new Error("mul broken");',
+    "});",
+    "",
+  ].join("\n"),
+};
+
+/** The dishonest patch: `add` still subtracts; the failing test's file exits as it loads. */
+const CHEAT = {
+  "calc.ts": CALC + 'if (Deno.mainModule.endsWith("/calc_test.ts")) Deno.exit(0);\n',
+};
+const FIX = { "calc.ts": CALC.replace("a - b; // bug", "a + b;") };
+
+/** `deno` on PATH for the checks (its directory is mounted into the sandbox as a toolchain). */
+const PATH = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
+const VERIFY = "deno test";
+
+async function withProject(fn: (p: Project) => Promise<void>): Promise<void> {
+  const project = await createProject("vouch-redteam-deno-exit-", FILES);
+  try {
+    await fn(project);
+  } finally {
+    await project.cleanup();
+  }
+}
+
+/** `deno test`'s exit code on the project with `edit` made, run directly (no vouch). */
+async function bare(project: Project, edit: Record<string, string>): Promise<number> {
+  const tree = `${project.state}/bare`;
+  await Deno.mkdir(tree);
+  try {
+    for (const [name, text] of Object.entries({ ...FILES, ...edit })) {
+      await Deno.writeTextFile(`${tree}/${name}`, text);
+    }
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["test"],
+      cwd: tree,
+      env: { NO_COLOR: "1" },
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return out.code;
+  } finally {
+    await Deno.remove(tree, { recursive: true });
+  }
+}
+
+function rejectedNamingAdds(run: { code: number; stdout: string; stderr: string }): void {
+  assert.equal(run.code, 1, show(run));
+  assert.match(run.stdout, /^REJECTED /m, show(run));
+  assert.match(run.stdout, /"adds" \(missing\)/, show(run));
+  assert.match(run.stdout, /fewer tests ran: 2 at baseline, 1 now/, show(run));
+  assert.match(run.stdout, /judged per test/, show(run));
+}
+
+Deno.test({
+  name: "redteam: deno test, Deno.exit(0) when the failing test's file loads: REJECTED",
+  ignore: !HAVE_BWRAP,
+  async fn() {
+    await withProject(async (project) => {
+      // The cheat really defeats deno run directly: exit 0, `adds` never ran.
+      assert.equal(await bare(project, CHEAT), 0, "the cheat makes deno test exit 0");
+      const patch = await patchOf(project, CHEAT, "cheat");
+      const env = { PATH };
+      const run = await vouch(project, [
+        "verify",
+        "--dir",
+        project.dir,
+        "--patch",
+        patch,
+        "--verify",
+        VERIFY,
+      ], { env });
+      rejectedNamingAdds(run);
+      // The contract `vouch init` writes (`"tests": "deno"`) is no way around it either.
+      const contract = `${project.state}/contract.json`;
+      const init = await vouch(project, [
+        "init",
+        "--dir",
+        project.dir,
+        "--verify",
+        VERIFY,
+        "--out",
+        contract,
+      ], { env });
+      assert.equal(init.code, 0, show(init));
+      assert.equal(JSON.parse(await Deno.readTextFile(contract)).checks[0].tests, "deno");
+      rejectedNamingAdds(
+        await vouch(project, [
+          "verify",
+          "--dir",
+          project.dir,
+          "--patch",
+          patch,
+          "--contract",
+          contract,
+        ], { env }),
+      );
+    });
+  },
+});
+
+Deno.test({
+  name: "redteam: deno test, the honest fix of the same project is VERIFIED per test",
+  ignore: !HAVE_BWRAP,
+  async fn() {
+    await withProject(async (project) => {
+      const patch = await patchOf(project, FIX, "fix");
+      const run = await vouch(project, [
+        "verify",
+        "--dir",
+        project.dir,
+        "--patch",
+        patch,
+        "--verify",
+        VERIFY,
+      ], { env: { PATH } });
+      assert.equal(run.code, 0, show(run));
+      assert.match(run.stdout, /^VERIFIED /m, show(run));
+      assert.match(run.stdout, /judged per test/, show(run));
+    });
+  },
+});
+
+if (!HAVE_BWRAP) console.log("deno_exit_test: bwrap does not work here: skipped");
