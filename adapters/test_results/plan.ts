@@ -1,7 +1,7 @@
 /**
  * What vouch may add to a check so its runner also writes a structured
  * report, without changing what runs: environment variables the runner reads
- * (`NODE_OPTIONS`, `PYTEST_ADDOPTS`) or, for a command that runs vitest
+ * (`NODE_OPTIONS`, `PYTEST_ADDOPTS`) or, for a command that runs vitest, jest or `deno test`
  * directly, reporter flags. Where that cannot be done safely the plan says
  * why, and the text parsers stay the only source.
  *
