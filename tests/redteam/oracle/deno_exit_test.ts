@@ -17,6 +17,7 @@ import {
   patchOf,
   type Project,
   show,
+  type VerifyRun,
   vouch,
 } from "../../golden/real_projects/_harness.ts";
 
@@ -85,7 +86,7 @@ async function bare(project: Project, edit: Record<string, string>): Promise<num
   }
 }
 
-function rejectedNamingAdds(run: { code: number; stdout: string; stderr: string }): void {
+function rejectedNamingAdds(run: VerifyRun): void {
   assert.equal(run.code, 1, show(run));
   assert.match(run.stdout, /^REJECTED /m, show(run));
   assert.match(run.stdout, /"adds" \(missing\)/, show(run));
