@@ -190,6 +190,8 @@ export async function importPublicKey(text: string): Promise<PublicKey> {
     ]);
     return { keyId: keyIdOf(spki), cryptoKey };
   } catch (cause) {
-    throw new KeyError("bad_public_key", `Cannot read public key: ${errorReason(cause)}`, { cause });
+    throw new KeyError("bad_public_key", `Cannot read public key: ${errorReason(cause)}`, {
+      cause,
+    });
   }
 }

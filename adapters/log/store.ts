@@ -338,7 +338,9 @@ export async function readLogFile(
   try {
     bytes = new Uint8Array(await readFile(path));
   } catch (error) {
-    throw new EventLogError("io", `Cannot read log ${path}: ${errorReason(error)}`, { cause: error });
+    throw new EventLogError("io", `Cannot read log ${path}: ${errorReason(error)}`, {
+      cause: error,
+    });
   }
   return verifyLogBytes(bytes, options);
 }
