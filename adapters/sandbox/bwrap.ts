@@ -4,7 +4,7 @@ import process from "node:process";
 import type { BwrapSandbox, RootMount } from "./profile.ts";
 import { SandboxError } from "./profile.ts";
 import { systemRoot } from "./_system_root.ts";
-import { toolchainMounts } from "./_toolchains.ts";
+import { repositoryPaths, toolchainMounts } from "./_toolchains.ts";
 import { DEFAULT_CHECK_LIMITS, type SandboxLimits } from "./limits.ts";
 import { forbiddenPaths } from "./_forbidden.ts";
 import { runsAsRoot, userMapOfHost } from "./_user_map.ts";
@@ -188,7 +188,8 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
   const tools = toolchainMounts(options.path ?? hostEnv("PATH") ?? "/usr/bin:/bin", {
     ...(home !== undefined ? { home } : {}),
     forbidden,
-    notContaining: [worktree],
+    // The tree, its git dirs, the user's checkout and its other worktrees.
+    notContaining: repositoryPaths(worktree, worktreeGitPaths(worktree)),
     programs: options.programs ?? [],
   });
   const root: RootMount[] = [...systemRoot(), ...tools.mounts];

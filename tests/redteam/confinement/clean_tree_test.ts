@@ -130,8 +130,9 @@ Deno.test({
     await Deno.writeTextFile(join(home, ".otherchain/bin/other"), "#!/bin/sh\necho other ok\n");
     await Deno.chmod(join(home, ".otherchain/bin/other"), 0o755);
     await Deno.symlink(join(home, ".otherchain/bin/other"), join(home, "linkbin/other"));
-    // Keys placed inside the toolchain's install dir: masked even though the dir is mounted.
-    const keys = join(chain, "state/vouch/keys");
+    // Keys in HOME's state dir: never visible (a toolchain dir holding them is not mounted
+    // whole: tests/adapters/sandbox/toolchains_test.ts).
+    const keys = join(home, ".local/state/vouch/keys");
     await Deno.mkdir(keys, { recursive: true });
     await Deno.writeTextFile(join(keys, "k.hmac.json"), "PLANTED-KEY");
     await Deno.writeTextFile(join(home, ".bash_history"), "export TOKEN=PLANTED-HISTORY\n");
