@@ -18,6 +18,7 @@ import { utf8Tail } from "../process/capture.ts";
 import { runProcess } from "../process/run.ts";
 import type { ProcessResult } from "../process/types.ts";
 import type { SandboxProfile } from "../sandbox/profile.ts";
+import { withSandboxSetupFailure } from "./sandbox_setup.ts";
 import { parseFailingTests } from "../test_failures/parse.ts";
 import type { TestFormat } from "../../kernel/contract/types.ts";
 import type { TestOutcome } from "../../kernel/contract/differential.ts";
@@ -181,7 +182,7 @@ async function runOne(
   }
   const plan = await reportPlan(check, opts);
   const startedAt = now();
-  const result = await runProcess({
+  const ran = await runProcess({
     ...(plan !== null && plan.command !== null
       ? { shell: plan.command }
       : "argv" in check.run
@@ -196,6 +197,8 @@ async function runOne(
     sandbox: opts.sandbox,
     maxCaptureBytes: CHECK_CAPTURE_BYTES,
   });
+  // bwrap that could not set the sandbox up ran nothing: the check could not run (fails closed).
+  const result = await withSandboxSetupFailure(ran, opts.sandbox, opts.cwd);
   // The runner's observation: test-output parsing and the SWE-bench-like guard included.
   const observed = observeCheck(check, result);
   const atDeadline = opts.deadline !== undefined && now() >= opts.deadline - 50;
