@@ -107,9 +107,11 @@ export function guessTestFormat(command: string): TestFormat | null {
 }
 
 function hasPytestConfig(root: string): boolean {
-  if (readSmall(join(root, "pytest.ini")) !== null) return true;
+  for (const name of ["pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini"]) {
+    if (readSmall(join(root, name)) !== null) return true;
+  }
   if (readSmall(join(root, "conftest.py")) !== null) return true;
-  if (/^\[tool\.pytest\.ini_options\]/m.test(readSmall(join(root, "pyproject.toml")) ?? "")) {
+  if (/^\[tool\.pytest(?:\.ini_options)?\]/m.test(readSmall(join(root, "pyproject.toml")) ?? "")) {
     return true;
   }
   if (/^\[tool:pytest\]/m.test(readSmall(join(root, "setup.cfg")) ?? "")) return true;

@@ -287,14 +287,19 @@ function configNames(c: Collector, path: string, text: string, command: string |
       for (const s of textValues(text, k)) c.module(base, s, `vitest ${k} (${name})`);
     }
     for (const s of textValues(text, "include")) c.spec(base, s, `vitest include (${name})`);
-  } else if (name === "pytest.ini" || name === ".pytest.ini") {
+  } else if (/^\.?pytest\.(?:ini|toml)$/.test(name)) {
     pytestOptions(c, base, iniSection(text, (h) => h === "pytest"), name);
   } else if (name === "tox.ini") {
     pytestOptions(c, base, iniSection(text, (h) => h === "pytest"), name);
   } else if (name === "setup.cfg") {
     pytestOptions(c, base, iniSection(text, (h) => h === "tool:pytest"), name);
   } else if (name === "pyproject.toml") {
-    pytestOptions(c, base, iniSection(text, (h) => h === "tool.pytest.ini_options"), name);
+    pytestOptions(
+      c,
+      base,
+      iniSection(text, (h) => h === "tool.pytest.ini_options" || h === "tool.pytest"),
+      name,
+    );
   } else if (name === "Cargo.toml") {
     const lines = text.split(/\r?\n/);
     let inTest = false;

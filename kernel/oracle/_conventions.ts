@@ -86,9 +86,26 @@ const TEST_DIRS: Readonly<Record<string, string>> = {
   testdata: "test data directory (testdata/)",
 };
 
+/**
+ * Python modules and packages the runner imports at startup: a top-level file
+ * or directory of that name shadows the installed one (`python3 -m pytest`
+ * and `-m unittest` put the working directory first on `sys.path`), so it is
+ * the runner, not code under test. Top level only: a repository's own
+ * `src/_pytest/` (pytest's) is the code under test.
+ */
+const PY_SHADOW_MODULES: Readonly<Record<string, readonly OracleRunner[]>> = {
+  pytest: ["pytest"],
+  _pytest: ["pytest"],
+  pluggy: ["pytest"],
+  iniconfig: ["pytest"],
+  unittest: ["pytest", "unittest"],
+};
+/** A directory of installed-package metadata (its `entry_points.txt` autoloads pytest plugins). */
+const PY_DIST_INFO = /^[^/]+\.(?:dist|egg)-info$/;
+
 /** Every base name a rule below can match also matches this (a prefilter, never a rule). */
 const MAYBE =
-  /test|spec|conf|setup|rc|babel|vite|jest|mocha|snap|customize|jenkins|ya?ml$|package\.json|deno\.jsonc?|pyproject|tox\.ini|cargo|nextest|vouch|pnpm|hooks/i;
+  /test|spec|conf|setup|rc|babel|vite|jest|mocha|snap|customize|jenkins|ya?ml$|package\.json|deno\.jsonc?|pyproject|tox\.ini|cargo|nextest|vouch|pnpm|hooks|pluggy|^iniconfig\.py$|\.pth$/i;
 /** Directory names some rule looks at. */
 const DIR_WORDS = new Set<string>();
 
@@ -118,10 +135,21 @@ function runnerConfigs(base: string, segments: readonly string[]): [OracleRunner
   if ([".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"].includes(base)) {
     add([...JS_RUNNERS], "package manager config (node-options, script-shell)");
   }
-  if (base === "pytest.ini" || base === ".pytest.ini") add(["pytest"], "pytest config");
+  if (/^\.?pytest\.(?:ini|toml)$/.test(base)) add(["pytest"], "pytest config");
   if (base === "conftest.py") add(["pytest"], "conftest.py (pytest loads it)");
   if (base === "sitecustomize.py" || base === "usercustomize.py") {
     add([...PY_RUNNERS], "python startup hook");
+  }
+  if (base.endsWith(".pth")) add([...PY_RUNNERS], "python .pth file (site runs its import lines)");
+  const top = segments.length === 1 ? base.replace(/\.py$/, "") : segments[0]!;
+  if ((segments.length > 1 || base.endsWith(".py")) && Object.hasOwn(PY_SHADOW_MODULES, top)) {
+    add(
+      [...PY_SHADOW_MODULES[top]!],
+      `shadows the runner's module ${top} (cwd is first on sys.path)`,
+    );
+  }
+  if (segments.slice(0, -1).some((d) => PY_DIST_INFO.test(d))) {
+    add(["pytest"], "python package metadata (its entry points load pytest plugins)");
   }
   if (
     segments.length >= 2 && segments.at(-2) === ".cargo" && /^config(?:\.toml)?$/.test(base)
@@ -173,7 +201,10 @@ export function conventionFindings(path: string, runners: readonly OracleRunner[
   const base = segments.at(-1)!;
   const dirs = segments.slice(0, -1);
   // Fast path (most paths are plain source): no rule below can match such a path.
-  if (!MAYBE.test(base) && !dirs.some((d) => DIR_WORDS.has(d))) return [];
+  if (
+    !MAYBE.test(base) && !dirs.some((d) => DIR_WORDS.has(d) || PY_DIST_INFO.test(d)) &&
+    !(dirs.length > 0 && Object.hasOwn(PY_SHADOW_MODULES, dirs[0]!))
+  ) return [];
   const out: Finding[] = [];
   const file = (reason: string) => out.push({ scope: "file", reason });
   const any = runners.length === 0;

@@ -40,12 +40,12 @@ export function oracleRunnersOf(format: TestFormat | null, command?: string): Or
 }
 
 const CONFIG_NAME =
-  /^(?:package\.json|\.mocharc(?:\.(?:[cm]?js|jsonc?|ya?ml))?|jest\.config\.[a-z]+|(?:vitest|vite)\.(?:config|workspace)\.[a-z]+|\.?pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini|Cargo\.toml|deno\.jsonc?)$/;
+  /^(?:package\.json|\.mocharc(?:\.(?:[cm]?js|jsonc?|ya?ml))?|jest\.config\.[a-z]+|(?:vitest|vite)\.(?:config|workspace)\.[a-z]+|\.?pytest\.(?:ini|toml)|pyproject\.toml|setup\.cfg|tox\.ini|Cargo\.toml|deno\.jsonc?)$/;
 
 /**
  * The paths among `paths` whose texts `oracleSet` reads (`configs`): every
  * `package.json`, `.mocharc*`, `jest.config.*`, `vitest.config.*`,
- * `vite.config.*`, `pytest.ini`, `pyproject.toml`, `setup.cfg`, `tox.ini`,
+ * `vite.config.*`, `pytest.ini`, `pytest.toml`, `pyproject.toml`, `setup.cfg`, `tox.ini`,
  * `Cargo.toml`, `deno.json(c)`, outside `node_modules/` and at most `depth`
  * directories deep (default 3: monorepo packages), sorted.
  *

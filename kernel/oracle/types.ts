@@ -53,7 +53,7 @@ export interface OracleInput {
   /**
    * Contents of the configuration files that name what the runner loads,
    * keyed by repository-relative path: `package.json`, `.mocharc.*`,
-   * `jest.config.*`, `vitest.config.*`, `pytest.ini`, `pyproject.toml`,
+   * `jest.config.*`, `vitest.config.*`, `pytest.ini`, `pytest.toml`, `pyproject.toml`,
    * `setup.cfg`, `tox.ini`, `Cargo.toml`, `deno.json`. A path may carry
    * several versions (the base's and the patched text): what any of them
    * names is the oracle. Others are ignored.
