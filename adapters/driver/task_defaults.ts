@@ -5,17 +5,16 @@
  *
  * @module
  */
-import { AUTOMATION_CONFIG_GLOBS } from "../../kernel/oracle/oracle_set.ts";
+import { DEFAULT_FORBID_RULES } from "../../kernel/scope/default_forbid.ts";
 
 /**
  * Paths a patch may never touch unless explicitly allowed: CI and git-hook
- * configuration (the oracle set's list), vouch's state and git's own directory.
+ * configuration (the oracle set's list), installed dependencies
+ * (`**\/node_modules/**`), Python bytecode (`**\/__pycache__/**`, `*.pyc`,
+ * `*.pyo`), vouch's state and git's own directory. Each glob's reason is
+ * `defaultForbidReason(glob)` (`kernel/scope/default_forbid.ts`).
  */
-export const DEFAULT_FORBID: readonly string[] = [
-  ...AUTOMATION_CONFIG_GLOBS,
-  ".vouch/**",
-  ".git/**",
-];
+export const DEFAULT_FORBID: readonly string[] = DEFAULT_FORBID_RULES.map((r) => r.glob);
 
 /**
  * A fresh, file-name-safe task id: `t-YYYYMMDD-HHMMSS-xxxx`.

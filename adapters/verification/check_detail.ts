@@ -12,6 +12,7 @@ import type { ProcessResult } from "../process/types.ts";
 import { hiddenPathHint } from "../deps/outside_paths.ts";
 import { editableInstallHint } from "../deps/python_env.ts";
 import { compileGlobs } from "../../kernel/glob/glob_set.ts";
+import { defaultForbidReason } from "../../kernel/scope/default_forbid.ts";
 
 /** Exit codes a shell uses when the command could not start (126 not executable, 127 not found). */
 export const CANNOT_START_EXITS: readonly number[] = [126, 127];
@@ -156,6 +157,12 @@ function firstMatch(globs: readonly string[], path: string): string | undefined 
  *   violationDetail({ code: "forbidden", path: ".github/ci.yml", detail: "matches a forbidden glob" }, lists),
  *   'forbidden .github/ci.yml: matches a forbidden glob (rule: --forbid ".github/**")',
  * );
+ * const defaults = { allow: [], forbid: ["**\/node_modules/**"], protect: [] };
+ * equal(
+ *   violationDetail({ code: "forbidden", path: "node_modules/.bin/mocha", detail: "matches a forbidden glob" }, defaults),
+ *   'forbidden node_modules/.bin/mocha: matches a forbidden glob (rule: default --forbid "**\/node_modules/**": ' +
+ *     "installed dependencies (node_modules/): a patch never carries them; a fake runner or library there would judge the patch)",
+ * );
  * ```
  */
 export function violationDetail(
@@ -168,7 +175,10 @@ export function violationDetail(
     const glob = firstMatch(lists.forbid, v.path) ?? firstMatch(lists.protect, v.path);
     if (glob === undefined) return head;
     const flag = lists.forbid.includes(glob) ? "--forbid" : "contract protect";
-    return `${head} (rule: ${flag} ${JSON.stringify(glob)})`;
+    const why = flag === "--forbid" ? defaultForbidReason(glob) : null;
+    return why === null
+      ? `${head} (rule: ${flag} ${JSON.stringify(glob)})`
+      : `${head} (rule: default --forbid ${JSON.stringify(glob)}: ${why})`;
   }
   if (v.code === "outside_allowed" && lists.allow.length > 0) {
     return `${head} (rule: --allow ${lists.allow.map((g) => JSON.stringify(g)).join(", ")})`;

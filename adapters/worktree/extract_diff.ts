@@ -32,6 +32,18 @@ export const EXTRACT_DIFF_FLAGS: readonly string[] = [
   "--ignore-submodules=none",
 ];
 
+/**
+ * Python bytecode is never part of an extracted diff: running the tests writes
+ * it next to the source (`__pycache__/`), and a patch may not carry it
+ * (`DEFAULT_FORBID`), so a repository that does not ignore it would otherwise
+ * see every honest round refused. Excluded from staging, it stays as the base has it.
+ */
+export const EXTRACT_EXCLUDE_PATHSPECS: readonly string[] = [
+  ":(exclude,glob)**/__pycache__/**",
+  ":(exclude,glob)**/*.pyc",
+  ":(exclude,glob)**/*.pyo",
+];
+
 /** Config that makes git's stat cache compare ctime, inode and size as well. */
 const STRICT_STAT = [
   "-c",
@@ -142,7 +154,7 @@ export async function extractDiff(
       }
       // git trusts stat data only where ctime, inode and size agree too, whatever the
       // repository's config says.
-      await g([...STRICT_STAT, "add", "-A", "--", "."]);
+      await g([...STRICT_STAT, "add", "-A", "--", ".", ...EXTRACT_EXCLUDE_PATHSPECS]);
       if (wt.purpose === "work") await keepIndexCopy(env.GIT_INDEX_FILE, previous);
       const patchFile = join(tmp, "patch");
       await g(["diff", "--cached", ...EXTRACT_DIFF_FLAGS, `--output=${patchFile}`, wt.base, "--"]);

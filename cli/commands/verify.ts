@@ -38,8 +38,9 @@ const HELP = `vouch verify: verify a patch from anywhere in a clean tree
 Usage:
   vouch verify --patch FILE (--verify CMD | --contract FILE) [--dir DIR] [--base REV] [--json]
 
-The patch is parsed strictly, scope-checked (.github/** is forbidden unless
---allow'ed), applied with \`git apply --index\` to a fresh worktree of the base,
+The patch is parsed strictly, scope-checked (CI config such as .github/**,
+node_modules/ at any depth and Python bytecode are forbidden unless --allow'ed
+by name), applied with \`git apply --index\` to a fresh worktree of the base,
 and the contract runs there in the sandbox.
 
 Options:

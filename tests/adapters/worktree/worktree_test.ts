@@ -159,6 +159,25 @@ Deno.test("extractDiff: an untouched worktree yields an empty diff", async () =>
   }
 });
 
+Deno.test("extractDiff: Python bytecode the worker's test runs left (not ignored by the repo) is never part of the diff", async () => {
+  const { repo, root, cleanup } = await setup();
+  try {
+    await withWorktree({ repo: repo.dir, taskId: "pyc", attempt: 1, root }, async (wt) => {
+      await Deno.mkdir(join(wt.path, "src/__pycache__"), { recursive: true });
+      await Deno.writeTextFile(join(wt.path, "src/__pycache__/a.cpython-311.pyc"), "\u0000pyc");
+      await Deno.mkdir(join(wt.path, "__pycache__/x"), { recursive: true });
+      await Deno.writeTextFile(join(wt.path, "__pycache__/x/notes.txt"), "cache\n");
+      await Deno.writeTextFile(join(wt.path, "old.pyc"), "\u0000pyc");
+      await Deno.writeTextFile(join(wt.path, "src/old.pyo"), "\u0000pyo");
+      await Deno.writeTextFile(join(wt.path, "src/a.py"), "print(1)\n");
+      const d = await extractDiff(wt);
+      assert.deepEqual(d.changed, [{ status: "A", path: "src/a.py" }]);
+    });
+  } finally {
+    await cleanup();
+  }
+});
+
 Deno.test("createCleanTree: applies the extracted patch, leaves worker artefacts behind, restores protected paths", async () => {
   const { repo, root, cleanup } = await setup();
   try {
