@@ -2,7 +2,7 @@
  * The paths a patch may never touch unless explicitly allowed (what
  * `DEFAULT_FORBID` lists), each glob with the one line that says why, so a
  * refusal can name its reason: CI and git-hook configuration (the oracle set's
- * own list), installed dependencies, Python bytecode, vouch's state and git's
+ * own list), installed dependencies (`node_modules/`, `.venv/`), Python bytecode, vouch's state and git's
  * own directory.
  *
  * @module
@@ -20,6 +20,9 @@ export interface DefaultForbidRule {
 const DEPENDENCIES =
   "installed dependencies (node_modules/): a patch never carries them; a fake runner or " +
   "library there would judge the patch";
+const VENV =
+  "a virtual environment (.venv/): installed dependencies, never part of a patch; a fake " +
+  "python or pytest there would judge the patch";
 const BYTECODE =
   "Python bytecode: Python imports it instead of the source beside it, so it could replace " +
   "code or a test unseen";
@@ -40,6 +43,7 @@ export const DEFAULT_FORBID_RULES: readonly DefaultForbidRule[] = [
     why: "CI or git-hook configuration: it decides what runs and may not change with the patch",
   })),
   { glob: "**/node_modules/**", why: DEPENDENCIES },
+  { glob: "**/.venv/**", why: VENV },
   { glob: "**/__pycache__/**", why: BYTECODE },
   { glob: "*.pyc", why: BYTECODE },
   { glob: "*.pyo", why: BYTECODE },

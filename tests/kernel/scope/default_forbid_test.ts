@@ -33,6 +33,8 @@ Deno.test("node_modules at any depth and Python bytecode are forbidden by defaul
       "node_modules/.bin/node",
       "node_modules/.hook.js",
       "src/node_modules/chai/index.js",
+      ".venv/bin/pytest",
+      "svc/.venv/lib/python3.11/site-packages/pytest.py",
       "a/b/node_modules/x/package.json",
       "NODE_MODULES/x.js", // folded, as every forbid glob
       "__pycache__/calc.cpython-311.pyc",
