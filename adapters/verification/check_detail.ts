@@ -170,18 +170,39 @@ export function violationDetail(
   lists: ScopeLists,
 ): string {
   const head = `${v.code}${v.path === "" ? "" : ` ${v.path}`}: ${v.detail}`;
-  if (v.path === "") return head;
+  const rule = violationRule(v, lists);
+  return rule === null ? head : `${head} (${rule})`;
+}
+
+/**
+ * The rule a scope violation broke, in words (`rule: --forbid ".github/**"`, a default glob with
+ * its reason, the allow list), or `null` when no list names it.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * import { violationRule } from "./check_detail.ts";
+ * const lists = { allow: ["src/**"], forbid: [], protect: [] };
+ * equal(violationRule({ code: "outside_allowed", path: "x.js" }, lists), 'rule: --allow "src/**"');
+ * equal(violationRule({ code: "dot_git", path: ".git/config" }, lists), null);
+ * ```
+ */
+export function violationRule(
+  v: { readonly code: string; readonly path: string },
+  lists: ScopeLists,
+): string | null {
+  if (v.path === "") return null;
   if (v.code === "forbidden") {
     const glob = firstMatch(lists.forbid, v.path) ?? firstMatch(lists.protect, v.path);
-    if (glob === undefined) return head;
+    if (glob === undefined) return null;
     const flag = lists.forbid.includes(glob) ? "--forbid" : "contract protect";
     const why = flag === "--forbid" ? defaultForbidReason(glob) : null;
     return why === null
-      ? `${head} (rule: ${flag} ${JSON.stringify(glob)})`
-      : `${head} (rule: default --forbid ${JSON.stringify(glob)}: ${why})`;
+      ? `rule: ${flag} ${JSON.stringify(glob)}`
+      : `rule: default --forbid ${JSON.stringify(glob)}: ${why}`;
   }
   if (v.code === "outside_allowed" && lists.allow.length > 0) {
-    return `${head} (rule: --allow ${lists.allow.map((g) => JSON.stringify(g)).join(", ")})`;
+    return `rule: --allow ${lists.allow.map((g) => JSON.stringify(g)).join(", ")}`;
   }
-  return head;
+  return null;
 }

@@ -16,6 +16,7 @@ import { listedCommand } from "./_listed.ts";
 import { jsonDocument } from "../json_document.ts";
 import { readInput } from "../input.ts";
 import { permissionDenied } from "../../adapters/process/permission.ts";
+import { type ScopeLists, violationRule } from "../../adapters/verification/check_detail.ts";
 
 const HELP = `vouch scope: check which paths a patch touches, and whether it may
 
@@ -82,7 +83,10 @@ function shown(text: string | null): string {
  * ok(text.includes('dot_git ".git/config"'), text);
  * ```
  */
-export function renderScopeReport(report: PatchJudgement): string {
+export function renderScopeReport(
+  report: PatchJudgement,
+  lists: ScopeLists = { allow: [], forbid: [], protect: [] },
+): string {
   const n = report.violations.length;
   const files = report.summaries;
   const lines = [
@@ -106,7 +110,13 @@ export function renderScopeReport(report: PatchJudgement): string {
   if (n > 0) lines.push("violations:");
   for (const v of report.violations) {
     const where = v.path === "" ? "" : ` ${shown(v.path)}`;
-    lines.push(`  ${v.code}${where}: ${JSON.stringify(v.detail).slice(1, -1)}`);
+    // The rule it broke (which glob, and why for a default one), as verify's detail says it.
+    const rule = violationRule(v, lists);
+    lines.push(
+      `  ${v.code}${where}: ${JSON.stringify(v.detail).slice(1, -1)}${
+        rule === null ? "" : ` (${rule})`
+      }`,
+    );
   }
   if (report.denied !== null) {
     const denied = report.denied;
@@ -174,7 +184,7 @@ export const scopeCommand: CliCommand = {
       };
       io.out(JSON.stringify(jsonDocument(json), null, 2) + "\n");
     } else {
-      io.out(renderScopeReport(report));
+      io.out(renderScopeReport(report, { allow, forbid, protect: [] }));
     }
     return report.verdict === "accept" ? EXIT.ok : EXIT.rejected;
   },

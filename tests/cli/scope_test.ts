@@ -162,3 +162,21 @@ Deno.test("vouch scope as a subprocess: file and stdin, stdout carries only the 
   assert.equal(usage.code, 2);
   assert.equal(usage.out, "");
 });
+
+Deno.test("vouch scope: a refusal's line names the rule it broke, and why for a default one", async () => {
+  const fake = "diff --git a/node_modules/.bin/mocha b/node_modules/.bin/mocha\n" +
+    "new file mode 100755\n--- /dev/null\n+++ b/node_modules/.bin/mocha\n@@ -0,0 +1 @@\n+x\n";
+  await withPatch(fake, async (file) => {
+    const r = await inProcess(["--patch", file]);
+    assert.equal(r.code, 1);
+    assert.match(
+      r.out,
+      /forbidden "node_modules\/\.bin\/mocha": matches a forbidden glob \(rule: default --forbid "\*\*\/node_modules\/\*\*": installed dependencies/,
+    );
+    const own = await inProcess(["--patch", file, "--forbid", "vendor/**", "--allow", "src/**"]);
+    assert.match(
+      own.out,
+      /outside_allowed "node_modules\/\.bin\/mocha": .*\(rule: --allow "src\/\*\*"\)/,
+    );
+  });
+});
