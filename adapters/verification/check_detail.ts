@@ -152,10 +152,10 @@ function firstMatch(globs: readonly string[], path: string): string | undefined 
  * ```ts
  * import { equal } from "node:assert/strict";
  * import { violationDetail } from "./check_detail.ts";
- * const lists = { allow: ["src/**"], forbid: [".github/**"], protect: ["test/**"] };
+ * const lists = { allow: ["src/**"], forbid: ["dist/**"], protect: ["test/**"] };
  * equal(
- *   violationDetail({ code: "forbidden", path: ".github/ci.yml", detail: "matches a forbidden glob" }, lists),
- *   'forbidden .github/ci.yml: matches a forbidden glob (rule: --forbid ".github/**")',
+ *   violationDetail({ code: "forbidden", path: "dist/app.js", detail: "matches a forbidden glob" }, lists),
+ *   'forbidden dist/app.js: matches a forbidden glob (rule: --forbid "dist/**")',
  * );
  * const defaults = { allow: [], forbid: ["**\/node_modules/**"], protect: [] };
  * equal(
