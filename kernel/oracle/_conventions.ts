@@ -155,6 +155,11 @@ function runnerConfigs(base: string, segments: readonly string[]): [OracleRunner
     segments.length >= 2 && segments.at(-2) === ".cargo" && /^config(?:\.toml)?$/.test(base)
   ) add(["cargo"], "cargo config (runner, rustflags)");
   if (base === "nextest.toml") add(["cargo"], "cargo nextest config");
+  if (segments.length > 1 && segments[0] === "vendor") {
+    // go test builds against a committed vendor/ (with its modules.txt): a fake assertion
+    // library there would judge the patch.
+    add(["go"], "vendored Go dependency (go test builds with vendor/)");
+  }
   if (base === "vouch.contract.json") {
     add([...JS_RUNNERS, "deno", ...PY_RUNNERS, "go", "cargo"], "vouch contract");
   }
@@ -203,7 +208,7 @@ export function conventionFindings(path: string, runners: readonly OracleRunner[
   // Fast path (most paths are plain source): no rule below can match such a path.
   if (
     !MAYBE.test(base) && !dirs.some((d) => DIR_WORDS.has(d) || PY_DIST_INFO.test(d)) &&
-    !(dirs.length > 0 && Object.hasOwn(PY_SHADOW_MODULES, dirs[0]!))
+    !(dirs.length > 0 && (Object.hasOwn(PY_SHADOW_MODULES, dirs[0]!) || dirs[0] === "vendor"))
   ) return [];
   const out: Finding[] = [];
   const file = (reason: string) => out.push({ scope: "file", reason });

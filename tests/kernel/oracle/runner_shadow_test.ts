@@ -145,3 +145,16 @@ Deno.test("property: the same names one directory down are not the runner's (src
     ),
   );
 });
+
+Deno.test("a Go project's top-level vendor/ is what go test builds with: the oracle", () => {
+  for (const runners of [["go"], []] as OracleRunner[][]) {
+    const e = classify("vendor/github.com/stretchr/testify/assert/assertions.go", runners);
+    assert.equal(e?.scope, "file", String(runners));
+    assert.ok(e!.reasons.some((r) => /vendored Go dependency/.test(r)), `${e!.reasons}`);
+  }
+  assert.ok(classify("vendor/modules.txt", ["go"]) !== null);
+  // Another runner's project, a nested vendor/ (another module's), a file named vendor: not it.
+  assert.equal(classify("vendor/lib/x.js", ["node"]), null);
+  assert.equal(classify("pkg/vendor/x.go", ["go"]), null);
+  assert.equal(classify("vendor", ["go"]), null);
+});
