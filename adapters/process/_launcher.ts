@@ -24,7 +24,9 @@
  *    bwrap). A bwrap killed between that check and the map is caught after
  *    the child, by its cgroup (`_kernel_limits.ts`).
  * 4. `exec` of the argv (bwrap), so it stays vouch's own child and dies with
- *    it (`--die-with-parent`).
+ *    it (`--die-with-parent`). fds 8 and 9 stay open for bwrap; inside, the
+ *    command starts behind a shell that closes them and every fd vouch
+ *    inherited, but 0, 1 and 2 (`adapters/sandbox/_close_fds.ts`).
  *
  * Fails closed: whatever cannot be set up ends the shell with status 125 and
  * a `vouch:` line on stderr before the argv runs.

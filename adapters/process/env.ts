@@ -36,6 +36,8 @@ const INJECTION_PREFIXES = [
   "RUBY",
   "JAVA_TOOL",
   "_JAVA",
+  // bash imports functions from `BASH_FUNC_<name>%%` (the sandbox's fd closer is bash).
+  "BASH_FUNC_",
 ];
 const INJECTION_NAMES = [
   "NODE_OPTIONS",

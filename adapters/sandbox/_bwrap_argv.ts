@@ -7,6 +7,7 @@
 import type { BwrapSandbox, RootMount } from "./profile.ts";
 import { DEFAULT_CHECK_LIMITS } from "./limits.ts";
 import { dropArgv, MAPPED_BWRAP_OPTIONS, MAPPED_CAPS } from "./_user_map.ts";
+import { closeFdsArgv } from "./_close_fds.ts";
 
 /** The private home directory children see inside bwrap (on the private `/tmp`). */
 export const BWRAP_HOME = "/tmp/vouch-home";
@@ -228,6 +229,16 @@ export function bwrapArgv(
   out.push(...rootArgs(late, parents), "--remount-ro", "/", "--clearenv");
   for (const [k, v] of Object.entries(env)) out.push("--setenv", k, v);
   const drop = profile.userMap === undefined ? [] : dropArgv(profile.userMap);
-  out.push("--chdir", cwd, "--", ...drop, ...(profile.launcher ?? []), ...argv);
+  // First inside: every fd but 0, 1 and 2 closed (inherited ones, and bwrap's own 8 and 9),
+  // before setpriv, an agent's egress forwarder and the command (see _close_fds.ts).
+  out.push(
+    "--chdir",
+    cwd,
+    "--",
+    ...closeFdsArgv(),
+    ...drop,
+    ...(profile.launcher ?? []),
+    ...argv,
+  );
   return out;
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { runProcess } from "../../../adapters/process/mod.ts";
+import { closeFdsArgv } from "../../../adapters/sandbox/_close_fds.ts";
 import {
   bwrapArgv,
   bwrapProfile,
@@ -63,7 +64,11 @@ Deno.test("bwrapArgv: isolation flags, clean env, worktree rw then .git ro, argv
   assert.ok(s.includes("--tmpfs /home/u/.ssh --remount-ro /home/u/.ssh"));
   assert.ok(s.includes("--ro-bind /dev/null /home/u/.netrc"));
   assert.ok(s.indexOf("--bind /wt /wt") < s.indexOf("--ro-bind /wt/.git /wt/.git"));
-  assert.ok(s.endsWith("--chdir /wt -- deno test"));
+  // The command starts behind the shell that closes every inherited fd (`_close_fds.ts`).
+  const inside = argv.slice(argv.indexOf("--") + 1);
+  assert.deepEqual(inside.slice(0, 4), closeFdsArgv());
+  assert.deepEqual(inside.slice(4), ["deno", "test"]);
+  assert.ok(s.includes("--chdir /wt -- "));
 });
 
 Deno.test("worktreeGitPaths handles a .git dir and a linked worktree's gitdir file", async () => {
