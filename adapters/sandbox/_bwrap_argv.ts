@@ -90,6 +90,21 @@ function deferSys(
 }
 
 /**
+ * What comes after the binds: read-only layers remounted read-only (a git view), the masks,
+ * scratch tmpfs views (`tmpfs`: their size and mode options).
+ */
+function afterBinds(profile: BwrapSandbox, parents: Parents, tmpfs: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const l of profile.layers ?? []) if (l.readOnly === true) out.push("--remount-ro", l.path);
+  for (const d of profile.hiddenDirs) {
+    out.push(...parents(d, true), "--tmpfs", d, "--remount-ro", d);
+  }
+  for (const f of profile.hiddenFiles) out.push(...parents(f), "--ro-bind", "/dev/null", f);
+  for (const t of profile.tmpfs ?? []) out.push(...parents(t, true), ...tmpfs, "--tmpfs", t);
+  return out;
+}
+
+/**
  * The full argv that runs `argv` inside the profile with `cwd` as working
  * directory and exactly `env` as environment. Mount order: the allowlisted
  * root, `/dev`, `/proc`, a size-capped private `/tmp`, HOME, the writable
@@ -219,26 +234,12 @@ export function bwrapArgv(
     else if (b.flag === "--symlink") out.push("--symlink", b.src, b.p);
     else out.push(b.flag, b.src, b.p);
   }
-  for (const d of profile.hiddenDirs) {
-    out.push(...parents(d, true), "--tmpfs", d, "--remount-ro", d);
-  }
-  for (const f of profile.hiddenFiles) out.push(...parents(f), "--ro-bind", "/dev/null", f);
-  for (const t of profile.tmpfs ?? []) {
-    out.push(...parents(t, true), "--size", tmpBytes, ...perms("1777"), "--tmpfs", t);
-  }
+  out.push(...afterBinds(profile, parents, ["--size", tmpBytes, ...perms("1777")]));
   out.push(...rootArgs(late, parents), "--remount-ro", "/", "--clearenv");
   for (const [k, v] of Object.entries(env)) out.push("--setenv", k, v);
   const drop = profile.userMap === undefined ? [] : dropArgv(profile.userMap);
   // First inside: every fd but 0, 1 and 2 closed (inherited ones, and bwrap's own 8 and 9),
   // before setpriv, an agent's egress forwarder and the command (see _close_fds.ts).
-  out.push(
-    "--chdir",
-    cwd,
-    "--",
-    ...closeFdsArgv(),
-    ...drop,
-    ...(profile.launcher ?? []),
-    ...argv,
-  );
+  out.push("--chdir", cwd, "--", ...closeFdsArgv(), ...drop, ...(profile.launcher ?? []), ...argv);
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * The sandbox an agent (codex, claude, `command:`) runs in: the checks'
  * allowlisted root plus the network, its worktree read-write, the main
- * repository's `.git` read-only with a private object directory and index,
+ * repository's git view (`_git_view.ts`) read-only with a private object directory and index,
  * and a private HOME holding a per-run copy of the agent CLI's own state.
  */
 import { realpathSync } from "node:fs";

@@ -8,6 +8,7 @@ import { repositoryPaths, toolchainMounts } from "./_toolchains.ts";
 import { DEFAULT_CHECK_LIMITS, type SandboxLimits } from "./limits.ts";
 import { forbiddenPaths } from "./_forbidden.ts";
 import { runsAsRoot, userMapOfHost } from "./_user_map.ts";
+import { gitView } from "./_git_view.ts";
 
 import { BWRAP_HOME } from "./_bwrap_argv.ts";
 
@@ -20,7 +21,10 @@ const GIT_SAFE_ENV: Readonly<Record<string, string>> = {
 
 /** Options for {@linkcode bwrapProfile}. */
 export interface BwrapProfileOptions {
-  /** The worktree: bound read-write; its `.git` (dir or gitdir file target) read-only. */
+  /**
+   * The worktree: bound read-write; of its git repository an allowlisted read-only view
+   * (`_git_view.ts`: objects, a sanitized config, its own gitdir; no stash, logs, hooks, secrets).
+   */
   readonly worktree: string;
   /** The invoking user's home (default `$HOME`): never mounted; toolchains under it are. */
   readonly home?: string;
@@ -131,8 +135,9 @@ function hostEnv(name: string): string | undefined {
 
 /**
  * Builds the bwrap profile for running checks in `worktree`: the allowlisted
- * root (system dirs, toolchains from PATH), the worktree read-write, its git
- * dirs and the declared paths read-only, everything vouch keeps secret out of
+ * root (system dirs, toolchains from PATH), the worktree read-write, the
+ * allowlisted view of its git repository (`_git_view.ts`) and the declared
+ * paths read-only, everything vouch keeps secret out of
  * reach. Throws `sandbox_unavailable` when bwrap is missing and
  * `sandbox_invalid` for a relative worktree or a declared path that would
  * expose the keys.
@@ -210,12 +215,15 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     if (real === "/" || (home !== undefined && within(home, real))) continue;
     extra.push(real);
   }
-  const readOnly = [...worktreeGitPaths(worktree), ...declared, ...extra];
+  // Of the tree's git repository, an allowlist: no config secrets, stash, logs or main index.
+  const git = gitView(worktree);
+  const readOnly = [...git.readOnly, ...declared, ...extra];
   // A forbidden path that a mounted directory contains is masked on top.
   const mounted = [
     ...root.filter((m) => m.kind === "ro").map((m) => m.path),
     ...writable,
     ...readOnly,
+    ...(git.layer?.binds ?? []).map((b) => b.path),
   ];
   const hiddenDirs: string[] = [];
   const hiddenFiles: string[] = [];
@@ -242,6 +250,7 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     readOnly,
     hiddenDirs,
     hiddenFiles,
+    ...(git.layer !== null ? { layers: [git.layer] } : {}),
     home: BWRAP_HOME,
     ...(home !== undefined ? { userHome: home } : {}),
     // git inside a mapped sandbox meets a tree and a .git of another owner than its uid.

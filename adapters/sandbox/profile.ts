@@ -41,6 +41,8 @@ export interface SandboxLayer {
   readonly links: readonly { readonly target: string; readonly path: string }[];
   /** Empty directories made in it (an existing cache dir such as `.cache`, made private). */
   readonly dirs: readonly string[];
+  /** Remounted read-only once everything is bound into it (a git view, `_git_view.ts`). */
+  readonly readOnly?: boolean;
 }
 
 /** A bubblewrap profile with every path resolved (absolute). */
