@@ -42,9 +42,14 @@ function rootArgs(root: readonly RootMount[], parents: Parents): string[] {
 function parentsFor(mapped: boolean): Parents {
   const binds = new Set<string>();
   const dirs = new Set<string>(["/"]);
+  // A path exists when it was made, or when the nearest mount above it is a bind (a tmpfs or a
+  // made dir nearer, such as a git view's tmpfs inside a bound dir, holds nothing yet).
   const exists = (p: string) => {
     if (dirs.has(p)) return true;
-    for (let q = p; q !== ""; q = q.slice(0, q.lastIndexOf("/"))) if (binds.has(q)) return true;
+    for (let q = p; q !== ""; q = q.slice(0, q.lastIndexOf("/"))) {
+      if (binds.has(q)) return true;
+      if (q !== p && dirs.has(q)) return false;
+    }
     return false;
   };
   return (path, empty = false) => {

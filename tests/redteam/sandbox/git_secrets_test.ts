@@ -68,6 +68,7 @@ const PROBE = [
   'echo "GIT describe $(git describe --tags 2>&1)"',
   'echo "GIT files $(git ls-files | tr "\\n" " ")"',
   'git status --porcelain >/dev/null && echo "GIT status ok"',
+  'ls "$G" >/dev/null && echo "GIT gitdir ok"',
   'git diff --stat HEAD >/dev/null && echo "GIT diff ok"',
   "echo END",
 ].join("\n");
@@ -142,6 +143,9 @@ Deno.test({
         scratch: agentScratch,
         bwrapPath: probe.bwrap.path!,
         home: "/nonexistent",
+        // The program's dir above the repository, as a `command:` agent beside it has (as root,
+        // the dirs bwrap makes inside the git view must still be open to the mapped uid).
+        readOnly: [join(repo.dir, "..")],
       });
       const r = await runProcess({
         shell: PROBE + '\necho "GIT porcelain $(git status --porcelain)"',
@@ -156,6 +160,7 @@ Deno.test({
       assert.equal(g["head"], head, out);
       assert.equal(g["porcelain"], "M a.txt", out);
       assert.equal(g["diff"], "ok", out);
+      assert.equal(g["gitdir"], "ok", out);
     } finally {
       await removeWorktree(wt).catch(() => {});
       await repo.cleanup();
