@@ -7,15 +7,17 @@
  * visible read-only (`--sandbox-ro PATH`).
  *
  * The check's output is untrusted (the patch wrote the code that prints it), so this is no
- * oracle of the host's files: only a path every user may reach is named (each directory on the
- * way searchable by others, the path itself readable by others: never a key store, a 0700
- * home, another task's tree), and at most {@linkcode MAX_PROBED_PATHS} paths of one output
- * are looked up at all.
+ * oracle of the host's files: a path is named only when it is readable by others (a directory
+ * searchable too) and every directory above it is searchable by others or this process's own
+ * (a `mktemp -d` dir is; another user's home is not), never under vouch's key store or state
+ * dir; and at most {@linkcode MAX_PROBED_PATHS} paths of one output are looked up at all.
  *
  * @module
  */
-import { statSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdtempSync, rmdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { keyDirectory, processKeyEnv } from "../keys/paths.ts";
 
 /** Output lines that report a missing file (shells, node, python, exec, ld). */
 const MISSING =
@@ -25,16 +27,50 @@ const ABSOLUTE = /(?:^|[\s'"`(=:])(\/(?:[A-Za-z0-9._@+-]+\/)*[A-Za-z0-9._@+-]+)/
 /** How many of an output's paths are looked up on this machine, at most. */
 export const MAX_PROBED_PATHS = 5;
 
+let ownUid: number | null | undefined;
+
 /**
- * Whether `path` exists and any user may reach it (every directory above it searchable by
- * others, the path readable by others, a directory searchable too), and what it is.
+ * This process's uid, as the owner of a directory it makes (the CLI may not ask for it: no
+ * `--allow-sys=uid`); null when it cannot tell.
+ */
+function processUid(): number | null {
+  if (ownUid !== undefined) return ownUid;
+  try {
+    const dir = mkdtempSync(join(tmpdir(), "vouch-uid-"));
+    try {
+      ownUid = statSync(dir).uid;
+    } finally {
+      rmdirSync(dir);
+    }
+  } catch {
+    ownUid = null;
+  }
+  return ownUid;
+}
+
+/** vouch's own key store and state dirs: never looked up for a check. */
+function vouchPrivateDirs(): string[] {
+  try {
+    const env = processKeyEnv();
+    const keys = keyDirectory(env);
+    return [dirname(keys), ...(env.VOUCH_KEY_FILE ? [dirname(env.VOUCH_KEY_FILE)] : [])];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Whether `path` exists and may be named (readable by others, a directory searchable too;
+ * every directory above it searchable by others or this process's own), and what it is.
  */
 function existsOnHost(path: string): "dir" | "file" | null {
+  if (vouchPrivateDirs().some((d) => path === d || path.startsWith(`${d}/`))) return null;
   try {
+    const uid = processUid();
     const parts = path.split("/").filter((p) => p.length > 0);
     for (let i = 0; i < parts.length; i++) {
-      const at = `/${parts.slice(0, i).join("/")}`;
-      if ((statSync(at).mode & 0o001) === 0) return null;
+      const st = statSync(`/${parts.slice(0, i).join("/")}`);
+      if ((st.mode & 0o001) === 0 && st.uid !== uid) return null;
     }
     const st = statSync(path);
     if (st.isDirectory()) return (st.mode & 0o005) === 0o005 ? "dir" : null;

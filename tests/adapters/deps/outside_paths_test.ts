@@ -57,6 +57,17 @@ Deno.test("hiddenPaths: no oracle of the host: a private path is never named, fe
     const log = [`${dir}/keys/k.hmac.json`, `${dir}/keys`, `${dir}/secret`, `${dir}/open`]
       .map((p) => `cat: ${p}: No such file or directory`).join("\n");
     assert.deepEqual(hiddenPaths(log, { tree: "/t" }).map((h) => h.path), [`${dir}/open`]);
+    // A file others may read inside a 0700 dir of this process's own (`mktemp -d`) is named:
+    // --sandbox-ro binds the path itself.
+    await Deno.mkdir(`${dir}/mine`, { mode: 0o700 });
+    await Deno.chmod(`${dir}/mine`, 0o700);
+    await Deno.mkdir(`${dir}/mine/shared`, { mode: 0o755 });
+    await Deno.writeTextFile(`${dir}/mine/shared/check.js`, "x");
+    await Deno.chmod(`${dir}/mine/shared/check.js`, 0o644);
+    assert.deepEqual(
+      hiddenPaths(`Error: Cannot find module '${dir}/mine/shared/check.js'`, { tree: "/t" }),
+      [{ path: `${dir}/mine/shared/check.js`, mount: `${dir}/mine/shared` }],
+    );
     // However many paths the output names (one line or many), at most 5 are looked up.
     const asked: string[] = [];
     const names = Array.from({ length: 40 }, (_, i) => `/probe/${i}`);
