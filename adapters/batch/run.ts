@@ -91,7 +91,7 @@ function unknownTask(c: PlannedCandidate): CandidateRecord {
 
 /**
  * The settings of a batch that change how a candidate is judged, as one string (empty: the
- * defaults, whose resume keys are the task's own): `tests-editable`, `sandbox:none` (a verdict
+ * defaults, whose resume keys are the task's own): `tests-editable`, `sandbox:none` of a local batch (a verdict
  * judged without the sandbox is never reused by a sandboxed run, nor the other way). Not
  * `--sandbox-ro`: a path made visible only lets a check that could not run run (docs/batch.md:
  * rerun those with `--fresh`).
@@ -163,7 +163,11 @@ export async function runBatch(opts: BatchOptions): Promise<BatchResult> {
   const read = await readTasks(opts.tasks, opts.swebench ?? {});
   // Settings that judge differently (editable tests, no sandbox) are part of every candidate's
   // resume key: a verdict judged under others is never reused.
-  const judging = judgingSettings(opts);
+  // A queue's workers judge with their own settings (and find tasks by their own digests).
+  const judging = judgingSettings({
+    ...(opts.testsEditable !== undefined ? { testsEditable: opts.testsEditable } : {}),
+    ...(opts.executor === undefined && opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
+  });
   const tasks = judging.length === 0 ? read : {
     ...read,
     tasks: read.tasks.map((t) => ({ ...t, digest: sha256Hex(`${t.digest}\0${judging}`) })),
