@@ -26,7 +26,7 @@
  *
  * @module
  */
-import { statSync } from "node:fs";
+import { executable } from "./_executable.ts";
 
 /** The shell's `$0` (what a `ps` inside the sandbox shows until the exec). */
 export const CLOSE_FDS_NAME = "vouch-close-fds";
@@ -45,15 +45,6 @@ for f in /proc/self/fd/*; do
   esac
 done
 exec "$@"`;
-
-function executable(path: string): boolean {
-  try {
-    const s = statSync(path);
-    return s.isFile() && (s.mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
 
 let shell: string | undefined;
 

@@ -30,6 +30,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { executable } from "./_executable.ts";
 import type { BwrapSandbox } from "./profile.ts";
 
 /** The host uid (and gid) a root-started sandbox's uid 0 is: `nobody`. */
@@ -37,15 +38,6 @@ export const MAPPED_UID = 65534;
 
 /** How a root-started sandbox maps its user (see the module doc). */
 export type UserMap = NonNullable<BwrapSandbox["userMap"]>;
-
-function executable(path: string): boolean {
-  try {
-    const s = statSync(path);
-    return s.isFile() && (s.mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
 
 let root: boolean | undefined;
 
