@@ -22,7 +22,8 @@ import { withSandboxSetupFailure } from "./sandbox_setup.ts";
 import { parseFailingTests } from "../test_failures/parse.ts";
 import type { TestFormat } from "../../kernel/contract/types.ts";
 import type { TestOutcome } from "../../kernel/contract/differential.ts";
-import { structuredReportPlan } from "../test_results/plan.ts";
+import { denoTaskCall, structuredReportPlan } from "../test_results/plan.ts";
+import { DENO_CONFIG_FILES, denoTaskFor } from "../test_results/deno_task.ts";
 import { readReport } from "../test_results/read.ts";
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -63,6 +64,13 @@ export interface RunChecksOptions {
   readonly reportConfigTexts?: readonly string[];
   /** The package script an `npm test` check runs (its reporter flags then go after `--`). */
   readonly packageScript?: (check: ContractCheck) => string | null;
+  /**
+   * The BASE's `deno.json` / `deno.jsonc` texts by file name: a `deno task NAME` check whose
+   * task is one simple `deno test` there, and the same in the tree it runs in, gets deno's
+   * junit report through the task (`denoTaskFor`). The tree's own definition is never used.
+   * @default none (a `deno task` check is judged by its text and exit code)
+   */
+  readonly denoConfigs?: ReadonlyMap<string, string>;
 }
 
 /** A check's structured report, when vouch added one and could read it. */
@@ -227,6 +235,7 @@ async function reportPlan(check: ContractCheck, opts: RunChecksOptions): Promise
   if (format === null) return null;
   const reportDir = join(opts.cwd, REPORT_DIR);
   const command = "shell" in check.run ? check.run.shell : check.run.argv.join(" ");
+  const task = format === "deno" ? await denoTaskOfTree(command, opts) : null;
   const planOf = (c: string) =>
     structuredReportPlan({
       command: c,
@@ -234,6 +243,9 @@ async function reportPlan(check: ContractCheck, opts: RunChecksOptions): Promise
       reportDir,
       ...(opts.reportConfigTexts !== undefined ? { configTexts: opts.reportConfigTexts } : {}),
       nodeMajor: Number(process.versions.node.split(".")[0]),
+      ...(task !== null
+        ? { denoTask: (name: string) => name === task.name ? task.command : null }
+        : {}),
     });
   let planned = planOf(command);
   // `npm test` whose script runs vitest directly: the same flags, passed through npm's `--`
@@ -269,6 +281,31 @@ async function reportPlan(check: ContractCheck, opts: RunChecksOptions): Promise
     return null;
   }
   return planned.plan;
+}
+
+/**
+ * The task a `deno task NAME` check runs, as the base defines it, when it is one simple
+ * `deno test` there and the tree's `deno.json` / `deno.jsonc` give deno the same (a config
+ * that exists and cannot be read: no task).
+ */
+async function denoTaskOfTree(
+  command: string,
+  opts: RunChecksOptions,
+): Promise<{ readonly name: string; readonly command: string } | null> {
+  const call = denoTaskCall(command);
+  if (call === null || opts.denoConfigs === undefined) return null;
+  const tree = new Map<string, string>();
+  for (const name of DENO_CONFIG_FILES) {
+    try {
+      const path = join(opts.cwd, name);
+      if ((await stat(path)).size > 1024 * 1024) return null;
+      tree.set(name, await readFile(path, "utf8"));
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== "ENOENT") return null;
+    }
+  }
+  const found = denoTaskFor(opts.denoConfigs, tree, call.name);
+  return found.ok ? { name: call.name, command: found.command } : null;
 }
 
 async function readStructured(plan: Plan, cwd: string): Promise<StructuredReport | null> {

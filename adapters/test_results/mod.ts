@@ -10,6 +10,7 @@ export * from "./junit.ts";
 export * from "./jest.ts";
 export * from "./mocha.ts";
 export * from "./plan.ts";
+export * from "./deno_task.ts";
 export * from "./read.ts";
 export * from "./configs.ts";
 export { MOCHA_HOOK_SOURCE, MOCHA_REPORT_ENV } from "./_mocha_hook.ts";

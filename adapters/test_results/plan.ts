@@ -58,6 +58,13 @@ export interface ReportPlanInput {
   readonly configTexts?: readonly string[];
   /** Major version of the node the check runs (default 20): picks the default reporter to keep. */
   readonly nodeMajor?: number;
+  /**
+   * The command of a `deno task NAME` check's task, as the BASE defines it and
+   * only when it is one simple `deno test ...` command (`denoTaskFor`), or
+   * null: then a `deno task` check gets no plan.
+   * @default no task is known
+   */
+  readonly denoTask?: (name: string) => string | null;
 }
 
 /** Quotes a value for `NODE_OPTIONS` (double quotes, backslash escapes) when it needs it. */
@@ -92,7 +99,10 @@ function joined(existing: string | undefined, added: string): string {
  * - `deno`: only for one command that runs `deno test` directly (`deno test ...`, a quoted path
  *   to deno, `npx [-y] deno[@version] test ...`) and names no junit report:
  *   `--junit-path=<file>` inserted right after `test` (before any `--` script arguments); deno
- *   then also writes a JUnit report, and prints nothing more;
+ *   then also writes a JUnit report, and prints nothing more. Or one simple `deno task NAME
+ *   [args]` whose task ({@linkcode ReportPlanInput.denoTask}, the base's) is one simple
+ *   `deno test ...`: `--junit-path=<file>` inserted right after `NAME` (deno task appends the
+ *   words after the name to the task's command, so they reach `deno test`);
  * - `jest`: only for one command that runs jest directly and asks for no JSON of its own:
  *   `--json --outputFile=<file>` appended (jest then writes its JSON to the file, not to
  *   stdout; its reporters, on stderr, stay as they were, with one more line naming the file);
@@ -170,18 +180,29 @@ export function structuredReportPlan(input: ReportPlanInput): ReportPlanResult {
       });
     }
     case "deno": {
-      const at = denoTestEnd(input.command);
+      const direct = denoTestEnd(input.command);
+      const call = direct === null ? denoTaskCall(input.command) : null;
+      const task = call === null ? null : input.denoTask?.(call.name) ?? null;
+      const at = direct ?? (task !== null ? call!.end : null);
       if (at === null) {
-        return { ok: false, reason: "the check does not run deno test directly" };
+        return {
+          ok: false,
+          reason: call === null
+            ? "the check does not run deno test directly"
+            : `task ${call.name} is not known to be one simple deno test command`,
+        };
       }
-      if (/--junit-path|--reporter[= ]+junit\b/.test(input.command)) {
+      if (/--junit-path|--reporter[= ]+junit\b/.test(`${input.command}\n${task ?? ""}`)) {
         return { ok: false, reason: "the check already asks deno for a junit report" };
       }
       const reportPath = join(input.reportDir, "vouch-junit.xml");
       return planned("junit-deno", reportPath, {
         command: `${input.command.slice(0, at)} --junit-path=${shlexValue(reportPath)}` +
           input.command.slice(at),
-        note: "deno test writes a junit report (--junit-path) next to its own output",
+        note: task === null
+          ? "deno test writes a junit report (--junit-path) next to its own output"
+          : `deno task ${call!.name} (${task}) writes a junit report (--junit-path) next to its ` +
+            "own output",
       });
     }
     case "jest": {
@@ -295,18 +316,60 @@ export function simpleShellWords(command: string): ShellWord[] | null {
  */
 export function denoTestEnd(command: string): number | null {
   const words = simpleShellWords(command);
-  if (words === null || words.length < 2) return null;
+  if (words === null) return null;
+  const at = denoProgramEnd(words.map((w) => w.text));
+  const sub = at === null ? undefined : words[at];
+  return sub !== undefined && sub.text === "test" ? sub.end : null;
+}
+
+/** The index of the word after the deno program (`deno`, `/opt/deno`, `npx -y deno@2`), or null. */
+function denoProgramEnd(words: readonly string[]): number | null {
   let i = 0;
   let viaRunner = false;
-  if (/^(?:npx|bunx)$/.test(words[0]!.text)) {
+  if (/^(?:npx|bunx)$/.test(words[0] ?? "")) {
     viaRunner = true;
     i = 1;
-    while (i < words.length && /^(?:-y|--yes)$/.test(words[i]!.text)) i++;
+    while (i < words.length && /^(?:-y|--yes)$/.test(words[i]!)) i++;
   }
-  const program = words[i]?.text ?? "";
+  const program = words[i] ?? "";
   const isDeno = viaRunner
     ? /^deno(?:@[\w.^~-]+)?$/.test(program)
-    : program.split("/").pop() === "deno" && program !== "";
-  const sub = words[i + 1];
-  return isDeno && sub !== undefined && sub.text === "test" ? sub.end : null;
+    : program !== "" && program.split("/").pop() === "deno";
+  return isDeno ? i + 1 : null;
+}
+
+/** A `deno task NAME ...` check command: the task's name, and where vouch may add words. */
+export interface DenoTaskCall {
+  /** The task's name. */
+  readonly name: string;
+  /** Where the `NAME` word ends in the command (words inserted there reach the task first). */
+  readonly end: number;
+}
+
+/**
+ * The task a check command runs when it is one simple `deno task NAME [args]`
+ * (`deno`, a path to it, `npx [-y] deno[@version]`; no flags between `task`
+ * and `NAME`, a plain name without wildcards, no `--` or `#` word after it), or `null`.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual, equal } from "node:assert/strict";
+ * import { denoTaskCall } from "./plan.ts";
+ * deepEqual(denoTaskCall("deno task test"), { name: "test", end: 14 });
+ * deepEqual(denoTaskCall("npx -y deno@2.9.6 task ci calc_test.ts"), { name: "ci", end: 25 });
+ * equal(denoTaskCall("deno task --cwd sub test"), null);
+ * equal(denoTaskCall("deno task test && deno lint"), null);
+ * equal(denoTaskCall("deno task test -- --filter x"), null);
+ * equal(denoTaskCall("deno test"), null);
+ * ```
+ */
+export function denoTaskCall(command: string): DenoTaskCall | null {
+  const words = simpleShellWords(command);
+  if (words === null) return null;
+  const at = denoProgramEnd(words.map((w) => w.text));
+  if (at === null || words[at]?.text !== "task") return null;
+  const name = words[at + 1];
+  if (name === undefined || !/^\w[\w:.-]*$/.test(name.text)) return null;
+  if (words.slice(at + 2).some((w) => w.text === "--" || w.text.startsWith("#"))) return null;
+  return { name: name.text, end: name.end };
 }

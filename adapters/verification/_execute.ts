@@ -62,6 +62,8 @@ export async function executeContract(
           "shell" in c.run ? c.run.shell : c.run.argv.join(" "),
           base.get("package.json"),
         ),
+      // A `deno task NAME` check: its task as the base defines it (never as the patch does).
+      denoConfigs: base,
     });
     return { setup, run };
   } finally {

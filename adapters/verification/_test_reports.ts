@@ -17,11 +17,14 @@ import { parseFailingTests } from "../test_failures/parse.ts";
 import { reportFromOutcomes } from "../../kernel/contract/differential.ts";
 import type { StructuredReport } from "../contract/run_checks.ts";
 import { guessTestFormat } from "../verify_command/detect.ts";
+import { denoTaskCall } from "../test_results/plan.ts";
+import { denoTaskOf } from "../test_results/deno_task.ts";
 
 /**
  * The format of a check's test output: declared, else guessed from its
  * command, or from the package script it runs (`npm test` -> `scripts.test` of
- * the base's `package.json` in `configs`); null: unknown.
+ * the base's `package.json` in `configs`), or `deno` for a `deno task NAME`
+ * whose task in the base's `deno.json(c)` is one simple `deno test`; null: unknown.
  */
 export function testFormatOf(
   check: ContractCheck,
@@ -30,7 +33,9 @@ export function testFormatOf(
   if (check.tests !== null) return check.tests;
   const command = "shell" in check.run ? check.run.shell : check.run.argv.join(" ");
   const script = packageScriptOf(command, configs.get("package.json"));
-  return guessTestFormat(command) ?? (script === null ? null : guessTestFormat(script));
+  const task = denoTaskCall(command);
+  return guessTestFormat(command) ?? (script === null ? null : guessTestFormat(script)) ??
+    (task !== null && denoTaskOf(configs, task.name).ok ? "deno" : null);
 }
 
 /** The `package.json` script an `npm test` / `npm run NAME` (pnpm, yarn) command runs, or null. */

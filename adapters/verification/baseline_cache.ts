@@ -28,7 +28,8 @@ import type { BaselineCapture, OutcomeContract } from "../../kernel/contract/typ
 import type { VerificationRun } from "./verifier.ts";
 
 /** Bump when what a baseline entry means changes (grading code, entry shape). */
-const CACHE_VERSION = "vouch-baseline-cache-v2"; // v2: deno test checks get per-test reports (junit)
+// v2: deno test checks get per-test reports (junit); v3: so do deno task checks whose task is one.
+const CACHE_VERSION = "vouch-baseline-cache-v3";
 const DOMAIN = `${CACHE_VERSION}\n`;
 const HOST_ENV = ["LANG", "TERM", "HOME", "RUSTUP_HOME", "CARGO_HOME", "GOPATH", "GOROOT"];
 const TOOLS = ["sh", "bash", "node", "npm", "npx", "deno", "python3", "python", "pytest", "go"];

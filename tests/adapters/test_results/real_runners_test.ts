@@ -20,6 +20,12 @@ import {
   structuredReportPlan,
   TestResultsError,
 } from "../../../adapters/test_results/mod.ts";
+import { denoTaskOf } from "../../../adapters/test_results/deno_task.ts";
+
+function denoTaskOfText(configs: ReadonlyMap<string, string>, name: string): string | null {
+  const t = denoTaskOf(configs, name);
+  return t.ok ? t.command : null;
+}
 
 const RUNNERS = join(dirname(fileURLToPath(import.meta.url)), "../../fixtures/runners");
 const BIN = join(RUNNERS, "node_modules/.bin");
@@ -74,6 +80,8 @@ interface Case {
   readonly files: Record<string, string>;
   /** Link the fixtures' node_modules into the tree (for `import "vitest"`). */
   readonly nodeModules?: boolean;
+  /** The base's `deno.json` tasks, for a `deno task` check. */
+  readonly denoConfigs?: ReadonlyMap<string, string>;
 }
 
 /** Runs `c` bare and with the plan; returns the with-plan run, its outcomes and the text report. */
@@ -88,7 +96,13 @@ async function runBoth(c: Case) {
     const bare = await sh(dir, c.command);
     const reportDir = join(dir, ".vouch-report");
     await mkdir(reportDir);
-    const r = structuredReportPlan({ command: c.command, format: c.format, reportDir });
+    const configs = c.denoConfigs;
+    const r = structuredReportPlan({
+      command: c.command,
+      format: c.format,
+      reportDir,
+      ...(configs !== undefined ? { denoTask: (name) => denoTaskOfText(configs, name) } : {}),
+    });
     assert.ok(r.ok, r.ok ? "" : r.reason);
     for (const f of r.plan.files) await writeFile(f.path, f.content);
     const command = r.plan.command ?? c.command;
@@ -352,4 +366,35 @@ Deno.test("deno test: --junit-path names the tests (steps too) as the text parse
     [...new Set(res.outcomes.map((o) => o.file))].sort(),
     ["calc_test.ts", "tests/mul_test.ts"],
   );
+});
+
+Deno.test("deno task: --junit-path after the task's name reaches deno test; stdout unchanged, same ids", async () => {
+  const config = '{ "lock": false, "tasks": { "test": { "command": "deno test --no-check" } } }\n';
+  const files = {
+    "deno.json": config,
+    "calc_test.ts": 'Deno.test("adds", () => { throw new Error("add broken"); });\n',
+    "mul_test.ts": 'Deno.test("muls", () => {});\n',
+    // A file that exits as it loads: its test never runs, and is in no report.
+    "exits_test.ts": 'Deno.exit(0);\nDeno.test("never", () => {});\n',
+  };
+  const res = await runBoth({
+    format: "deno",
+    command: `'${Deno.execPath()}' task test`,
+    files,
+    denoConfigs: new Map([["deno.json", config]]),
+  });
+  assert.equal(res.run.code, 1);
+  // deno colours its output here (FORCE_COLOR is set) and times tests in µs too.
+  const plain = (t: string) =>
+    // deno-lint-ignore no-control-regex
+    t.replace(/\x1b\[[0-9;]*m/g, "").replace(/ ?\(\d+(?:\.\d+)?(?:µs|ms|s)\)/g, "");
+  assert.equal(plain(res.run.stdout), plain(res.bare.stdout), "stdout is the same");
+  // deno task names the command it runs on stderr: the flag, appended by deno, is all that differs.
+  assert.match(plain(res.run.stderr), /Task test deno test --no-check '--junit-path=[^']+'/);
+  const text = parseFailingTests("deno", res.log);
+  assert.deepEqual(sorted(res.structured.failing), ["adds"]);
+  assert.deepEqual(sorted(res.structured.failing), sorted(text.failing));
+  assert.deepEqual(sorted(res.structured.passing), ["muls"]);
+  assert.deepEqual(sorted(res.structured.passing), sorted(text.passing));
+  assert.ok(!res.outcomes.some((o) => o.id === "never"));
 });
