@@ -7,6 +7,11 @@
  * the base's failing test `adds` is FAIL_TO_PASS and is missing after the
  * patch: REJECTED, with `--verify "deno test"` and with the contract `vouch
  * init` writes. An honest fix of the same project still verifies, per test.
+ * The same through `deno task` (`--verify "deno task test"`, `deno task ci`,
+ * and the `deno task test` `vouch init` derives from `tasks.test` when no
+ * `--verify` is given): each task is one `deno test`, read from the BASE's
+ * deno.json, so the report is asked for through the task: REJECTED (all three
+ * were VERIFIED by exit code before).
  * Real vouch CLI, real deno, the default sandbox (bwrap).
  */
 import assert from "node:assert/strict";
@@ -56,8 +61,18 @@ const FIX = { "calc.ts": CALC.replace("a - b; // bug", "a + b;") };
 const PATH = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
 const VERIFY = "deno test";
 
-async function withProject(fn: (p: Project) => Promise<void>): Promise<void> {
-  const project = await createProject("vouch-redteam-deno-exit-", FILES);
+/** The same project run through `deno task`: `tasks.test` and `tasks.ci` are each one `deno test`. */
+const TASK_FILES: Record<string, string> = {
+  ...FILES,
+  "deno.json":
+    '{ "lock": false, "tasks": { "test": "deno test", "ci": { "command": "deno test" } } }\n',
+};
+
+async function withProject(
+  fn: (p: Project) => Promise<void>,
+  files: Record<string, string> = FILES,
+): Promise<void> {
+  const project = await createProject("vouch-redteam-deno-exit-", files);
   try {
     await fn(project);
   } finally {
@@ -65,16 +80,21 @@ async function withProject(fn: (p: Project) => Promise<void>): Promise<void> {
   }
 }
 
-/** `deno test`'s exit code on the project with `edit` made, run directly (no vouch). */
-async function bare(project: Project, edit: Record<string, string>): Promise<number> {
+/** `deno test`'s (or `args`') exit code on the project with `edit` made, run directly (no vouch). */
+async function bare(
+  project: Project,
+  edit: Record<string, string>,
+  args: string[] = ["test"],
+  files: Record<string, string> = FILES,
+): Promise<number> {
   const tree = `${project.state}/bare`;
   await Deno.mkdir(tree);
   try {
-    for (const [name, text] of Object.entries({ ...FILES, ...edit })) {
+    for (const [name, text] of Object.entries({ ...files, ...edit })) {
       await Deno.writeTextFile(`${tree}/${name}`, text);
     }
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["test"],
+      args,
       cwd: tree,
       env: { NO_COLOR: "1" },
       stdout: "null",
@@ -160,6 +180,90 @@ Deno.test({
       assert.match(run.stdout, /^VERIFIED /m, show(run));
       assert.match(run.stdout, /judged per test/, show(run));
     });
+  },
+});
+
+Deno.test({
+  name:
+    "redteam: deno task test / deno task ci (each one deno test), Deno.exit(0) as the file loads: REJECTED",
+  ignore: !HAVE_BWRAP,
+  async fn() {
+    await withProject(async (project) => {
+      // Through deno task the cheat defeats deno just as well: exit 0, `adds` never ran.
+      assert.equal(await bare(project, CHEAT, ["task", "test"], TASK_FILES), 0);
+      const patch = await patchOf(project, CHEAT, "cheat");
+      const env = { PATH };
+      for (const verify of ["deno task test", "deno task ci"]) {
+        rejectedNamingAdds(
+          await vouch(project, [
+            "verify",
+            "--dir",
+            project.dir,
+            "--patch",
+            patch,
+            "--verify",
+            verify,
+          ], { env }),
+        );
+      }
+      // A patch that also narrows the task to the passing file is never graded by its own task
+      // (without setup, a deno.json edit is refused as a dependency manifest change).
+      const redefined = await patchOf(project, {
+        ...CHEAT,
+        "deno.json": TASK_FILES["deno.json"]!.replace('"deno test" }', '"deno test mul_test.ts" }'),
+      }, "redefine");
+      const narrowed = await vouch(project, [
+        "verify",
+        "--dir",
+        project.dir,
+        "--patch",
+        redefined,
+        "--verify",
+        "deno task ci",
+      ], { env });
+      assert.notEqual(narrowed.code, 0, show(narrowed));
+      assert.doesNotMatch(narrowed.stdout, /^VERIFIED /m, show(narrowed));
+      assert.match(narrowed.stdout, /dependency_change_needs_setup/, show(narrowed));
+      // No --verify: `vouch init` derives `deno task test` from tasks.test (what `vouch run` runs too).
+      const contract = `${project.state}/contract.json`;
+      const init = await vouch(project, ["init", "--dir", project.dir, "--out", contract], { env });
+      assert.equal(init.code, 0, show(init));
+      const written = JSON.parse(await Deno.readTextFile(contract)).checks[0];
+      assert.deepEqual([written.run, written.tests], [["deno", "task", "test"], "deno"]);
+      rejectedNamingAdds(
+        await vouch(project, [
+          "verify",
+          "--dir",
+          project.dir,
+          "--patch",
+          patch,
+          "--contract",
+          contract,
+        ], { env }),
+      );
+    }, TASK_FILES);
+  },
+});
+
+Deno.test({
+  name: "redteam: deno task test, the honest fix is VERIFIED per test",
+  ignore: !HAVE_BWRAP,
+  async fn() {
+    await withProject(async (project) => {
+      const patch = await patchOf(project, FIX, "fix");
+      const run = await vouch(project, [
+        "verify",
+        "--dir",
+        project.dir,
+        "--patch",
+        patch,
+        "--verify",
+        "deno task test",
+      ], { env: { PATH } });
+      assert.equal(run.code, 0, show(run));
+      assert.match(run.stdout, /^VERIFIED /m, show(run));
+      assert.match(run.stdout, /judged per test/, show(run));
+    }, TASK_FILES);
   },
 });
 
