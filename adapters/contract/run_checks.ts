@@ -23,7 +23,7 @@ import { parseFailingTests } from "../test_failures/parse.ts";
 import type { TestFormat } from "../../kernel/contract/types.ts";
 import type { TestOutcome } from "../../kernel/contract/differential.ts";
 import { denoTaskCall, structuredReportPlan } from "../test_results/plan.ts";
-import { DENO_CONFIG_FILES, denoTaskFor } from "../test_results/deno_task.ts";
+import { DENO_CONFIG_FILES, denoTaskFor, denoTaskOf } from "../test_results/deno_task.ts";
 import { readReport } from "../test_results/read.ts";
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -67,7 +67,9 @@ export interface RunChecksOptions {
   /**
    * The BASE's `deno.json` / `deno.jsonc` texts by file name: a `deno task NAME` check whose
    * task is one simple `deno test` there, and the same in the tree it runs in, gets deno's
-   * junit report through the task (`denoTaskFor`). The tree's own definition is never used.
+   * junit report through the task (`denoTaskFor`). The tree's own definition is never used:
+   * where it differs, no report is asked for and the record says none came
+   * ({@linkcode CheckRecord.reportPlanned}), so no per-test result is read from its text.
    * @default none (a `deno task` check is judged by its text and exit code)
    */
   readonly denoConfigs?: ReadonlyMap<string, string>;
@@ -97,7 +99,10 @@ export interface CheckRecord {
   readonly structured: StructuredReport | null;
   /**
    * Whether vouch had the runner write a structured report (so a `null`
-   * {@linkcode structured} means the run left none that could be read).
+   * {@linkcode structured} means the run left none that could be read). Also
+   * true, with no report, for a `deno task` check whose task the tree defines
+   * otherwise than the base, where it is one `deno test`: vouch neither adopts
+   * the tree's task nor reads per-test results from its text.
    * @default false
    */
   readonly reportPlanned?: boolean;
@@ -188,7 +193,7 @@ async function runOne(
     };
     return { check, timeoutMs, observation, result: null, startedAt: null, structured: null };
   }
-  const plan = await reportPlan(check, opts);
+  const { plan, withheld } = await reportPlan(check, opts);
   const startedAt = now();
   const ran = await runProcess({
     ...(plan !== null && plan.command !== null
@@ -221,7 +226,7 @@ async function runOne(
     result,
     startedAt,
     structured,
-    ...(plan !== null ? { reportPlanned: true } : {}),
+    ...(plan !== null || withheld ? { reportPlanned: true } : {}),
   };
 }
 
@@ -230,12 +235,29 @@ const REPORT_DIR = ".vouch-test-report";
 
 type Plan = Extract<ReturnType<typeof structuredReportPlan>, { ok: true }>["plan"];
 
-async function reportPlan(check: ContractCheck, opts: RunChecksOptions): Promise<Plan | null> {
+/**
+ * A check's report plan, or none; `withheld`: the base's `deno.json(c)` makes a `deno task`
+ * check's task one `deno test` (the baseline's per-test report came through it) and the tree
+ * defines it otherwise, so no report is asked for and none may be read from its text either.
+ */
+async function reportPlan(
+  check: ContractCheck,
+  opts: RunChecksOptions,
+): Promise<{ readonly plan: Plan | null; readonly withheld: boolean }> {
+  const plan = await planOf(check, opts);
+  return plan === "withheld" ? { plan: null, withheld: true } : { plan, withheld: false };
+}
+
+async function planOf(
+  check: ContractCheck,
+  opts: RunChecksOptions,
+): Promise<Plan | null | "withheld"> {
   const format = opts.reportFormat?.(check) ?? null;
   if (format === null) return null;
   const reportDir = join(opts.cwd, REPORT_DIR);
   const command = "shell" in check.run ? check.run.shell : check.run.argv.join(" ");
   const task = format === "deno" ? await denoTaskOfTree(command, opts) : null;
+  if (task === "withheld") return task;
   const planOf = (c: string) =>
     structuredReportPlan({
       command: c,
@@ -285,27 +307,29 @@ async function reportPlan(check: ContractCheck, opts: RunChecksOptions): Promise
 
 /**
  * The task a `deno task NAME` check runs, as the base defines it, when it is one simple
- * `deno test` there and the tree's `deno.json` / `deno.jsonc` give deno the same (a config
- * that exists and cannot be read: no task).
+ * `deno test` there and the tree's `deno.json` / `deno.jsonc` give deno the same; `withheld`
+ * when the base's is one and the tree's is not the same (a config that exists and cannot be
+ * read counts as not the same); null when the base's is none.
  */
 async function denoTaskOfTree(
   command: string,
   opts: RunChecksOptions,
-): Promise<{ readonly name: string; readonly command: string } | null> {
+): Promise<{ readonly name: string; readonly command: string } | "withheld" | null> {
   const call = denoTaskCall(command);
   if (call === null || opts.denoConfigs === undefined) return null;
+  if (!denoTaskOf(opts.denoConfigs, call.name).ok) return null;
   const tree = new Map<string, string>();
   for (const name of DENO_CONFIG_FILES) {
     try {
       const path = join(opts.cwd, name);
-      if ((await stat(path)).size > 1024 * 1024) return null;
+      if ((await stat(path)).size > 1024 * 1024) return "withheld";
       tree.set(name, await readFile(path, "utf8"));
     } catch (e) {
-      if ((e as { code?: unknown }).code !== "ENOENT") return null;
+      if ((e as { code?: unknown }).code !== "ENOENT") return "withheld";
     }
   }
   const found = denoTaskFor(opts.denoConfigs, tree, call.name);
-  return found.ok ? { name: call.name, command: found.command } : null;
+  return found.ok ? { name: call.name, command: found.command } : "withheld";
 }
 
 async function readStructured(plan: Plan, cwd: string): Promise<StructuredReport | null> {

@@ -6,8 +6,10 @@
  * `NAME` to the task's command, so `--junit-path=<file>` reaches `deno test`).
  * (`denoTaskCall` in `plan.ts` reads the check command.) Anything vouch
  * cannot be sure of (a task with dependencies, shell operators, an env
- * prefix, a `--`, a config that does not parse, a tree whose task differs
- * from the base's) gives no task, and the check keeps its exit-code judgement.
+ * prefix, a `--`, a config that does not parse) gives no task, and the check
+ * keeps its exit-code judgement. A tree whose task differs from the base's
+ * gives no task either (`denoTaskFor`); the check runner then reads no
+ * per-test result from that run at all (`run_checks.ts`).
  *
  * @module
  */

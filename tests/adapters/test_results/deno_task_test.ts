@@ -11,7 +11,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { parseContract } from "../../../adapters/contract/load.ts";
-import { runChecks } from "../../../adapters/contract/run_checks.ts";
+import {
+  type CheckRecord,
+  type ChecksRun,
+  runChecks,
+} from "../../../adapters/contract/run_checks.ts";
+import { readTests, withDerivedLists } from "../../../adapters/verification/_oracle_grading.ts";
+import {
+  judgeContract,
+  type OutcomeContract,
+  reportFromOutcomes,
+} from "../../../kernel/contract/mod.ts";
 import { denoTaskFor, denoTaskOf } from "../../../adapters/test_results/deno_task.ts";
 import {
   denoTaskCall,
@@ -179,7 +189,18 @@ Deno.test("deno task: the test format of `deno task ci` comes from the base's ta
   assert.equal(testFormatOf(check, json({ ci: "deno lint" })), null);
 });
 
-Deno.test("runChecks: a deno task check is planned from the base's task, not from a tree that redefines it", async () => {
+function runOf(c: OutcomeContract, r: CheckRecord): ChecksRun {
+  const record = { ...r, check: c.checks[0]! };
+  return {
+    records: [record],
+    observations: [record.observation],
+    results: new Map(),
+    started: new Map(),
+    sandbox: { kind: "none" },
+  };
+}
+
+Deno.test("runChecks: a deno task check is planned from the base's task, never from a tree that redefines it", async () => {
   const dir = await mkdtemp(join(tmpdir(), "vouch-deno-task-"));
   try {
     const deno = Deno.execPath();
@@ -201,12 +222,29 @@ Deno.test("runChecks: a deno task check is planned from the base's task, not fro
     assert.equal(same.observation.exitCode, 0, same.observation.stderr);
     assert.equal(same.reportPlanned, true);
     assert.deepEqual(same.structured?.outcomes.map((o) => [o.id, o.status]), [["a", "passed"]]);
-    // The tree's deno.json now runs another command: no plan (vouch never adopts it).
+    // The tree's deno.json now runs another command: vouch never adopts it, and asks for no
+    // report; the record says none came, so its text is not read per test either.
     const redefined = (await run('{"tasks":{"test":"deno test --no-check a_test.ts"}}'))
       .records[0]!;
     assert.equal(redefined.observation.exitCode, 0);
-    assert.equal(redefined.reportPlanned, undefined);
+    assert.equal(redefined.reportPlanned, true);
     assert.equal(redefined.structured, null);
+    assert.doesNotMatch(redefined.observation.stderr, /--junit-path/);
+    const lists = reportFromOutcomes([{ id: "a", status: "passed" }]);
+    const derived = withDerivedLists(parsed.contract, new Map([["t", lists]]), base);
+    const judged = judgeContract(derived, readTests(derived, runOf(derived, redefined)), []);
+    assert.equal(judged.verdict, "failed");
+    assert.match(judged.checks[0]!.reasons.map((r) => r.message).join("; "), /"a" \(missing\)/);
+    // A base whose task is not one deno test: no plan and nothing withheld, as before.
+    const otherBase = json({ test: "deno lint && deno test --no-check" });
+    const plain = (await runChecks(parsed.contract, {
+      cwd: dir,
+      sandbox: { kind: "none" },
+      phase: "round",
+      reportFormat: () => "deno",
+      denoConfigs: otherBase,
+    })).records[0]!;
+    assert.equal(plain.reportPlanned, undefined);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
