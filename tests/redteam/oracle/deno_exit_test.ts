@@ -267,4 +267,43 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "redteam: deno task ci with setup, a patch that narrows tasks.ci to the passing file: REJECTED",
+  ignore: !HAVE_BWRAP,
+  async fn() {
+    await withProject(async (project) => {
+      // With setup a deno.json edit is no dependency refusal, and tasks.ci is no test key: the
+      // patch leaves the bug and runs only mul_test.ts. vouch never adopts the tree's task, and
+      // reads no per-test result from a run it did not get a report from.
+      const narrowed = TASK_FILES["deno.json"]!.replace(
+        '"deno test" }',
+        '"deno test mul_test.ts" }',
+      );
+      assert.equal(await bare(project, { "deno.json": narrowed }, ["task", "ci"], TASK_FILES), 0);
+      const patch = await patchOf(project, { "deno.json": narrowed }, "narrow");
+      const contract = `${project.state}/contract.json`;
+      await Deno.writeTextFile(
+        contract,
+        JSON.stringify({
+          setup: { commands: ["true"] },
+          checks: [{ name: "tests", run: "deno task ci" }],
+        }),
+      );
+      const run = await vouch(project, [
+        "verify",
+        "--dir",
+        project.dir,
+        "--patch",
+        patch,
+        "--contract",
+        contract,
+      ], { env: { PATH } });
+      assert.equal(run.code, 1, show(run));
+      assert.match(run.stdout, /^REJECTED /m, show(run));
+      assert.match(run.stdout, /"adds" \(missing\)/, show(run));
+    }, TASK_FILES);
+  },
+});
+
 if (!HAVE_BWRAP) console.log("deno_exit_test: bwrap does not work here: skipped");
