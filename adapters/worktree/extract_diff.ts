@@ -33,15 +33,19 @@ export const EXTRACT_DIFF_FLAGS: readonly string[] = [
 ];
 
 /**
- * Python bytecode is never part of an extracted diff: running the tests writes
- * it next to the source (`__pycache__/`), and a patch may not carry it
- * (`DEFAULT_FORBID`), so a repository that does not ignore it would otherwise
- * see every honest round refused. Excluded from staging, it stays as the base has it.
+ * Python bytecode and compiled modules are never part of an extracted diff:
+ * running the tests writes bytecode next to the source (`__pycache__/`), an
+ * in-place build (`build_ext --inplace`) writes `*.so`, and a patch may not
+ * carry either (`DEFAULT_FORBID`), so a repository that does not ignore them
+ * would otherwise see every honest round refused. Excluded from staging, each
+ * stays as the base has it.
  */
 export const EXTRACT_EXCLUDE_PATHSPECS: readonly string[] = [
   ":(exclude,glob)**/__pycache__/**",
   ":(exclude,glob)**/*.pyc",
   ":(exclude,glob)**/*.pyo",
+  ":(exclude,glob)**/*.so",
+  ":(exclude,glob)**/*.pyd",
 ];
 
 /** Config that makes git's stat cache compare ctime, inode and size as well. */

@@ -66,7 +66,7 @@ Options:
                          tokens); past it the task stops with exit 3
   --max-rounds N         backend rounds, first attempt included (default 3)
   --allow GLOB           paths the patch may touch (repeatable; default: anything not forbidden)
-  --forbid GLOB          paths the patch may not touch (repeatable; .github/**, **/node_modules/**, **/.venv/** and Python bytecode are forbidden by default)
+  --forbid GLOB          paths the patch may not touch (repeatable; .github/**, **/node_modules/**, **/.venv/**, Python bytecode and *.so are forbidden by default)
   --base REV             base revision (default HEAD; uncommitted changes are never part of it)
   --timeout SECONDS      wall-time budget of the whole task (default 1800)
   --backend-timeout S    limit per backend round

@@ -156,9 +156,10 @@ function runnerConfigs(base: string, segments: readonly string[]): [OracleRunner
   ) add(["cargo"], "cargo config (runner, rustflags)");
   if (base === "nextest.toml") add(["cargo"], "cargo nextest config");
   if (segments.length > 1 && segments[0] === "vendor") {
-    // go test builds against a committed vendor/ (with its modules.txt): a fake assertion
-    // library there would judge the patch.
-    add(["go"], "vendored Go dependency (go test builds with vendor/)");
+    // go test builds against a committed vendor/ (with its modules.txt), deno with
+    // `"vendor": true` imports its remote modules from it (unchecked against deno.lock): a fake
+    // assertion library there would judge the patch.
+    add(["go", "deno"], "vendored dependency (go test and deno's vendor: true load it)");
   }
   if (base === "vouch.contract.json") {
     add([...JS_RUNNERS, "deno", ...PY_RUNNERS, "go", "cargo"], "vouch contract");

@@ -23,6 +23,9 @@ const DEPENDENCIES =
 const VENV =
   "a virtual environment (.venv/): installed dependencies, never part of a patch; a fake " +
   "python or pytest there would judge the patch";
+const EXTENSION =
+  "a compiled module (*.so, *.pyd): Python imports calc.so before calc.py beside it, so it " +
+  "could replace code or a test unseen";
 const BYTECODE =
   "Python bytecode: Python imports it instead of the source beside it, so it could replace " +
   "code or a test unseen";
@@ -47,6 +50,8 @@ export const DEFAULT_FORBID_RULES: readonly DefaultForbidRule[] = [
   { glob: "**/__pycache__/**", why: BYTECODE },
   { glob: "*.pyc", why: BYTECODE },
   { glob: "*.pyo", why: BYTECODE },
+  { glob: "*.so", why: EXTENSION },
+  { glob: "*.pyd", why: EXTENSION },
   { glob: ".vouch/**", why: "vouch's own state" },
   { glob: ".git/**", why: "git's own directory" },
 ];

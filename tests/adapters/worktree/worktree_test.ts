@@ -159,7 +159,7 @@ Deno.test("extractDiff: an untouched worktree yields an empty diff", async () =>
   }
 });
 
-Deno.test("extractDiff: Python bytecode the worker's test runs left (not ignored by the repo) is never part of the diff", async () => {
+Deno.test("extractDiff: Python bytecode and compiled modules the worker's runs left (not ignored by the repo) are never part of the diff", async () => {
   const { repo, root, cleanup } = await setup();
   try {
     await withWorktree({ repo: repo.dir, taskId: "pyc", attempt: 1, root }, async (wt) => {
@@ -169,6 +169,9 @@ Deno.test("extractDiff: Python bytecode the worker's test runs left (not ignored
       await Deno.writeTextFile(join(wt.path, "__pycache__/x/notes.txt"), "cache\n");
       await Deno.writeTextFile(join(wt.path, "old.pyc"), "\u0000pyc");
       await Deno.writeTextFile(join(wt.path, "src/old.pyo"), "\u0000pyo");
+      // An in-place build's extension modules, likewise.
+      await Deno.writeTextFile(join(wt.path, "src/a.cpython-311-x86_64-linux-gnu.so"), "\u0000so");
+      await Deno.writeTextFile(join(wt.path, "native.pyd"), "\u0000pyd");
       await Deno.writeTextFile(join(wt.path, "src/a.py"), "print(1)\n");
       const d = await extractDiff(wt);
       assert.deepEqual(d.changed, [{ status: "A", path: "src/a.py" }]);

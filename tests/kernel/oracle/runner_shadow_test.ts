@@ -146,11 +146,14 @@ Deno.test("property: the same names one directory down are not the runner's (src
   );
 });
 
-Deno.test("a Go project's top-level vendor/ is what go test builds with: the oracle", () => {
+Deno.test("a Go or Deno project's top-level vendor/ is what its tests load: the oracle", () => {
+  // deno.json's "vendor": true imports jsr:/npm:/https: modules from vendor/, unchecked.
+  const std = classify("vendor/jsr.io/@std/assert/1.0.0/equals.ts", ["deno"]);
+  assert.ok(std?.reasons.some((r) => /vendored dependency/.test(r)), `${std?.reasons}`);
   for (const runners of [["go"], []] as OracleRunner[][]) {
     const e = classify("vendor/github.com/stretchr/testify/assert/assertions.go", runners);
     assert.equal(e?.scope, "file", String(runners));
-    assert.ok(e!.reasons.some((r) => /vendored Go dependency/.test(r)), `${e!.reasons}`);
+    assert.ok(e!.reasons.some((r) => /vendored dependency/.test(r)), `${e!.reasons}`);
   }
   assert.ok(classify("vendor/modules.txt", ["go"]) !== null);
   // Another runner's project, a nested vendor/ (another module's), a file named vendor: not it.

@@ -34,6 +34,9 @@ Deno.test("node_modules at any depth and Python bytecode are forbidden by defaul
       "node_modules/.hook.js",
       "src/node_modules/chai/index.js",
       ".venv/bin/pytest",
+      "calc.cpython-311-x86_64-linux-gnu.so",
+      "pkg/calc.so",
+      "calc.pyd",
       "svc/.venv/lib/python3.11/site-packages/pytest.py",
       "a/b/node_modules/x/package.json",
       "NODE_MODULES/x.js", // folded, as every forbid glob
