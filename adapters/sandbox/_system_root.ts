@@ -40,12 +40,35 @@ export const ETC_SECRETS: readonly string[] = [
 
 const MAX_ETC_ENTRIES = 20_000;
 
+/** Files that only exist while a tool edits `/etc` (a lock, the next version of a file). */
+const TRANSIENT = /(?:\.lock|\+)$/;
+
 /**
  * Masks for everything under `dir` that is a secret: not readable by others
  * (mode `o-r`: `/etc/shadow`, ssh host keys, `/etc/ssl/private`), a socket, or
- * on the {@linkcode ETC_SECRETS} list.
+ * on the {@linkcode ETC_SECRETS} list; never a lock or a file being edited
+ * (`passwd.lock`, `shadow+`), which is gone again by the time a check starts.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { secretMasks } from "./_system_root.ts";
+ * const dir = mkdtempSync(join(tmpdir(), "vouch-etc-"));
+ * for (const name of ["secret", "group.lock", "shadow+", "open"]) {
+ *   writeFileSync(join(dir, name), "x");
+ *   chmodSync(join(dir, name), name === "open" ? 0o644 : 0o600);
+ * }
+ * deepEqual(
+ *   secretMasks(dir).map((m) => m.path).filter((p) => p.startsWith(dir)),
+ *   [join(dir, "secret")],
+ * );
+ * rmSync(dir, { recursive: true });
+ * ```
  */
-function secretMasks(dir: string): RootMount[] {
+export function secretMasks(dir: string): RootMount[] {
   const out: RootMount[] = [];
   const seen = new Set<string>();
   const add = (path: string, info: Stats) => {
@@ -63,6 +86,10 @@ function secretMasks(dir: string): RootMount[] {
       if (++visited > MAX_ETC_ENTRIES) return;
       const path = join(d, e.name);
       if (e.isSymbolicLink()) continue;
+      // A lock or an edit in progress (useradd's passwd.lock, shadow+) is gone again before a
+      // check that reuses this profile starts, and bwrap cannot mount over what is gone in a
+      // read-only /etc: the sandbox would not start. Its mode still keeps it from the check.
+      if (TRANSIENT.test(e.name) && e.isFile()) continue;
       const info = lstatOrNull(path);
       if (info === null) continue;
       const otherReadable = info.mode === null || (info.mode & 0o004) !== 0;
