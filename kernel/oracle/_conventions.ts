@@ -6,6 +6,7 @@
  * @module
  */
 import type { OracleRunner, OracleScope } from "./types.ts";
+import { PY_STDLIB_MODULES } from "./_py_stdlib.ts";
 
 /** One thing a rule found. */
 export interface Finding {
@@ -100,6 +101,21 @@ const PY_SHADOW_MODULES: Readonly<Record<string, readonly OracleRunner[]>> = {
   iniconfig: ["pytest"],
   unittest: ["pytest", "unittest"],
 };
+/**
+ * The top-level name a Python file at `segments` would be imported as when the
+ * working directory is first on `sys.path` (`argparse.py`, `json/decoder.py`),
+ * when it names a standard-library module ({@linkcode PY_STDLIB_MODULES}):
+ * pytest and unittest import many (argparse, inspect, difflib, ...) after
+ * startup, so such a file shadows them like `pytest.py` shadows pytest. Python
+ * files only (`.py`); top level only (a nested `pkg/json.py` is the
+ * repository's own module). A repository whose own top-level module has a
+ * standard-library name is graded twice (it already shadows it).
+ */
+function stdlibShadow(base: string, segments: readonly string[]): string | null {
+  if (!base.endsWith(".py")) return null;
+  const top = segments.length === 1 ? base.slice(0, -3) : segments[0]!;
+  return PY_STDLIB_MODULES.has(top) ? top : null;
+}
 /** A directory of installed-package metadata (its `entry_points.txt` autoloads pytest plugins). */
 const PY_DIST_INFO = /^[^/]+\.(?:dist|egg)-info$/;
 
@@ -147,6 +163,11 @@ function runnerConfigs(base: string, segments: readonly string[]): [OracleRunner
       [...PY_SHADOW_MODULES[top]!],
       `shadows the runner's module ${top} (cwd is first on sys.path)`,
     );
+  } else {
+    const std = stdlibShadow(base, segments);
+    if (std !== null) {
+      add([...PY_RUNNERS], `shadows the standard library module ${std} (cwd is first on sys.path)`);
+    }
   }
   if (segments.slice(0, -1).some((d) => PY_DIST_INFO.test(d))) {
     add(["pytest"], "python package metadata (its entry points load pytest plugins)");
@@ -209,7 +230,8 @@ export function conventionFindings(path: string, runners: readonly OracleRunner[
   // Fast path (most paths are plain source): no rule below can match such a path.
   if (
     !MAYBE.test(base) && !dirs.some((d) => DIR_WORDS.has(d) || PY_DIST_INFO.test(d)) &&
-    !(dirs.length > 0 && (Object.hasOwn(PY_SHADOW_MODULES, dirs[0]!) || dirs[0] === "vendor"))
+    !(dirs.length > 0 && (Object.hasOwn(PY_SHADOW_MODULES, dirs[0]!) || dirs[0] === "vendor")) &&
+    stdlibShadow(base, segments) === null
   ) return [];
   const out: Finding[] = [];
   const file = (reason: string) => out.push({ scope: "file", reason });
