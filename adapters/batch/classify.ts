@@ -127,6 +127,14 @@ export function classifyOutcome(o: OutcomeFacts): Classification {
       detail: "the patch changes dependency manifests the clean tree cannot install without setup",
     };
   }
+  if (has("patch_writes_dependency_dir")) {
+    return {
+      status: "unresolved",
+      reason: "artefact_dependence",
+      detail:
+        "the patch writes under an installed dependency directory the clean tree gets from the checkout",
+    };
+  }
   const cannot = o.reasons.find((r) => COULD_NOT_RUN.includes(r));
   if (cannot !== undefined) return { status: "error", reason: "could_not_run", detail: cannot };
   const tests = o.checks.flatMap((c) => c.tests ?? []).filter((t) => t.status !== "passed");

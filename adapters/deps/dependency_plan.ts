@@ -13,6 +13,10 @@
  *   installs into the clean tree itself.
  * - A patch that changes dependency manifests or lockfiles without setup is
  *   refused: it cannot be verified against dependencies that do not match it.
+ * - A patch that writes under one of the installed dependency directories the
+ *   clean tree is to get (`venv/bin/python`, `vendor/x/assert.go`) is refused
+ *   too: its files would take the place of the user's directory, and the checks
+ *   would run with the patch's interpreter or libraries.
  *
  * @module
  */
@@ -28,6 +32,9 @@ export const DEPENDENCY_DIR_NAMES: readonly string[] = [
   "vendor",
   "target",
 ];
+
+/** Why a patch cannot be verified with the user's installed dependencies (stable codes). */
+export type DependencyRefusalCode = "dependency_change_needs_setup" | "patch_writes_dependency_dir";
 
 /** What to do about dependencies in the clean tree. */
 export type DependencyPlan =
@@ -45,6 +52,8 @@ export type DependencyPlan =
   | {
     /** Cannot verify: the patch changes manifests/lockfiles and there is no setup. */
     readonly mode: "refuse";
+    readonly code: DependencyRefusalCode;
+    /** Manifests/lockfiles the patch changes (empty for `patch_writes_dependency_dir`). */
     readonly manifests: readonly string[];
     /** A user-facing explanation. */
     readonly reason: string;
@@ -70,8 +79,9 @@ export function dependencyManifests(changed: readonly string[]): string[] {
  * Finds the installed dependency directories of a checkout: untracked or
  * ignored directories (or symlinks to directories) named like
  * {@linkcode DEPENDENCY_DIR_NAMES}, at any depth (outermost only), as
- * repository-relative paths. Tracked directories
- * (a committed `vendor/`) are part of every worktree already and not listed.
+ * repository-relative paths. Tracked directories (a committed `vendor/`, also
+ * one with untracked files inside) are part of every worktree already and not
+ * listed.
  *
  * @example
  * ```ts ignore
@@ -92,10 +102,11 @@ export async function findDependencyDirs(repo: string): Promise<string[]> {
       const rel = entry.endsWith("/") ? entry.slice(0, -1) : entry;
       const parts = rel.split("/");
       if (!entry.endsWith("/") && !names.has(parts.at(-1)!)) continue;
-      const idx = parts.findIndex((p) => names.has(p));
-      if (idx < 0) continue;
-      // With --directory git lists the outermost untracked dir; keep the dependency dir itself.
-      found.add(parts.slice(0, idx + 1).join("/"));
+      // With --directory git lists the outermost untracked dir: a dependency dir is listed
+      // itself when none of it is tracked. A deeper entry (`vendor/x/.cache/` of a committed
+      // vendor/) is a tracked dir's untracked part: in every worktree already, never provided.
+      if (!names.has(parts.at(-1)!)) continue;
+      found.add(rel);
     }
   }
   const outermost = [...found].sort().filter((p, _i, all) =>
@@ -125,13 +136,18 @@ export async function findDependencyDirs(repo: string): Promise<string[]> {
 export function planDependencies(
   changed: readonly string[],
   installedDirs: readonly string[],
-  opts: { readonly hasSetup: boolean },
+  opts: {
+    readonly hasSetup: boolean;
+    /** Every path the patch writes, when `changed` leaves some out (default: `changed`). */
+    readonly written?: readonly string[];
+  },
 ): DependencyPlan {
   const manifests = dependencyManifests(changed);
   if (opts.hasSetup) return { mode: "setup", manifests };
   if (manifests.length > 0) {
     return {
       mode: "refuse",
+      code: "dependency_change_needs_setup",
       manifests,
       reason: `Cannot verify: the patch changes dependency manifest or lockfile ${
         manifests.slice(0, 5).join(", ")
@@ -140,5 +156,42 @@ export function planDependencies(
       } would not match it. Declare setup commands in the contract (for example \`npm ci\`) so vouch installs them in the clean tree.`,
     };
   }
+  const hit = dependencyDirWrite(opts.written ?? changed, installedDirs);
+  if (hit !== null) {
+    return {
+      mode: "refuse",
+      code: "patch_writes_dependency_dir",
+      manifests: [],
+      reason:
+        `Cannot verify: the patch writes ${hit.path} under ${hit.dir}/, the installed dependency directory vouch gives the clean tree from your checkout; the checks would run with the patch's files there instead of yours. Leave ${hit.dir}/ out of the patch (or commit it, if it is source).`,
+    };
+  }
   return { mode: "copy", dirs: [...installedDirs] };
+}
+
+/**
+ * The first of `written` (repository-relative paths the patch adds, changes,
+ * deletes or renames to) that is one of `installedDirs` or under one, with
+ * that directory; null when none is.
+ *
+ * @example
+ * ```ts
+ * import { dependencyDirWrite } from "./dependency_plan.ts";
+ * const hit = dependencyDirWrite(["calc.py", "venv/bin/python"], ["venv", "web/node_modules"]);
+ * if (hit?.dir !== "venv" || hit.path !== "venv/bin/python") throw new Error();
+ * if (dependencyDirWrite(["venvs/x.py", "web/node_modules.md"], ["venv", "web/node_modules"])) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function dependencyDirWrite(
+  written: readonly string[],
+  installedDirs: readonly string[],
+): { readonly dir: string; readonly path: string } | null {
+  if (installedDirs.length === 0) return null;
+  for (const path of written) {
+    const dir = installedDirs.find((d) => path === d || path.startsWith(d + "/"));
+    if (dir !== undefined) return { dir, path };
+  }
+  return null;
 }

@@ -5,11 +5,16 @@
  * read-only views under bwrap (of the user's own directories, or of a batch's
  * shared snapshots), private copies without a sandbox, nothing when the
  * contract has setup (setup installs into the tree itself), and a refusal when
- * the patch changes a manifest or lockfile without setup.
+ * the patch changes a manifest or lockfile without setup, or writes under an
+ * installed dependency directory the tree is to get.
  *
  * @module
  */
-import { findDependencyDirs, planDependencies } from "./dependency_plan.ts";
+import {
+  type DependencyRefusalCode,
+  findDependencyDirs,
+  planDependencies,
+} from "./dependency_plan.ts";
 import { withoutConfigOnlyManifests } from "./_manifest_fields.ts";
 import { provideDependencyDirs, type ProvideMode } from "./provide.ts";
 import type { DependencySnapshots, DependencyView } from "./shared.ts";
@@ -38,7 +43,7 @@ export interface DependencyProvisionerOptions {
 /** What a tree got: its read-only views (bound by the sandbox), or why the patch is refused. */
 export type Provision =
   | { readonly ok: true; readonly views: readonly DependencyView[] }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly code: DependencyRefusalCode; readonly reason: string };
 
 /** Provisions one task's trees; see {@linkcode createDependencyProvisioner}. */
 export interface DependencyProvisioner {
@@ -93,8 +98,9 @@ class TreeProvisioner implements DependencyProvisioner {
     const deps = opts.hasSetup ? changed : await withoutConfigOnlyManifests(tree, changed);
     const plan = planDependencies(deps, opts.hasSetup ? [] : await this.#getInstalled(), {
       hasSetup: opts.hasSetup,
+      written: changed,
     });
-    if (plan.mode === "refuse") return { ok: false, reason: plan.reason };
+    if (plan.mode === "refuse") return { ok: false, code: plan.code, reason: plan.reason };
     return {
       ok: true,
       views: (await provideDependencyDirs(plan, opts.repo, tree, this.#mode, opts.onStep)).views,

@@ -318,7 +318,7 @@ class CleanVerifier implements Verifier {
       throw error;
     }
     if (!provided.ok) {
-      return { refused: refusedRun("dependency_change_needs_setup", provided.reason) };
+      return { refused: refusedRun(provided.code, provided.reason) };
     }
     const { setup, run } = await this.#execute(clean, provided.views, "round", signal, onCheck);
     return { clean, setup, run };

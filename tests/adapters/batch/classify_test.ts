@@ -41,6 +41,11 @@ Deno.test("classification: each kind of rejection gets SWE-bench's class and vou
       "unresolved",
       "artefact_dependence",
     ],
+    [
+      rejected({ reasons: ["patch_writes_dependency_dir"] }),
+      "unresolved",
+      "artefact_dependence",
+    ],
     [rejected({ reasons: ["baseline_cannot_run"] }), "error", "could_not_run"],
     [rejected({ reasons: ["verify_command_cannot_start"] }), "error", "could_not_run"],
     [

@@ -179,7 +179,7 @@ Deno.test("deps: providing never overwrites or escapes; setup runs in order and 
     assert.deepEqual(r.skipped, ["node_modules", "../evil", "missing/node_modules"]);
     assert.equal(await Deno.readTextFile(join(tree, "target/f")), "target");
     const none = await provideDependencyDirs(
-      { mode: "refuse", manifests: [], reason: "" },
+      { mode: "refuse", code: "dependency_change_needs_setup", manifests: [], reason: "" },
       repo,
       tree,
     );
