@@ -18,14 +18,19 @@
  *   `~/.rustup`, `~/.pyenv`, `~/.deno`, ...) or a venv (it holds
  *   `pyvenv.cfg`), never a dir of the user's own (`~/projects`), and never one of, or a dir containing, HOME's secret or
  *   data dirs (`~/.ssh`, `~/.config`, `~/.local/share`, `~/.local/state`,
- *   ...). Otherwise the program's directory alone is bound. So
+ *   ...). Otherwise the program's directory alone is bound, under the same
+ *   rules: a program whose directory is HOME itself or a HOME-level dir of the
+ *   user's own (`~/bin/tool -> ~/notes/tool.sh`) is bound as that FILE alone,
+ *   never its directory. So
  *   `~/.local/bin` binds `~/.local/bin` and the real installs its links point
  *   to (`~/.local/share/pipx/venvs/x`), never `~/.local`; `/X/bin` beside a
  *   checkout `/X/proj` binds `/X/bin`, never `/X`.
  *
  * The decision is {@linkcode planToolchainRoots}, a pure function of the
  * scanned facts; {@linkcode toolchainMounts} scans and adds the masks of the
- * secrets beside each root (top-level credential files and private entries).
+ * secrets beside each root (top-level credential files, `credentials*`, a
+ * toolchain home's user config such as `.cargo/config.toml`, and private
+ * entries: {@linkcode isToolchainSecret}).
  *
  * @module
  */
@@ -36,7 +41,11 @@ import type { RootMount } from "./profile.ts";
 import { direntsOrNone, lstatOrNull, maskOf, realPathOrNull } from "./_quiet_fs.ts";
 import { SYSTEM_DIRS } from "./_system_root.ts";
 
-/** File names inside a toolchain directory that hold credentials and stay hidden. */
+/**
+ * File names at the top of a toolchain directory that hold credentials and stay hidden; any
+ * name starting with `credentials` or `.credentials` is hidden too (cargo's `credentials`,
+ * `credentials.toml`, gem's `credentials`, ...).
+ */
 export const TOOLCHAIN_SECRET_NAMES: readonly string[] = [
   "credentials",
   "credentials.toml",
@@ -45,10 +54,32 @@ export const TOOLCHAIN_SECRET_NAMES: readonly string[] = [
   ".netrc",
   ".npmrc",
   ".pypirc",
+  "pip.conf",
   ".git-credentials",
   ".env",
   "config.json",
 ];
+
+/**
+ * User configuration that may carry a token, hidden at the top of a toolchain home of that
+ * name: cargo's `config.toml` (`[registry] token`, `[http]` headers) in `.cargo` (or a root
+ * holding `bin/cargo`), maven's `settings.xml`, gradle's `gradle.properties`. A path the user
+ * declares (`--sandbox-ro`, contract `sandbox.readOnly`) is bound after the masks and shows it.
+ */
+export const TOOLCHAIN_CONFIG_SECRETS: Readonly<Record<string, readonly string[]>> = {
+  ".cargo": ["config.toml", "config"],
+  ".m2": ["settings.xml", "settings-security.xml"],
+  ".gradle": ["gradle.properties"],
+};
+
+/** Whether `name`, at the top of the toolchain root `root`, is a secret hidden from checks. */
+export function isToolchainSecret(root: string, name: string, hasCargo = false): boolean {
+  if (TOOLCHAIN_SECRET_NAMES.includes(name)) return true;
+  if (name.startsWith("credentials") || name.startsWith(".credentials")) return true;
+  const config = TOOLCHAIN_CONFIG_SECRETS[basename(root)] ??
+    (hasCargo ? TOOLCHAIN_CONFIG_SECRETS[".cargo"]! : []);
+  return config.includes(name);
+}
 
 /**
  * HOME-relative dirs holding secrets or personal data: never mounted, and no mount contains
@@ -164,6 +195,12 @@ export interface ToolchainPlanInput {
 export interface ToolchainPlan {
   /** Dirs to bind read-only, none inside another, sorted. */
   readonly roots: readonly string[];
+  /**
+   * Program files bound read-only alone, none inside a root, sorted: a program whose real
+   * directory is HOME itself or a HOME-level dir of the user's own (`~/notes/tool.sh`, linked
+   * from `~/bin`), which is never bound.
+   */
+  readonly files: readonly string[];
   /** Environment to set (`RUSTUP_HOME`, `CARGO_HOME`). */
   readonly env: Readonly<Record<string, string>>;
 }
@@ -224,6 +261,12 @@ export function planToolchainRoots(input: ToolchainPlanInput, facts: PlanFacts):
     !notContaining.some((p) => within(p, dir)) &&
     !notContaining.some((p) => within(dir, p) && !dependencyInstall(dir)) &&
     !homeBad(dir);
+  // A HOME-level dir of the user's own (`~/projects`, `~/notes`): not an app's dot-dir, nor a venv.
+  const usersOwn = (dir: string) => {
+    const base = homeBaseOf(dir, home);
+    return base !== null && dirname(dir) === base && !basename(dir).startsWith(".") &&
+      !dependencyInstall(dir);
+  };
   // Safe as an install root guessed from a program's dir (it brings more than was asked for).
   const safeRoot = (dir: string) => {
     if (!safe(dir) || dir.split("/").length < 3) return false;
@@ -231,7 +274,7 @@ export function planToolchainRoots(input: ToolchainPlanInput, facts: PlanFacts):
     if (base === null) return !facts.isPrivate(dir);
     // HOME-level: an app's own dot-dir (`~/.cargo`, `~/.pyenv`, `~/.deno`, ...) or a venv; never
     // a dir of the user's (`~/projects`), nor the data dirs (`~/.local`).
-    return dirname(dir) !== base || basename(dir).startsWith(".") || dependencyInstall(dir);
+    return !usersOwn(dir);
   };
   const installRoot = (binDir: string): string | null => {
     // npm: `node_modules/.bin/x -> ../pkg/bin/x.js`, native parts in sibling packages: the
@@ -244,22 +287,33 @@ export function planToolchainRoots(input: ToolchainPlanInput, facts: PlanFacts):
     }
     const parent = dirname(binDir);
     if (BIN_NAMES.has(basename(binDir)) && safeRoot(parent)) return parent;
-    return safe(binDir) ? binDir : null;
+    // The program's own dir: under the same HOME rules as an install root (never a dir of the
+    // user's own, `~/notes` for `~/bin/tool -> ~/notes/tool.sh`).
+    return safe(binDir) && !usersOwn(binDir) ? binDir : null;
+  };
+  // A program whose dir is HOME or a dir of the user's own: the file alone (never its siblings).
+  const fileAlone = (program: string) => {
+    const dir = dirname(program);
+    const base = homeBaseOf(dir, home);
+    if (base === null || !(dir === base || usersOwn(dir))) return false;
+    return !forbidden.some((f) => within(program, f) || within(f, program)) &&
+      !notContaining.some((p) => within(program, p) || within(p, program)) &&
+      !HOME_PRIVATE_DIRS.some((p) => within(program, join(base, p)));
   };
   const roots = new Set<string>();
-  const add = (dir: string | null) => {
-    if (dir !== null) roots.add(dir);
+  const files = new Set<string>();
+  const addProgram = (program: string) => {
+    const dir = dirname(program);
+    if (isSystem(dir)) return;
+    const root = installRoot(dir);
+    if (root !== null) roots.add(root);
+    else if (fileAlone(program)) files.add(program);
   };
   for (const { dir, targets } of input.pathDirs) {
     if (!isSystem(dir) && safe(dir)) roots.add(dir);
-    for (const target of targets) {
-      const own = dirname(target);
-      if (!isSystem(own)) add(installRoot(own));
-    }
+    for (const target of targets) addProgram(target);
   }
-  for (const program of input.programs) {
-    if (!isSystem(dirname(program))) add(installRoot(dirname(program)));
-  }
+  for (const program of input.programs) addProgram(program);
   // rustup's proxies (`~/.cargo/bin/cargo` is rustup) read RUSTUP_HOME, by default under HOME.
   const env: Record<string, string> = {};
   for (const root of [...roots]) {
@@ -272,20 +326,23 @@ export function planToolchainRoots(input: ToolchainPlanInput, facts: PlanFacts):
   }
   // A root inside another root is covered by it.
   const sorted = [...roots].sort();
+  const kept = sorted.filter((r) => !sorted.some((o) => o !== r && within(r, o)));
   return {
-    roots: sorted.filter((r) => !sorted.some((o) => o !== r && within(r, o))),
+    roots: kept,
+    files: [...files].sort().filter((f) => !kept.some((r) => within(f, r))),
     env,
   };
 }
 
 function secretMasks(root: string): RootMount[] {
   const out: RootMount[] = [];
+  const hasCargo = lstatOrNull(join(root, "bin", "cargo")) !== null;
   for (const e of direntsOrNone(root)) {
     const path = join(root, e.name);
     const info = lstatOrNull(path);
     if (info === null || info.isSymbolicLink()) continue;
     const private_ = info.mode !== null && (info.mode & 0o004) === 0;
-    if (TOOLCHAIN_SECRET_NAMES.includes(e.name) || private_ || info.isSocket()) {
+    if (isToolchainSecret(root, e.name, hasCargo) || private_ || info.isSocket()) {
       out.push(maskOf(path, info));
     }
   }
@@ -367,6 +424,9 @@ export function toolchainMounts(path: string, opts: ToolchainOptions): Toolchain
   }, HOST_FACTS);
   const mounts: RootMount[] = [];
   for (const root of plan.roots) mounts.push({ kind: "ro", path: root }, ...secretMasks(root));
+  for (const file of plan.files) {
+    if (lstatOrNull(file)?.isFile() === true) mounts.push({ kind: "ro", path: file });
+  }
   return { mounts, env: plan.env };
 }
 

@@ -13,6 +13,7 @@ import { basename, dirname } from "node:path";
 import {
   HOME_PRIVATE_DIRS,
   isSystem,
+  isToolchainSecret,
   type PlanFacts,
   planToolchainRoots,
   type ToolchainPlanInput,
@@ -150,6 +151,53 @@ Deno.test("HOME, its ancestors, its secret dirs, vouch's state and shared dirs a
   );
 });
 
+Deno.test("a program in HOME or a HOME-level dir of the user's own: the file alone (rt2 finding 3)", () => {
+  const p = planToolchainRoots({
+    home: HOME,
+    forbidden: [STATE],
+    notContaining: [`${HOME}/proj`],
+    pathDirs: [{
+      dir: `${HOME}/bin`,
+      targets: [
+        `${HOME}/notes/mytool.sh`,
+        `${HOME}/tool.sh`,
+        `${HOME}/bin/own`,
+        `${HOME}/proj/tool.sh`,
+        `${HOME}/.ssh/x`,
+        `${HOME}/venv/bin/black`,
+      ],
+    }],
+    programs: [`${HOME}/dl/deno`],
+  }, { ...OPEN, isVenv: (d) => d === `${HOME}/venv` });
+  // ~/bin (on PATH) and the venv (an install) are roots; ~/notes, ~/dl and HOME never are.
+  assert.deepEqual(p.roots, [`${HOME}/bin`, `${HOME}/venv`]);
+  // Never a file in the checkout, in a secret dir, or already shown by a root.
+  assert.deepEqual(p.files, [`${HOME}/dl/deno`, `${HOME}/notes/mytool.sh`, `${HOME}/tool.sh`]);
+  // Deeper dirs of the user's own are unchanged (their dir, not HOME-level).
+  assert.deepEqual(
+    plan({ pathDirs: [{ dir: "/opt2/bin", targets: [`${HOME}/code/tools/t.sh`] }] }),
+    [`${HOME}/code/tools`, "/opt2/bin"],
+  );
+});
+
+Deno.test("toolchain secrets: credentials* always, a .cargo home's config, maven, gradle", () => {
+  const cargo = `${HOME}/.cargo`;
+  for (const n of ["credentials", "credentials.toml", "credentials.json", ".credentials.json"]) {
+    assert.ok(isToolchainSecret(cargo, n), n);
+    assert.ok(isToolchainSecret("/opt2/node", n), n);
+  }
+  assert.ok(isToolchainSecret(cargo, "config.toml"));
+  assert.ok(isToolchainSecret(cargo, "config"));
+  // A CARGO_HOME of another name holding bin/cargo.
+  assert.ok(isToolchainSecret("/opt2/cargo-home", "config.toml", true));
+  assert.ok(!isToolchainSecret("/opt2/node", "config.toml"));
+  assert.ok(isToolchainSecret(`${HOME}/.m2`, "settings.xml"));
+  assert.ok(isToolchainSecret(`${HOME}/.gradle`, "gradle.properties"));
+  assert.ok(isToolchainSecret(`${HOME}/venv`, "pip.conf"));
+  assert.ok(!isToolchainSecret(cargo, "bin"));
+  assert.ok(!isToolchainSecret(`${HOME}/.rustup`, "settings.toml"));
+});
+
 // --- property test ---------------------------------------------------------------------------
 
 const SEGMENTS = [
@@ -233,12 +281,15 @@ Deno.test("property: no mount exposes HOME, its secrets, vouch's state or the re
         pathDirs,
         programs: g.programs,
       };
-      const { roots } = planToolchainRoots(input, facts);
+      const { roots, files } = planToolchainRoots(input, facts);
       const asked = new Set([
         ...pathDirs.map((p) => p.dir),
         ...pathDirs.flatMap((p) => p.targets.map(dirname)),
         ...g.programs.map(dirname),
       ]);
+      // HOME-level dirs may be roots only when on PATH themselves (a program's dir there never).
+      const onPath = new Set(pathDirs.map((p) => p.dir));
+      const programs = new Set([...pathDirs.flatMap((p) => p.targets), ...g.programs]);
       const depInstall = (r: string) => basename(r) === "node_modules" || g.venvs.includes(r);
       for (const r of roots) {
         assert.ok(r !== "/" && !within(g.home, r), `HOME or above: ${r}`);
@@ -262,7 +313,7 @@ Deno.test("property: no mount exposes HOME, its secrets, vouch's state or the re
           for (const s of [".local", ".local/share"]) assert.notEqual(r, `${base}/${s}`);
           if (dirname(r) === base) {
             assert.ok(
-              asked.has(r) || basename(r).startsWith(".") || depInstall(r),
+              onPath.has(r) || basename(r).startsWith(".") || depInstall(r),
               `HOME-level ${r}`,
             );
           }
@@ -270,6 +321,17 @@ Deno.test("property: no mount exposes HOME, its secrets, vouch's state or the re
           assert.ok(!g.privateDirs.includes(r), `private install root ${r}`);
         }
         assert.ok(!roots.some((o) => o !== r && within(r, o)), `${r} inside another root`);
+      }
+      for (const f of files) {
+        assert.ok(programs.has(f), `file ${f} not a program`);
+        assert.ok(!roots.some((r) => within(f, r)), `file ${f} inside a root`);
+        const base = homeBaseOf(f, g.home);
+        assert.ok(base !== null, `file ${f} outside HOME`);
+        for (const s of HOME_PRIVATE_DIRS) assert.ok(!within(f, `${base}/${s}`), `${f} in ${s}`);
+        for (const x of g.forbidden) {
+          assert.ok(!within(f, x) && !within(x, f), `state ${x} via ${f}`);
+        }
+        for (const p of g.notContaining) assert.ok(!within(f, p) && !within(p, f), `${f} vs ${p}`);
       }
       // Liveness: a PATH dir outside every HOME that is clear of the state, the repository and
       // the system dirs is shown.

@@ -7,6 +7,11 @@
  *   `~/.deno/bin`: a check passes, cannot read `~/.local/share/secret`, and
  *   vouch's state dir is not there (before: `bwrap: Can't mkdir
  *   ~/.local/state/vouch: Read-only file system`, every check REJECTED);
+ * - a normal user with `~/bin/mytool -> ~/notes/mytool.sh` and `~/.cargo/bin` on PATH (rt2
+ *   finding 3): the tool and cargo run, `~/notes/private.txt` is not there (before: all of
+ *   `~/notes` was mounted), `~/.cargo/config.toml` (a `[registry] token`), `credentials.toml`
+ *   and `credentials` are empty (before: config.toml readable); declared with `--sandbox-ro`,
+ *   config.toml is shown;
  * - a `/X/bin` PATH entry with the checkout at `/X/proj`: the checkout's
  *   untracked files stay invisible (before: all of `/X` was mounted), and a
  *   0700 checkout there verifies (before: bwrap failed on its `.git`);
@@ -50,6 +55,17 @@ async function ok(
   const r = await run(argv, env);
   if (r.code !== 0) throw new Error(`${argv.join(" ")}: ${r.text}`);
   return r.text;
+}
+
+/** Deletes `user` and its HOME, retrying while a process of its own is still ending. */
+async function deleteUser(user: string): Promise<void> {
+  const env = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
+  for (let i = 0; i < 20; i++) {
+    await run(["userdel", "-r", user], env);
+    if ((await run(["getent", "passwd", user], env)).code !== 0) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`could not delete the test user ${user}`);
 }
 
 /** A one-commit repository at `dir` (made here) and a patch of it in `patch`. */
@@ -167,7 +183,101 @@ printf 'diff --git a/f b/f\\n--- a/f\\n+++ b/f\\n@@ -1 +1 @@\\n-a\\n+b\\n' > "${
       assert.equal(r.code, 0, r.text);
       assert.match(r.text, /^VERIFIED/m);
     } finally {
-      await run(["userdel", "-r", user], { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" });
+      await deleteUser(user);
+      await Deno.remove(kit, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test({
+  name: "a normal user's ~/bin link into ~/notes binds the program file alone; ~/.cargo's " +
+    "config.toml and credentials stay hidden (rt2 finding 3)",
+  ignore,
+  async fn() {
+    const user = `fixh${Math.floor(Math.random() * 1e6)}`;
+    const kit = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "vouch-tcm-kit-" });
+    await ok(["useradd", "-m", user]);
+    try {
+      await Deno.chmod(kit, 0o755);
+      const bundle = `${kit}/vouch.mjs`;
+      await ok([
+        Deno.execPath(),
+        "bundle",
+        "--quiet",
+        `--config=${ROOT}deno.json`,
+        "-o",
+        bundle,
+        `${ROOT}cli/main.ts`,
+      ]);
+      await Deno.mkdir(`${kit}/bin`);
+      await Deno.copyFile(Deno.execPath(), `${kit}/bin/deno`);
+      await ok(["chmod", "-R", "a+rX", kit]);
+      const home = (await ok(["sh", "-c", `getent passwd ${user} | cut -d: -f6`])).trim();
+      const uid = (await ok(["id", "-u", user])).trim();
+      const gid = (await ok(["id", "-g", user])).trim();
+      const as = ["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--init-groups"];
+      const env = {
+        HOME: home,
+        USER: user,
+        LOGNAME: user,
+        LANG: "C.UTF-8",
+        PATH: `${home}/bin:${home}/.cargo/bin:${kit}/bin:/usr/local/bin:/usr/bin:/bin`,
+      };
+      const setup = `set -e; cd "${home}"; mkdir -p bin notes .cargo/bin proj
+echo NOTES-SECRET-42 > notes/private.txt
+printf '#!/bin/sh\\necho tool\\n' > notes/mytool.sh; chmod +x notes/mytool.sh
+ln -s "${home}/notes/mytool.sh" bin/mytool
+printf '#!/bin/sh\\necho cargo\\n' > .cargo/bin/cargo; chmod +x .cargo/bin/cargo
+printf '[registry]\\ntoken = "CARGO-TOKEN-77"\\n' > .cargo/config.toml
+printf '[registry]\\ntoken = "CARGO-CRED-78"\\n' > .cargo/credentials.toml
+printf 'CARGO-CRED-79\\n' > .cargo/credentials
+chmod 644 .cargo/config.toml .cargo/credentials.toml .cargo/credentials
+git config --global user.email t@t; git config --global user.name t
+cd proj; git init -q; echo a > f; git add f; git commit -qm init
+printf 'diff --git a/f b/f\\n--- a/f\\n+++ b/f\\n@@ -1 +1 @@\\n-a\\n+b\\n' > "${home}/p.patch"`;
+      await ok([...as, "sh", "-c", setup], env);
+      // The programs run (the link's target file is there); nothing else of ~/notes, nor a
+      // secret of ~/.cargo, is readable (grep inside: the output redaction is not the guard).
+      const check = `test "$(mytool)" = tool || { echo NO-TOOL; exit 3; }
+test "$(cargo)" = cargo || { echo NO-CARGO; exit 3; }
+for f in ${home}/notes/private.txt ${home}/.cargo/config.toml ${home}/.cargo/credentials.toml ${home}/.cargo/credentials; do
+  if grep -q 'SECRET\\|TOKEN\\|CRED' "$f" 2>/dev/null; then echo "EXPOSED $f"; exit 1; fi
+done
+ls ${home}/notes; echo CLEAN`;
+      const verify = (c: string, ...more: string[]) =>
+        run(
+          [
+            ...as,
+            `${kit}/bin/deno`,
+            "run",
+            ...VOUCH_TASK_FLAGS,
+            bundle,
+            "verify",
+            "--dir",
+            `${home}/proj`,
+            "--patch",
+            `${home}/p.patch`,
+            "--no-baseline",
+            ...more,
+            "--verify",
+            c,
+          ],
+          env,
+          "/",
+        );
+      const r = await verify(check);
+      assert.doesNotMatch(r.text, /EXPOSED|NO-TOOL|NO-CARGO|^private\.txt$/m);
+      assert.equal(r.code, 0, r.text);
+      assert.match(r.text, /^VERIFIED/m);
+      // Declared, cargo's config is shown (bound over the mask).
+      const declared = await verify(
+        `grep -q CARGO-TOKEN-77 ${home}/.cargo/config.toml`,
+        "--sandbox-ro",
+        `${home}/.cargo/config.toml`,
+      );
+      assert.equal(declared.code, 0, declared.text);
+    } finally {
+      await deleteUser(user);
       await Deno.remove(kit, { recursive: true }).catch(() => {});
     }
   },
