@@ -49,20 +49,23 @@ import { markConfined } from "./agent_confinement.ts";
 import { parseEgressHost } from "../egress/allowlist.ts";
 
 /**
- * The directories an agent program needs visible (read-only) in the sandbox:
- * its own directory and, for a program installed by npm (`node_modules/.bin/x
- * -> ../pkg/bin/x.js`, native binaries in sibling packages), the whole
- * `node_modules` it resolves into.
+ * The paths an agent program needs visible (read-only) in the sandbox: the
+ * program file and its own directory and, for a program installed by npm
+ * (`node_modules/.bin/x -> ../pkg/bin/x.js`, native binaries in sibling
+ * packages), the whole `node_modules` it resolves into (else its real file and
+ * directory). The sandbox drops a directory that is HOME or is, lies in or
+ * contains the repository checkout (an agent script kept in the checkout is seen
+ * alone, never its siblings): the files stay (see `extraReadOnlyPaths`).
  *
  * @example
  * ```ts
  * import { deepEqual } from "node:assert/strict";
- * import { agentProgramDirs } from "./confined_backend.ts";
- * deepEqual(agentProgramDirs("/nonexistent/bin/agent"), ["/nonexistent/bin"]);
+ * import { agentProgramPaths } from "./confined_backend.ts";
+ * deepEqual(agentProgramPaths("/nonexistent/bin/agent"), ["/nonexistent/bin/agent", "/nonexistent/bin"]);
  * ```
  */
-export function agentProgramDirs(program: string): string[] {
-  const out = new Set([dirname(program)]);
+export function agentProgramPaths(program: string): string[] {
+  const out = new Set([program, dirname(program)]);
   let real: string;
   try {
     real = realpathSync(program);
@@ -71,13 +74,33 @@ export function agentProgramDirs(program: string): string[] {
   }
   const parts = real.split("/");
   const nm = parts.lastIndexOf("node_modules");
+  out.add(real);
   out.add(nm > 0 ? parts.slice(0, nm + 1).join("/") : dirname(real));
   return [...out];
 }
 
+/**
+ * The paths an absolute argument of an agent or MCP server (`node /x/server.js`) needs
+ * visible: the path itself and its directory (dropped by the sandbox when it is HOME or in, or
+ * around, the checkout, as for {@linkcode agentProgramPaths}).
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { agentArgumentPaths } from "./confined_backend.ts";
+ * deepEqual(agentArgumentPaths(["--stdio", "/x/server.js"]), ["/x/server.js", "/x"]);
+ * ```
+ */
+export function agentArgumentPaths(args: readonly string[]): string[] {
+  return args.filter((a) => a.startsWith("/")).flatMap((a) => [a, dirname(a)]);
+}
+
 /** Options of {@linkcode confinedBackend}. */
 export interface ConfinedBackendOptions {
-  /** Paths bound read-only inside the sandbox (e.g. the agent program's directory). */
+  /**
+   * Paths bound read-only inside the sandbox (the agent program's file and directory,
+   * {@linkcode agentProgramPaths}); a directory that is HOME or in or around the checkout is not.
+   */
   readonly readOnly?: readonly string[];
   /** HOME-relative state copied into the per-run HOME (default: by backend id). */
   readonly stateEntries?: readonly string[];
@@ -306,7 +329,7 @@ export async function probeAgentCliConfined(
       scratch: join(scratch, "agent"),
       ...(home !== undefined ? { home } : {}),
       stateEntries: AGENT_STATE_ENTRIES[name] ?? [],
-      readOnly: executable.includes("/") ? agentProgramDirs(executable) : [],
+      readOnly: executable.includes("/") ? agentProgramPaths(executable) : [],
       ...(probe.bwrap.path !== null ? { bwrapPath: probe.bwrap.path } : {}),
     });
     // `--version` needs no network: none at all.

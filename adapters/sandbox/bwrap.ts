@@ -1,10 +1,10 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 import type { BwrapSandbox, RootMount } from "./profile.ts";
 import { SandboxError } from "./profile.ts";
 import { systemRoot } from "./_system_root.ts";
-import { repositoryPaths, toolchainMounts } from "./_toolchains.ts";
+import { HOME_PRIVATE_DIRS, repositoryPaths, toolchainMounts } from "./_toolchains.ts";
 import { DEFAULT_CHECK_LIMITS, type SandboxLimits } from "./limits.ts";
 import { forbiddenPaths } from "./_forbidden.ts";
 import { runsAsRoot, userMapOfHost } from "./_user_map.ts";
@@ -37,9 +37,11 @@ export interface BwrapProfileOptions {
   /** Paths the user declared the checks need (`--sandbox-ro`, contract `sandbox.readOnly`). */
   readonly declaredReadOnly?: readonly string[];
   /**
-   * Further read-only paths vouch itself needs (an agent program's dir): HOME or an ancestor of
-   * it is never mounted this way (the program file alone is, see {@linkcode withPrograms}), and
-   * vouch's keys and state inside them are masked. Not recorded as declared.
+   * Further read-only paths vouch itself needs (an agent program's dir and file): HOME or an
+   * ancestor of it is never mounted this way, nor a DIRECTORY that is, lies in or contains the
+   * repository (the checkout, the worktree, another worktree, a `.git`; a `node_modules` inside
+   * it may be): a program kept there is seen as its FILE alone (pass the file too). vouch's keys
+   * and state inside them are masked. Not recorded as declared.
    */
   readonly extraReadOnly?: readonly string[];
   /** The bwrap executable (default `bwrap` looked up on `PATH`). */
@@ -190,13 +192,17 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     }
     if (exists(real) !== null) declared.push(real);
   }
-  const tools = toolchainMounts(options.path ?? hostEnv("PATH") ?? "/usr/bin:/bin", {
-    ...(home !== undefined ? { home } : {}),
-    forbidden,
-    // The tree, its git dirs, the user's checkout and its other worktrees.
-    notContaining: repositoryPaths(worktree, worktreeGitPaths(worktree)),
-    programs: options.programs ?? [],
-  });
+  // The tree, its git dirs, the user's checkout and its other worktrees.
+  const repository = repositoryPaths(worktree, worktreeGitPaths(worktree));
+  const tools = {
+    ...toolchainMounts(options.path ?? hostEnv("PATH") ?? "/usr/bin:/bin", {
+      ...(home !== undefined ? { home } : {}),
+      forbidden,
+      notContaining: repository,
+      programs: options.programs ?? [],
+    }),
+    repository,
+  };
   const root: RootMount[] = [...systemRoot(), ...tools.mounts];
   // vouch's own runtime (checks often run `deno`/`node` by its absolute path): the executable
   // FILE, never its directory. In a single executable or a `deno compile` binary it is vouch
@@ -204,17 +210,11 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
   const self = runtimeFileMount(root, forbidden, home);
   if (self !== null) root.push(self);
   const writable = [worktree, ...(options.extraWritable ?? []).map((p) => realpathSync(p))];
-  const extra: string[] = [];
-  for (const p of options.extraReadOnly ?? []) {
-    let real: string;
-    try {
-      real = realpathSync(p);
-    } catch {
-      continue;
-    }
-    if (real === "/" || (home !== undefined && within(home, real))) continue;
-    extra.push(real);
-  }
+  const extra = extraReadOnlyPaths(options.extraReadOnly ?? [], {
+    ...(home !== undefined ? { home } : {}),
+    forbidden,
+    repository: tools.repository,
+  });
   // Of the tree's git repository, an allowlist: no config secrets, stash, logs or main index.
   const git = gitView(worktree);
   const readOnly = [...git.readOnly, ...declared, ...extra];
@@ -259,6 +259,54 @@ export function bwrapProfile(options: BwrapProfileOptions): BwrapSandbox {
     limits: options.limits ?? DEFAULT_CHECK_LIMITS,
     ...(userMap !== null ? { userMap } : {}),
   };
+}
+
+/**
+ * Of `paths` (an agent program's dirs and files), the real paths that may be bound read-only:
+ * never `/`, HOME or an ancestor of it, a path in HOME's secret dirs or vouch's keys and state;
+ * a directory never when it is, lies in or contains one of `repository` (but a `node_modules`
+ * inside it); a file (the program itself) may lie in the checkout. Files a kept dir shows are
+ * dropped.
+ *
+ * @example
+ * ```ts
+ * import { deepEqual } from "node:assert/strict";
+ * import { extraReadOnlyPaths } from "./bwrap.ts";
+ * deepEqual(extraReadOnlyPaths(["/nonexistent/x"], { forbidden: [], repository: [] }), []);
+ * ```
+ */
+export function extraReadOnlyPaths(
+  paths: readonly string[],
+  keep: {
+    readonly home?: string;
+    readonly forbidden: readonly string[];
+    readonly repository: readonly string[];
+  },
+): string[] {
+  const { home, forbidden, repository } = keep;
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const p of paths) {
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      continue;
+    }
+    const kind = exists(real);
+    if (kind === null || real === "/" || (home !== undefined && within(home, real))) continue;
+    if (forbidden.some((f) => within(real, f) || (kind === "file" && real === f))) continue;
+    if (home !== undefined && HOME_PRIVATE_DIRS.some((d) => within(real, join(home, d)))) continue;
+    if (kind === "file") {
+      if (!files.includes(real)) files.push(real);
+      continue;
+    }
+    const repo = repository.some((r) =>
+      within(r, real) || (within(real, r) && basename(real) !== "node_modules")
+    );
+    if (!repo && !dirs.includes(real)) dirs.push(real);
+  }
+  return [...dirs, ...files.filter((f) => !dirs.some((d) => within(f, d)))];
 }
 
 /**

@@ -10,7 +10,7 @@
 import { statSync } from "node:fs";
 import { askYes } from "../terminal_prompt.ts";
 import process from "node:process";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { UsageError } from "../command.ts";
 import type { RunArgs } from "./run_args.ts";
 import type { ContractLimits } from "../../kernel/contract/types.ts";
@@ -37,8 +37,9 @@ import {
   loadAgentCliConfig,
 } from "../../adapters/backends/agent_cli_config.ts";
 import {
+  agentArgumentPaths,
   type AgentNetwork,
-  agentProgramDirs,
+  agentProgramPaths,
   confinedBackend,
 } from "../../adapters/driver/confined_backend.ts";
 import { agentEgressAllowlist, codexConfigUrls } from "../../adapters/egress/allowlist.ts";
@@ -65,8 +66,8 @@ function mcpServersFor(args: RunArgs): { servers: McpStdioServer[]; readOnly: st
   }
   const resolved = servers.map((s) => ({ ...s, command: executableOnPath(s.command) }));
   const readOnly = resolved.flatMap((s) => [
-    ...(s.command.startsWith("/") ? agentProgramDirs(s.command) : []),
-    ...s.args.filter((a) => a.startsWith("/")).map((a) => dirname(a)),
+    ...(s.command.startsWith("/") ? agentProgramPaths(s.command) : []),
+    ...agentArgumentPaths(s.args),
   ]);
   return { servers: resolved, readOnly };
 }
@@ -109,7 +110,7 @@ function agentSandboxOptions(executable: string | undefined, stateVar: string) {
   const state = process.env[stateVar];
   return {
     readOnly: executable !== undefined && executable.includes("/")
-      ? agentProgramDirs(resolve(executable))
+      ? agentProgramPaths(resolve(executable))
       : [],
     stateDirs: state !== undefined && state.startsWith("/") ? [state] : [],
   };
@@ -243,11 +244,12 @@ export function backendFor(
       const program = resolve(args.backend.path);
       const argv = [program];
       const passEnv = forwardedEnvNames("command", config, args.agentEnv);
-      // The program's own directory must be visible (read-only) inside the sandbox.
+      // The program (and its own directory, unless that is HOME or in or around the checkout)
+      // must be visible (read-only) inside the sandbox.
       return confinedBackend(
         (sandbox) => commandBackend({ argv, sandbox, ...(passEnv.length > 0 ? { passEnv } : {}) }),
         args.sandbox,
-        { readOnly: [dirname(program)], ...limits, ...networkFor(args, null, passEnv) },
+        { readOnly: agentProgramPaths(program), ...limits, ...networkFor(args, null, passEnv) },
       );
     }
     case "acp": {
@@ -263,8 +265,8 @@ export function backendFor(
       ]);
       const mcp = mcpServersFor(args);
       const readOnly = unique([
-        ...(program.includes("/") ? agentProgramDirs(resolve(program)) : []),
-        ...rest.filter((a) => a.startsWith("/")).map((a) => dirname(a)),
+        ...(program.includes("/") ? agentProgramPaths(resolve(program)) : []),
+        ...agentArgumentPaths(rest),
         ...mcp.readOnly,
       ]);
       const stateVar = preset?.stateVar ?? null;

@@ -8,6 +8,7 @@ import {
   worktreeGitPaths,
 } from "../../../adapters/sandbox/mod.ts";
 import { probeSandbox, selectSandbox } from "../../../adapters/host/mod.ts";
+import { extraReadOnlyPaths } from "../../../adapters/sandbox/bwrap.ts";
 
 const probe = await probeSandbox();
 const skipReason = probe.bwrap.available ? null : `bwrap unavailable: ${probe.bwrap.reason}`;
@@ -318,4 +319,54 @@ Deno.test("bwrapArgv: root mounts inside /tmp are mounted over the private /tmp,
   const fixtures = argv.indexOf("/tmp/clone/tests/fixtures");
   assert.ok(usr > 0 && usr < tmpfs, "system dirs first");
   assert.ok(fixtures > tmpfs, "a toolchain under /tmp must not be hidden by the private /tmp");
+});
+
+Deno.test("extraReadOnlyPaths: an agent program in or around the checkout is its file alone (rt2 finding 6)", async () => {
+  const { agentArgumentPaths, agentProgramPaths } = await import(
+    "../../../adapters/driver/confined_backend.ts"
+  );
+  const x = await Deno.realPath(await Deno.makeTempDir({ prefix: "vouch-extra-ro-" }));
+  try {
+    const repo = `${x}/repo`;
+    for (const d of [`${repo}/.git`, `${repo}/node_modules/.bin`, `${x}/tools`, `${x}/home/me`]) {
+      await Deno.mkdir(d, { recursive: true });
+    }
+    for (const f of [`${repo}/agent.sh`, `${repo}/server.js`, `${x}/agent.sh`, `${x}/tools/a`]) {
+      await Deno.writeTextFile(f, "#!/bin/sh\n");
+    }
+    await Deno.writeTextFile(`${x}/home/me/agent.sh`, "#!/bin/sh\n");
+    const keep = { home: `${x}/home/me`, forbidden: [], repository: [repo, `${repo}/.git`] };
+    const paths = [
+      ...agentProgramPaths(`${repo}/agent.sh`),
+      ...agentArgumentPaths([`${repo}/server.js`, "--flag", `${repo}/node_modules/.bin`]),
+      ...agentProgramPaths(`${x}/agent.sh`), // beside the checkout: its dir contains it
+      ...agentProgramPaths(`${x}/tools/a`),
+      ...agentProgramPaths(`${x}/home/me/agent.sh`), // directly in HOME
+    ];
+    // A node_modules in the checkout may be shown (as the dependency views do); `.bin` alone not.
+    assert.deepEqual(extraReadOnlyPaths(paths, keep), [
+      `${repo}/node_modules`,
+      `${x}/tools`,
+      `${repo}/agent.sh`,
+      `${repo}/server.js`,
+      `${x}/agent.sh`,
+      `${x}/home/me/agent.sh`,
+    ]);
+    // Without a checkout (or HOME) there, a program's dir is kept (and its file with it).
+    assert.deepEqual(
+      extraReadOnlyPaths(agentProgramPaths(`${x}/agent.sh`), {
+        home: "/nonexistent-home",
+        forbidden: [],
+        repository: [],
+      }),
+      [x],
+    );
+    // vouch's state: never, not even the file.
+    assert.deepEqual(
+      extraReadOnlyPaths(agentProgramPaths(`${x}/tools/a`), { ...keep, forbidden: [`${x}/tools`] }),
+      [],
+    );
+  } finally {
+    await Deno.remove(x, { recursive: true });
+  }
 });
