@@ -13,6 +13,7 @@ import {
   cheatPatch,
   FLIP_HOOK,
   PYTEST,
+  PYTEST9_MISSING,
   PYTEST_MISSING,
   PYTEST_TEST,
   verify,
@@ -22,7 +23,7 @@ import {
 Deno.test({
   name:
     "redteam oracle: pytest: a pytest.toml loading a report-flipping plugin is graded against the base's tests",
-  ignore: PYTEST_MISSING !== null,
+  ignore: PYTEST9_MISSING !== null,
   fn: () =>
     withPython(PYTEST_TEST, "tests/test_calc.py", async (p) => {
       const patch = await cheatPatch(p, PYTEST, {
