@@ -30,7 +30,7 @@
  * scanned facts; {@linkcode toolchainMounts} scans and adds the masks of the
  * secrets beside each root (top-level credential files, `credentials*`, a
  * toolchain home's user config such as `.cargo/config.toml`, and private
- * entries: {@linkcode isToolchainSecret}).
+ * entries: `isToolchainSecret` in `_toolchain_secrets.ts`).
  *
  * @module
  */
@@ -38,48 +38,9 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { basename, dirname, join } from "node:path";
 import type { RootMount } from "./profile.ts";
-import { direntsOrNone, lstatOrNull, maskOf, realPathOrNull } from "./_quiet_fs.ts";
+import { direntsOrNone, lstatOrNull, realPathOrNull } from "./_quiet_fs.ts";
+import { toolchainSecretMasks } from "./_toolchain_secrets.ts";
 import { SYSTEM_DIRS } from "./_system_root.ts";
-
-/**
- * File names at the top of a toolchain directory that hold credentials and stay hidden; any
- * name starting with `credentials` or `.credentials` is hidden too (cargo's `credentials`,
- * `credentials.toml`, gem's `credentials`, ...).
- */
-export const TOOLCHAIN_SECRET_NAMES: readonly string[] = [
-  "credentials",
-  "credentials.toml",
-  ".credentials.json",
-  "auth.json",
-  ".netrc",
-  ".npmrc",
-  ".pypirc",
-  "pip.conf",
-  ".git-credentials",
-  ".env",
-  "config.json",
-];
-
-/**
- * User configuration that may carry a token, hidden at the top of a toolchain home of that
- * name: cargo's `config.toml` (`[registry] token`, `[http]` headers) in `.cargo` (or a root
- * holding `bin/cargo`), maven's `settings.xml`, gradle's `gradle.properties`. A path the user
- * declares (`--sandbox-ro`, contract `sandbox.readOnly`) is bound after the masks and shows it.
- */
-export const TOOLCHAIN_CONFIG_SECRETS: Readonly<Record<string, readonly string[]>> = {
-  ".cargo": ["config.toml", "config"],
-  ".m2": ["settings.xml", "settings-security.xml"],
-  ".gradle": ["gradle.properties"],
-};
-
-/** Whether `name`, at the top of the toolchain root `root`, is a secret hidden from checks. */
-export function isToolchainSecret(root: string, name: string, hasCargo = false): boolean {
-  if (TOOLCHAIN_SECRET_NAMES.includes(name)) return true;
-  if (name.startsWith("credentials") || name.startsWith(".credentials")) return true;
-  const config = TOOLCHAIN_CONFIG_SECRETS[basename(root)] ??
-    (hasCargo ? TOOLCHAIN_CONFIG_SECRETS[".cargo"]! : []);
-  return config.includes(name);
-}
 
 /**
  * HOME-relative dirs holding secrets or personal data: never mounted, and no mount contains
@@ -334,21 +295,6 @@ export function planToolchainRoots(input: ToolchainPlanInput, facts: PlanFacts):
   };
 }
 
-function secretMasks(root: string): RootMount[] {
-  const out: RootMount[] = [];
-  const hasCargo = lstatOrNull(join(root, "bin", "cargo")) !== null;
-  for (const e of direntsOrNone(root)) {
-    const path = join(root, e.name);
-    const info = lstatOrNull(path);
-    if (info === null || info.isSymbolicLink()) continue;
-    const private_ = info.mode !== null && (info.mode & 0o004) === 0;
-    if (isToolchainSecret(root, e.name, hasCargo) || private_ || info.isSocket()) {
-      out.push(maskOf(path, info));
-    }
-  }
-  return out;
-}
-
 const scans = new Map<string, readonly PathDirScan[]>();
 
 /**
@@ -423,7 +369,9 @@ export function toolchainMounts(path: string, opts: ToolchainOptions): Toolchain
     rustupHome: (root) => realPathOrNull(hostEnv("RUSTUP_HOME") ?? join(dirname(root), ".rustup")),
   }, HOST_FACTS);
   const mounts: RootMount[] = [];
-  for (const root of plan.roots) mounts.push({ kind: "ro", path: root }, ...secretMasks(root));
+  for (const root of plan.roots) {
+    mounts.push({ kind: "ro", path: root }, ...toolchainSecretMasks(root));
+  }
   for (const file of plan.files) {
     if (lstatOrNull(file)?.isFile() === true) mounts.push({ kind: "ro", path: file });
   }

@@ -13,11 +13,11 @@ import { basename, dirname } from "node:path";
 import {
   HOME_PRIVATE_DIRS,
   isSystem,
-  isToolchainSecret,
   type PlanFacts,
   planToolchainRoots,
   type ToolchainPlanInput,
 } from "../../../adapters/sandbox/_toolchains.ts";
+import { isToolchainSecret } from "../../../adapters/sandbox/_toolchain_secrets.ts";
 
 const within = (p: string, d: string) => p === d || d === "/" || p.startsWith(d + "/");
 const OPEN: PlanFacts = { isPrivate: () => false, isVenv: () => false, hasRustup: () => false };
