@@ -357,6 +357,9 @@ export function withPrograms(profile: BwrapSandbox, programs: readonly string[])
   } catch {
     home = undefined;
   }
+  // The user's checkout, its other worktrees and git dirs: a program kept there is seen alone.
+  const tree = profile.writable[0];
+  const repository = tree === undefined ? [] : repositoryPaths(tree, worktreeGitPaths(tree));
   const extra: string[] = [];
   for (const program of programs) {
     if (!isAbsolute(program)) continue;
@@ -370,9 +373,11 @@ export function withPrograms(profile: BwrapSandbox, programs: readonly string[])
     if (visible.some((v) => within(real, v)) || extra.includes(dir) || extra.includes(real)) {
       continue;
     }
-    // A program directly in HOME (or beside vouch's keys): the file alone, never its directory.
+    // A program directly in HOME (or beside vouch's keys), or in the checkout: the file alone,
+    // never its directory.
     const exposes = dir === "/" || (home !== undefined && within(home, dir)) ||
-      masked.some((m) => within(m, dir));
+      masked.some((m) => within(m, dir)) ||
+      repository.some((r) => within(r, dir) || within(dir, r));
     extra.push(exposes ? real : dir);
   }
   return extra.length === 0 ? profile : { ...profile, readOnly: [...profile.readOnly, ...extra] };

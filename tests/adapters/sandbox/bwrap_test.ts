@@ -370,3 +370,41 @@ Deno.test("extraReadOnlyPaths: an agent program in or around the checkout is its
     await Deno.remove(x, { recursive: true });
   }
 });
+
+Deno.test({
+  name: "withPrograms: a check's leading program kept in the user's checkout is its file alone",
+  ignore: (() => {
+    try {
+      return Deno.statSync("/usr/bin/bwrap") === null;
+    } catch {
+      return true;
+    }
+  })(),
+  fn: async () => {
+    const { withPrograms } = await import("../../../adapters/sandbox/bwrap.ts");
+    const main = await Deno.realPath(await repo());
+    const linked = `${main}-clean`;
+    git(main, "worktree", "add", "-q", linked);
+    try {
+      // `--verify /home/u/proj/run_tests.sh`: the checkout's untracked files and .vouch/ are
+      // beside it; binding its directory showed them to the check.
+      await Deno.writeTextFile(`${main}/run_tests.sh`, "#!/bin/sh\nexit 0\n");
+      await Deno.chmod(`${main}/run_tests.sh`, 0o755);
+      await Deno.mkdir(`${main}/tools`);
+      await Deno.writeTextFile(`${main}/tools/lint`, "#!/bin/sh\n");
+      const outside = await Deno.makeTempDir({ prefix: "vouch-prog-" });
+      await Deno.writeTextFile(`${outside}/tool`, "#!/bin/sh\n");
+      const profile = bwrapProfile({ worktree: linked, bwrapPath: "/usr/bin/bwrap" });
+      const added = (p: string) =>
+        withPrograms(profile, [p]).readOnly.slice(profile.readOnly.length);
+      assert.deepEqual(added(`${main}/run_tests.sh`), [`${main}/run_tests.sh`]);
+      assert.deepEqual(added(`${main}/tools/lint`), [`${main}/tools/lint`]);
+      // Elsewhere, its directory comes along (a tool beside its data).
+      assert.deepEqual(added(`${outside}/tool`), [outside]);
+      await Deno.remove(outside, { recursive: true });
+    } finally {
+      await Deno.remove(linked, { recursive: true });
+      await Deno.remove(main, { recursive: true });
+    }
+  },
+});
