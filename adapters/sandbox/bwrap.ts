@@ -5,6 +5,7 @@ import type { BwrapSandbox, RootMount } from "./profile.ts";
 import { SandboxError } from "./profile.ts";
 import { systemRoot } from "./_system_root.ts";
 import { HOME_PRIVATE_DIRS, repositoryPaths, toolchainMounts } from "./_toolchains.ts";
+import { realPathOrNull } from "./_quiet_fs.ts";
 import { DEFAULT_CHECK_LIMITS, type SandboxLimits } from "./limits.ts";
 import { forbiddenPaths } from "./_forbidden.ts";
 import { runsAsRoot, userMapOfHost } from "./_user_map.ts";
@@ -287,12 +288,8 @@ export function extraReadOnlyPaths(
   const dirs: string[] = [];
   const files: string[] = [];
   for (const p of paths) {
-    let real: string;
-    try {
-      real = realpathSync(p);
-    } catch {
-      continue;
-    }
+    const real = realPathOrNull(p);
+    if (real === null) continue;
     const kind = exists(real);
     if (kind === null || real === "/" || (home !== undefined && within(home, real))) continue;
     if (forbidden.some((f) => within(real, f) || (kind === "file" && real === f))) continue;
@@ -363,12 +360,8 @@ export function withPrograms(profile: BwrapSandbox, programs: readonly string[])
   const extra: string[] = [];
   for (const program of programs) {
     if (!isAbsolute(program)) continue;
-    let real: string;
-    try {
-      real = realpathSync(program);
-    } catch {
-      continue;
-    }
+    const real = realPathOrNull(program);
+    if (real === null) continue;
     const dir = dirname(real);
     if (visible.some((v) => within(real, v)) || extra.includes(dir) || extra.includes(real)) {
       continue;
