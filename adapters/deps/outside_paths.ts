@@ -14,10 +14,10 @@
  *
  * @module
  */
-import { mkdtempSync, rmdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { statSync } from "node:fs";
+import { dirname } from "node:path";
 import { keyDirectory, processKeyEnv } from "../keys/paths.ts";
+import { processUid } from "../sandbox/process_uid.ts";
 
 /** Output lines that report a missing file (shells, node, python, exec, ld). */
 const MISSING =
@@ -26,27 +26,6 @@ const ABSOLUTE = /(?:^|[\s'"`(=:])(\/(?:[A-Za-z0-9._@+-]+\/)*[A-Za-z0-9._@+-]+)/
 
 /** How many of an output's paths are looked up on this machine, at most. */
 export const MAX_PROBED_PATHS = 5;
-
-let ownUid: number | null | undefined;
-
-/**
- * This process's uid, as the owner of a directory it makes (the CLI may not ask for it: no
- * `--allow-sys=uid`); null when it cannot tell.
- */
-function processUid(): number | null {
-  if (ownUid !== undefined) return ownUid;
-  try {
-    const dir = mkdtempSync(join(tmpdir(), "vouch-uid-"));
-    try {
-      ownUid = statSync(dir).uid;
-    } finally {
-      rmdirSync(dir);
-    }
-  } catch {
-    ownUid = null;
-  }
-  return ownUid;
-}
 
 /** vouch's own key store and state dirs: never looked up for a check. */
 function vouchPrivateDirs(): string[] {

@@ -18,19 +18,10 @@
  *
  * @module
  */
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  readSync,
-  realpathSync,
-  rmSync,
-  statSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { closeSync, openSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { executable } from "./_executable.ts";
+import { processUid } from "./process_uid.ts";
 import type { BwrapSandbox } from "./profile.ts";
 
 /** The host uid (and gid) a root-started sandbox's uid 0 is: `nobody`. */
@@ -38,8 +29,6 @@ export const MAPPED_UID = 65534;
 
 /** How a root-started sandbox maps its user (see the module doc). */
 export type UserMap = NonNullable<BwrapSandbox["userMap"]>;
-
-let root: boolean | undefined;
 
 /**
  * Whether this process runs as host root: the owner of a directory it makes
@@ -53,15 +42,7 @@ let root: boolean | undefined;
  * ```
  */
 export function runsAsRoot(): boolean {
-  if (root !== undefined) return root;
-  try {
-    const dir = mkdtempSync(join(tmpdir(), "vouch-uid-"));
-    root = statSync(dir).uid === 0;
-    rmSync(dir, { recursive: true, force: true });
-  } catch {
-    root = false;
-  }
-  return root;
+  return processUid() === 0;
 }
 
 /** `setpriv` of util-linux, or null. */

@@ -16,3 +16,4 @@ export * from "./bwrap.ts";
 export * from "./dependency_views.ts";
 export * from "./limits.ts";
 export * from "./agent_profile.ts";
+export * from "./process_uid.ts";
