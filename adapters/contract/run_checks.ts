@@ -193,7 +193,8 @@ async function runOne(
     };
     return { check, timeoutMs, observation, result: null, startedAt: null, structured: null };
   }
-  const { plan, withheld } = await reportPlan(check, opts);
+  const planned = await reportPlan(check, opts);
+  const plan = planned === "withheld" ? null : planned;
   const startedAt = now();
   const ran = await runProcess({
     ...(plan !== null && plan.command !== null
@@ -226,7 +227,7 @@ async function runOne(
     result,
     startedAt,
     structured,
-    ...(plan !== null || withheld ? { reportPlanned: true } : {}),
+    ...(planned !== null ? { reportPlanned: true } : {}),
   };
 }
 
@@ -236,19 +237,12 @@ const REPORT_DIR = ".vouch-test-report";
 type Plan = Extract<ReturnType<typeof structuredReportPlan>, { ok: true }>["plan"];
 
 /**
- * A check's report plan, or none; `withheld`: the base's `deno.json(c)` makes a `deno task`
- * check's task one `deno test` (the baseline's per-test report came through it) and the tree
- * defines it otherwise, so no report is asked for and none may be read from its text either.
+ * A check's report plan, or null (none); `withheld`: the base's `deno.json(c)` makes a
+ * `deno task` check's task one `deno test` (the baseline's per-test report came through it) and
+ * the tree defines it otherwise, so no report is asked for and none may be read from its text
+ * either.
  */
 async function reportPlan(
-  check: ContractCheck,
-  opts: RunChecksOptions,
-): Promise<{ readonly plan: Plan | null; readonly withheld: boolean }> {
-  const plan = await planOf(check, opts);
-  return plan === "withheld" ? { plan: null, withheld: true } : { plan, withheld: false };
-}
-
-async function planOf(
   check: ContractCheck,
   opts: RunChecksOptions,
 ): Promise<Plan | null | "withheld"> {
