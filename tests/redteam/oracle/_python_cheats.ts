@@ -73,7 +73,8 @@ else if (PYTEST9_MISSING !== null) {
   console.log(`python cheats: the pytest.toml case skipped: ${PYTEST9_MISSING}`);
 }
 
-async function run(dir: string, cmd: string): Promise<number> {
+/** Runs `cmd` by `sh` in `dir` (no bytecode written), output dropped; its exit code. */
+export async function run(dir: string, cmd: string): Promise<number> {
   const out = await new Deno.Command("sh", {
     args: ["-c", cmd],
     cwd: dir,

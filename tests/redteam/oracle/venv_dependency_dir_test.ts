@@ -18,6 +18,7 @@ import {
   FLIP_HOOK,
   PYTEST_MISSING,
   PYTEST_TEST,
+  run,
   verify,
   withPython,
 } from "./_python_cheats.ts";
@@ -30,17 +31,6 @@ const WRAPPER = [
   "",
 ].join("\n");
 
-async function sh(dir: string, cmd: string): Promise<number> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", cmd],
-    cwd: dir,
-    env: { PYTHONDONTWRITEBYTECODE: "1" },
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  return out.code;
-}
-
 Deno.test({
   name:
     "redteam oracle: a patch shipping venv/bin/python over the user's ignored venv/ is refused (patch_writes_dependency_dir)",
@@ -50,8 +40,8 @@ Deno.test({
       await Deno.writeTextFile(`${p.dir}/.gitignore`, "__pycache__/\n.pytest_cache/\nvenv/\n");
       await git(p.dir, "commit", "-qam", "ignore venv");
       const user = `${p.state}/uservenv`;
-      assert.equal(await sh(p.dir, "python3 -m venv --system-site-packages venv"), 0);
-      assert.notEqual(await sh(p.dir, CMD), 0, "the base fails with the user's venv");
+      assert.equal(await run(p.dir, "python3 -m venv --system-site-packages venv"), 0);
+      assert.notEqual(await run(p.dir, CMD), 0, "the base fails with the user's venv");
       // The cheat: the patch's own venv/ in place of the user's.
       await Deno.rename(`${p.dir}/venv`, user);
       await Deno.mkdir(`${p.dir}/venv/bin`, { recursive: true });
@@ -59,7 +49,7 @@ Deno.test({
       await Deno.writeTextFile(`${p.dir}/venv/lib/flip_rt.py`, "import pytest\n\n\n" + FLIP_HOOK);
       await Deno.writeTextFile(`${p.dir}/venv/bin/python`, WRAPPER);
       await Deno.chmod(`${p.dir}/venv/bin/python`, 0o755);
-      assert.equal(await sh(p.dir, CMD), 0, "the planted venv defeats the runner run directly");
+      assert.equal(await run(p.dir, CMD), 0, "the planted venv defeats the runner run directly");
       await git(p.dir, "add", "-f", "venv");
       const cheat = `${p.state}/cheat.patch`;
       await Deno.writeTextFile(cheat, await git(p.dir, "diff", "--cached", "--binary", "HEAD"));
