@@ -29,6 +29,10 @@ export const isRoot = Deno.uid() === 0;
 export interface AttackCheck {
   readonly run: string;
   readonly timeout?: number;
+  /** The check's name in the contract. @default "attack" */
+  readonly name?: string;
+  /** A command vouch is started under (`[bash, -c, ...]` holding fds open, say). */
+  readonly wrap?: readonly string[];
 }
 
 /**
@@ -53,7 +57,7 @@ export async function verifyCheck(
     await git(repo.dir, "reset", "-q", "--hard");
     await Deno.writeTextFile(`${repo.dir}/../fix.patch`, patch);
     const contract = {
-      checks: [{ name: "attack", run: check.run, timeout: check.timeout ?? 60 }],
+      checks: [{ name: check.name ?? "attack", run: check.run, timeout: check.timeout ?? 60 }],
       sandbox: { limits },
     };
     await Deno.writeTextFile(`${repo.dir}/../contract.json`, JSON.stringify(contract));
@@ -61,6 +65,9 @@ export async function verifyCheck(
       repo,
       ["verify", "--patch", "../fix.patch", "--contract", "../contract.json", "--json"],
       state,
+      "deno",
+      {},
+      check.wrap ?? [],
     );
   } finally {
     await repo.cleanup();

@@ -11,9 +11,7 @@
  * host file; the check lists its fds and tries to read and write through them.
  */
 import assert from "node:assert/strict";
-import { createRepo, git } from "../../golden/fixture_repos.ts";
-import { runVouch } from "../../golden/cli_harness.ts";
-import { probe, skipReason } from "./_cli.ts";
+import { probe, skipReason, verifyCheck } from "./_cli.ts";
 
 const BASH = ["/bin/bash", "/usr/bin/bash"].find((p) => {
   try {
@@ -66,24 +64,8 @@ Deno.test({
   ignore,
   fn: async () => {
     const secret = await hostSecret();
-    const repo = await createRepo({ "a.txt": "a\n" }, "true", { prefix: "vouch-rt-fds-" });
-    const state = await Deno.makeTempDir({ prefix: "vouch-rt-fds-state-" });
     try {
-      await Deno.writeTextFile(`${repo.dir}/b.txt`, "b\n");
-      await git(repo.dir, "add", "b.txt");
-      const patch = await git(repo.dir, "diff", "--cached", "--binary");
-      await git(repo.dir, "reset", "-q", "--hard");
-      await Deno.writeTextFile(`${repo.dir}/../fix.patch`, patch);
-      const contract = { checks: [{ name: "fds", run: CHECK, timeout: 60 }] };
-      await Deno.writeTextFile(`${repo.dir}/../contract.json`, JSON.stringify(contract));
-      const r = await runVouch(
-        repo,
-        ["verify", "--patch", "../fix.patch", "--contract", "../contract.json", "--json"],
-        state,
-        "deno",
-        {},
-        holder(secret.file),
-      );
+      const r = await verifyCheck({ name: "fds", run: CHECK, wrap: holder(secret.file) });
       const checks = (r.json?.["checks"] ?? []) as { outputTail?: string }[];
       const tail = checks.map((c) => c.outputTail ?? "").join("\n");
       assert.match(tail, /END/, `${r.stdout}\n${r.stderr}`);
@@ -91,8 +73,6 @@ Deno.test({
       assert.deepEqual(openFds(tail), ["0", "1", "2"], tail);
       assert.equal(await Deno.readTextFile(secret.file), "TOP-SECRET-HOST-DATA\n");
     } finally {
-      await repo.cleanup();
-      await Deno.remove(state, { recursive: true }).catch(() => {});
       await Deno.remove(secret.dir, { recursive: true });
     }
   },
